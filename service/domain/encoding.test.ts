@@ -1,0 +1,137 @@
+import fc from "fast-check"
+import { keccak256 as viemKeccak, toBytes } from "viem"
+import { describe, expect, it } from "vitest"
+import {
+  assetHash,
+  decodeMessage,
+  encodeFillMessage,
+  encodeIntent,
+  encodeIntentMessage,
+  encodeIntentViem,
+  encodeSettlementMessage,
+  IntentEncoder,
+  intentId,
+  tickerHash,
+} from "./encoding.ts"
+import { addressToBytes32, type Bytes32, type Hex, ZERO_BYTES32 } from "./hex.ts"
+import { keccak256Bytes, Keccak256Stream } from "./keccak.ts"
+import type { Intent } from "./protocol.ts"
+
+// "initiator 0x11…11" in the reference is the 20-byte address 0x1111…1111, left-padded like every address
+// in an intent (a 32-byte 0x11…11 word gives 0xc95a6a18…, which is not the published id).
+const vectorIntent: Intent = {
+  initiator: addressToBytes32(`0x${"11".repeat(20)}`),
+  receiver: addressToBytes32(`0x${"22".repeat(20)}`),
+  inputAsset: addressToBytes32("0xaf88d065e77c8cC2239327C5EDb3A432268e5831"),
+  outputAsset: addressToBytes32("0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85"),
+  maxFee: 0,
+  origin: 42161,
+  nonce: 1n,
+  timestamp: 1_700_000_000,
+  ttl: 0,
+  amount: 100n * 10n ** 18n,
+  destinations: [10],
+  data: "0x",
+}
+
+describe("reference §7 I encoding vectors", () => {
+  it("encodes the first intent in 512 bytes with the published id", () => {
+    const encoded = encodeIntent(vectorIntent)
+    expect((encoded.length - 2) / 2).toBe(512)
+    expect(encoded).toBe(encodeIntentViem(vectorIntent).toLowerCase())
+    expect(intentId(vectorIntent)).toBe("0xb8ce9d24b61d2f78112756382086b6d516dad64322ef144d75ad54e8020be6d6")
+  })
+
+  it("gives the published id with two destinations and a zero output asset", () => {
+    const intent = { ...vectorIntent, destinations: [10, 8453], outputAsset: ZERO_BYTES32 }
+    expect(intentId(intent)).toBe("0x8eb375b9d40b575d13cd02486f34305828b08f3530bd158e410c86cd47ddfcea")
+  })
+
+  it("gives the published asset hash of USDC on Arbitrum", () => {
+    expect(assetHash(addressToBytes32("0xaf88d065e77c8cC2239327C5EDb3A432268e5831"), 42161)).toBe(
+      "0x5640973b2174ebd45ba601678e817789812d039bb288f02540427349cc1a18f3",
+    )
+  })
+
+  it("gives the published ticker hashes", () => {
+    expect(tickerHash("USDC")).toBe("0xd6aca1be9729c13d677335161321649cccae6a591554772516700f986f942eaa")
+    expect(tickerHash("USDT")).toBe("0x8b1a1d9c2b109e527c9134b25b1a1833b16b6594f92daa9f6d9b7a6024bce9d0")
+    expect(tickerHash("WETH")).toBe("0x0f8a193ff464434486c0daf7db2a895884365d2bc84ba47a68fcf89c1b14b5b8")
+    expect(tickerHash("DAI")).toBe("0xa5e92f3efb6826155f1f728e162af9d7cda33a574a1153b58f03ea01cc37e568")
+  })
+})
+
+const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Bytes32)
+const arbIntent: fc.Arbitrary<Intent> = fc.record({
+  initiator: bytes32,
+  receiver: bytes32,
+  inputAsset: bytes32,
+  outputAsset: fc.oneof(bytes32, fc.constant(ZERO_BYTES32)),
+  maxFee: fc.integer({ min: 0, max: 0xffffff }),
+  origin: fc.integer({ min: 0, max: 0xffffffff }),
+  nonce: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+  timestamp: fc.integer({ min: 0, max: 2 ** 48 - 1 }),
+  ttl: fc.integer({ min: 0, max: 2 ** 48 - 1 }),
+  amount: fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), fc.bigInt({ min: 0n, max: 10n ** 30n })),
+  destinations: fc.array(fc.integer({ min: 0, max: 0xffffffff }), { maxLength: 12 }),
+  data: fc.uint8Array({ maxLength: 200 }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Hex),
+})
+
+describe("fast intent encoder", () => {
+  it("is byte-equal to viem's encodeAbiParameters and hashes like viem's keccak256", () => {
+    fc.assert(
+      fc.property(arbIntent, (intent) => {
+        const viemEncoded = encodeIntentViem(intent).toLowerCase() as Hex
+        expect(encodeIntent(intent)).toBe(viemEncoded)
+        expect(intentId(intent)).toBe(viemKeccak(viemEncoded))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("reuses its buffer across intents of different sizes without leaking bytes", () => {
+    const encoder = new IntentEncoder()
+    fc.assert(
+      fc.property(fc.array(arbIntent, { minLength: 2, maxLength: 5 }), (intents) => {
+        for (const intent of intents) {
+          expect(keccak256Bytes(encoder.encode(intent))).toBe(viemKeccak(encodeIntentViem(intent)))
+        }
+      }),
+      { numRuns: 100 },
+    )
+  })
+
+  it("round-trips intent batches through the message envelope", () => {
+    fc.assert(
+      fc.property(fc.array(arbIntent, { maxLength: 4 }), (intents) => {
+        const decoded = decodeMessage(encodeIntentMessage(intents))
+        expect(decoded).toEqual({ type: "INTENT", intents: intents.map((i) => ({ ...i, destinations: [...i.destinations] })) })
+      }),
+      { numRuns: 100 },
+    )
+  })
+})
+
+describe("fill and settlement messages", () => {
+  it("round-trip through the envelope", () => {
+    const fill = { intentId: `0x${"ab".repeat(32)}`, solver: `0x${"cd".repeat(32)}`, initiator: `0x${"ef".repeat(32)}`, fee: 500, executionTimestamp: 1_700_000_123 } as const
+    expect(decodeMessage(encodeFillMessage([fill]))).toEqual({ type: "FILL", fills: [fill] })
+    const settlement = { intentId: `0x${"01".repeat(32)}`, amount: 970n * 10n ** 18n, asset: `0x${"02".repeat(32)}`, recipient: `0x${"03".repeat(32)}`, updateVirtualBalance: true } as const
+    expect(decodeMessage(encodeSettlementMessage([settlement, settlement]))).toEqual({ type: "SETTLEMENT", settlements: [settlement, settlement] })
+  })
+})
+
+describe("Keccak256Stream", () => {
+  it("equals a one-shot keccak of the concatenation, across flushes", () => {
+    const stream = new Keccak256Stream()
+    const parts: string[] = []
+    for (let i = 0; i < 5000; i++) {
+      const line = `{"kind":"X","i":${i},"s":"${"é".repeat(i % 7)}"}\n`
+      parts.push(line)
+      stream.writeUtf8(line)
+    }
+    expect(stream.digest()).toBe(viemKeccak(toBytes(parts.join(""))))
+    stream.writeUtf8("more")
+    expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}more`)))
+  })
+})

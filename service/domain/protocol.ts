@@ -1,0 +1,103 @@
+/**
+ * Protocol constants and the V1 data structures shared by hub, spokes, transport and API
+ * (reference §1, §2.1, §4.6). Hub amounts are 18-decimal `bigint`s; fees and discounts are dbps (1/100_000).
+ */
+import type { Bytes32, Hex } from "./hex.ts"
+
+/** Denominator of every on-chain fee and discount (dbps: 1 dbps = 1/10 basis point). */
+export const DBPS_DENOMINATOR = 100_000n
+export const DBPS_DENOMINATOR_NUMBER = 100_000
+/** Hub amounts are normalized to this many decimals. */
+export const NORMALIZED_DECIMALS = 18
+export const MAX_DESTINATIONS = 10
+export const MAX_CALLDATA_SIZE = 50_000
+export const MAX_UINT24 = 0xff_ffff
+export const MAX_UINT32 = 0xffff_ffff
+export const MAX_UINT48 = 2 ** 48 - 1
+export const MAX_UINT64 = 2n ** 64n - 1n
+export const MAX_UINT256 = 2n ** 256n - 1n
+
+/**
+ * The V1 intent struct, field order fixed (it defines the ABI encoding and so the intent id).
+ * `amount` is in 18-decimal units; `maxFee` in dbps; `timestamp` and `ttl` in seconds.
+ */
+export interface Intent {
+  readonly initiator: Bytes32
+  readonly receiver: Bytes32
+  readonly inputAsset: Bytes32
+  readonly outputAsset: Bytes32
+  readonly maxFee: number
+  readonly origin: number
+  readonly nonce: bigint
+  readonly timestamp: number
+  readonly ttl: number
+  readonly amount: bigint
+  readonly destinations: readonly number[]
+  readonly data: Hex
+}
+
+/** V1 fill message (spoke → hub): who filled, at what total fee (dbps), when. */
+export interface FillMessage {
+  readonly intentId: Bytes32
+  readonly solver: Bytes32
+  readonly initiator: Bytes32
+  readonly fee: number
+  readonly executionTimestamp: number
+}
+
+/** A settlement (hub → spoke): pay `amount` (18-dec) of `asset` to `recipient`, or credit its virtual balance. */
+export interface Settlement {
+  readonly intentId: Bytes32
+  readonly amount: bigint
+  readonly asset: Bytes32
+  readonly recipient: Bytes32
+  readonly updateVirtualBalance: boolean
+}
+
+export const MessageType = { INTENT: 0, FILL: 1, SETTLEMENT: 2, VAR_UPDATE: 3 } as const
+export type MessageType = (typeof MessageType)[keyof typeof MessageType]
+
+/** The status enum shared by hub and spokes, in on-chain order (reference §4.6). */
+export const IntentStatus = {
+  NONE: 0,
+  ADDED: 1,
+  DEPOSIT_PROCESSED: 2,
+  FILLED: 3,
+  ADDED_AND_FILLED: 4,
+  INVOICED: 5,
+  SETTLED: 6,
+  SETTLED_AND_MANUALLY_EXECUTED: 7,
+  UNSUPPORTED: 8,
+  UNSUPPORTED_RETURNED: 9,
+} as const
+export type IntentStatus = (typeof IntentStatus)[keyof typeof IntentStatus]
+export const IntentStatusName: readonly IntentStatusName[] = [
+  "NONE",
+  "ADDED",
+  "DEPOSIT_PROCESSED",
+  "FILLED",
+  "ADDED_AND_FILLED",
+  "INVOICED",
+  "SETTLED",
+  "SETTLED_AND_MANUALLY_EXECUTED",
+  "UNSUPPORTED",
+  "UNSUPPORTED_RETURNED",
+]
+export type IntentStatusName = keyof typeof IntentStatus
+
+/** Asset strategy: netting against custodied liquidity, or burn/mint (xERC20). */
+export const Strategy = { DEFAULT: 0, XERC20: 1 } as const
+export type Strategy = (typeof Strategy)[keyof typeof Strategy]
+export type StrategyName = "default" | "xerc20"
+export const strategyFromName = (name: StrategyName): Strategy => (name === "xerc20" ? Strategy.XERC20 : Strategy.DEFAULT)
+export const strategyName = (strategy: Strategy): StrategyName => (strategy === Strategy.XERC20 ? "xerc20" : "default")
+
+/**
+ * Normalizes a token-native amount to 18 decimals (multiply, or divide with truncation), as the spokes do
+ * (`AssetUtils.normalizeDecimals`).
+ */
+export const normalizeDecimals = (amount: bigint, fromDecimals: number, toDecimals: number): bigint => {
+  if (fromDecimals === toDecimals) return amount
+  if (fromDecimals < toDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals)
+  return amount / 10n ** BigInt(fromDecimals - toDecimals)
+}
