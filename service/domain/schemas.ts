@@ -1,0 +1,146 @@
+/**
+ * Effect Schemas of the JSON forms of the protocol structures (trace files, API payloads, scenario files).
+ * Amounts travel as decimal strings of integer units; 32-byte words as hex (a 20-byte address is accepted
+ * wherever a bytes32 is expected and left-padded, as the protocol does).
+ */
+import { Cause, Exit, Schema, SchemaIssue } from "effect"
+import { type Bytes32, type Hex, toBytes32 } from "./hex.ts"
+import { type FillMessage, type Intent, MAX_UINT256 } from "./protocol.ts"
+
+const DECIMAL_RE = /^(0|[1-9][0-9]*)$/
+
+/** A non-negative integer as a decimal string that fits in a uint256. */
+export const Uint256String = Schema.String.check(
+  Schema.isPattern(DECIMAL_RE, { expected: "a non-negative integer as a decimal string (no sign, exponent or leading zeros)" }),
+  Schema.makeFilter((s: string) => s.length <= 78 && BigInt(s) <= MAX_UINT256, { expected: "a value that fits in a uint256" }),
+)
+
+const uintNumber = (bits: 8 | 24 | 32 | 48) => {
+  const maximum = 2 ** bits - 1
+  return Schema.Int.check(Schema.isBetween({ minimum: 0, maximum }, { expected: `an integer between 0 and ${maximum} (uint${bits})` }))
+}
+export const Uint8 = uintNumber(8)
+export const Uint24 = uintNumber(24)
+export const Uint32 = uintNumber(32)
+export const Uint48 = uintNumber(48)
+/** A uint64 as a JSON number (when safe) or a decimal string. */
+export const Uint64 = Schema.Union([
+  Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { expected: "a non-negative safe integer" })),
+  Schema.String.check(
+    Schema.isPattern(DECIMAL_RE, { expected: "a non-negative integer as a decimal string" }),
+    Schema.makeFilter((s: string) => s.length <= 20 && BigInt(s) < 2n ** 64n, { expected: "a value that fits in a uint64" }),
+  ),
+])
+
+/** A 32-byte word (`0x` + 64 hex digits) or a 20-byte address (`0x` + 40 hex digits), any case. */
+export const Bytes32Input = Schema.String.check(
+  Schema.isPattern(/^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/, { expected: "a 0x-prefixed 20-byte address or 32-byte hex word" }),
+)
+export const Bytes32Strict = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]{64}$/, { expected: "a 0x-prefixed 32-byte hex word" }))
+export const AddressInput = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]{40}$/, { expected: "a 0x-prefixed 20-byte address" }))
+export const HexData = Schema.String.check(Schema.isPattern(/^0x([0-9a-fA-F]{2})*$/, { expected: "0x-prefixed hex bytes of even length" }))
+
+/** The 12 fields of the V1 intent, `amount` in 18-decimal units. */
+export const IntentJson = Schema.Struct({
+  initiator: Bytes32Input,
+  receiver: Bytes32Input,
+  inputAsset: Bytes32Input,
+  outputAsset: Bytes32Input,
+  maxFee: Uint24,
+  origin: Uint32,
+  nonce: Uint64,
+  timestamp: Uint48,
+  ttl: Uint48,
+  amount: Uint256String,
+  destinations: Schema.Array(Uint32),
+  data: HexData,
+})
+export type IntentJson = typeof IntentJson.Type
+
+export const FillJson = Schema.Struct({
+  intentId: Bytes32Strict,
+  solver: Bytes32Input,
+  initiator: Bytes32Input,
+  fee: Uint24,
+  executionTimestamp: Uint48,
+})
+export type FillJson = typeof FillJson.Type
+
+const word = (value: string): Bytes32 => toBytes32(value) as Bytes32
+
+export const intentFromJson = (json: IntentJson): Intent => ({
+  initiator: word(json.initiator),
+  receiver: word(json.receiver),
+  inputAsset: word(json.inputAsset),
+  outputAsset: word(json.outputAsset),
+  maxFee: json.maxFee,
+  origin: json.origin,
+  nonce: BigInt(json.nonce),
+  timestamp: json.timestamp,
+  ttl: json.ttl,
+  amount: BigInt(json.amount),
+  destinations: json.destinations,
+  data: json.data.toLowerCase() as Hex,
+})
+
+export const intentToJson = (intent: Intent): IntentJson => ({
+  initiator: intent.initiator,
+  receiver: intent.receiver,
+  inputAsset: intent.inputAsset,
+  outputAsset: intent.outputAsset,
+  maxFee: intent.maxFee,
+  origin: intent.origin,
+  nonce: intent.nonce <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(intent.nonce) : intent.nonce.toString(),
+  timestamp: intent.timestamp,
+  ttl: intent.ttl,
+  amount: intent.amount.toString(),
+  destinations: intent.destinations,
+  data: intent.data,
+})
+
+export const fillFromJson = (json: FillJson): FillMessage => ({
+  intentId: json.intentId.toLowerCase() as Bytes32,
+  solver: word(json.solver),
+  initiator: word(json.initiator),
+  fee: json.fee,
+  executionTimestamp: json.executionTimestamp,
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// Decoding with readable errors.
+
+/** One problem found in an input: where (a dotted path, `""` for the root) and what was expected. */
+export interface InputProblem {
+  readonly path: string
+  readonly message: string
+}
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
+  path
+    .map((segment) => (typeof segment === "object" ? segment.key : segment))
+    .reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`), "")
+
+/** Decodes `input` with `schema`; on failure returns every problem with its path (no exception). */
+export const decodeWithProblems = <S extends Schema.Codec<unknown, unknown>>(
+  schema: S,
+  input: unknown,
+): { readonly ok: true; readonly value: S["Type"] } | { readonly ok: false; readonly problems: readonly InputProblem[] } => {
+  const exit = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)(input, { errors: "all" })
+  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
+  const error = Cause.squash(exit.cause)
+  if (Schema.isSchemaError(error)) {
+    return { ok: false, problems: formatter(error.issue).issues.map((i) => ({ path: formatPath(i.path ?? []), message: i.message })) }
+  }
+  return { ok: false, problems: [{ path: "", message: String(error) }] }
+}
+
+/** `a.b: Expected …; c: Expected …` */
+export const formatProblems = (problems: readonly InputProblem[], prefix = ""): string =>
+  problems
+    .map((p) => {
+      const path = prefix === "" ? p.path : p.path === "" ? prefix : `${prefix}.${p.path}`
+      return path === "" ? p.message : `${path}: ${p.message}`
+    })
+    .join("; ")

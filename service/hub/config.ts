@@ -1,0 +1,167 @@
+/**
+ * Hub configuration: global parameters (PROTOCOL.md "Time" and "Hub behaviour") and per-ticker token configs
+ * (reference §2.2). Defaults are the production mainnet values of reference §2.3.
+ */
+import { assetHash, tickerHash } from "../domain/encoding.ts"
+import { type Bytes32, toBytes32 } from "../domain/hex.ts"
+import { DBPS_DENOMINATOR_NUMBER, Strategy, strategyFromName, type StrategyName } from "../domain/protocol.ts"
+
+export interface ProtocolFee {
+  /** Fee-vault owner (bytes32). */
+  readonly recipient: Bytes32
+  /** Fee in dbps of the intent amount. */
+  readonly feeDbps: number
+}
+
+export interface DomainAsset {
+  readonly domain: number
+  /** The adopted token on that domain (bytes32). */
+  readonly asset: Bytes32
+  readonly decimals: number
+  readonly strategy: Strategy
+  readonly assetHash: Bytes32
+}
+
+export interface TickerConfig {
+  readonly symbol: string
+  readonly tickerHash: Bytes32
+  readonly discountPerEpochDbps: number
+  readonly maxDiscountDbps: number
+  readonly prioritizedStrategy: Strategy
+  readonly fees: readonly ProtocolFee[]
+  /** The ticker's domains in configured order (the order every loop and tie-break uses). */
+  readonly domains: readonly DomainAsset[]
+}
+
+export interface GasConfig {
+  readonly settlementBaseGasUnits: bigint
+  readonly averageGasUnitsPerSettlement: bigint
+  readonly bufferDbps: bigint
+}
+
+export interface HubConfig {
+  /** The hub's own domain id (origin of SETTLEMENT messages). */
+  readonly hubDomain: number
+  readonly epochLengthBlocks: number
+  readonly expiryTimeBufferSeconds: number
+  /** Epochs after entry that an invoice is not discounted beyond the structural one (PROTOCOL.md; default 0). */
+  readonly discountExemptEpochs: number
+  /** Cap a ttl=0 intent's discount by its `maxFee` (PROTOCOL.md; default true). */
+  readonly userMaxDiscount: boolean
+  readonly minSolverSupportedDomains: number
+  readonly gasConfig: GasConfig
+  /** Gas limit of one settlement batch per domain; domains not listed use `defaultDomainGasLimit`. */
+  readonly domainGasLimit: ReadonlyMap<number, bigint>
+  readonly defaultDomainGasLimit: bigint
+  /** Hub-supported spoke domains, in order (the union of ticker domains unless given). */
+  readonly supportedDomains: readonly number[]
+  readonly tickers: readonly TickerConfig[]
+}
+
+/** Plain-data description of a hub config, as written in trace files and scenarios. */
+export interface HubConfigInput {
+  readonly hubDomain?: number
+  readonly epochLength?: number
+  readonly expiryTimeBuffer?: number
+  readonly discountExemptEpochs?: number
+  readonly userMaxDiscount?: boolean
+  readonly minSolverSupportedDomains?: number
+  readonly gasConfig?: { readonly settlementBaseGasUnits: number; readonly averageGasUnitsPerSettlement: number; readonly bufferDBPS: number }
+  readonly domainGasLimit?: number
+  readonly supportedDomains?: readonly number[]
+  readonly tickers: readonly {
+    readonly symbol: string
+    readonly discountPerEpoch?: number
+    readonly maxDiscountDbps?: number
+    readonly prioritizedStrategy?: StrategyName
+    readonly fees?: readonly { readonly recipient: string; readonly fee: number }[]
+    readonly domains: readonly { readonly domain: number; readonly asset: string; readonly decimals: number; readonly strategy?: StrategyName }[]
+  }[]
+}
+
+export const HUB_DEFAULTS = {
+  hubDomain: 25327,
+  epochLength: 40,
+  expiryTimeBuffer: 12 * 60 * 60,
+  discountExemptEpochs: 0,
+  userMaxDiscount: true,
+  minSolverSupportedDomains: 2,
+  discountPerEpoch: 3,
+  maxDiscountDbps: 12,
+  protocolFeeDbps: 2,
+  gasConfig: { settlementBaseGasUnits: 40_000, averageGasUnitsPerSettlement: 50_000, bufferDBPS: 10_000 },
+  domainGasLimit: 30_000_000,
+} as const
+
+/** A configuration the hub cannot run with; `path` names the offending field. */
+export class HubConfigError extends Error {
+  override readonly name = "HubConfigError"
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`)
+  }
+}
+
+/** Validates and normalizes a config (the checks of `AssetManager`: dbps bounds, fee sum, no duplicates). */
+export const makeHubConfig = (input: HubConfigInput): HubConfig => {
+  const epochLength = input.epochLength ?? HUB_DEFAULTS.epochLength
+  if (!Number.isInteger(epochLength) || epochLength <= 0) throw new HubConfigError("epochLength", "must be a positive integer number of hub blocks")
+  const symbols = new Set<string>()
+  const tickers = input.tickers.map((t, i): TickerConfig => {
+    const at = `tickers[${i}]`
+    if (t.symbol.length === 0) throw new HubConfigError(`${at}.symbol`, "must not be empty")
+    if (symbols.has(t.symbol)) throw new HubConfigError(`${at}.symbol`, `duplicate ticker ${t.symbol}`)
+    symbols.add(t.symbol)
+    const maxDiscountDbps = t.maxDiscountDbps ?? HUB_DEFAULTS.maxDiscountDbps
+    const discountPerEpochDbps = t.discountPerEpoch ?? HUB_DEFAULTS.discountPerEpoch
+    if (maxDiscountDbps > DBPS_DENOMINATOR_NUMBER) throw new HubConfigError(`${at}.maxDiscountDbps`, "must be <= 100000")
+    if (discountPerEpochDbps > maxDiscountDbps) throw new HubConfigError(`${at}.discountPerEpoch`, "must be <= maxDiscountDbps")
+    const fees = (t.fees ?? []).map((f, j): ProtocolFee => {
+      const recipient = toBytes32(f.recipient)
+      if (recipient === undefined) throw new HubConfigError(`${at}.fees[${j}].recipient`, "expected an address or bytes32")
+      return { recipient, feeDbps: f.fee }
+    })
+    if (fees.reduce((sum, f) => sum + f.feeDbps, 0) > DBPS_DENOMINATOR_NUMBER) throw new HubConfigError(`${at}.fees`, "sum of fees must be <= 100000 dbps")
+    const seen = new Set<number>()
+    const domains = t.domains.map((d, j): DomainAsset => {
+      if (seen.has(d.domain)) throw new HubConfigError(`${at}.domains[${j}].domain`, `duplicate domain ${d.domain}`)
+      seen.add(d.domain)
+      const asset = toBytes32(d.asset)
+      if (asset === undefined) throw new HubConfigError(`${at}.domains[${j}].asset`, "expected an address or bytes32")
+      return { domain: d.domain, asset, decimals: d.decimals, strategy: strategyFromName(d.strategy ?? "default"), assetHash: assetHash(asset, d.domain) }
+    })
+    return {
+      symbol: t.symbol,
+      tickerHash: tickerHash(t.symbol),
+      discountPerEpochDbps,
+      maxDiscountDbps,
+      prioritizedStrategy: strategyFromName(t.prioritizedStrategy ?? "default"),
+      fees,
+      domains,
+    }
+  })
+  const supportedDomains: number[] = [...(input.supportedDomains ?? [])]
+  for (const t of tickers) for (const d of t.domains) if (!supportedDomains.includes(d.domain)) supportedDomains.push(d.domain)
+  const gas = input.gasConfig ?? HUB_DEFAULTS.gasConfig
+  return {
+    hubDomain: input.hubDomain ?? HUB_DEFAULTS.hubDomain,
+    epochLengthBlocks: epochLength,
+    expiryTimeBufferSeconds: input.expiryTimeBuffer ?? HUB_DEFAULTS.expiryTimeBuffer,
+    discountExemptEpochs: input.discountExemptEpochs ?? HUB_DEFAULTS.discountExemptEpochs,
+    userMaxDiscount: input.userMaxDiscount ?? HUB_DEFAULTS.userMaxDiscount,
+    minSolverSupportedDomains: input.minSolverSupportedDomains ?? HUB_DEFAULTS.minSolverSupportedDomains,
+    gasConfig: {
+      settlementBaseGasUnits: BigInt(gas.settlementBaseGasUnits),
+      averageGasUnitsPerSettlement: BigInt(gas.averageGasUnitsPerSettlement),
+      bufferDbps: BigInt(gas.bufferDBPS),
+    },
+    domainGasLimit: new Map(),
+    defaultDomainGasLimit: BigInt(input.domainGasLimit ?? HUB_DEFAULTS.domainGasLimit),
+    supportedDomains,
+    tickers,
+  }
+}
+
+export const isStrategyDefault = (asset: DomainAsset): boolean => asset.strategy === Strategy.DEFAULT

@@ -1,0 +1,44 @@
+/**
+ * The trace hash: keccak256 over the hub's events as the JSON lines `clearsim hub replay` prints, each
+ * followed by `\n`. Anyone can recompute it from the printed lines.
+ */
+import type { Bytes32 } from "../domain/hex.ts"
+import { Keccak256Stream } from "../domain/keccak.ts"
+import { formatEvent, type HubEvent, type HubEventSink } from "./events.ts"
+
+export class TraceHasher implements HubEventSink {
+  private readonly stream = new Keccak256Stream()
+  events = 0
+
+  constructor(private readonly onLine?: (line: string, event: HubEvent) => void) {}
+
+  emit(event: HubEvent): void {
+    const line = formatEvent(event)
+    this.stream.writeUtf8(`${line}\n`)
+    this.events++
+    this.onLine?.(line, event)
+  }
+
+  digest(): Bytes32 {
+    return this.stream.digest()
+  }
+}
+
+/** Fans events out to several sinks in order. */
+export class TeeSink implements HubEventSink {
+  constructor(private readonly sinks: readonly HubEventSink[]) {}
+  emit(event: HubEvent): void {
+    for (const sink of this.sinks) sink.emit(event)
+  }
+}
+
+/** Keeps every event in memory (tests, small runs). */
+export class CollectingSink implements HubEventSink {
+  readonly events: HubEvent[] = []
+  emit(event: HubEvent): void {
+    this.events.push(event)
+  }
+}
+
+/** Drops events (benchmarks of the engine alone). */
+export const discardSink: HubEventSink = { emit: () => {} }
