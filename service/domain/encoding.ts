@@ -103,12 +103,30 @@ const writeUintBigInt = (buf: Uint8Array, wordStart: number, value: bigint): voi
   else writeDigitsRightAligned(buf, wordStart + WORD, value.toString(16), 0)
 }
 
+/**
+ * Decoded bytes32 words by their hex string. Initiators (the fee adapter), assets and most receivers repeat,
+ * and copying 32 cached bytes is several times faster than parsing 64 hex digits. Bounded: cleared when full.
+ */
+const WORD_CACHE_LIMIT = 1 << 14
+const wordCache = new Map<string, Uint8Array>()
+
+const writeWord = (buf: Uint8Array, wordStart: number, hex: string): void => {
+  let bytes = wordCache.get(hex)
+  if (bytes === undefined) {
+    bytes = new Uint8Array(WORD)
+    writeHexRightAligned(bytes, WORD, hex)
+    if (wordCache.size >= WORD_CACHE_LIMIT) wordCache.clear()
+    wordCache.set(hex, bytes)
+  }
+  buf.set(bytes, wordStart)
+}
+
 /** Writes the intent tuple at `offset` (the region must be zeroed). Returns the number of bytes written. */
 const writeIntentTuple = (buf: Uint8Array, offset: number, intent: Intent): number => {
-  writeHexRightAligned(buf, offset + 1 * WORD, intent.initiator)
-  writeHexRightAligned(buf, offset + 2 * WORD, intent.receiver)
-  writeHexRightAligned(buf, offset + 3 * WORD, intent.inputAsset)
-  writeHexRightAligned(buf, offset + 4 * WORD, intent.outputAsset)
+  writeWord(buf, offset, intent.initiator)
+  writeWord(buf, offset + 1 * WORD, intent.receiver)
+  writeWord(buf, offset + 2 * WORD, intent.inputAsset)
+  writeWord(buf, offset + 3 * WORD, intent.outputAsset)
   writeUintNumber(buf, offset + 4 * WORD, intent.maxFee)
   writeUintNumber(buf, offset + 5 * WORD, intent.origin)
   writeUintBigInt(buf, offset + 6 * WORD, intent.nonce)

@@ -32,7 +32,7 @@ export const tickerBalances = (hub: HubState, ticker: TickerState): TickerBalanc
   for (const byDomain of ticker.deposits.values()) {
     for (const queue of byDomain.values()) {
       for (let i = queue.first; i < queue.items.length; i++) {
-        const ctx = hub.contexts.get(queue.items[i]!.intentId)!
+        const ctx = queue.items[i]!.ctx
         queuedDeposits18 += ctx.amountAfterFees18 + ctx.pendingRewards18
       }
     }

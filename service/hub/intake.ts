@@ -15,11 +15,11 @@ const encoder = new IntentEncoder()
  * Returns the input asset's ticker, or undefined when unsupported.
  */
 const supportedTicker = (hub: HubState, intent: Intent): { ticker: TickerState; strategy: number } | undefined => {
-  const input = hub.assets.get(`${intent.inputAsset}:${intent.origin}`)
+  const input = hub.assetOn(intent.origin, intent.inputAsset)
   if (input === undefined) return undefined
   for (const d of intent.destinations) if (!hub.supportedDomains.has(d)) return undefined
   if (intent.destinations.length === 1 && intent.outputAsset !== ZERO_BYTES32) {
-    const output = hub.assets.get(`${intent.outputAsset}:${intent.destinations[0]}`)
+    const output = hub.assetOn(intent.destinations[0]!, intent.outputAsset)
     if (output === undefined || output.ticker !== input.ticker) return undefined
   }
   return { ticker: input.ticker, strategy: input.asset.strategy }
@@ -76,7 +76,7 @@ const receiveIntent = (hub: HubState, intent: Intent): void => {
     }
   } else {
     const queue = ticker.openDepositQueue(epoch, intent.origin)
-    queue.items.push({ intentId, purchasePower18: amount18 })
+    queue.items.push({ ctx, purchasePower18: amount18 })
     queue.available18 += amount18
     ctx.status = filled ? IntentStatus.ADDED_AND_FILLED : IntentStatus.ADDED
     hub.emit({ kind: "DepositEnqueued", epoch, domain: intent.origin, tickerHash: ticker.config.tickerHash, intentId, amount: amount18 })

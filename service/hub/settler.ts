@@ -103,7 +103,7 @@ export const createSettlementOrInvoice = (hub: HubState, ticker: TickerState, in
   }
   ctx.status = IntentStatus.INVOICED
   const entryEpoch = hub.currentEpoch()
-  ticker.invoices.append(new InvoiceNode(intentId, recipient, entryEpoch, amount18, hub.timestamp))
+  ticker.invoices.append(new InvoiceNode(ctx, recipient, entryEpoch, amount18, hub.timestamp))
   hub.emit({ kind: "InvoiceEnqueued", intentId, tickerHash: ticker.config.tickerHash, entryEpoch, amount: amount18, owner: recipient })
 }
 
@@ -188,7 +188,7 @@ const distributeRewards = (hub: HubState, queue: DepositQueue | undefined, after
     const deposit = items[queue.firstWithPurchasePower]!
     const consumed18 = deposit.purchasePower18 < remaining18 ? deposit.purchasePower18 : remaining18
     const reward18 = (consumed18 * rewards18) / after18
-    hub.contexts.get(deposit.intentId)!.pendingRewards18 += reward18
+    deposit.ctx.pendingRewards18 += reward18
     credited18 += reward18
     deposit.purchasePower18 -= consumed18
     remaining18 -= consumed18
@@ -199,7 +199,7 @@ const distributeRewards = (hub: HubState, queue: DepositQueue | undefined, after
 
 /** `_processInvoice`: settles the invoice on the best domain if any. True when settled. */
 const processInvoice = (hub: HubState, ticker: TickerState, epoch: number, invoice: InvoiceNode): boolean => {
-  const ctx = hub.contexts.get(invoice.intentId)!
+  const ctx = invoice.ctx
   const domains = settlementDomains(hub, ticker, ctx, invoice.owner)
   const xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20
   if (xerc20First) {
@@ -236,8 +236,8 @@ const processInvoice = (hub: HubState, ticker: TickerState, epoch: number, invoi
  * to the solver; unfilled and expired (`now > timestamp + ttl + expiryTimeBuffer`) → slow path to the
  * receiver; otherwise wait in DEPOSIT_PROCESSED.
  */
-const processClosedDeposit = (hub: HubState, ticker: TickerState, epoch: number, domain: number, intentId: Bytes32): void => {
-  const ctx = hub.contexts.get(intentId)!
+const processClosedDeposit = (hub: HubState, ticker: TickerState, epoch: number, domain: number, ctx: IntentContext): void => {
+  const intentId = ctx.intentId
   const intent = ctx.intent!
   hub.emit({
     kind: "DepositProcessed",
@@ -279,7 +279,7 @@ const cleanUpClosedEpochsDeposits = (hub: HubState, ticker: TickerState, epoch: 
       if (queue === undefined) continue
       while (queue.first < queue.items.length) {
         const deposit = queue.items[queue.first++]!
-        processClosedDeposit(hub, ticker, e, d.domain, deposit.intentId)
+        processClosedDeposit(hub, ticker, e, d.domain, deposit.ctx)
         processed++
         if (maxDeposits > 0 && processed === maxDeposits) {
           if (queue.first === queue.items.length) byDomain.delete(d.domain)

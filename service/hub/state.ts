@@ -9,6 +9,9 @@ import type { HubEvent, HubEventSink } from "./events.ts"
 
 /** What the hub knows of one intent (`IntentContext` of the contracts). */
 export class IntentContext {
+  /** The open invoice of this intent, while there is one. */
+  invoice: InvoiceNode | undefined = undefined
+  constructor(readonly intentId: Bytes32) {}
   /** Undefined while only the fill message has arrived. */
   intent: Intent | undefined = undefined
   ticker: TickerState | undefined = undefined
@@ -28,13 +31,17 @@ export class InvoiceNode {
   prev: InvoiceNode | undefined = undefined
   next: InvoiceNode | undefined = undefined
   constructor(
-    readonly intentId: Bytes32,
+    readonly ctx: IntentContext,
     readonly owner: Bytes32,
     readonly entryEpoch: number,
     readonly amount18: bigint,
     /** Hub time at enqueue (read model). */
     readonly enqueuedTimestamp: number,
   ) {}
+
+  get intentId(): Bytes32 {
+    return this.ctx.intentId
+  }
 }
 
 /** Doubly linked FIFO of invoices: append at the tail, unlink anywhere, walk from the head. */
@@ -42,7 +49,6 @@ export class InvoiceList {
   head: InvoiceNode | undefined = undefined
   tail: InvoiceNode | undefined = undefined
   length = 0
-  readonly byId = new Map<Bytes32, InvoiceNode>()
 
   append(node: InvoiceNode): void {
     node.prev = this.tail
@@ -50,7 +56,7 @@ export class InvoiceList {
     else this.head = node
     this.tail = node
     this.length++
-    this.byId.set(node.intentId, node)
+    node.ctx.invoice = node
   }
 
   remove(node: InvoiceNode): void {
@@ -60,12 +66,17 @@ export class InvoiceList {
     else this.tail = node.prev
     node.prev = node.next = undefined
     this.length--
-    this.byId.delete(node.intentId)
+    node.ctx.invoice = undefined
+  }
+
+  /** The open invoices, oldest first. */
+  *[Symbol.iterator](): IterableIterator<InvoiceNode> {
+    for (let node = this.head; node !== undefined; node = node.next) yield node
   }
 }
 
 export interface Deposit {
-  readonly intentId: Bytes32
+  readonly ctx: IntentContext
   purchasePower18: bigint
 }
 
@@ -216,8 +227,8 @@ export class HubState {
   lastBlockNumberCarryEpochUpdated = 0
   readonly contexts = new Map<Bytes32, IntentContext>()
   readonly tickers = new Map<Bytes32, TickerState>()
-  /** Input asset lookup: `${asset}:${domain}` → (ticker, asset config). */
-  readonly assets = new Map<string, { readonly ticker: TickerState; readonly asset: DomainAsset }>()
+  /** Asset lookup: domain → asset (bytes32) → (ticker, asset config). */
+  readonly assets = new Map<number, Map<Bytes32, { readonly ticker: TickerState; readonly asset: DomainAsset }>>()
   readonly supportedDomains: ReadonlySet<number>
   readonly settlementQueues = new Map<number, SettlementQueue>()
   readonly updateVirtualBalance = new Map<Bytes32, boolean>()
@@ -238,13 +249,22 @@ export class HubState {
     for (const t of config.tickers) {
       const ticker = new TickerState(t, 0)
       this.tickers.set(t.tickerHash, ticker)
-      for (const d of t.domains) this.assets.set(`${d.asset}:${d.domain}`, { ticker, asset: d })
+      for (const d of t.domains) {
+        let byAsset = this.assets.get(d.domain)
+        if (byAsset === undefined) this.assets.set(d.domain, (byAsset = new Map()))
+        byAsset.set(d.asset, { ticker, asset: d })
+      }
     }
   }
 
   /** `getCurrentEpoch`: carry epoch plus whole epochs since the carry was last updated. */
   currentEpoch(): number {
     return this.carryEpoch + Math.floor((this.blockNumber - this.lastBlockNumberCarryEpochUpdated) / this.epochLengthBlocks)
+  }
+
+  /** The (ticker, config) of `asset` on `domain`, if the hub supports it. */
+  assetOn(domain: number, asset: Bytes32): { readonly ticker: TickerState; readonly asset: DomainAsset } | undefined {
+    return this.assets.get(domain)?.get(asset)
   }
 
   emit(event: HubEvent): void {
@@ -254,7 +274,7 @@ export class HubState {
   context(intentId: Bytes32): IntentContext {
     let ctx = this.contexts.get(intentId)
     if (ctx === undefined) {
-      ctx = new IntentContext()
+      ctx = new IntentContext(intentId)
       this.contexts.set(intentId, ctx)
     }
     return ctx

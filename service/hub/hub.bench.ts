@@ -1,0 +1,127 @@
+/**
+ * Hub engine benchmarks (tinybench): intake with the intent-id hash, keccak and encoding alone beside it,
+ * and invoice/deposit matching in `processDepositsAndInvoices`. Run: `npm run bench -- hub`.
+ *
+ * Pitfalls handled here: workloads are generated before timing; each timed iteration gets a fresh hub in
+ * `beforeEach` (not timed); one warm-up iteration lets V8 optimize the hot functions; events go to a sink
+ * that drops them (the trace hash is measured separately); GC pauses are part of the figures, as in real runs.
+ */
+import { Bench } from "tinybench"
+import { IntentEncoder } from "../domain/encoding.ts"
+import { keccak256Bytes } from "../domain/keccak.ts"
+import type { Intent } from "../domain/protocol.ts"
+import { Hub } from "./hub.ts"
+import { discardSink, TraceHasher } from "./trace.ts"
+import { generateIntents, generateLane, workloadConfig } from "./workload.ts"
+
+const sizes = (process.env.HUB_BENCH_SIZES ?? "100000,1000000").split(",").map(Number)
+const BATCH = 100
+const E18 = 10n ** 18n
+
+const rows: { case: string; n: number; ms: number; perSecond: number; nsPerOp: number }[] = []
+const record = (name: string, n: number, bench: Bench) => {
+  const task = bench.tasks.at(-1)!
+  const result = task.result
+  if (result.state !== "completed") throw new Error(`${name}: ${result.state}`, { cause: "error" in result ? result.error : undefined })
+  const ms = result.latency.mean
+  rows.push({ case: name, n, ms: Math.round(ms), perSecond: Math.round((n / ms) * 1000), nsPerOp: Math.round((ms * 1e6) / n) })
+}
+
+const intake = (hub: Hub, intents: readonly Intent[]) => {
+  for (let i = 0; i < intents.length; i += BATCH) hub.receiveIntents(intents.slice(i, i + BATCH))
+}
+
+// 1. keccak and the encoder alone, on the same 512-byte intents.
+{
+  const intents = generateIntents({ count: 100_000, seed: 1 })
+  const encoder = new IntentEncoder()
+  const encoded = intents.map((i) => encoder.encode(i).slice())
+  const bench = new Bench({ iterations: 5, time: 0, warmupIterations: 1 })
+  bench.add("keccak256 alone (hash-wasm)", () => {
+    for (const bytes of encoded) keccak256Bytes(bytes)
+  })
+  await bench.run()
+  record("keccak256 of a 512-byte intent encoding", encoded.length, bench)
+  bench.add("encode alone", () => {
+    for (const intent of intents) encoder.encode(intent)
+  })
+  await bench.run()
+  record("abi.encode(intent), fast encoder", intents.length, bench)
+  bench.add("intent id", () => {
+    for (const intent of intents) encoder.intentId(intent)
+  })
+  await bench.run()
+  record("intent id (encode + keccak256)", intents.length, bench)
+}
+
+for (const n of sizes) {
+  const intents = generateIntents({ count: n, seed: 7 })
+  // 2. Intake: INTENT batches of 100 into a fresh hub (custody, fees, settle-or-invoice, deposits).
+  {
+    let hub!: Hub
+    const bench = new Bench({ iterations: n >= 1_000_000 ? 2 : 5, time: 0, warmupIterations: 1 })
+    bench.add(`intake ${n}`, () => intake(hub, intents), {
+      beforeEach: () => {
+        hub = new Hub(workloadConfig(), discardSink)
+        hub.setBlock(40_000, 1_700_000_000)
+      },
+    })
+    await bench.run()
+    record(`intake, ${n.toLocaleString("en")} intents (mixed)`, n, bench)
+  }
+  // 3. The same intake with the trace hash on (every event formatted and hashed).
+  {
+    let hub!: Hub
+    const bench = new Bench({ iterations: n >= 1_000_000 ? 1 : 3, time: 0, warmupIterations: 1 })
+    bench.add(`intake+trace ${n}`, () => intake(hub, intents), {
+      beforeEach: () => {
+        hub = new Hub(workloadConfig(), new TraceHasher())
+        hub.setBlock(40_000, 1_700_000_000)
+      },
+    })
+    await bench.run()
+    record(`intake with trace hash, ${n.toLocaleString("en")} intents`, n, bench)
+  }
+  // 4. Matching: n invoices (S→B, unfunded) bought by n current-epoch deposits (B→S) in one call.
+  {
+    const S = 1
+    const B = 10
+    const toB = generateLane(n, "USDC", S, B, 1_000n * E18, 1n, 1_700_000_000)
+    const toS = generateLane(n, "USDC", B, S, 1_000n * E18, 1n, 1_700_000_100)
+    let hub!: Hub
+    const bench = new Bench({ iterations: n >= 1_000_000 ? 1 : 3, time: 0, warmupIterations: 1 })
+    bench.add(
+      `match ${n}`,
+      () => {
+        hub.processDepositsAndInvoices("USDC")
+      },
+      {
+        beforeEach: () => {
+          hub = new Hub(workloadConfig(), discardSink)
+          hub.setBlock(40_000, 1_700_000_000) // epoch 1000
+          intake(hub, toB) // one invoice, then n-1 deposits of epoch 1000 on S
+          hub.setBlock(40_040, 1_700_000_480) // epoch 1001: the deposits become invoices (B holds nothing)
+          hub.processDepositsAndInvoices("USDC")
+          hub.setBlock(40_080, 1_700_000_960) // epoch 1002: deposits on B, discounted purchase
+          intake(hub, toS)
+          if (hub.state.tickers.values().next().value!.invoices.length !== n) throw new Error("setup: expected n invoices")
+        },
+        afterEach: () => {
+          if (hub.state.tickers.values().next().value!.invoices.length !== 0) throw new Error("not every invoice was matched")
+        },
+      },
+    )
+    await bench.run()
+    record(`processDepositsAndInvoices, ${n.toLocaleString("en")} invoices matched`, n, bench)
+  }
+}
+
+console.log(`hub engine, Node ${process.version}, one core`)
+console.table(
+  rows.map((r) => ({
+    case: r.case,
+    "mean ms": r.ms,
+    "ops/s": r.perSecond.toLocaleString("en"),
+    "ns/op": r.nsPerOp,
+  })),
+)
