@@ -1,0 +1,185 @@
+/**
+ * Replay input decoding (`inputs.ts`: `decodeInputLine`, `decodeConfigLine`) and `replayLines` (`replay.ts`):
+ * a malformed line raises `InputLineError` naming the line number, the dotted field path and the expectation.
+ */
+import { describe, expect, it } from "vitest"
+import type { Bytes32 } from "../domain/hex.ts"
+import { keccak256Utf8 } from "../domain/keccak.ts"
+import { intentToJson } from "../domain/schemas.ts"
+import type { HubInput } from "./hub.ts"
+import { decodeConfigLine, decodeInputLine, encodeConfigLine, encodeInputLine, InputLineError } from "./inputs.ts"
+import { replayFile, replayLines } from "./replay.ts"
+import { DOMAIN_A, DOMAIN_B, FEE1, FEE_DEST, IntentFactory, makeConfig, SOLVER, u } from "./testing.ts"
+
+const intentJson = () => intentToJson(new IntentFactory().make({ destinations: [DOMAIN_B], amount: u(100) }))
+const line = (value: unknown): string => JSON.stringify(value)
+const ID: Bytes32 = `0x${"ab".repeat(32)}`
+
+/** Decodes `text` at line `n`, expecting an `InputLineError` whose message is `line n: <detail>` matching `detail`. */
+const expectLineError = (fn: () => unknown, n: number, detail: RegExp) => {
+  let error: unknown
+  try {
+    fn()
+  } catch (e) {
+    error = e
+  }
+  expect(error).toBeInstanceOf(InputLineError)
+  const e = error as InputLineError
+  expect(e.line).toBe(n)
+  expect(e.message.startsWith(`line ${n}: `)).toBe(true)
+  expect(e.message).toMatch(detail)
+}
+
+describe("replay inputs: decodeInputLine rejects malformed lines", () => {
+  const cases: [string, string, RegExp][] = [
+    ["bad JSON", "{bad", /^line \d+: not valid JSON/],
+    ["not an object", "[1]", /^line \d+: expected a JSON object$/],
+    ["unknown kind", line({ kind: "nope" }), /^line \d+: kind: expected one of "block", .*got "nope"$/],
+    ["missing kind", line({ number: 1 }), /^line \d+: kind: expected one of .*got undefined$/],
+    ["wrong type", line({ kind: "block", number: "3", timestamp: 5 }), /^line \d+: number: Expected number$/],
+    ["negative integer", line({ kind: "block", number: -1, timestamp: 5 }), /^line \d+: number: Expected a non-negative integer$/],
+    ["decimal integer", line({ kind: "block", number: 1.5, timestamp: 5 }), /^line \d+: number: Expected an integer$/],
+    ["missing field", line({ kind: "block", timestamp: 5 }), /^line \d+: number: Missing key$/],
+    ["missing field (queue)", line({ kind: "processSettlementQueue", domain: 1 }), /^line \d+: amount: Missing key$/],
+    ["negative amount", line({ kind: "intent", intent: { ...intentJson(), amount: "-5" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string/],
+    ["amount as a JSON number", line({ kind: "intent", intent: { ...intentJson(), amount: 100 } }), /^line \d+: intent\.amount: Expected string$/],
+    ["amount with leading zeros", line({ kind: "intent", intent: { ...intentJson(), amount: "0100" } }), /^line \d+: intent\.amount: Expected a non-negative integer/],
+    ["amount too large for uint256", line({ kind: "intent", intent: { ...intentJson(), amount: (2n ** 256n).toString() } }), /^line \d+: intent\.amount: Expected a value that fits in a uint256$/],
+    ["uint24 overflow", line({ kind: "intent", intent: { ...intentJson(), maxFee: 2 ** 24 } }), /^line \d+: intent\.maxFee: Expected an integer between 0 and 16777215 \(uint24\)$/],
+    ["bad hex word", line({ kind: "intent", intent: { ...intentJson(), receiver: "0xzz" } }), /^line \d+: intent\.receiver: Expected a 0x-prefixed 20-byte address or 32-byte hex word$/],
+    ["odd-length hex data", line({ kind: "intent", intent: { ...intentJson(), data: "0xabc" } }), /^line \d+: intent\.data: Expected 0x-prefixed hex bytes of even length$/],
+    ["missing intent field", line({ kind: "intent", intent: { ...intentJson(), nonce: undefined } }), /^line \d+: intent\.nonce: Missing key$/],
+    ["nested array path", line({ kind: "intents", intents: [intentJson(), { ...intentJson(), destinations: [1, -2] }] }), /^line \d+: intents\[1\]\.destinations\[1\]: Expected an integer between 0 and 4294967295 \(uint32\)$/],
+    ["short intent id", line({ kind: "returnUnsupportedIntent", intentId: "0x1234" }), /^line \d+: intentId: Expected a 0x-prefixed 32-byte hex word$/],
+    ["address where a bytes32 id is required", line({ kind: "handleExpiredIntents", intentIds: [ID, `0x${"11".repeat(20)}`] }), /^line \d+: intentIds\[1\]: Expected a 0x-prefixed 32-byte hex word$/],
+    ["fill fee overflow", line({ kind: "fill", fill: { intentId: ID, solver: SOLVER, initiator: SOLVER, fee: 2 ** 24, executionTimestamp: 1 } }), /^line \d+: fill\.fee: .*uint24/],
+    ["negative withdrawal", line({ kind: "withdrawFees", withdrawer: FEE1, feeRecipient: FEE_DEST, ticker: "DAI", amount: "-1", destinations: [] }), /^line \d+: amount: Expected a non-negative integer/],
+    ["empty ticker", line({ kind: "processDepositsAndInvoices", ticker: "", maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 }), /^line \d+: ticker: Expected a ticker symbol or ticker hash$/],
+    ["zero epoch length", line({ kind: "updateEpochLength", epochLength: 0 }), /^line \d+: epochLength: Expected a positive integer$/],
+    ["boolean expected", line({ kind: "setUpdateVirtualBalance", user: SOLVER, status: "yes" }), /^line \d+: status: Expected boolean$/],
+  ]
+  it.each(cases)("%s", (_name, text, detail) => {
+    expectLineError(() => decodeInputLine(text, 7), 7, detail)
+  })
+
+  it("reports every problem of a line", () => {
+    expectLineError(() => decodeInputLine(line({ kind: "block", number: -1, timestamp: "x" }), 3), 3, /^line 3: number: Expected a non-negative integer; timestamp: Expected number$/)
+  })
+
+  it("accepts the largest uint256 amount", () => {
+    const decoded = decodeInputLine(line({ kind: "intent", intent: { ...intentJson(), amount: (2n ** 256n - 1n).toString() } }), 1)
+    expect(decoded.kind === "intents" && decoded.intents[0]!.amount).toBe(2n ** 256n - 1n)
+  })
+
+  it("normalizes words: addresses are left-padded, hex is lowercased", () => {
+    const decoded = decodeInputLine(line({ kind: "returnUnsupportedIntent", intentId: ID.toUpperCase().replace("0X", "0x") }), 1)
+    expect(decoded).toEqual({ kind: "returnUnsupportedIntent", intentId: ID })
+    expect(decodeInputLine(line({ kind: "setUpdateVirtualBalance", user: "0x00000000000000000000000000000000000000AB", status: true }), 1)).toEqual({
+      kind: "setUpdateVirtualBalance",
+      user: `0x${"0".repeat(62)}ab`,
+      status: true,
+    })
+  })
+
+  it("round-trips every input kind through encodeInputLine", () => {
+    const intent = new IntentFactory().make({ destinations: [DOMAIN_B, DOMAIN_A], amount: u("1.5"), ttl: 60, maxFee: 7 })
+    const inputs: HubInput[] = [
+      { kind: "block", number: 5, timestamp: 1_700_000_000 },
+      { kind: "intents", intents: [intent, intent] },
+      { kind: "fills", fills: [{ intentId: ID, solver: SOLVER, initiator: SOLVER, fee: 5, executionTimestamp: 9 }] },
+      { kind: "processDepositsAndInvoices", ticker: "DAI", maxEpochs: 1, maxDeposits: 2, maxInvoices: 3 },
+      { kind: "processSettlementQueue", domain: DOMAIN_B, amount: 2 },
+      { kind: "handleExpiredIntents", intentIds: [ID] },
+      { kind: "returnUnsupportedIntent", intentId: ID },
+      { kind: "setUpdateVirtualBalance", user: SOLVER, status: true },
+      { kind: "setUserSupportedDomains", user: SOLVER, domains: [DOMAIN_A, DOMAIN_B] },
+      { kind: "withdrawFees", withdrawer: FEE1, feeRecipient: FEE_DEST, ticker: "DAI", amount: 2n ** 200n, destinations: [DOMAIN_A] },
+      { kind: "updateEpochLength", epochLength: 12 },
+    ]
+    for (const input of inputs) expect(decodeInputLine(encodeInputLine(input), 1)).toEqual(input)
+  })
+})
+
+describe("replay inputs: decodeConfigLine", () => {
+  it("round-trips the tests' config", () => {
+    const config = makeConfig({ domainGasLimit: 1_000_000 })
+    const decoded = decodeConfigLine(encodeConfigLine(config))
+    expect(decoded).toMatchObject({ epochLength: 10, expiryTimeBuffer: 1000, domainGasLimit: 1_000_000 })
+    expect(decoded.tickers.map((t) => t.symbol)).toEqual(["DAI", "USDC"])
+  })
+
+  it.each([
+    ["not a config line", line({ kind: "block", number: 1, timestamp: 1 }), /^line 1: kind: expected "config" on the first line, got "block"$/],
+    ["zero epoch length", line({ kind: "config", epochLength: 0, expiryTimeBuffer: 1, tickers: [] }), /^line 1: epochLength: Expected a positive integer$/],
+    [
+      "a nested field",
+      line({ kind: "config", epochLength: 40, expiryTimeBuffer: 1, tickers: [{ symbol: "X", discountPerEpoch: 1, maxDiscountDbps: 2, prioritizedStrategy: "foo", fees: [], domains: [] }] }),
+      /^line 1: tickers\[0\]\.prioritizedStrategy: Expected "default" \| "xerc20"$/,
+    ],
+  ])("rejects %s", (_name, text, detail) => {
+    expectLineError(() => decodeConfigLine(text), 1, detail)
+  })
+})
+
+describe("replay: replayLines", () => {
+  const config = encodeConfigLine(makeConfig())
+  const block = (n: number) => line({ kind: "block", number: n, timestamp: 1_700_000_000 + n * 12 })
+  const intent = line({ kind: "intent", intent: intentJson() })
+
+  const replay = async (lines: string[]) => {
+    const out: string[] = []
+    const summary = await replayLines(lines, { onLine: (l) => out.push(l), checkEveryInput: true })
+    return { out, summary }
+  }
+
+  it("prints every event, then a summary whose trace hash is keccak256 of the event lines", async () => {
+    const { out, summary } = await replay([config, block(100), intent, line({ kind: "processSettlementQueue", domain: DOMAIN_B, amount: 1 })])
+    const events = out.slice(0, -1)
+    expect(events.map((l) => JSON.parse(l).kind)).toEqual(["DepositProcessed", "InvoiceEnqueued", "IntentProcessed", "Reverted"])
+    // A reverted call is recorded, not fatal.
+    expect(JSON.parse(events[3]!)).toMatchObject({ kind: "Reverted", call: "processSettlementQueue", error: "Settler_ProcessSettlementQueue_InvalidAmount" })
+    expect(summary).toEqual({ traceHash: keccak256Utf8(events.map((l) => `${l}\n`).join("")), events: 4, inputs: 3 })
+    expect(JSON.parse(out.at(-1)!)).toEqual({ kind: "summary", traceHash: summary.traceHash, events: 4 })
+  })
+
+  it("a block going backwards stops the replay with its line number (blank lines count)", async () => {
+    const out: string[] = []
+    const run = replayLines([config, "", block(100), intent, block(99), intent], { onLine: (l) => out.push(l) })
+    await expect(run).rejects.toThrow(InputLineError)
+    await expect(replayLines([config, "", block(100), intent, block(99), intent], { onLine: () => {} })).rejects.toMatchObject({
+      line: 5,
+      message: expect.stringMatching(/^line 5: number\/timestamp: block 99 is before the current hub block 100$/),
+    })
+    // Nothing after the bad line was applied.
+    expect(out.filter((l) => JSON.parse(l).kind === "IntentProcessed")).toHaveLength(1)
+  })
+
+  it("a timestamp going backwards stops the replay too", async () => {
+    await expect(replayLines([config, block(100), line({ kind: "block", number: 101, timestamp: 1 })], { onLine: () => {} })).rejects.toMatchObject({
+      line: 3,
+      message: expect.stringMatching(/^line 3: number\/timestamp: timestamp 1 is before/),
+    })
+  })
+
+  it("a malformed line stops the replay with its line number and field", async () => {
+    await expect(replayLines([config, block(100), "", line({ kind: "processSettlementQueue", domain: "x", amount: 1 })], { onLine: () => {} })).rejects.toMatchObject({
+      line: 4,
+      message: "line 4: domain: Expected number",
+    })
+  })
+
+  it("a bad or missing config line", async () => {
+    await expect(replayLines([], { onLine: () => {} })).rejects.toMatchObject({ line: 1, message: expect.stringMatching(/^line 1: expected a first line/) })
+    await expect(replayLines(["", block(1)], { onLine: () => {} })).rejects.toMatchObject({ line: 2, message: expect.stringMatching(/^line 2: kind: expected "config"/) })
+    const duplicate = encodeConfigLine(makeConfig({ tickers: [makeConfig().tickers[0]!, makeConfig().tickers[0]!] }))
+    await expect(replayLines([duplicate], { onLine: () => {} })).rejects.toMatchObject({ line: 1, message: "line 1: tickers[1].symbol: duplicate ticker DAI" })
+  })
+
+  it("replays reference vector A to the published numbers", async () => {
+    const lines: string[] = []
+    const summary = await replayFile(new URL("./vectors/vector-a.jsonl", import.meta.url).pathname, { onLine: (l) => lines.push(l), checkEveryInput: true })
+    expect(summary.events).toBe(46)
+    const settled = lines.map((l) => JSON.parse(l)).filter((e) => e.kind === "SettlementEnqueued")
+    expect(settled.map((e) => e.amount)).toEqual(["94900000000000000000000", ...Array(3).fill("9700000000000000000000"), ...Array(7).fill("9921285563751317175974")])
+  })
+})
