@@ -12,7 +12,8 @@ const DECIMAL_RE = /^(0|[1-9][0-9]*)$/
 /** A non-negative integer as a decimal string that fits in a uint256. */
 export const Uint256String = Schema.String.check(
   Schema.isPattern(DECIMAL_RE, { expected: "a non-negative integer as a decimal string (no sign, exponent or leading zeros)" }),
-  Schema.makeFilter((s: string) => s.length <= 78 && BigInt(s) <= MAX_UINT256, { expected: "a value that fits in a uint256" }),
+  // Every check runs even after a failed one, so this one must not throw on a non-decimal string.
+  Schema.makeFilter((s: string) => !DECIMAL_RE.test(s) || (s.length <= 78 && BigInt(s) <= MAX_UINT256), { expected: "a value that fits in a uint256" }),
 )
 
 const uintNumber = (bits: 8 | 24 | 32 | 48) => {
@@ -28,7 +29,7 @@ export const Uint64 = Schema.Union([
   Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { expected: "a non-negative safe integer" })),
   Schema.String.check(
     Schema.isPattern(DECIMAL_RE, { expected: "a non-negative integer as a decimal string" }),
-    Schema.makeFilter((s: string) => s.length <= 20 && BigInt(s) < 2n ** 64n, { expected: "a value that fits in a uint64" }),
+    Schema.makeFilter((s: string) => !DECIMAL_RE.test(s) || (s.length <= 20 && BigInt(s) < 2n ** 64n), { expected: "a value that fits in a uint64" }),
   ),
 ])
 
@@ -131,9 +132,28 @@ export const decodeWithProblems = <S extends Schema.Codec<unknown, unknown>>(
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const error = Cause.squash(exit.cause)
   if (Schema.isSchemaError(error)) {
-    return { ok: false, problems: formatter(error.issue).issues.map((i) => ({ path: formatPath(i.path ?? []), message: i.message })) }
+    return {
+      ok: false,
+      problems: formatter(error.issue).issues.map((i) => {
+        const path = (i.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))
+        return { path: formatPath(path), message: withActual(i.message, input, path) }
+      }),
+    }
   }
   return { ok: false, problems: [{ path: "", message: String(error) }] }
+}
+
+/** Appends the offending value (`, got …`) when the message does not show it already. */
+const withActual = (message: string, input: unknown, path: readonly PropertyKey[]): string => {
+  if (message.includes(", got ") || message === "Missing key") return message
+  let value: unknown = input
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return message
+    value = (value as Record<PropertyKey, unknown>)[key]
+  }
+  if (value === undefined) return message
+  const shown = typeof value === "bigint" ? `${value}n` : JSON.stringify(value)
+  return `${message}, got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}`
 }
 
 /** `a.b: Expected …; c: Expected …` */

@@ -29,8 +29,8 @@ const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0, { expected: "a posi
 export const ConfigLine = Schema.Struct({
   kind: Schema.Literal("config"),
   hubDomain: Schema.optionalKey(Uint32),
-  epochLength: PositiveInt,
-  expiryTimeBuffer: Uint48,
+  epochLength: Schema.optionalKey(PositiveInt),
+  expiryTimeBuffer: Schema.optionalKey(Uint48),
   discountExemptEpochs: Schema.optionalKey(NonNegativeInt),
   userMaxDiscount: Schema.optionalKey(Schema.Boolean),
   minSolverSupportedDomains: Schema.optionalKey(NonNegativeInt),
@@ -42,16 +42,16 @@ export const ConfigLine = Schema.Struct({
   tickers: Schema.Array(
     Schema.Struct({
       symbol: Schema.String.check(Schema.isMinLength(1, { expected: "a non-empty symbol" })),
-      discountPerEpoch: Uint24,
-      maxDiscountDbps: Uint24,
-      prioritizedStrategy: StrategyName,
-      fees: Schema.Array(Schema.Struct({ recipient: Bytes32Input, fee: Uint24 })),
+      discountPerEpoch: Schema.optionalKey(Uint24),
+      maxDiscountDbps: Schema.optionalKey(Uint24),
+      prioritizedStrategy: Schema.optionalKey(StrategyName),
+      fees: Schema.optionalKey(Schema.Array(Schema.Struct({ recipient: Bytes32Input, fee: Uint24 }))),
       domains: Schema.Array(
         Schema.Struct({
           domain: Uint32,
           asset: Bytes32Input,
           decimals: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 77 }, { expected: "token decimals between 0 and 77" })),
-          strategy: StrategyName,
+          strategy: Schema.optionalKey(StrategyName),
         }),
       ),
     }),

@@ -36,34 +36,36 @@ describe("replay inputs: decodeInputLine rejects malformed lines", () => {
     ["not an object", "[1]", /^line \d+: expected a JSON object$/],
     ["unknown kind", line({ kind: "nope" }), /^line \d+: kind: expected one of "block", .*got "nope"$/],
     ["missing kind", line({ number: 1 }), /^line \d+: kind: expected one of .*got undefined$/],
-    ["wrong type", line({ kind: "block", number: "3", timestamp: 5 }), /^line \d+: number: Expected number$/],
-    ["negative integer", line({ kind: "block", number: -1, timestamp: 5 }), /^line \d+: number: Expected a non-negative integer$/],
-    ["decimal integer", line({ kind: "block", number: 1.5, timestamp: 5 }), /^line \d+: number: Expected an integer$/],
+    ["wrong type", line({ kind: "block", number: "3", timestamp: 5 }), /^line \d+: number: Expected number, got .+$/],
+    ["negative integer", line({ kind: "block", number: -1, timestamp: 5 }), /^line \d+: number: Expected a non-negative integer, got .+$/],
+    ["decimal integer", line({ kind: "block", number: 1.5, timestamp: 5 }), /^line \d+: number: Expected an integer, got .+$/],
     ["missing field", line({ kind: "block", timestamp: 5 }), /^line \d+: number: Missing key$/],
     ["missing field (queue)", line({ kind: "processSettlementQueue", domain: 1 }), /^line \d+: amount: Missing key$/],
     ["negative amount", line({ kind: "intent", intent: { ...intentJson(), amount: "-5" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string/],
-    ["amount as a JSON number", line({ kind: "intent", intent: { ...intentJson(), amount: 100 } }), /^line \d+: intent\.amount: Expected string$/],
+    ["amount as a JSON number", line({ kind: "intent", intent: { ...intentJson(), amount: 100 } }), /^line \d+: intent\.amount: Expected string, got .+$/],
     ["amount with leading zeros", line({ kind: "intent", intent: { ...intentJson(), amount: "0100" } }), /^line \d+: intent\.amount: Expected a non-negative integer/],
-    ["amount too large for uint256", line({ kind: "intent", intent: { ...intentJson(), amount: (2n ** 256n).toString() } }), /^line \d+: intent\.amount: Expected a value that fits in a uint256$/],
-    ["uint24 overflow", line({ kind: "intent", intent: { ...intentJson(), maxFee: 2 ** 24 } }), /^line \d+: intent\.maxFee: Expected an integer between 0 and 16777215 \(uint24\)$/],
-    ["bad hex word", line({ kind: "intent", intent: { ...intentJson(), receiver: "0xzz" } }), /^line \d+: intent\.receiver: Expected a 0x-prefixed 20-byte address or 32-byte hex word$/],
-    ["odd-length hex data", line({ kind: "intent", intent: { ...intentJson(), data: "0xabc" } }), /^line \d+: intent\.data: Expected 0x-prefixed hex bytes of even length$/],
+    ["decimal-point amount", line({ kind: "intent", intent: { ...intentJson(), amount: "1.5" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string.*, got "1\.5"$/],
+    ["exponent amount", line({ kind: "intent", intent: { ...intentJson(), amount: "1e3" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string.*, got "1e3"$/],
+    ["amount too large for uint256", line({ kind: "intent", intent: { ...intentJson(), amount: (2n ** 256n).toString() } }), /^line \d+: intent\.amount: Expected a value that fits in a uint256, got .+$/],
+    ["uint24 overflow", line({ kind: "intent", intent: { ...intentJson(), maxFee: 2 ** 24 } }), /^line \d+: intent\.maxFee: Expected an integer between 0 and 16777215 \(uint24\), got .+$/],
+    ["bad hex word", line({ kind: "intent", intent: { ...intentJson(), receiver: "0xzz" } }), /^line \d+: intent\.receiver: Expected a 0x-prefixed 20-byte address or 32-byte hex word, got .+$/],
+    ["odd-length hex data", line({ kind: "intent", intent: { ...intentJson(), data: "0xabc" } }), /^line \d+: intent\.data: Expected 0x-prefixed hex bytes of even length, got .+$/],
     ["missing intent field", line({ kind: "intent", intent: { ...intentJson(), nonce: undefined } }), /^line \d+: intent\.nonce: Missing key$/],
-    ["nested array path", line({ kind: "intents", intents: [intentJson(), { ...intentJson(), destinations: [1, -2] }] }), /^line \d+: intents\[1\]\.destinations\[1\]: Expected an integer between 0 and 4294967295 \(uint32\)$/],
-    ["short intent id", line({ kind: "returnUnsupportedIntent", intentId: "0x1234" }), /^line \d+: intentId: Expected a 0x-prefixed 32-byte hex word$/],
-    ["address where a bytes32 id is required", line({ kind: "handleExpiredIntents", intentIds: [ID, `0x${"11".repeat(20)}`] }), /^line \d+: intentIds\[1\]: Expected a 0x-prefixed 32-byte hex word$/],
+    ["nested array path", line({ kind: "intents", intents: [intentJson(), { ...intentJson(), destinations: [1, -2] }] }), /^line \d+: intents\[1\]\.destinations\[1\]: Expected an integer between 0 and 4294967295 \(uint32\), got .+$/],
+    ["short intent id", line({ kind: "returnUnsupportedIntent", intentId: "0x1234" }), /^line \d+: intentId: Expected a 0x-prefixed 32-byte hex word, got .+$/],
+    ["address where a bytes32 id is required", line({ kind: "handleExpiredIntents", intentIds: [ID, `0x${"11".repeat(20)}`] }), /^line \d+: intentIds\[1\]: Expected a 0x-prefixed 32-byte hex word, got .+$/],
     ["fill fee overflow", line({ kind: "fill", fill: { intentId: ID, solver: SOLVER, initiator: SOLVER, fee: 2 ** 24, executionTimestamp: 1 } }), /^line \d+: fill\.fee: .*uint24/],
     ["negative withdrawal", line({ kind: "withdrawFees", withdrawer: FEE1, feeRecipient: FEE_DEST, ticker: "DAI", amount: "-1", destinations: [] }), /^line \d+: amount: Expected a non-negative integer/],
-    ["empty ticker", line({ kind: "processDepositsAndInvoices", ticker: "", maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 }), /^line \d+: ticker: Expected a ticker symbol or ticker hash$/],
-    ["zero epoch length", line({ kind: "updateEpochLength", epochLength: 0 }), /^line \d+: epochLength: Expected a positive integer$/],
-    ["boolean expected", line({ kind: "setUpdateVirtualBalance", user: SOLVER, status: "yes" }), /^line \d+: status: Expected boolean$/],
+    ["empty ticker", line({ kind: "processDepositsAndInvoices", ticker: "", maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 }), /^line \d+: ticker: Expected a ticker symbol or ticker hash, got .+$/],
+    ["zero epoch length", line({ kind: "updateEpochLength", epochLength: 0 }), /^line \d+: epochLength: Expected a positive integer, got .+$/],
+    ["boolean expected", line({ kind: "setUpdateVirtualBalance", user: SOLVER, status: "yes" }), /^line \d+: status: Expected boolean, got .+$/],
   ]
   it.each(cases)("%s", (_name, text, detail) => {
     expectLineError(() => decodeInputLine(text, 7), 7, detail)
   })
 
   it("reports every problem of a line", () => {
-    expectLineError(() => decodeInputLine(line({ kind: "block", number: -1, timestamp: "x" }), 3), 3, /^line 3: number: Expected a non-negative integer; timestamp: Expected number$/)
+    expectLineError(() => decodeInputLine(line({ kind: "block", number: -1, timestamp: "x" }), 3), 3, /^line 3: number: Expected a non-negative integer, got -1; timestamp: Expected number, got "x"$/)
   })
 
   it("accepts the largest uint256 amount", () => {
@@ -110,11 +112,11 @@ describe("replay inputs: decodeConfigLine", () => {
 
   it.each([
     ["not a config line", line({ kind: "block", number: 1, timestamp: 1 }), /^line 1: kind: expected "config" on the first line, got "block"$/],
-    ["zero epoch length", line({ kind: "config", epochLength: 0, expiryTimeBuffer: 1, tickers: [] }), /^line 1: epochLength: Expected a positive integer$/],
+    ["zero epoch length", line({ kind: "config", epochLength: 0, expiryTimeBuffer: 1, tickers: [] }), /^line 1: epochLength: Expected a positive integer, got .+$/],
     [
       "a nested field",
       line({ kind: "config", epochLength: 40, expiryTimeBuffer: 1, tickers: [{ symbol: "X", discountPerEpoch: 1, maxDiscountDbps: 2, prioritizedStrategy: "foo", fees: [], domains: [] }] }),
-      /^line 1: tickers\[0\]\.prioritizedStrategy: Expected "default" \| "xerc20"$/,
+      /^line 1: tickers\[0\]\.prioritizedStrategy: Expected "default" \| "xerc20", got .+$/,
     ],
   ])("rejects %s", (_name, text, detail) => {
     expectLineError(() => decodeConfigLine(text), 1, detail)
@@ -164,7 +166,7 @@ describe("replay: replayLines", () => {
   it("a malformed line stops the replay with its line number and field", async () => {
     await expect(replayLines([config, block(100), "", line({ kind: "processSettlementQueue", domain: "x", amount: 1 })], { onLine: () => {} })).rejects.toMatchObject({
       line: 4,
-      message: "line 4: domain: Expected number",
+      message: `line 4: domain: Expected number, got "x"`,
     })
   })
 
