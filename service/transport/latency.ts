@@ -1,0 +1,81 @@
+/**
+ * Latency distributions of the simulated transport, in seconds. Sampling takes a uniform source so that the
+ * transport never owns randomness: the simulator passes its seeded stream.
+ */
+import { Schema } from "effect"
+
+/** Anything that gives uniform floats in [0, 1) (the simulator's seeded `Rng`). */
+export interface UniformSource {
+  float(): number
+}
+
+const NonNegative = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
+const Probability = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
+
+export const LatencySpec = Schema.Union([
+  Schema.Struct({ kind: Schema.Literal("fixed"), seconds: NonNegative }),
+  Schema.Struct({ kind: Schema.Literal("uniform"), minSeconds: NonNegative, maxSeconds: NonNegative }),
+  /** Lognormal with a median and shape σ (heavy right tail, like real relayers). */
+  Schema.Struct({ kind: Schema.Literal("lognormal"), medianSeconds: NonNegative, sigma: NonNegative, maxSeconds: Schema.optionalKey(NonNegative) }),
+  /** Piecewise-linear inverse CDF through observed quantiles, e.g. [{q:0,seconds:20},{q:0.5,seconds:60},{q:1,seconds:600}]. */
+  Schema.Struct({
+    kind: Schema.Literal("empirical"),
+    quantiles: Schema.Array(Schema.Struct({ q: Probability, seconds: NonNegative })).check(
+      Schema.makeFilter(
+        (qs: readonly { q: number; seconds: number }[]) =>
+          qs.length >= 2 &&
+          qs[0]!.q === 0 &&
+          qs.at(-1)!.q === 1 &&
+          qs.every((p, i) => i === 0 || (p.q > qs[i - 1]!.q && p.seconds >= qs[i - 1]!.seconds)),
+        { expected: "at least two points, q from 0 to 1 strictly increasing, seconds non-decreasing" },
+      ),
+    ),
+  }),
+])
+export type LatencySpec = typeof LatencySpec.Type
+
+const standardNormal = (source: UniformSource): number => {
+  const u = 1 - source.float()
+  const v = source.float()
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v)
+}
+
+/** One latency sample in seconds. */
+export const sampleLatencySeconds = (spec: LatencySpec, source: UniformSource): number => {
+  switch (spec.kind) {
+    case "fixed":
+      return spec.seconds
+    case "uniform":
+      return spec.minSeconds + (spec.maxSeconds - spec.minSeconds) * source.float()
+    case "lognormal": {
+      const x = spec.medianSeconds * Math.exp(spec.sigma * standardNormal(source))
+      return spec.maxSeconds === undefined ? x : Math.min(x, spec.maxSeconds)
+    }
+    case "empirical": {
+      const u = source.float()
+      const qs = spec.quantiles
+      for (let i = 1; i < qs.length; i++) {
+        const hi = qs[i]!
+        if (u <= hi.q) {
+          const lo = qs[i - 1]!
+          return lo.seconds + ((u - lo.q) / (hi.q - lo.q)) * (hi.seconds - lo.seconds)
+        }
+      }
+      return qs.at(-1)!.seconds
+    }
+  }
+}
+
+/** The distribution's median in seconds (a prior for settlement estimates). */
+export const medianLatencySeconds = (spec: LatencySpec): number => {
+  switch (spec.kind) {
+    case "fixed":
+      return spec.seconds
+    case "uniform":
+      return (spec.minSeconds + spec.maxSeconds) / 2
+    case "lognormal":
+      return spec.maxSeconds === undefined ? spec.medianSeconds : Math.min(spec.medianSeconds, spec.maxSeconds)
+    case "empirical":
+      return sampleLatencySeconds(spec, { float: () => 0.5 })
+  }
+}

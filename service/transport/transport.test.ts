@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest"
+import { RngStreams } from "../../sim/rng.ts"
+import { medianLatencySeconds, sampleLatencySeconds } from "./latency.ts"
+import { Transport, type TransportSpec } from "./transport.ts"
+
+const msg = (i: number, origin = 1, destination = 25327) => ({ messageId: `m${i}`, origin, destination })
+
+describe("latency distributions", () => {
+  it("samples fixed, uniform, lognormal and empirical latencies", () => {
+    const rng = new RngStreams(3).get("lat")
+    expect(sampleLatencySeconds({ kind: "fixed", seconds: 12 }, rng)).toBe(12)
+    for (let i = 0; i < 1000; i++) {
+      const u = sampleLatencySeconds({ kind: "uniform", minSeconds: 5, maxSeconds: 7 }, rng)
+      expect(u >= 5 && u <= 7).toBe(true)
+      const l = sampleLatencySeconds({ kind: "lognormal", medianSeconds: 60, sigma: 1, maxSeconds: 600 }, rng)
+      expect(l > 0 && l <= 600).toBe(true)
+      const e = sampleLatencySeconds({ kind: "empirical", quantiles: [{ q: 0, seconds: 10 }, { q: 0.5, seconds: 20 }, { q: 1, seconds: 100 }] }, rng)
+      expect(e >= 10 && e <= 100).toBe(true)
+    }
+    expect(sampleLatencySeconds({ kind: "empirical", quantiles: [{ q: 0, seconds: 10 }, { q: 0.5, seconds: 20 }, { q: 1, seconds: 100 }] }, { float: () => 0.75 })).toBe(60)
+    expect(medianLatencySeconds({ kind: "empirical", quantiles: [{ q: 0, seconds: 10 }, { q: 0.5, seconds: 20 }, { q: 1, seconds: 100 }] })).toBe(20)
+  })
+})
+
+describe("Transport", () => {
+  it("delivers once after the route's latency without faults", () => {
+    const t = new Transport({ latency: { kind: "fixed", seconds: 30 }, routes: [{ from: 25327, to: 10, latency: { kind: "fixed", seconds: 5 } }] }, new RngStreams(1).get("t"))
+    expect(t.send(msg(1), 1000)).toEqual([{ message: msg(1), atMs: 31_000, attempt: 1, duplicate: false }])
+    expect(t.send(msg(2, 25327, 10), 0)[0]!.atMs).toBe(5000)
+  })
+
+  it("redelivers dropped messages after the delay and duplicates some", () => {
+    const spec: TransportSpec = {
+      latency: { kind: "fixed", seconds: 10 },
+      faults: { dropProbability: 0.3, redeliveryDelaySeconds: 100, duplicateProbability: 0.2 },
+    }
+    const t = new Transport(spec, new RngStreams(5).get("t"))
+    let delayed = 0
+    let dups = 0
+    for (let i = 0; i < 2000; i++) {
+      const d = t.send(msg(i), 0)
+      expect(d[0]!.atMs).toBe(10_000 + (d[0]!.attempt - 1) * 100_000)
+      if (d[0]!.attempt > 1) delayed++
+      if (d.length === 2) dups++
+    }
+    expect(delayed / 2000).toBeGreaterThan(0.25)
+    expect(delayed / 2000).toBeLessThan(0.35)
+    expect(dups / 2000).toBeGreaterThan(0.16)
+    expect(dups / 2000).toBeLessThan(0.24)
+    expect(t.stats.sent).toBe(2000)
+  })
+
+  it("holds messages to and from a domain in outage until it ends", () => {
+    const t = new Transport(
+      { latency: { kind: "fixed", seconds: 10 }, faults: { outages: [{ domain: 10, kind: "partition", fromSeconds: 100, toSeconds: 200 }] } },
+      new RngStreams(1).get("t"),
+    )
+    expect(t.send(msg(1, 25327, 10), 95_000)[0]!.atMs).toBe(200_000) // would arrive at 105 s: held
+    expect(t.send(msg(2, 10, 25327), 150_000)[0]!.atMs).toBe(210_000) // leaves at 200 s
+    expect(t.send(msg(3, 1, 25327), 150_000)[0]!.atMs).toBe(160_000) // other domains unaffected
+    expect(t.stats.heldByOutage).toBe(2)
+  })
+
+  it("is deterministic for a seed", () => {
+    const spec: TransportSpec = { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.8 }, faults: { reorderProbability: 0.5, dropProbability: 0.1, duplicateProbability: 0.1 } }
+    const run = () => {
+      const t = new Transport(spec, new RngStreams(99).get("transport"))
+      return Array.from({ length: 200 }, (_, i) => t.send(msg(i), i * 1000).map((d) => d.atMs))
+    }
+    expect(run()).toEqual(run())
+  })
+})

@@ -1,0 +1,138 @@
+/**
+ * The simulated cross-chain transport between spokes and hub. It decides WHEN (and how many times) a message
+ * is delivered: per-route latency, plus faults drawn from the seeded stream it is given: drop with
+ * redelivery after a delay, duplicate, reorder (extra delay), and outages of a domain (a network partition or
+ * a halted chain) during which nothing is delivered to or from it. Scheduling the deliveries is the
+ * simulator's job; the transport keeps no clock.
+ */
+import { Schema } from "effect"
+import { LatencySpec, sampleLatencySeconds, type UniformSource } from "./latency.ts"
+
+const Probability = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
+const Seconds = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
+const Domain = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff_ffff }, { expected: "a domain id (uint32)" }))
+
+export const OutageSpec = Schema.Struct({
+  domain: Domain,
+  /** `partition`: messages to and from the domain wait; `halt`: the chain also stops producing blocks. */
+  kind: Schema.Literals(["partition", "halt"]),
+  fromSeconds: Seconds,
+  toSeconds: Seconds,
+})
+export type OutageSpec = typeof OutageSpec.Type
+
+export const TransportSpec = Schema.Struct({
+  /** Latency of every route without its own entry. */
+  latency: LatencySpec,
+  /** Per-route latency, `from`/`to` domain ids (the hub domain included). */
+  routes: Schema.optionalKey(Schema.Array(Schema.Struct({ from: Domain, to: Domain, latency: LatencySpec }))),
+  faults: Schema.optionalKey(
+    Schema.Struct({
+      dropProbability: Schema.optionalKey(Probability),
+      redeliveryDelaySeconds: Schema.optionalKey(Seconds),
+      duplicateProbability: Schema.optionalKey(Probability),
+      reorderProbability: Schema.optionalKey(Probability),
+      reorderWindowSeconds: Schema.optionalKey(Seconds),
+      outages: Schema.optionalKey(Schema.Array(OutageSpec)),
+    }),
+  ),
+})
+export type TransportSpec = typeof TransportSpec.Type
+
+export interface TransportMessage {
+  readonly messageId: string
+  readonly origin: number
+  readonly destination: number
+}
+
+export interface Delivery<M extends TransportMessage> {
+  readonly message: M
+  /** Virtual time of the delivery, ms. */
+  readonly atMs: number
+  /** 1 for the first delivery; 2+ for redeliveries after a drop and for duplicates. */
+  readonly attempt: number
+  readonly duplicate: boolean
+}
+
+export interface TransportStats {
+  sent: number
+  deliveries: number
+  dropped: number
+  duplicated: number
+  reordered: number
+  heldByOutage: number
+}
+
+export class Transport {
+  readonly stats: TransportStats = { sent: 0, deliveries: 0, dropped: 0, duplicated: 0, reordered: 0, heldByOutage: 0 }
+  private readonly routes = new Map<string, LatencySpec>()
+
+  constructor(
+    readonly spec: TransportSpec,
+    private readonly source: UniformSource,
+  ) {
+    for (const r of spec.routes ?? []) this.routes.set(`${r.from}>${r.to}`, r.latency)
+  }
+
+  latencyOf(from: number, to: number): LatencySpec {
+    return this.routes.get(`${from}>${to}`) ?? this.spec.latency
+  }
+
+  /** When the domain's outage covering `atMs` ends, or `atMs` when there is none (outages may chain). */
+  private afterOutages(domain: number, atMs: number): number {
+    let t = atMs
+    for (let changed = true; changed; ) {
+      changed = false
+      for (const o of this.spec.faults?.outages ?? []) {
+        if (o.domain === domain && t >= o.fromSeconds * 1000 && t < o.toSeconds * 1000) {
+          t = o.toSeconds * 1000
+          changed = true
+        }
+      }
+    }
+    return t
+  }
+
+  /** The arrival time of one attempt sent at `sentMs`: latency, reorder delay, then outages at both ends. */
+  private arrival(message: TransportMessage, sentMs: number): number {
+    const faults = this.spec.faults
+    // A message cannot leave a domain in outage; it leaves when the outage ends.
+    const departMs = this.afterOutages(message.origin, sentMs)
+    let atMs = departMs + sampleLatencySeconds(this.latencyOf(message.origin, message.destination), this.source) * 1000
+    if (faults?.reorderProbability !== undefined && this.source.float() < faults.reorderProbability) {
+      atMs += (faults.reorderWindowSeconds ?? 60) * 1000 * this.source.float()
+      this.stats.reordered++
+    }
+    const heldMs = this.afterOutages(message.destination, atMs)
+    if (heldMs !== atMs || departMs !== sentMs) this.stats.heldByOutage++
+    return Math.round(heldMs)
+  }
+
+  /** Every delivery of a message sent at `sentMs`, in time order. The draws happen in a fixed order. */
+  send<M extends TransportMessage>(message: M, sentMs: number): Delivery<M>[] {
+    const faults = this.spec.faults
+    this.stats.sent++
+    const deliveries: Delivery<M>[] = []
+    let attempt = 1
+    let sendMs = sentMs
+    // Each attempt may be dropped; the relayer retries after the redelivery delay (at most 20 tries).
+    while (attempt < 20 && faults?.dropProbability !== undefined && this.source.float() < faults.dropProbability) {
+      this.stats.dropped++
+      sendMs += (faults.redeliveryDelaySeconds ?? 300) * 1000
+      attempt++
+    }
+    deliveries.push({ message, atMs: this.arrival(message, sendMs), attempt, duplicate: false })
+    if (faults?.duplicateProbability !== undefined && this.source.float() < faults.duplicateProbability) {
+      this.stats.duplicated++
+      deliveries.push({ message, atMs: this.arrival(message, sendMs), attempt: attempt + 1, duplicate: true })
+    }
+    deliveries.sort((a, b) => a.atMs - b.atMs)
+    this.stats.deliveries += deliveries.length
+    return deliveries
+  }
+
+  /** True while `domain` is in a `halt` outage at `atMs` (its chain produces no blocks). */
+  isHalted(domain: number, atMs: number): boolean {
+    return (this.spec.faults?.outages ?? []).some((o) => o.kind === "halt" && o.domain === domain && atMs >= o.fromSeconds * 1000 && atMs < o.toSeconds * 1000)
+  }
+}
