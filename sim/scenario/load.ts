@@ -1,0 +1,163 @@
+/**
+ * Loading a scenario file: YAML → Effect Schema decode → cross-field checks → a normalized `Scenario` with
+ * every default filled in. Every problem is reported with the file, the path in the document, its line and
+ * column, and what was expected. The scenario hash (keccak256 of the file bytes) goes into every report.
+ */
+import { readFileSync } from "node:fs"
+import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml"
+import { keccak256Bytes } from "../../service/domain/keccak.ts"
+import { decodeWithProblems, type InputProblem } from "../../service/domain/schemas.ts"
+import { ScenarioSpec, type TokenAmount } from "./schema.ts"
+
+export class ScenarioError extends Error {
+  override readonly name = "ScenarioError"
+  constructor(
+    readonly file: string,
+    readonly problems: readonly { readonly path: string; readonly line?: number; readonly column?: number; readonly message: string }[],
+  ) {
+    super(
+      `${file}: invalid scenario\n${problems
+        .map((p) => `  ${p.line === undefined ? "" : `${p.line}:${p.column ?? 1} `}${p.path === "" ? "(root)" : p.path}: ${p.message}`)
+        .join("\n")}`,
+    )
+  }
+}
+
+/** Parses "a.b[2].c" back to path segments. */
+const segments = (path: string): (string | number)[] =>
+  path === "" ? [] : [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!))
+
+const locate = (doc: Document, lineCounter: LineCounter, path: string): { line?: number; column?: number } => {
+  // Walk down as far as the path exists (a missing key points at its parent).
+  let parts = segments(path)
+  while (parts.length >= 0) {
+    const node = parts.length === 0 ? doc.contents : doc.getIn(parts, true)
+    const range = (node as { range?: [number, number, number] } | null | undefined)?.range
+    if (range !== undefined) {
+      const pos = lineCounter.linePos(range[0])
+      return { line: pos.line, column: pos.col }
+    }
+    if (parts.length === 0) break
+    parts = parts.slice(0, -1)
+  }
+  return {}
+}
+
+/** Converts whole tokens (number or decimal string) to integer units of a token with `decimals`. */
+export const tokensToUnits = (amount: TokenAmount, decimals: number): bigint => {
+  const text = typeof amount === "number" ? numberToDecimal(amount) : amount
+  const [whole, fraction = ""] = text.split(".")
+  const padded = (fraction + "0".repeat(decimals)).slice(0, decimals)
+  return BigInt(whole!) * 10n ** BigInt(decimals) + (decimals > 0 ? BigInt(padded) : 0n)
+}
+
+const numberToDecimal = (n: number): string => {
+  if (Number.isInteger(n)) return BigInt(n).toString()
+  const fixed = n.toFixed(18)
+  return fixed.replace(/0+$/, "").replace(/\.$/, "")
+}
+
+export interface LoadedScenario {
+  readonly file: string
+  readonly spec: ScenarioSpec
+  /** keccak256 of the file's bytes. */
+  readonly scenarioHash: `0x${string}`
+}
+
+/** Decodes scenario text (YAML or JSON); `file` is used in messages. */
+export const parseScenario = (text: string, file: string): LoadedScenario => {
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  if (doc.errors.length > 0) {
+    throw new ScenarioError(
+      file,
+      doc.errors.map((e) => {
+        const pos = lineCounter.linePos(e.pos[0])
+        return { path: "", line: pos.line, column: pos.col, message: `YAML: ${e.message.split("\n")[0]}` }
+      }),
+    )
+  }
+  if (!isMap(doc.contents) && !isSeq(doc.contents)) throw new ScenarioError(file, [{ path: "", message: "expected a mapping of scenario fields" }])
+  const decoded = decodeWithProblems(ScenarioSpec, doc.toJS())
+  const located = (problems: readonly InputProblem[]) => problems.map((p) => ({ ...p, ...locate(doc, lineCounter, p.path) }))
+  if (!decoded.ok) throw new ScenarioError(file, located(decoded.problems))
+  const spec = decoded.value
+  const crossProblems = checkReferences(spec)
+  if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
+  return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)) }
+}
+
+export const loadScenario = (file: string): LoadedScenario => {
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (error) {
+    throw new ScenarioError(file, [{ path: "", message: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }])
+  }
+  return parseScenario(text, file)
+}
+
+/** Checks between fields: every reference to a chain or asset exists, names are unique, limits fit the strategy. */
+const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
+  const problems: InputProblem[] = []
+  const chainIds = new Set<number>()
+  spec.chains.forEach((c, i) => {
+    if (chainIds.has(c.id)) problems.push({ path: `chains[${i}].id`, message: `chain ${c.id} is listed twice` })
+    chainIds.add(c.id)
+  })
+  const hubDomain = spec.hub?.domain ?? 25327
+  if (chainIds.has(hubDomain)) problems.push({ path: "hub.domain", message: `the hub domain ${hubDomain} must differ from every spoke chain id` })
+  const assets = new Map<string, Set<number>>()
+  spec.assets.forEach((a, i) => {
+    if (assets.has(a.symbol)) problems.push({ path: `assets[${i}].symbol`, message: `asset ${a.symbol} is listed twice` })
+    const on = new Set<number>()
+    a.chains.forEach((c, j) => {
+      if (!chainIds.has(c.chain)) problems.push({ path: `assets[${i}].chains[${j}].chain`, message: `chain ${c.chain} is not in chains` })
+      if (on.has(c.chain)) problems.push({ path: `assets[${i}].chains[${j}].chain`, message: `chain ${c.chain} is listed twice for ${a.symbol}` })
+      on.add(c.chain)
+      if ((c.strategy ?? "default") === "default" && (c.mintLimit !== undefined || c.burnLimit !== undefined)) {
+        problems.push({ path: `assets[${i}].chains[${j}]`, message: "mintLimit/burnLimit apply only to strategy xerc20" })
+      }
+    })
+    if ((a.maxDiscountDbps ?? 12) < (a.discountPerEpochDbps ?? 3)) {
+      problems.push({ path: `assets[${i}].discountPerEpochDbps`, message: "must not exceed maxDiscountDbps" })
+    }
+    assets.set(a.symbol, on)
+  })
+  const names = new Set<string>()
+  const agentName = (path: string, name: string) => {
+    if (names.has(name)) problems.push({ path, message: `agent population name ${name} is used twice` })
+    names.add(name)
+  }
+  const assetOn = (path: string, symbol: string, chain: number) => {
+    const on = assets.get(symbol)
+    if (on === undefined) problems.push({ path, message: `asset ${symbol} is not in assets` })
+    else if (!on.has(chain)) problems.push({ path, message: `asset ${symbol} is not configured on chain ${chain}` })
+  }
+  spec.agents.rebalancers?.forEach((r, i) => {
+    agentName(`agents.rebalancers[${i}].name`, r.name)
+    if (!assets.has(r.asset)) problems.push({ path: `agents.rebalancers[${i}].asset`, message: `asset ${r.asset} is not in assets` })
+    r.flows.forEach((f, j) => {
+      if (f.from === f.to) problems.push({ path: `agents.rebalancers[${i}].flows[${j}]`, message: "from and to must differ" })
+      assetOn(`agents.rebalancers[${i}].flows[${j}].from`, r.asset, f.from)
+      assetOn(`agents.rebalancers[${i}].flows[${j}].to`, r.asset, f.to)
+    })
+  })
+  spec.agents.solvers?.forEach((s, i) => {
+    agentName(`agents.solvers[${i}].name`, s.name)
+    s.inventory.forEach((inv, j) => assetOn(`agents.solvers[${i}].inventory[${j}]`, inv.asset, inv.chain))
+    s.repaymentChains?.forEach((c, j) => {
+      if (!chainIds.has(c)) problems.push({ path: `agents.solvers[${i}].repaymentChains[${j}]`, message: `chain ${c} is not in chains` })
+    })
+  })
+  spec.agents.arbitrageurs?.forEach((a, i) => {
+    agentName(`agents.arbitrageurs[${i}].name`, a.name)
+    a.capital.forEach((c, j) => assetOn(`agents.arbitrageurs[${i}].capital[${j}]`, c.asset, c.chain))
+  })
+  spec.initialLiquidity?.forEach((l, i) => assetOn(`initialLiquidity[${i}]`, l.asset, l.chain))
+  for (const o of spec.transport?.faults?.outages ?? []) {
+    if (!chainIds.has(o.domain) && o.domain !== hubDomain) problems.push({ path: "transport.faults.outages", message: `domain ${o.domain} is neither a chain nor the hub` })
+    if (o.toSeconds <= o.fromSeconds) problems.push({ path: "transport.faults.outages", message: `outage of ${o.domain} ends before it starts` })
+  }
+  return problems
+}

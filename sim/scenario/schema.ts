@@ -1,0 +1,186 @@
+/**
+ * The scenario file: chains, assets, protocol parameters, transport, agent populations, initial liquidity,
+ * horizon and the properties a run must satisfy. YAML on disk, decoded by this Effect Schema; a JSON Schema
+ * for editors is generated from it (`scenarios/scenario.schema.json`).
+ *
+ * Units are in the names: `...Seconds`, `...Dbps` (1/100,000), `...Bps` (1/10,000), token amounts in whole
+ * tokens (numbers or decimal strings, converted with the token's decimals).
+ */
+import { Schema } from "effect"
+import { LatencySpec } from "../../service/transport/latency.ts"
+import { TransportSpec } from "../../service/transport/transport.ts"
+
+const described = <S extends Schema.Top>(schema: S, description: string): S => schema.annotate({ description }) as S
+
+const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0, { expected: "a positive integer" }))
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }))
+const Seconds = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
+const PositiveSeconds = Schema.Number.check(Schema.isGreaterThan(0, { expected: "a positive number of seconds" }))
+const Probability = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
+const Weight = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative weight" }))
+const Dbps = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "dbps: an integer between 0 and 100000" }))
+const ChainId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 0xffff_ffff }, { expected: "a chain id (positive uint32)" }))
+const Symbol = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,16}$/, { expected: "a token symbol (1-16 letters, digits, . _ -)" }))
+const Name = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,40}$/, { expected: "a name (1-40 letters, digits, . _ -)" }))
+/** Whole tokens, as a number or a decimal string (`"0.000001"`). */
+export const TokenAmount = Schema.Union([
+  Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative amount of tokens" })),
+  Schema.String.check(Schema.isPattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, { expected: "a non-negative decimal amount of tokens" })),
+])
+export type TokenAmount = typeof TokenAmount.Type
+
+export const Horizon = Schema.Union([
+  Schema.Struct({ epochs: PositiveInt }),
+  Schema.Struct({ hours: Schema.Number.check(Schema.isGreaterThan(0, { expected: "a positive number of hours" })) }),
+  Schema.Struct({ seconds: PositiveSeconds }),
+])
+
+export const HubParameters = Schema.Struct({
+  domain: Schema.optionalKey(described(ChainId, "hub domain id (default 25327)")),
+  blockTimeSeconds: Schema.optionalKey(described(PositiveSeconds, "hub block time; epochs count hub blocks (default 12)")),
+  epochLength: Schema.optionalKey(described(PositiveInt, "epoch length in hub blocks (default 40)")),
+  expiryTimeBufferSeconds: Schema.optionalKey(described(Seconds, "grace after ttl before an unfilled fast intent goes to the slow path (default 43200)")),
+  discountExemptEpochs: Schema.optionalKey(described(NonNegativeInt, "extra epochs without discount after entry (default 0)")),
+  userMaxDiscount: Schema.optionalKey(described(Schema.Boolean, "a ttl=0 intent's maxFee caps its discount (default true)")),
+  minSolverSupportedDomains: Schema.optionalKey(NonNegativeInt),
+  domainGasLimit: Schema.optionalKey(PositiveInt),
+})
+
+export const ChainSpec = Schema.Struct({
+  id: ChainId,
+  name: Schema.optionalKey(Name),
+  blockTimeSeconds: Schema.optionalKey(described(PositiveSeconds, "spoke block time (default 2)")),
+})
+
+export const AssetOnChain = Schema.Struct({
+  chain: ChainId,
+  decimals: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 36 }, { expected: "token decimals between 0 and 36" })),
+  strategy: Schema.optionalKey(Schema.Literals(["default", "xerc20"])),
+  /** xERC20 only: the bridge's mint and burn limits (whole tokens per day, replenished linearly). */
+  mintLimit: Schema.optionalKey(TokenAmount),
+  burnLimit: Schema.optionalKey(TokenAmount),
+})
+
+export const AssetSpec = Schema.Struct({
+  symbol: Symbol,
+  discountPerEpochDbps: Schema.optionalKey(Dbps),
+  maxDiscountDbps: Schema.optionalKey(Dbps),
+  prioritizedStrategy: Schema.optionalKey(Schema.Literals(["default", "xerc20"])),
+  protocolFeeDbps: Schema.optionalKey(described(Dbps, "hub protocol fee (default 2)")),
+  /** Off-chain fee charged through the FeeAdapter (quotes): a fixed part and a liquidity-dependent variable part. */
+  fixedFeeTokens: Schema.optionalKey(TokenAmount),
+  maxVariableFeeBps: Schema.optionalKey(Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }, { expected: "bps between 0 and 10000" }))),
+  chains: Schema.Array(AssetOnChain).check(Schema.isMinLength(1, { expected: "at least one chain" })),
+})
+
+const QueueThreshold = Schema.Struct({
+  maxSize: Schema.optionalKey(PositiveInt),
+  maxAgeSeconds: Schema.optionalKey(Seconds),
+  cronSeconds: Schema.optionalKey(PositiveSeconds),
+})
+
+export const KeeperSpec = Schema.Struct({
+  intentQueue: Schema.optionalKey(QueueThreshold),
+  fillQueue: Schema.optionalKey(QueueThreshold),
+  settlementQueue: Schema.optionalKey(QueueThreshold),
+  processDepositsAndInvoicesCronSeconds: Schema.optionalKey(PositiveSeconds),
+  expiredIntentsCronSeconds: Schema.optionalKey(PositiveSeconds),
+})
+
+export const Arrival = Schema.Union([
+  Schema.Struct({ kind: Schema.Literal("poisson"), perHour: Schema.Number.check(Schema.isGreaterThan(0, { expected: "a positive rate" })) }),
+  /** Bursts of `size` intents every `everySeconds` on average (Poisson bursts), spread over `spreadSeconds`. */
+  Schema.Struct({
+    kind: Schema.Literal("bursty"),
+    everySeconds: PositiveSeconds,
+    size: PositiveInt,
+    spreadSeconds: Schema.optionalKey(Seconds),
+  }),
+])
+
+export const SizeSpec = Schema.Union([
+  Schema.Struct({ kind: Schema.Literal("fixed"), tokens: TokenAmount }),
+  Schema.Struct({ kind: Schema.Literal("uniform"), minTokens: TokenAmount, maxTokens: TokenAmount }),
+  Schema.Struct({ kind: Schema.Literal("lognormal"), medianTokens: TokenAmount, sigma: Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)), maxTokens: Schema.optionalKey(TokenAmount) }),
+])
+
+export const RebalancerSpec = Schema.Struct({
+  name: Name,
+  count: PositiveInt,
+  asset: Symbol,
+  arrival: Arrival,
+  flows: Schema.Array(Schema.Struct({ from: ChainId, to: ChainId, weight: Schema.optionalKey(Weight) })).check(
+    Schema.isMinLength(1, { expected: "at least one flow" }),
+  ),
+  size: SizeSpec,
+  paths: Schema.optionalKey(
+    Schema.Struct({ basic: Schema.optionalKey(Weight), fast: Schema.optionalKey(Weight), swap: Schema.optionalKey(Weight), xerc20: Schema.optionalKey(Weight) }),
+  ),
+  /** Tokens each rebalancer holds per chain at the start (default: enough for the run). */
+  balanceTokens: Schema.optionalKey(TokenAmount),
+  fastTtlSeconds: Schema.optionalKey(PositiveSeconds),
+  fastMaxFeeDbps: Schema.optionalKey(Dbps),
+  /** maxFee of netting intents: with userMaxDiscount it caps the discount the user accepts. */
+  maxDiscountDbps: Schema.optionalKey(Dbps),
+})
+
+export const SolverSpec = Schema.Struct({
+  name: Name,
+  count: PositiveInt,
+  /** Virtual-balance inventory per chain and asset, whole tokens. */
+  inventory: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
+  feeDbps: Dbps,
+  reactionSeconds: Schema.optionalKey(LatencySpec),
+  /** Most intents one solver fills per hour. */
+  capacityPerHour: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0))),
+  /** Repayment domains (setUserSupportedDomains); default every chain. */
+  repaymentChains: Schema.optionalKey(Schema.Array(ChainId)),
+  /** Rebalance when inventory on a chain falls below this share of its start. */
+  rebalanceBelowShare: Schema.optionalKey(Probability),
+})
+
+export const ArbitrageurSpec = Schema.Struct({
+  name: Name,
+  count: PositiveInt,
+  /** Capital per arbitrageur per chain and asset, whole tokens. */
+  capital: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
+  pollSeconds: Schema.optionalKey(PositiveSeconds),
+  /** Buy when the discount beats this (bps of the purchase), covering fees and cost of capital. */
+  minDiscountBps: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0))),
+  /** Skip invoices younger than this. */
+  minInvoiceAgeSeconds: Schema.optionalKey(Seconds),
+})
+
+export const InitialLiquidity = Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })
+
+export const Property = Schema.Union([
+  described(
+    Schema.String.check(
+      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9.]*\s*(>=|<=|==|!=|>|<)\s*-?[0-9.]+(e-?[0-9]+)?\s*$/, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
+    ),
+    "a metric compared with a number, e.g. nettingRatio >= 0.5 or latency.p99Seconds <= 3600",
+  ),
+  Schema.Struct({ coverage: described(Schema.String, "a coverage predicate, e.g. maxDiscountReached") }),
+])
+
+export const ScenarioSpec = Schema.Struct({
+  name: Name,
+  description: Schema.optionalKey(Schema.String),
+  seed: Schema.optionalKey(NonNegativeInt),
+  runs: Schema.optionalKey(PositiveInt),
+  horizon: Horizon,
+  backend: Schema.optionalKey(Schema.Literals(["memory", "anvil"])),
+  hub: Schema.optionalKey(HubParameters),
+  chains: Schema.Array(ChainSpec).check(Schema.isMinLength(2, { expected: "at least two chains" })),
+  assets: Schema.Array(AssetSpec).check(Schema.isMinLength(1, { expected: "at least one asset" })),
+  keepers: Schema.optionalKey(KeeperSpec),
+  transport: Schema.optionalKey(TransportSpec),
+  agents: Schema.Struct({
+    rebalancers: Schema.optionalKey(Schema.Array(RebalancerSpec)),
+    solvers: Schema.optionalKey(Schema.Array(SolverSpec)),
+    arbitrageurs: Schema.optionalKey(Schema.Array(ArbitrageurSpec)),
+  }),
+  initialLiquidity: Schema.optionalKey(Schema.Array(InitialLiquidity)),
+  properties: Schema.optionalKey(Schema.Array(Property)),
+})
+export type ScenarioSpec = typeof ScenarioSpec.Type
