@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest"
+import { NettingTracker, ratioOf } from "./netting.ts"
+import { Samples } from "./percentiles.ts"
+
+const alice = { kind: "user" as const, owner: "user/a" }
+const bob = { kind: "user" as const, owner: "user/b" }
+const lp = { kind: "initial" as const, owner: "initial" }
+const arb = { kind: "arbitrageur" as const, owner: "arb/1" }
+
+describe("netting ratio by FIFO attribution", () => {
+  it("counts only other users' custody as netted, oldest lots first", () => {
+    const t = new NettingTracker()
+    // Domain 10 holds: 50 initial liquidity, then Bob's 100, then an arbitrageur's 30.
+    t.custodyIn("USDC", 10, 50n, lp)
+    t.custodyIn("USDC", 10, 100n, bob)
+    t.custodyIn("USDC", 10, 30n, arb)
+    // Alice's intent 1→10 settles 120 on 10: 50 from the initial lot, 70 from Bob's.
+    t.custodyOut("USDC", 10, 120n, { owner: "user/a", lane: "1>10", epoch: 5 })
+    expect(t.overall.totalVolume18).toBe(120n)
+    expect(t.overall.nettedVolume18).toBe(70n)
+    expect(t.overall.bySource18.initial).toBe(50n)
+    expect(ratioOf(t.overall)).toBeCloseTo(70 / 120, 6)
+    // Bob settles 40 on 10: 30 left of his own lot (self, not netting), then 10 of the arbitrageur's.
+    t.custodyOut("USDC", 10, 40n, { owner: "user/b", lane: "1>10", epoch: 6 })
+    expect(t.overall.totalVolume18).toBe(160n)
+    expect(t.overall.nettedVolume18).toBe(70n)
+    expect(t.overall.bySource18.self).toBe(30n)
+    expect(t.overall.bySource18.arbitrageur).toBe(10n)
+    expect(ratioOf(t.byEpoch.get(5)!)).toBeCloseTo(70 / 120, 6)
+    expect(ratioOf(t.byEpoch.get(6)!)).toBe(0)
+    expect(t.byLane.get("1>10")!.totalVolume18).toBe(160n)
+  })
+
+  it("consumes lots without counting for non-user settlements, and reports uncovered amounts", () => {
+    const t = new NettingTracker()
+    t.custodyIn("USDC", 1, 100n, alice)
+    t.custodyOut("USDC", 1, 60n, undefined) // e.g. a solver repayment of an arbitrageur's intent
+    t.custodyOut("USDC", 1, 60n, { owner: "user/b", lane: "10>1", epoch: 1 })
+    expect(t.overall.nettedVolume18).toBe(40n)
+    expect(t.overall.bySource18.unattributed).toBe(20n)
+    expect(t.custodyBySource().user).toBe(0n)
+  })
+})
+
+describe("percentiles", () => {
+  it("uses the linear (type 7) definition on exact samples", () => {
+    const s = new Samples()
+    for (const v of [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]) s.add(v)
+    const p = s.percentiles()!
+    expect(p.p50).toBe(55)
+    expect(p.p90).toBeCloseTo(91, 9)
+    expect(p.p99).toBeCloseTo(99.1, 9)
+    expect(p.max).toBe(100)
+    expect(p.mean).toBe(55)
+    expect(new Samples().percentiles()).toBeUndefined()
+  })
+
+  it("grows past its initial capacity", () => {
+    const s = new Samples()
+    for (let i = 1; i <= 1000; i++) s.add(i)
+    expect(s.percentiles()!.p50).toBe(500.5)
+  })
+})

@@ -1,0 +1,50 @@
+/**
+ * Exact latency samples and their percentiles (simple-statistics' `quantileSorted`, the linear method of
+ * numpy and R type 7). Samples are kept in growable Float64Arrays: a million samples cost 8 MB.
+ */
+import { quantileSorted } from "simple-statistics"
+
+export interface Percentiles {
+  readonly count: number
+  readonly p50: number
+  readonly p90: number
+  readonly p99: number
+  readonly max: number
+  readonly mean: number
+}
+
+export class Samples {
+  private values = new Float64Array(256)
+  count = 0
+  private sum = 0
+
+  add(value: number): void {
+    if (this.count === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2)
+      grown.set(this.values)
+      this.values = grown
+    }
+    this.values[this.count++] = value
+    this.sum += value
+  }
+
+  /** Percentiles of the samples so far, or undefined when there are none. */
+  percentiles(): Percentiles | undefined {
+    if (this.count === 0) return undefined
+    const sorted = Array.from(this.values.subarray(0, this.count)).sort((a, b) => a - b)
+    return {
+      count: this.count,
+      p50: quantileSorted(sorted, 0.5),
+      p90: quantileSorted(sorted, 0.9),
+      p99: quantileSorted(sorted, 0.99),
+      max: sorted[sorted.length - 1]!,
+      mean: this.sum / this.count,
+    }
+  }
+
+  quantile(p: number): number | undefined {
+    if (this.count === 0) return undefined
+    const sorted = Array.from(this.values.subarray(0, this.count)).sort((a, b) => a - b)
+    return quantileSorted(sorted, p)
+  }
+}
