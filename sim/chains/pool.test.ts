@@ -1,0 +1,182 @@
+import { createServer, type Server } from "node:net"
+import { parseEther } from "viem"
+import { describe, expect, test } from "vitest"
+import { deriveDevAccounts, TEST_MNEMONIC } from "./accounts.ts"
+import {
+  ChainStoppedError,
+  InvalidChainOptionError,
+  SnapshotNotFoundError,
+  TimestampOrderError,
+  UnknownChainError,
+} from "./errors.ts"
+import { ChainPool, withChainPool } from "./pool.ts"
+import { TEST_GENESIS_TIMESTAMP, useChains } from "./testing.ts"
+
+const T0 = TEST_GENESIS_TIMESTAMP
+const chains = useChains({ chainIds: [1, 10, 8453], accounts: 12, isolate: "test" })
+
+describe("start", () => {
+  test("runs one anvil per chosen chain id, each on its own port", async () => {
+    const pool = chains.pool
+    expect(pool.chainIds).toEqual([1, 10, 8453])
+    const ports = new Set(pool.chains.map((chain) => chain.port))
+    expect(ports.size).toBe(3)
+    for (const chain of pool.chains) {
+      expect(await chain.publicClient.getChainId()).toBe(chain.chainId)
+      expect(chain.rpcUrl).toBe(`http://127.0.0.1:${chain.port}`)
+      expect(chain.viemChain.id).toBe(chain.chainId)
+    }
+  })
+
+  test("genesis is at the caller's timestamp with the large gas limit and automine off", async () => {
+    for (const chain of chains.pool.chains) {
+      const genesis = await chain.publicClient.getBlock({ blockNumber: 0n })
+      expect(genesis.timestamp).toBe(T0)
+      expect(genesis.gasLimit).toBe(1_000_000_000n)
+      expect(await chain.testClient.getAutomine()).toBe(false)
+    }
+  })
+
+  test("dev accounts are the mnemonic's, with their private keys, funded at genesis", async () => {
+    const chain = chains.chain(10)
+    expect(chain.accounts).toHaveLength(12)
+    expect(chain.accounts[0]?.address).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
+    expect(chain.accounts[0]?.privateKey).toBe("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+    expect(chain.accounts[1]?.privateKey).toBe("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
+    expect(chain.accounts.map((account) => account.index)).toEqual([...Array(12).keys()])
+    const last = chain.accounts[11]
+    expect(last).toBeDefined()
+    expect(await chain.publicClient.getBalance({ address: last?.address ?? "0x" })).toBe(parseEther("10000"))
+    expect(deriveDevAccounts(TEST_MNEMONIC, 3).map((account) => account.address)).toEqual(
+      chain.accounts.slice(0, 3).map((account) => account.address),
+    )
+  })
+
+  test("unknown chain id is a typed error", () => {
+    expect(() => chains.chain(5)).toThrow(UnknownChainError)
+    expect(() => chains.chain(5)).toThrow("No chain 5 in this pool; it runs 1, 10, 8453.")
+  })
+
+  test("bad options are rejected before any process starts", async () => {
+    const base = { genesisTimestamp: T0 }
+    await expect(ChainPool.start({ ...base, chainIds: [] })).rejects.toThrow(InvalidChainOptionError)
+    await expect(ChainPool.start({ ...base, chainIds: [1, 1] })).rejects.toThrow("distinct chain ids")
+    await expect(ChainPool.start({ ...base, chainIds: [0] })).rejects.toThrow(InvalidChainOptionError)
+    await expect(ChainPool.start({ chainIds: [1], genesisTimestamp: -1n })).rejects.toThrow("genesisTimestamp")
+  })
+
+  test("a taken port is skipped (EADDRINUSE retry)", async () => {
+    const blocker: Server = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))
+    const address = blocker.address()
+    const taken = typeof address === "object" && address !== null ? address.port : 0
+    try {
+      await withChainPool({ chainIds: [777], genesisTimestamp: T0, basePort: taken }, async (pool) => {
+        expect(pool.chain(777).port).toBe(taken + 1)
+        expect(await pool.chain(777).publicClient.getChainId()).toBe(777)
+      })
+    } finally {
+      blocker.close()
+    }
+  })
+})
+
+describe("blocks", () => {
+  test("automine is off: a sent transaction stays pending until mine()", async () => {
+    const chain = chains.chain(1)
+    const [alice, bob] = chain.accounts
+    if (alice === undefined || bob === undefined) throw new Error("accounts")
+    const hash = await chain.walletClient.sendTransaction({
+      to: bob.address,
+      value: 1n,
+      gas: 21_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 0n,
+    })
+    expect(await chain.publicClient.getBlockNumber()).toBe(0n)
+    await expect(chain.publicClient.getTransactionReceipt({ hash })).rejects.toThrow()
+    const pending = await chain.publicClient.getBlock({ blockTag: "pending" })
+    expect(pending.transactions).toEqual([hash])
+
+    expect(await chain.mine(T0 + 12n)).toBe(1n)
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash })
+    expect(receipt.status).toBe("success")
+    expect(receipt.blockNumber).toBe(1n)
+  })
+
+  test("each mine() makes exactly one block at exactly the requested timestamp", async () => {
+    const chain = chains.chain(10)
+    const requested = [T0 + 1n, T0 + 1n, T0 + 100n, T0 + 86_400n]
+    for (const [i, timestamp] of requested.entries()) {
+      const block = await chain.mineBlock(timestamp)
+      expect(block.number).toBe(BigInt(i + 1))
+      expect(block.timestamp).toBe(timestamp)
+    }
+    expect((await chain.publicClient.getBlock()).timestamp).toBe(T0 + 86_400n)
+  })
+
+  test("a timestamp earlier than the head is refused with a typed error", async () => {
+    const chain = chains.chain(10)
+    await chain.mine(T0 + 50n)
+    const error = await chain.mine(T0 + 49n).catch((cause: unknown) => cause)
+    expect(error).toBeInstanceOf(TimestampOrderError)
+    expect((error as TimestampOrderError).chainId).toBe(10)
+    expect((error as TimestampOrderError).requested).toBe(T0 + 49n)
+    expect(await chain.publicClient.getBlockNumber()).toBe(1n)
+  })
+
+  test("setNextBlockTimestamp applies to a block mined by other means", async () => {
+    const chain = chains.chain(8453)
+    await chain.setNextBlockTimestamp(T0 + 777n)
+    await chain.testClient.mine({ blocks: 1 })
+    expect((await chain.latestBlock()).timestamp).toBe(T0 + 777n)
+  })
+
+  test("snapshot/revert restore blocks and balances and bump stateVersion", async () => {
+    const chain = chains.chain(8453)
+    const [alice, bob] = chain.accounts
+    if (alice === undefined || bob === undefined) throw new Error("accounts")
+    const before = await chain.publicClient.getBalance({ address: bob.address })
+    const version = chain.stateVersion
+    const snapshot = await chain.snapshot()
+    await chain.walletClient.sendTransaction({
+      to: bob.address,
+      value: 5n,
+      gas: 21_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 0n,
+    })
+    await chain.mine(T0 + 5n)
+    expect(await chain.publicClient.getBalance({ address: bob.address })).toBe(before + 5n)
+    await chain.revert(snapshot)
+    expect(chain.stateVersion).toBe(version + 1)
+    expect(await chain.publicClient.getBlockNumber()).toBe(0n)
+    expect(await chain.publicClient.getBalance({ address: bob.address })).toBe(before)
+    await expect(chain.revert(snapshot)).rejects.toThrow(SnapshotNotFoundError)
+  })
+
+  test("isolate: 'test' reverted the previous test's blocks", async () => {
+    const numbers = await Promise.all(chains.pool.chains.map((chain) => chain.publicClient.getBlockNumber()))
+    expect(numbers).toEqual([0n, 0n, 0n])
+  })
+})
+
+test("an anvil killed from outside is reported as stopped", async () => {
+  await withChainPool({ chainIds: [31338, 31339], genesisTimestamp: T0 }, async (pool) => {
+    const [victim, survivor] = pool.chains
+    if (victim === undefined || survivor === undefined) throw new Error("chains")
+    process.kill(victim.pid, "SIGKILL")
+    await expect.poll(() => victim.isStopped).toBe(true)
+    await expect(victim.mine(T0 + 1n)).rejects.toThrow(ChainStoppedError)
+    expect(await survivor.mine(T0 + 1n)).toBe(1n)
+  })
+})
+
+test("a stopped pool refuses work with ChainStoppedError", async () => {
+  const pool = await ChainPool.start({ chainIds: [31337], genesisTimestamp: T0 })
+  const chain = pool.chain(31337)
+  await pool.stop()
+  expect(chain.isStopped).toBe(true)
+  await expect(chain.mine(T0 + 1n)).rejects.toThrow(ChainStoppedError)
+  await expect(chain.mine(T0 + 1n)).rejects.toThrow("Chain 31337: cannot mine, its anvil instance is stopped.")
+})

@@ -1,0 +1,219 @@
+import { type Address, parseEventLogs } from "viem"
+import { describe, expect, test, vi } from "vitest"
+import type { Chain } from "./chain.ts"
+import { ConcurrentFlushError, RpcResponseError, TransactionsFailedError } from "./errors.ts"
+import { requireSuccess, type TransactionOutcome } from "./outcomes.ts"
+import type { RpcCall } from "./rpc.ts"
+import { createSender, type TransactionSender } from "./sender.ts"
+import { testTokenAbi, testTokenBytecode } from "./testdata/testToken.ts"
+import { TEST_GENESIS_TIMESTAMP, useChains } from "./testing.ts"
+
+const T0 = TEST_GENESIS_TIMESTAMP
+const CHAIN_ID = 31_001
+const chains = useChains({ chainIds: [CHAIN_ID], accounts: 20, isolate: "test" })
+
+const account = (chain: Chain, index: number) => {
+  const found = chain.accounts[index]
+  if (found === undefined) throw new Error(`no dev account ${index}`)
+  return found
+}
+
+/** Address 0x...00<n>, never a dev account. */
+const recipient = (n: number): Address => `0x${(0xbeef0000 + n).toString(16).padStart(40, "0")}`
+
+const deployToken = async (sender: TransactionSender, chain: Chain, timestamp: bigint): Promise<Address> => {
+  sender.queue({ from: account(chain, 0), data: testTokenBytecode, gas: 1_000_000n })
+  const [deployed] = requireSuccess(await sender.flush(timestamp))
+  const address = deployed?.contractAddress
+  if (address === undefined) throw new Error("no contract address")
+  return address
+}
+
+const countCalls = (chain: Chain, method: string) => {
+  const spy = vi.spyOn(chain.rpc, "batch")
+  return {
+    count: () =>
+      spy.mock.calls.reduce((total, [calls]) => total + calls.filter((call: RpcCall) => call.method === method).length, 0),
+    restore: () => spy.mockRestore(),
+  }
+}
+
+describe("nonces", () => {
+  test("are tracked locally over several flushes (one eth_getTransactionCount per account)", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const counter = countCalls(chain, "eth_getTransactionCount")
+    try {
+      for (let flush = 0; flush < 3; flush++) {
+        for (let round = 0; round < 3; round++) {
+          for (let i = 0; i < 5; i++) sender.queue({ from: account(chain, i), to: recipient(i), value: 1n, gas: 21_000n })
+        }
+        const result = await sender.flush(T0 + 12n * BigInt(flush + 1))
+        expect(result.block.number).toBe(BigInt(flush + 1))
+        expect(result.block.timestamp).toBe(T0 + 12n * BigInt(flush + 1))
+        const successes = requireSuccess(result)
+        expect(successes).toHaveLength(15)
+        for (const outcome of successes) {
+          const round = Math.floor(outcome.index / 5)
+          expect(outcome.nonce).toBe(flush * 3 + round)
+          expect(outcome.transactionIndex).toBe(outcome.index)
+        }
+      }
+      expect(counter.count()).toBe(5)
+    } finally {
+      counter.restore()
+    }
+    expect(await chain.publicClient.getTransactionCount({ address: account(chain, 4).address })).toBe(9)
+  })
+
+  test("are reloaded after the chain reverts to a snapshot", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const snapshot = await chain.snapshot()
+    sender.queue({ from: account(chain, 1), to: recipient(1), value: 1n, gas: 21_000n })
+    expect(requireSuccess(await sender.flush(T0 + 1n))[0]?.nonce).toBe(0)
+    await chain.revert(snapshot)
+    sender.queue({ from: account(chain, 1), to: recipient(1), value: 1n, gas: 21_000n })
+    expect(requireSuccess(await sender.flush(T0 + 1n))[0]?.nonce).toBe(0)
+  })
+
+  test("a refused transaction leaves a gap: the account's next ones are dropped, then nonces resync", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const poor = account(chain, 3)
+    sender.queue({ from: poor, to: recipient(3), value: 1n, gas: 21_000n })
+    sender.queue({ from: poor, to: recipient(3), value: 10n ** 30n, gas: 21_000n }) // more than it has
+    sender.queue({ from: poor, to: recipient(3), value: 2n, gas: 21_000n })
+    sender.queue({ from: account(chain, 4), to: recipient(4), value: 3n, gas: 21_000n })
+    const result = await sender.flush(T0 + 12n)
+    expect(result.outcomes.map((outcome) => [outcome.status, outcome.nonce])).toEqual([
+      ["success", 0],
+      ["rejected", 1],
+      ["dropped", 2],
+      ["success", 0],
+    ])
+    const rejected = result.outcomes[1]
+    expect(rejected?.status === "rejected" && rejected.error).toBeInstanceOf(RpcResponseError)
+    expect(rejected?.status === "rejected" && rejected.error.rpcMessage).toMatch(/insufficient funds/i)
+    expect(result.block.transactions).toHaveLength(2)
+
+    // The dropped transaction (nonce 2) is gone from the pool: the next flush starts again at nonce 1.
+    sender.queue({ from: poor, to: recipient(3), value: 4n, gas: 21_000n })
+    const next = await sender.flush(T0 + 24n)
+    expect(next.outcomes.map((outcome) => [outcome.status, outcome.nonce])).toEqual([["success", 1]])
+    expect(next.block.transactions).toHaveLength(1)
+    expect(await chain.publicClient.getBalance({ address: recipient(3) })).toBe(1n + 4n)
+  })
+})
+
+describe("flush", () => {
+  test("2,000 transfers land in one block, in submission order", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    for (let round = 0; round < 100; round++) {
+      for (let i = 0; i < 20; i++) sender.queue({ from: account(chain, i), to: recipient(i), value: 1n, gas: 21_000n })
+    }
+    expect(sender.pending).toBe(2_000)
+    const result = await sender.flush(T0 + 12n)
+    expect(sender.pending).toBe(0)
+    expect(result.block.number).toBe(1n)
+    expect(result.block.transactions).toHaveLength(2_000)
+    const successes = requireSuccess(result)
+    expect(successes.map((outcome) => outcome.transactionIndex)).toEqual([...Array(2_000).keys()])
+    expect(result.block.transactions).toEqual(successes.map((outcome) => outcome.hash))
+    expect(await chain.publicClient.getBalance({ address: recipient(19) })).toBe(100n)
+    expect(await chain.publicClient.getBlockNumber()).toBe(1n)
+  })
+
+  test("with nothing queued, a flush still mines exactly one block", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const result = await createSender(chain).flush(T0 + 5n)
+    expect(result.outcomes).toEqual([])
+    expect(result.block).toMatchObject({ number: 1n, timestamp: T0 + 5n, transactions: [] })
+  })
+
+  test("reports contract creation, logs, and decoded reverts", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const token = await deployToken(sender, chain, T0 + 12n)
+    const [alice, bob] = [account(chain, 0), account(chain, 1)]
+
+    sender.queueContract({ from: alice, address: token, abi: testTokenAbi, functionName: "mint", args: [alice.address, 100n], gas: 100_000n })
+    sender.queueContract({ from: alice, address: token, abi: testTokenAbi, functionName: "transfer", args: [bob.address, 40n], gas: 100_000n })
+    sender.queueContract({ from: bob, address: token, abi: testTokenAbi, functionName: "transfer", args: [alice.address, 41n], gas: 100_000n })
+    sender.queueContract({ from: bob, address: token, abi: testTokenAbi, functionName: "burn", args: [1_000n], gas: 100_000n })
+    sender.queue({ from: bob, to: token, data: "0xdeadbeef", gas: 100_000n })
+    const result = await sender.flush(T0 + 24n)
+    const [mint, transfer, overdraw, burn, unknown] = result.outcomes as TransactionOutcome[]
+
+    expect(mint?.status).toBe("success")
+    expect(transfer?.status).toBe("success")
+    if (transfer?.status !== "success") throw new Error("transfer failed")
+    const [event] = parseEventLogs({ abi: testTokenAbi, logs: [...transfer.logs], eventName: "Transfer" })
+    expect(event?.args).toEqual({ from: alice.address, to: bob.address, value: 40n })
+
+    expect(overdraw?.status).toBe("reverted")
+    if (overdraw?.status !== "reverted") throw new Error("expected a revert")
+    expect(overdraw.revert).toMatchObject({ kind: "decoded", errorName: "InsufficientBalance", args: [bob.address, 40n, 41n] })
+    expect(overdraw.revert.message).toBe(`InsufficientBalance(${bob.address}, 40, 41)`)
+
+    expect(burn?.status === "reverted" && burn.revert).toMatchObject({
+      kind: "decoded",
+      errorName: "Error",
+      message: "Error(burn exceeds balance)",
+    })
+    expect(unknown?.status === "reverted" && unknown.revert).toMatchObject({ kind: "undecoded", data: "0x" })
+
+    expect(await sender.readContract({ address: token, abi: testTokenAbi, functionName: "balanceOf", args: [bob.address] })).toBe(40n)
+  })
+
+  test("the sender's errorAbi decodes reverts of raw transactions", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain, { errorAbi: testTokenAbi })
+    const token = await deployToken(sender, chain, T0 + 1n)
+    sender.queue({
+      from: account(chain, 2),
+      to: token,
+      data: "0xa9059cbb000000000000000000000000000000000000000000000000000000000000dead0000000000000000000000000000000000000000000000000000000000000001",
+      gas: 100_000n,
+    })
+    const [outcome] = (await sender.flush(T0 + 2n)).outcomes
+    expect(outcome?.status === "reverted" && outcome.revert.message).toBe(
+      `InsufficientBalance(${account(chain, 2).address}, 0, 1)`,
+    )
+  })
+
+  test("receipts are fetched on request and agree with the outcomes", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const token = await deployToken(sender, chain, T0 + 1n)
+    sender.queue({ from: account(chain, 5), to: recipient(5), value: 7n, gas: 21_000n })
+    sender.queueContract({ from: account(chain, 5), address: token, abi: testTokenAbi, functionName: "burn", args: [1n], gas: 60_000n })
+    const result = await sender.flush(T0 + 2n, { receipts: true })
+    const [transfer, burn] = result.outcomes
+    expect(transfer?.status === "success" && transfer.receipt).toMatchObject({ status: "success", gasUsed: 21_000n, blockNumber: 2n })
+    expect(burn?.status === "reverted" && burn.receipt?.status).toBe("reverted")
+  })
+
+  test("requireSuccess names every failed transaction", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const token = await deployToken(sender, chain, T0 + 1n)
+    sender.queue({ from: account(chain, 6), to: recipient(6), value: 1n, gas: 21_000n })
+    sender.queueContract({ from: account(chain, 6), address: token, abi: testTokenAbi, functionName: "burn", args: [5n], gas: 60_000n })
+    const result = await sender.flush(T0 + 2n)
+    expect(() => requireSuccess(result)).toThrow(TransactionsFailedError)
+    expect(() => requireSuccess(result)).toThrow(
+      `Chain ${CHAIN_ID}: 1 transaction(s) of block 2 failed: #1 reverted: Error(burn exceeds balance).`,
+    )
+  })
+
+  test("a second flush while one runs is refused", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    sender.queue({ from: account(chain, 7), to: recipient(7), value: 1n, gas: 21_000n })
+    const first = sender.flush(T0 + 1n)
+    await expect(sender.flush(T0 + 2n)).rejects.toThrow(ConcurrentFlushError)
+    expect(requireSuccess(await first)).toHaveLength(1)
+  })
+})
