@@ -1,0 +1,271 @@
+/**
+ * Open invoices across tickers in FIFO order (the order the hub enqueued them), indexed by ticker, origin and
+ * destination for the filters of `GET /invoices`, and the per-epoch processing history of every invoice. The
+ * invoice data itself (amount, owner, entry epoch, current discount) is read from the hub's own invoice nodes,
+ * so it is never stale.
+ */
+import type { Bytes32 } from "../domain/hex.ts"
+import type { Hub } from "../hub/hub.ts"
+import { discountDbps, settlementDomains } from "../hub/settler.ts"
+import type { InvoiceNode, TickerState } from "../hub/state.ts"
+import type { InvoiceProcessingHistoryEntry, InvoiceRecord } from "./records.ts"
+import { LiveSeqs, mergeAsc, mergeDesc, type SeqSource } from "./sequence.ts"
+
+export interface InvoiceIndexEntry {
+  readonly seq: number
+  readonly intentId: Bytes32
+  readonly tickerHash: Bytes32
+  readonly origin: number
+  readonly destinations: readonly number[]
+}
+
+export type DiscountSortOrder = "asc" | "desc"
+
+export interface InvoiceQuery {
+  /** First invoice number of the page (inclusive), FIFO order. */
+  readonly cursor?: number | undefined
+  /** Last invoice number of the page (inclusive), paging backwards. */
+  readonly prevCursor?: number | undefined
+  readonly limit: number
+  readonly tickerHash?: Bytes32 | undefined
+  readonly origins?: readonly number[] | undefined
+  readonly destinations?: readonly number[] | undefined
+  /** Order by current discount (ties in FIFO order) instead of FIFO; cursors are then `<dbps>-<seq>`. */
+  readonly sortOrderByDiscount?: DiscountSortOrder | undefined
+  /** Only with `sortOrderByDiscount`. */
+  readonly sortedCursor?: string | undefined
+}
+
+export interface InvoicePage {
+  readonly invoices: readonly InvoiceRecord[]
+  readonly nextCursor: string | null
+  readonly prevCursor: string | null
+  readonly maxCount: number
+}
+
+const pushSeq = (map: Map<string | number, LiveSeqs>, key: string | number, seq: number): void => {
+  let index = map.get(key)
+  if (index === undefined) map.set(key, (index = new LiveSeqs()))
+  index.add(seq)
+}
+
+export class InvoiceIndex {
+  private nextSeq = 0
+  private readonly bySeq = new Map<number, InvoiceIndexEntry>()
+  private readonly byId = new Map<Bytes32, InvoiceIndexEntry>()
+  private readonly all = new LiveSeqs()
+  private readonly byTicker = new Map<string | number, LiveSeqs>()
+  private readonly byOrigin = new Map<string | number, LiveSeqs>()
+  private readonly byDestination = new Map<string | number, LiveSeqs>()
+  private readonly history = new Map<Bytes32, InvoiceProcessingHistoryEntry[]>()
+
+  get size(): number {
+    return this.all.size
+  }
+
+  get(intentId: Bytes32): InvoiceIndexEntry | undefined {
+    return this.byId.get(intentId)
+  }
+
+  add(intentId: Bytes32, tickerHash: Bytes32, origin: number, destinations: readonly number[]): void {
+    if (this.byId.has(intentId)) return
+    const seq = this.nextSeq++
+    const entry: InvoiceIndexEntry = { seq, intentId, tickerHash, origin, destinations }
+    this.bySeq.set(seq, entry)
+    this.byId.set(intentId, entry)
+    this.all.add(seq)
+    pushSeq(this.byTicker, tickerHash, seq)
+    pushSeq(this.byOrigin, origin, seq)
+    for (const d of new Set(destinations)) pushSeq(this.byDestination, d, seq)
+  }
+
+  remove(intentId: Bytes32): boolean {
+    const entry = this.byId.get(intentId)
+    if (entry === undefined) return false
+    this.byId.delete(intentId)
+    this.bySeq.delete(entry.seq)
+    this.all.remove(entry.seq)
+    this.byTicker.get(entry.tickerHash)?.remove(entry.seq)
+    this.byOrigin.get(entry.origin)?.remove(entry.seq)
+    for (const d of new Set(entry.destinations)) this.byDestination.get(d)?.remove(entry.seq)
+    return true
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Processing history
+
+  recordEvaluation(intentId: Bytes32, entry: InvoiceProcessingHistoryEntry): void {
+    let list = this.history.get(intentId)
+    if (list === undefined) this.history.set(intentId, (list = []))
+    // One entry per epoch: the last evaluation of the epoch is what the hub decided in it.
+    if (list.length > 0 && list[list.length - 1]!.epoch === entry.epoch) list[list.length - 1] = entry
+    else list.push(entry)
+  }
+
+  historyOf(intentId: Bytes32): readonly InvoiceProcessingHistoryEntry[] | undefined {
+    return this.history.get(intentId)
+  }
+
+  historyCount(): number {
+    let n = 0
+    for (const list of this.history.values()) n += list.length
+    return n
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Queries
+
+  private sourcesFor(q: InvoiceQuery): readonly SeqSource[] {
+    const options: (readonly SeqSource[])[] = [[this.all]]
+    const pick = (map: Map<string | number, LiveSeqs>, keys: readonly (string | number)[]) =>
+      keys.map((k) => map.get(k)).filter((s): s is LiveSeqs => s !== undefined)
+    if (q.tickerHash !== undefined) options.push(pick(this.byTicker, [q.tickerHash]))
+    if (q.origins !== undefined && q.origins.length > 0) options.push(pick(this.byOrigin, q.origins))
+    if (q.destinations !== undefined && q.destinations.length > 0) options.push(pick(this.byDestination, q.destinations))
+    const size = (sources: readonly SeqSource[]) => sources.reduce((n, s) => n + s.size, 0)
+    return options.reduce((best, o) => (size(o) < size(best) ? o : best))
+  }
+
+  private matches(q: InvoiceQuery, entry: InvoiceIndexEntry): boolean {
+    if (q.tickerHash !== undefined && entry.tickerHash !== q.tickerHash) return false
+    if (q.origins !== undefined && q.origins.length > 0 && !q.origins.includes(entry.origin)) return false
+    if (q.destinations !== undefined && q.destinations.length > 0 && !entry.destinations.some((d) => q.destinations!.includes(d))) return false
+    return true
+  }
+
+  private filterCount(q: InvoiceQuery, sources: readonly SeqSource[]): number {
+    const filters = (q.tickerHash !== undefined ? 1 : 0) + (q.origins?.length ? 1 : 0) + (q.destinations?.length ? 1 : 0)
+    if (filters === 0) return this.all.size
+    if (filters === 1 && (q.tickerHash !== undefined || q.origins?.length)) return sources.reduce((n, s) => n + s.size, 0)
+    let n = 0
+    for (const seq of mergeAsc(sources, 0)) if (this.matches(q, this.bySeq.get(seq)!)) n++
+    return n
+  }
+
+  list(hub: Hub, q: InvoiceQuery): InvoicePage {
+    const sources = this.sourcesFor(q)
+    const maxCount = this.filterCount(q, sources)
+    if (q.sortOrderByDiscount !== undefined) return this.listByDiscount(hub, q, sources, maxCount)
+    const page: InvoiceIndexEntry[] = []
+    let nextCursor: number | null = null
+    let prevCursor: number | null = null
+    if (q.prevCursor === undefined) {
+      for (const seq of mergeAsc(sources, q.cursor ?? 0)) {
+        const entry = this.bySeq.get(seq)!
+        if (!this.matches(q, entry)) continue
+        if (page.length === q.limit) {
+          nextCursor = seq
+          break
+        }
+        page.push(entry)
+      }
+      const before = (page[0]?.seq ?? q.cursor ?? 0) - 1
+      for (const seq of mergeDesc(sources, before)) {
+        if (this.matches(q, this.bySeq.get(seq)!)) {
+          prevCursor = seq
+          break
+        }
+      }
+    } else {
+      for (const seq of mergeDesc(sources, q.prevCursor)) {
+        const entry = this.bySeq.get(seq)!
+        if (!this.matches(q, entry)) continue
+        if (page.length === q.limit) {
+          prevCursor = seq
+          break
+        }
+        page.push(entry)
+      }
+      page.reverse()
+      const after = (page[page.length - 1]?.seq ?? q.prevCursor) + 1
+      for (const seq of mergeAsc(sources, after)) {
+        if (this.matches(q, this.bySeq.get(seq)!)) {
+          nextCursor = seq
+          break
+        }
+      }
+    }
+    const invoices: InvoiceRecord[] = []
+    for (const entry of page) {
+      const record = invoiceRecord(hub, entry)
+      if (record !== undefined) invoices.push(record)
+    }
+    return {
+      invoices,
+      nextCursor: nextCursor === null ? null : String(nextCursor),
+      prevCursor: prevCursor === null ? null : String(prevCursor),
+      maxCount,
+    }
+  }
+
+  /** Sorted by current discount: needs every matching invoice's discount, so it costs O(n log n). */
+  private listByDiscount(hub: Hub, q: InvoiceQuery, sources: readonly SeqSource[], maxCount: number): InvoicePage {
+    const rows: { entry: InvoiceIndexEntry; dbps: number }[] = []
+    for (const seq of mergeAsc(sources, 0)) {
+      const entry = this.bySeq.get(seq)!
+      if (!this.matches(q, entry)) continue
+      const dbps = currentDiscount(hub, entry.intentId)
+      if (dbps !== undefined) rows.push({ entry, dbps })
+    }
+    const sign = q.sortOrderByDiscount === "desc" ? -1 : 1
+    rows.sort((a, b) => sign * (a.dbps - b.dbps) || a.entry.seq - b.entry.seq)
+    const keyOf = (row: { entry: InvoiceIndexEntry; dbps: number }) => `${row.dbps}-${row.entry.seq}`
+    let start = 0
+    if (q.sortedCursor !== undefined) {
+      const [dbps, seq] = q.sortedCursor.split("-").map(Number) as [number, number]
+      start = rows.findIndex((r) => sign * (r.dbps - dbps) > 0 || (r.dbps === dbps && r.entry.seq >= seq))
+      if (start < 0) start = rows.length
+    }
+    const slice = rows.slice(start, start + q.limit)
+    const invoices = slice.map((r) => invoiceRecord(hub, r.entry)).filter((r): r is InvoiceRecord => r !== undefined)
+    const next = rows[start + q.limit]
+    const prev = start > 0 ? rows[Math.max(0, start - q.limit)] : undefined
+    return { invoices, nextCursor: next === undefined ? null : keyOf(next), prevCursor: prev === undefined ? null : keyOf(prev), maxCount }
+  }
+
+  /** Every live invoice id in FIFO order (fingerprints). */
+  *ids(): Generator<Bytes32> {
+    for (const seq of mergeAsc([this.all], 0)) yield this.bySeq.get(seq)!.intentId
+  }
+}
+
+const tickerOf = (hub: Hub, intentId: Bytes32): { ticker: TickerState; node: InvoiceNode } | undefined => {
+  const ctx = hub.state.contexts.get(intentId)
+  const node = ctx?.invoice
+  const ticker = ctx?.ticker
+  if (node === undefined || ticker === undefined) return undefined
+  return { ticker, node }
+}
+
+/** The invoice's discount if it were processed now, in dbps. */
+export const currentDiscount = (hub: Hub, intentId: Bytes32): number | undefined => {
+  const found = tickerOf(hub, intentId)
+  if (found === undefined) return undefined
+  return discountDbps(hub.state, found.ticker, hub.state.currentEpoch(), found.node.entryEpoch, found.node.ctx)
+}
+
+export const invoiceRecord = (hub: Hub, entry: InvoiceIndexEntry): InvoiceRecord | undefined => {
+  const found = tickerOf(hub, entry.intentId)
+  if (found === undefined) return undefined
+  const { node, ticker } = found
+  const dbps = discountDbps(hub.state, ticker, hub.state.currentEpoch(), node.entryEpoch, node.ctx)
+  return {
+    intent_id: entry.intentId,
+    owner: node.owner,
+    entry_epoch: node.entryEpoch,
+    amount: node.amount18.toString(),
+    discountBps: dbps / 10,
+    origin: String(entry.origin),
+    destinations: entry.destinations.map(String),
+    hub_status: "INVOICED",
+    ticker_hash: entry.tickerHash,
+    hub_invoice_enqueued_timestamp: String(node.enqueuedTimestamp),
+  }
+}
+
+/** Custody summed over the invoice's candidate settlement domains (history's `custodiedAssets`). */
+export const candidateCustody = (hub: Hub, ticker: TickerState, node: InvoiceNode): bigint => {
+  let total = 0n
+  for (const d of settlementDomains(hub.state, ticker, node.ctx, node.owner)) total += ticker.custodied(d.domain)
+  return total
+}

@@ -1,0 +1,369 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { addressToBytes32, type Bytes32 } from "../domain/hex.ts"
+import { DAI, SOLVER, u, USDC } from "../hub/testing.ts"
+import { API_INTENT_STATUSES, type ApiIntentStatus } from "./records.ts"
+import type { IntentQuery } from "./readModel.ts"
+import { FEE_ADAPTER, TestWorld, USER } from "./testing.ts"
+
+/** The Intent record fields of SPEC.md, in the order of its table. */
+const SPEC_INTENT_FIELDS = [
+  "intent_id", "batch_id", "queue_idx", "message_id", "status", "receiver", "input_asset", "output_asset", "origin_amount",
+  "destination_amount", "origin", "destinations", "nonce", "transaction_hash", "receive_tx_hash", "intent_created_timestamp",
+  "settlement_timestamp", "intent_created_block_number", "receive_blocknumber", "tx_origin", "tx_nonce", "auto_id", "amount_out_min",
+  "call_data", "filled", "initiator", "native_fee", "token_fee", "fee_adapter_initiator", "origin_gas_fees", "destination_gas_fees",
+  "hub_settlement_domain", "ttl", "is_fast_path", "fill_solver", "fill_domain", "fill_destinations", "fill_transaction_hash",
+  "fill_timestamp", "fill_amount", "fill_fee_token", "fill_fee_dbps", "fill_input_asset", "fill_output_asset", "fill_sender",
+  "fill_status", "fill_initiator", "fill_receiver", "max_fee",
+]
+
+describe("intent records", () => {
+  it("carry every field of the spec's Intent record, in order", () => {
+    const world = new TestWorld()
+    const { id } = world.newIntent()
+    expect(Object.keys(world.model.intent(id)!)).toEqual(SPEC_INTENT_FIELDS)
+  })
+
+  it("follow a netting intent from the spoke to its settlement (statuses of reference §6.4)", () => {
+    const world = new TestWorld()
+    const m = world.model
+    const { id, intent, txHash } = world.newIntent({ origin: 1, destinations: [10], amount: u(100), tokenFee: 5n })
+    let r = m.intent(id)!
+    expect(r.status).toBe("ADDED_SPOKE")
+    expect(r).toMatchObject({
+      origin: "1",
+      destinations: ["10"],
+      origin_amount: u(100).toString(),
+      receiver: addressToBytes32(USER),
+      initiator: addressToBytes32(FEE_ADAPTER),
+      input_asset: world.assetOf("DAI", 1),
+      transaction_hash: txHash,
+      tx_origin: USER,
+      nonce: 1,
+      queue_idx: 1,
+      ttl: 0,
+      is_fast_path: false,
+      max_fee: "0",
+      call_data: "0x",
+      token_fee: "5",
+      native_fee: "0",
+      fee_adapter_initiator: USER,
+      origin_gas_fees: "21000",
+      filled: false,
+      intent_created_timestamp: intent.timestamp,
+      intent_created_block_number: 100,
+    })
+
+    const batchId = world.dispatch(1, 777n)
+    r = m.intent(id)!
+    // Dispatched, and the hub found no liquidity on 10: it became an invoice.
+    expect(r.batch_id).toBe(batchId)
+    expect(r.message_id).toBe(batchId)
+    expect(r.status).toBe("INVOICED")
+    expect(m.batch(batchId)).toMatchObject({ type: "batch", batchId, native_fee: "777", token_fee: "0" })
+    expect(m.batch(batchId)!.intents.map((i) => i.intent_id)).toEqual([id])
+    expect(m.invoice(id)).toMatchObject({ intent_id: id, amount: u(97).toString(), discountBps: 0, entry_epoch: 10, hub_status: "INVOICED", ticker_hash: DAI, origin: "1", destinations: ["10"] })
+
+    world.epoch(12)
+    expect(m.invoice(id)!.discountBps).toBe(200) // 2 epochs × 1000 dbps = 200 bps
+    const buyer = world.newIntent({ origin: 10, destinations: [1], amount: u(200) })
+    expect(m.intent(buyer.id)!.origin_amount).toBe("200000000") // 6 decimals on domain 10
+    world.dispatch(10)
+    expect(m.intent(buyer.id)!.status).toBe("ADDED") // a deposit: origin dispatched, hub ADDED
+    world.process()
+    expect(m.invoice(id)).toBeUndefined()
+    expect(m.intent(id)!.status).toBe("SETTLED")
+    expect(m.intent(id)!.hub_settlement_domain).toBe("10")
+
+    const message = world.dispatchSettlements(10)
+    expect(m.intent(id)!.status).toBe("DISPATCHED_HUB")
+    world.deliverSettlements(message)
+    r = m.intent(id)!
+    expect(r.status).toBe("SETTLED_AND_COMPLETED")
+    // 97 - 97 × 2 % = 95.06, paid in 6 decimals
+    expect(r.destination_amount).toBe("95060000")
+    expect(r.receive_tx_hash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(r.settlement_timestamp).toBe(world.now)
+    expect(r.receive_blocknumber).toBe(120)
+    expect(r.destination_gas_fees).toBe("50000")
+
+    const history = m.history(id, 0, 10)!.invoiceProcessingHistory
+    expect(history).toHaveLength(1)
+    expect(history[0]).toMatchObject({
+      epoch: 12,
+      domain: 1,
+      selectedDestinationDomain: 10,
+      discountdbps: 2000,
+      amountToBeDiscounted: u(97).toString(),
+      rewardsForDepositors: u("1.94").toString(),
+      amountAfterDiscount: u("95.06").toString(),
+      selectedDestinationDomainLiquidity: u(200).toString(),
+    })
+  })
+
+  it("record fills and the fast path", () => {
+    const world = new TestWorld()
+    world.hub.setUserSupportedDomains(SOLVER, [1, 10])
+    const { id, intent } = world.newIntent({ symbol: "USDC", origin: 1, destinations: [10], ttl: 3600, maxFee: 500, outputAsset: world.assetOf("USDC", 10) })
+    expect(world.model.intent(id)).toMatchObject({ is_fast_path: true, ttl: 3600, max_fee: "500", amount_out_min: "99500000" })
+    world.fill(intent, { fee: 300 })
+    let r = world.model.intent(id)!
+    expect(r).toMatchObject({
+      filled: true,
+      fill_solver: "0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a",
+      fill_domain: "10",
+      fill_destinations: ["10"],
+      fill_amount: "99700000",
+      fill_fee_token: "300000",
+      fill_fee_dbps: "300",
+      fill_input_asset: world.assetOf("USDC", 1),
+      fill_output_asset: world.assetOf("USDC", 10),
+      fill_status: "FILLED",
+      fill_receiver: intent.receiver,
+      fill_initiator: intent.initiator,
+      destination_amount: "99700000",
+      status: "FILLED", // origin ADDED, hub FILLED (the fill message arrived first)
+    })
+    world.dispatch(1)
+    r = world.model.intent(id)!
+    expect(r.status).toBe("SETTLED") // the solver is repaid on 1 right away
+    expect(r.hub_settlement_domain).toBe("1")
+    world.settle(1)
+    expect(world.model.intent(id)!.status).toBe("SETTLED_AND_COMPLETED")
+    expect(world.model.intent(id)!.destination_amount).toBe("99700000") // what the receiver got from the fill
+  })
+
+  it("keep SETTLED for intents with calldata until it is executed", () => {
+    const world = new TestWorld()
+    world.newIntent({ origin: 10, destinations: [1], amount: u(1000) }) // liquidity on 10 (becomes an invoice)
+    world.dispatch(10)
+    const { id } = world.newIntent({ origin: 1, destinations: [10], amount: u(100), data: "0x1234" })
+    world.dispatch(1) // a deposit (an invoice is open)
+    world.epoch(11)
+    world.process() // cleanup settles the deposit on 10
+    world.settle(10)
+    expect(world.model.intent(id)!.status).toBe("SETTLED")
+    world.model.onSpokeEvent({ name: "ExternalCalldataExecuted", intentId: id, returnData: "0x" }, world.meta(10))
+    expect(world.model.intent(id)!.status).toBe("SETTLED_AND_MANUALLY_EXECUTED")
+  })
+
+  it("mark unsupported intents and their return", () => {
+    const world = new TestWorld()
+    const { id } = world.newIntent({ inputAsset: addressToBytes32("0x000000000000000000000000000000000000dead") })
+    world.dispatch(1)
+    expect(world.model.intent(id)!.status).toBe("UNSUPPORTED")
+    world.hub.returnUnsupportedIntent(id)
+    expect(world.model.intent(id)!.status).toBe("UNSUPPORTED_RETURNED")
+  })
+
+  it("count intents per status", () => {
+    const world = new TestWorld()
+    for (let i = 0; i < 3; i++) world.newIntent()
+    expect(world.model.countByStatus("ADDED_SPOKE")).toBe(3)
+    world.dispatch(1)
+    expect(world.model.countByStatus("ADDED_SPOKE")).toBe(0)
+    expect(world.model.countByStatus("INVOICED") + world.model.countByStatus("ADDED")).toBe(3)
+  })
+})
+
+describe("intent pages", () => {
+  const world = new TestWorld()
+  const users = ["0x00000000000000000000000000000000000000a1", "0x00000000000000000000000000000000000000a2"] as const
+  const domains = [1, 10, 8453]
+  for (let i = 0; i < 70; i++) {
+    const origin = domains[i % 3]!
+    const destinations = domains.filter((d) => d !== origin).slice(0, 1 + (i % 2))
+    world.newIntent({ origin, destinations, amount: u(1 + i), from: users[i % 2]!, ...(i % 5 === 0 ? { ttl: 60, destinations: destinations.slice(0, 1), outputAsset: world.assetOf("DAI", destinations[0]!) } : {}) })
+    if (i % 7 === 6) world.dispatch(origin)
+  }
+  const all = world.model.listIntents({ limit: 1000 }).entries.map((e) => e.record)
+
+  const queryArb: fc.Arbitrary<IntentQuery> = fc.record(
+    {
+      limit: fc.integer({ min: 1, max: 15 }),
+      origins: fc.subarray(domains, { minLength: 1 }),
+      destinations: fc.subarray(domains, { minLength: 1 }),
+      allDestinations: fc.subarray(domains, { minLength: 1, maxLength: 2 }),
+      statuses: fc.subarray([...API_INTENT_STATUSES] as ApiIntentStatus[], { minLength: 1, maxLength: 3 }),
+      isFastPath: fc.boolean(),
+      userAddress: fc.constantFrom(...users),
+      startDate: fc.constantFrom(world.now - 1, world.now, world.now + 1),
+      tickerHash: fc.constantFrom(DAI, USDC),
+    },
+    { requiredKeys: ["limit"] },
+  )
+
+  const brute = (q: IntentQuery) =>
+    all.filter(
+      (r) =>
+        (q.origins === undefined || q.origins.includes(Number(r.origin))) &&
+        (q.destinations === undefined || r.destinations!.some((d) => q.destinations!.includes(Number(d)))) &&
+        (q.allDestinations === undefined || q.allDestinations.every((d) => r.destinations!.includes(String(d)))) &&
+        (q.statuses === undefined || q.statuses.includes(r.status)) &&
+        (q.isFastPath === undefined || r.is_fast_path === q.isFastPath) &&
+        (q.userAddress === undefined || r.tx_origin === q.userAddress) &&
+        (q.startDate === undefined || r.intent_created_timestamp! >= q.startDate) &&
+        (q.tickerHash === undefined || q.tickerHash === DAI),
+    )
+
+  it("list newest first", () => {
+    expect(all.map((r) => r.auto_id)).toEqual([...Array(70).keys()].reverse())
+  })
+
+  it("walk forward with nextCursor and back with prevCursor over exactly the matching records", () => {
+    fc.assert(
+      fc.property(queryArb, (q) => {
+        const expected = brute(q).map((r) => r.intent_id)
+        const seen: string[] = []
+        const pages: { first: string | undefined; prevCursor: string | null }[] = []
+        let cursor: number | undefined
+        for (let guard = 0; guard < 200; guard++) {
+          const page = world.model.listIntents({ ...q, cursor })
+          expect(page.maxCount).toBe(expected.length)
+          expect(page.entries.length).toBeLessThanOrEqual(q.limit)
+          seen.push(...page.entries.map((e) => e.record.intent_id))
+          pages.push({ first: page.entries[0]?.record.intent_id, prevCursor: page.prevCursor })
+          if (page.nextCursor === null) break
+          cursor = Number(page.nextCursor)
+        }
+        expect(seen).toEqual(expected)
+        // From the second page, prevCursor leads back to the page before.
+        if (pages.length >= 2) {
+          const back = world.model.listIntents({ ...q, prevCursor: Number(pages[1]!.prevCursor) })
+          expect(back.entries[0]?.record.intent_id).toBe(pages[0]!.first)
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("find intents by transaction hash", () => {
+    const { id, txHash } = world.newIntent()
+    const page = world.model.listIntents({ limit: 10, txHash })
+    expect(page.entries.map((e) => e.record.intent_id)).toEqual([id])
+  })
+})
+
+describe("invoices", () => {
+  /** Six invoices: 3 DAI 1→10 then 3 USDC 56→10, all unsettleable (no liquidity on 10). */
+  const makeInvoices = () => {
+    const world = new TestWorld()
+    const dai = [1, 2, 3].map((i) => world.newIntent({ origin: 1, destinations: [10], amount: u(10 * i) }).id)
+    const usdc = [1, 2, 3].map((i) => world.newIntent({ symbol: "USDC", origin: 56, destinations: [10], amount: u(10 * i) }).id)
+    world.dispatch(1)
+    world.dispatch(56)
+    world.epoch(11)
+    world.process("DAI")
+    world.process("USDC")
+    return { world, dai, usdc }
+  }
+
+  it("list open invoices in FIFO order across tickers, with filters and cursors", () => {
+    const { world, dai, usdc } = makeInvoices()
+    const m = world.model
+    const fifo = m.listInvoices({ limit: 100 })
+    expect(fifo.invoices.map((i) => i.intent_id)).toEqual([dai[0], usdc[0], dai[1], dai[2], usdc[1], usdc[2]])
+    expect(fifo.maxCount).toBe(6)
+    const first = m.listInvoices({ limit: 4 })
+    expect(first.invoices).toHaveLength(4)
+    const second = m.listInvoices({ limit: 4, cursor: Number(first.nextCursor) })
+    expect(second.invoices.map((i) => i.intent_id)).toEqual([usdc[1], usdc[2]])
+    expect(second.nextCursor).toBeNull()
+    expect(m.listInvoices({ limit: 4, prevCursor: Number(second.prevCursor) }).invoices.map((i) => i.intent_id)).toEqual(
+      first.invoices.map((i) => i.intent_id),
+    )
+    expect(m.listInvoices({ limit: 100, tickerHash: USDC }).invoices.map((i) => i.intent_id)).toEqual(usdc)
+    expect(m.listInvoices({ limit: 100, origins: [56] }).maxCount).toBe(3)
+    expect(m.listInvoices({ limit: 100, destinations: [1] }).maxCount).toBe(0)
+    // USDC invoices were enqueued at epoch 11 with 2 dbps fees; DAI at 10 and 11.
+    world.epoch(13)
+    const byDiscount = m.listInvoices({ limit: 100, sortOrderByDiscount: "desc" }).invoices
+    expect(byDiscount.map((i) => i.discountBps)).toEqual([...byDiscount.map((i) => i.discountBps)].sort((a, b) => b - a))
+    const asc = m.listInvoices({ limit: 2, sortOrderByDiscount: "asc" })
+    const asc2 = m.listInvoices({ limit: 2, sortOrderByDiscount: "asc", sortedCursor: asc.nextCursor! })
+    expect([...asc.invoices, ...asc2.invoices].map((i) => i.intent_id)).toEqual(
+      m.listInvoices({ limit: 4, sortOrderByDiscount: "asc" }).invoices.map((i) => i.intent_id),
+    )
+  })
+
+  it("drop invoices once settled", () => {
+    const { world, dai } = makeInvoices()
+    world.newIntent({ origin: 10, destinations: [1], amount: u(1000) })
+    world.dispatch(10)
+    world.process("DAI")
+    expect(dai.map((id) => world.model.invoice(id))).toEqual([undefined, undefined, undefined])
+    expect(world.model.listInvoices({ limit: 100 }).maxCount).toBe(3)
+  })
+})
+
+describe("min amounts (reference §3.15)", () => {
+  /** One DAI invoice of 97 (100 - 3 % fees) 1→10 at epoch 10, looked at in epoch 12 (2000 dbps). */
+  const setup = (invoices = 1) => {
+    const world = new TestWorld()
+    const ids: Bytes32[] = []
+    for (let i = 0; i < invoices; i++) {
+      ids.push(world.newIntent({ origin: 1, destinations: [10], amount: u(100) }).id)
+      world.dispatch(1)
+    }
+    world.epoch(11)
+    world.process()
+    world.epoch(12)
+    return { world, ids }
+  }
+  const buy = (world: TestWorld, amount: bigint) => {
+    world.newIntent({ origin: 10, destinations: [1], amount })
+    world.dispatch(10)
+    world.process()
+  }
+
+  it("equal the reference formula for an invoice at the head, and that deposit settles it", () => {
+    const { world, ids } = setup()
+    const min = world.model.minAmounts(ids[0]!)!
+    const expected = (100_000n * u(97)) / 102_000n + 1n
+    expect(min.minAmounts.get(10)).toBe(expected)
+    expect(min.discountDbps).toBe(2000)
+    expect(min.invoiceAmount).toBe(u(97))
+    expect(min.custodiedAmounts.get(10)).toBe(0n)
+    expect(world.model.history(ids[0]!, 0, 10)!.invoiceProcessingHistory.map((h) => [h.epoch, h.selectedDestinationDomain])).toEqual([[11, 0]])
+    buy(world, expected)
+    expect(world.hub.state.contexts.get(ids[0]!)!.invoice).toBeUndefined()
+    const again = setup()
+    buy(again.world, expected - 2n)
+    expect(again.world.hub.state.contexts.get(ids[0]!)!.invoice).toBeDefined()
+  })
+
+  it("cover earlier invoices that settle first on the same domain (FIFO)", () => {
+    const { world, ids } = setup(2)
+    const [first, second] = ids as [Bytes32, Bytes32]
+    const min = world.model.minAmounts(second)!.minAmounts.get(10)!
+    const alone = (100_000n * u(97)) / 102_000n + 1n
+    expect(min).toBeGreaterThan(alone)
+    buy(world, min)
+    expect(world.hub.state.contexts.get(first)!.invoice).toBeUndefined()
+    expect(world.hub.state.contexts.get(second)!.invoice).toBeUndefined()
+    const again = setup(2)
+    buy(again.world, min - 1n)
+    expect(again.world.hub.state.contexts.get(second)!.invoice).toBeDefined()
+  })
+
+  it("are 0 where custody already covers the invoice", () => {
+    const { world, ids } = setup()
+    world.newIntent({ origin: 10, destinations: [1], amount: u(500) })
+    world.dispatch(10)
+    expect(world.model.minAmounts(ids[0]!)!.minAmounts.get(10)).toBe(0n)
+  })
+})
+
+describe("fingerprint", () => {
+  it("changes with every observable change and only then", () => {
+    const world = new TestWorld()
+    const a = world.model.fingerprint()
+    expect(world.model.fingerprint()).toBe(a)
+    world.newIntent()
+    const b = world.model.fingerprint()
+    expect(b).not.toBe(a)
+    world.model.listIntents({ limit: 5, statuses: ["ADDED_SPOKE"] })
+    world.model.minAmounts("0x00" as Bytes32)
+    expect(world.model.fingerprint()).toBe(b)
+  })
+})

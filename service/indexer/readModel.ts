@@ -1,0 +1,788 @@
+/**
+ * The read model behind the API: intent records, batches, open invoices with their processing history, and the
+ * observations behind quotes (settlement times, solver inventory). It is fed by
+ * - hub events (`hubSink()`), with the hub block and time at emission, and the hub's invoice evaluations
+ *   (it is the hub's `HubObserver` once `attachHub` ran);
+ * - decoded spoke events with their transaction (`onSpokeEvent`), see `inputs.ts`;
+ * - transport deliveries (`onDelivery`).
+ * Pure, synchronous and deterministic: time comes only from the events. Every query is answered from maps and
+ * ordered indexes (cursor pages in O(page · log n)).
+ */
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex, isAddressWord } from "../domain/hex.ts"
+import { keccak256Utf8 } from "../domain/keccak.ts"
+import { DBPS_DENOMINATOR, type Intent, normalizeDecimals, NORMALIZED_DECIMALS } from "../domain/protocol.ts"
+import type { HubEvent, HubEventSink } from "../hub/events.ts"
+import type { Hub } from "../hub/hub.ts"
+import { discountDbps } from "../hub/settler.ts"
+import type { HubObserver, InvoiceNode, TickerState } from "../hub/state.ts"
+import type { Delivery, HubEventMeta, SpokeEventBody, SpokeEventMeta } from "./inputs.ts"
+import { candidateCustody, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
+import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
+import { type ApiIntentStatus, type BatchRecord, emptyIntentRecord, type IntentRecord, type InvoiceProcessingHistoryEntry, type InvoiceRecord } from "./records.ts"
+import { mergeAsc, mergeDesc, RangeSeqs, type SeqSource, SortedSeqs } from "./sequence.ts"
+import { SettlementTimes } from "./settlementTimes.ts"
+import { deriveStatus, type HubStatus, type OriginStatus, type SettlementStatus } from "./status.ts"
+
+/** One intent as the read model knows it: the API record plus what the status derivation needs. */
+export class IntentEntry {
+  intent: Intent | undefined = undefined
+  originStatus: OriginStatus = "NONE"
+  hubStatus: HubStatus = "NONE"
+  settlementStatus: SettlementStatus = "NONE"
+  tickerHash: Bytes32 | undefined = undefined
+  /** Who the hub settles to, on which domain, and whether to their virtual balance. */
+  settlementOwner: Bytes32 | undefined = undefined
+  settlementVirtual = false
+  /** Addresses a `userAddress` filter matches (lowercase 20-byte). */
+  readonly users = new Set<string>()
+  /** Cached `JSON.stringify(record)`, dropped on every change. */
+  json: string | undefined = undefined
+  constructor(
+    readonly seq: number,
+    readonly record: IntentRecord,
+  ) {}
+}
+
+interface BatchEntry {
+  readonly seq: number
+  readonly batchId: Bytes32
+  readonly domain: number
+  readonly intentIds: readonly Bytes32[]
+  readonly nativeFee: bigint
+  readonly timestamp: number
+  readonly blockNumber: number
+  readonly txHash: Hex
+  deliveredTimestamp: number | undefined
+}
+
+export interface IntentQuery {
+  /** Newest-first pages: the first record of the page has `auto_id <= cursor`. */
+  readonly cursor?: number | undefined
+  /** Paging back: the page holds the `limit` records nearest above `prevCursor` (inclusive). */
+  readonly prevCursor?: number | undefined
+  readonly limit: number
+  readonly statuses?: readonly ApiIntentStatus[] | undefined
+  readonly origins?: readonly number[] | undefined
+  /** Intents with any of these destinations. */
+  readonly destinations?: readonly number[] | undefined
+  /** Intents with all of these destinations. */
+  readonly allDestinations?: readonly number[] | undefined
+  /** Creation or fill transaction hash, lowercase. */
+  readonly txHash?: string | undefined
+  /** Sender, fee-adapter initiator, initiator or receiver, lowercase 20-byte address. */
+  readonly userAddress?: string | undefined
+  /** Creation time bounds, unix seconds, inclusive. */
+  readonly startDate?: number | undefined
+  readonly endDate?: number | undefined
+  readonly isFastPath?: boolean | undefined
+  readonly tickerHash?: Bytes32 | undefined
+  /** Input asset, lowercase bytes32. */
+  readonly asset?: Bytes32 | undefined
+}
+
+export interface IntentPage {
+  readonly entries: readonly IntentEntry[]
+  readonly nextCursor: string | null
+  readonly prevCursor: string | null
+  readonly maxCount: number
+}
+
+export interface BatchQuery {
+  readonly cursor?: number | undefined
+  readonly limit: number
+  readonly isFastPath?: boolean | undefined
+  readonly origins?: readonly number[] | undefined
+}
+
+export interface BatchPage {
+  readonly items: readonly BatchRecord[]
+  readonly nextCursor: string | null
+}
+
+export interface HistoryPage {
+  readonly invoiceProcessingHistory: readonly InvoiceProcessingHistoryEntry[]
+  readonly nextCursor: string | null
+}
+
+const lowerAddress = (address: string): string => address.toLowerCase()
+/** A protocol word as an address when it is one (for `userAddress` matching). */
+const wordUser = (word: Bytes32): string | undefined => (isAddressWord(word) ? bytes32ToAddress(word) : undefined)
+
+const addTo = <K>(map: Map<K, SortedSeqs>, key: K, seq: number): void => {
+  let index = map.get(key)
+  if (index === undefined) map.set(key, (index = new SortedSeqs()))
+  index.add(seq)
+}
+
+export interface ReadModelOptions {
+  /** Solvers whose spoke virtual balances are tracked for fast-path limits (lowercase or checksummed). */
+  readonly solvers?: readonly Address[]
+  /** Settlement-time observations kept per route. Default 1000. */
+  readonly settlementWindow?: number
+}
+
+export class ReadModel implements HubObserver {
+  private hub: Hub | undefined = undefined
+  /** Bumped by every change (memoized counts, fingerprints). */
+  version = 0
+  private readonly entries: IntentEntry[] = []
+  private readonly byId = new Map<Bytes32, IntentEntry>()
+  private readonly all = new RangeSeqs(() => this.entries.length)
+  private readonly byOrigin = new Map<number, SortedSeqs>()
+  private readonly byDestination = new Map<number, SortedSeqs>()
+  private readonly byTicker = new Map<Bytes32, SortedSeqs>()
+  private readonly byFastPath = new Map<boolean, SortedSeqs>()
+  private readonly byUser = new Map<string, SortedSeqs>()
+  private readonly byTxHash = new Map<string, SortedSeqs>()
+  private readonly byAsset = new Map<Bytes32, SortedSeqs>()
+  private readonly statusCounts = new Map<ApiIntentStatus, number>()
+  private readonly countMemo = new Map<string, { readonly version: number; readonly count: number }>()
+  /** Intent-queue positions not dispatched yet: domain → queue index → intent id. */
+  private readonly originQueues = new Map<number, Map<bigint, Bytes32>>()
+  private readonly batches: BatchEntry[] = []
+  private readonly batchById = new Map<Bytes32, BatchEntry>()
+  /** Mirror of the hub's per-domain settlement queues (intent ids), to know what a dispatch sent. */
+  private readonly settlementFifos = new Map<number, { ids: Bytes32[]; first: number }>()
+  readonly invoices = new InvoiceIndex()
+  readonly settlementTimes: SettlementTimes
+  private readonly solvers: ReadonlySet<string>
+  /** Solver virtual balances: `${domain}:${asset}:${solver}` → token units. */
+  private readonly solverBalances = new Map<string, bigint>()
+
+  constructor(options: ReadModelOptions = {}) {
+    this.settlementTimes = new SettlementTimes(options.settlementWindow ?? 1000)
+    this.solvers = new Set((options.solvers ?? []).map(lowerAddress))
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Wiring
+
+  /** Reads invoices and custody from `hub` and records its invoice evaluations. */
+  attachHub(hub: Hub): void {
+    this.hub = hub
+    hub.state.observer = this
+  }
+
+  /** A sink for the hub's events; block and time are read from the attached hub at emission. */
+  hubSink(): HubEventSink {
+    return {
+      emit: (event) => {
+        const state = this.hub?.state
+        this.onHubEvent(event, { blockNumber: state?.blockNumber ?? 0, timestamp: state?.timestamp ?? 0 })
+      },
+    }
+  }
+
+  private requireHub(): Hub {
+    if (this.hub === undefined) throw new Error("ReadModel: attachHub(hub) must run before invoice queries")
+    return this.hub
+  }
+
+  get hasHub(): boolean {
+    return this.hub !== undefined
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Entries
+
+  private entry(intentId: Bytes32): IntentEntry {
+    let e = this.byId.get(intentId)
+    if (e === undefined) {
+      const seq = this.entries.length
+      e = new IntentEntry(seq, emptyIntentRecord(intentId, seq))
+      this.entries.push(e)
+      this.byId.set(intentId, e)
+      this.statusCounts.set("NONE", (this.statusCounts.get("NONE") ?? 0) + 1)
+    }
+    return e
+  }
+
+  /** Recomputes the status after a change and invalidates the cached JSON. */
+  private touch(e: IntentEntry): void {
+    const hasCalldata = e.intent !== undefined && e.intent.data !== "0x"
+    const status = deriveStatus(e.originStatus, e.hubStatus, e.settlementStatus, hasCalldata)
+    if (status !== e.record.status) {
+      this.statusCounts.set(e.record.status, (this.statusCounts.get(e.record.status) ?? 1) - 1)
+      this.statusCounts.set(status, (this.statusCounts.get(status) ?? 0) + 1)
+      e.record.status = status
+    }
+    e.json = undefined
+    this.version++
+  }
+
+  private addUser(e: IntentEntry, address: string | undefined): void {
+    if (address === undefined) return
+    const a = lowerAddress(address)
+    if (e.users.has(a)) return
+    e.users.add(a)
+    addTo(this.byUser, a, e.seq)
+  }
+
+  private decimalsOf(domain: number, asset: Bytes32): number {
+    return this.hub?.state.assetOn(domain, asset)?.asset.decimals ?? NORMALIZED_DECIMALS
+  }
+
+  /** The fields that come from the intent struct itself (origin data without its transaction). */
+  private applyIntent(e: IntentEntry, intent: Intent): void {
+    if (e.intent !== undefined) return
+    e.intent = intent
+    const r = e.record
+    const inputDecimals = this.decimalsOf(intent.origin, intent.inputAsset)
+    r.receiver = intent.receiver
+    r.input_asset = intent.inputAsset
+    r.output_asset = intent.outputAsset
+    r.origin_amount = normalizeDecimals(intent.amount, NORMALIZED_DECIMALS, inputDecimals).toString()
+    r.origin = String(intent.origin)
+    r.destinations = intent.destinations.map(String)
+    r.nonce = Number(intent.nonce)
+    r.intent_created_timestamp = intent.timestamp
+    r.call_data = intent.data
+    r.initiator = intent.initiator
+    r.ttl = intent.ttl
+    r.is_fast_path = intent.ttl > 0
+    r.max_fee = String(intent.maxFee)
+    r.amount_out_min =
+      intent.ttl > 0
+        ? normalizeDecimals(intent.amount - (intent.amount * BigInt(intent.maxFee)) / DBPS_DENOMINATOR, NORMALIZED_DECIMALS, inputDecimals).toString()
+        : null
+    addTo(this.byOrigin, intent.origin, e.seq)
+    for (const d of intent.destinations) addTo(this.byDestination, d, e.seq)
+    addTo(this.byFastPath, intent.ttl > 0, e.seq)
+    addTo(this.byAsset, intent.inputAsset, e.seq)
+    this.addUser(e, wordUser(intent.receiver))
+    this.addUser(e, wordUser(intent.initiator))
+    const ticker = this.hub?.state.assetOn(intent.origin, intent.inputAsset)?.ticker.config.tickerHash
+    if (ticker !== undefined) this.setTicker(e, ticker)
+  }
+
+  private setTicker(e: IntentEntry, ticker: Bytes32): void {
+    if (e.tickerHash !== undefined) return
+    e.tickerHash = ticker
+    addTo(this.byTicker, ticker, e.seq)
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Hub events
+
+  onHubEvent(event: HubEvent, _meta: HubEventMeta): void {
+    switch (event.kind) {
+      case "IntentProcessed":
+      case "FillProcessed": {
+        const e = this.entry(event.intentId)
+        e.hubStatus = event.status
+        const ticker = this.hub?.state.contexts.get(event.intentId)?.ticker?.config.tickerHash
+        if (ticker !== undefined) this.setTicker(e, ticker)
+        this.touch(e)
+        return
+      }
+      case "DepositProcessed": {
+        // A closed-epoch deposit that neither settles nor becomes an invoice waits in DEPOSIT_PROCESSED, and
+        // no other event says so; a settlement or invoice event right after overrides this.
+        const e = this.byId.get(event.intentId)
+        if (e === undefined) return
+        e.hubStatus = "DEPOSIT_PROCESSED"
+        this.touch(e)
+        return
+      }
+      case "InvoiceEnqueued": {
+        const ctx = this.hub?.state.contexts.get(event.intentId)
+        const origin = ctx?.intent?.origin ?? this.hub?.config.hubDomain ?? 0
+        const destinations = ctx?.intent?.destinations ?? ctx?.paymentDestinations ?? []
+        this.invoices.add(event.intentId, event.tickerHash, origin, destinations)
+        this.version++
+        const e = this.byId.get(event.intentId)
+        if (e === undefined) return
+        e.hubStatus = "INVOICED"
+        this.touch(e)
+        return
+      }
+      case "SettlementEnqueued": {
+        if (this.invoices.remove(event.intentId)) this.version++
+        let fifo = this.settlementFifos.get(event.domain)
+        if (fifo === undefined) this.settlementFifos.set(event.domain, (fifo = { ids: [], first: 0 }))
+        fifo.ids.push(event.intentId)
+        const e = this.byId.get(event.intentId)
+        if (e === undefined) return
+        e.hubStatus = "SETTLED"
+        e.settlementOwner = event.owner
+        e.settlementVirtual = event.updateVirtualBalance
+        e.record.hub_settlement_domain = String(event.domain)
+        this.touch(e)
+        return
+      }
+      case "SettlementQueueProcessed": {
+        const fifo = this.settlementFifos.get(event.domain)
+        if (fifo === undefined) return
+        const end = Math.min(fifo.ids.length, fifo.first + event.amount)
+        for (let i = fifo.first; i < end; i++) {
+          const e = this.byId.get(fifo.ids[i]!)
+          if (e === undefined || e.hubStatus !== "SETTLED") continue
+          e.hubStatus = "DISPATCHED"
+          this.touch(e)
+        }
+        fifo.first = end
+        if (fifo.first > 1024 && fifo.first * 2 > fifo.ids.length) {
+          fifo.ids = fifo.ids.slice(fifo.first)
+          fifo.first = 0
+        }
+        this.version++
+        return
+      }
+      case "ReturnUnsupportedIntent": {
+        const e = this.byId.get(event.intentId)
+        if (e === undefined) return
+        e.hubStatus = "UNSUPPORTED_RETURNED"
+        this.touch(e)
+        return
+      }
+      default:
+        return
+    }
+  }
+
+  /** `HubObserver`: one history entry per invoice and epoch (the last evaluation of the epoch). */
+  onInvoiceEvaluated(
+    ticker: TickerState,
+    invoice: InvoiceNode,
+    epoch: number,
+    chosen: {
+      readonly discountDbps: number
+      readonly domain: number
+      readonly liquidity18: bigint
+      readonly toDiscount18: bigint
+      readonly rewards18: bigint
+      readonly amountAfterDiscount18: bigint
+    } | undefined,
+  ): void {
+    const hub = this.requireHub()
+    const ctx = invoice.ctx
+    const discount = chosen?.discountDbps ?? discountDbps(hub.state, ticker, epoch, invoice.entryEpoch, ctx)
+    this.invoices.recordEvaluation(invoice.intentId, {
+      epoch,
+      domain: ctx.intent?.origin ?? hub.config.hubDomain,
+      custodiedAssets: candidateCustody(hub, ticker, invoice).toString(),
+      amountToBeDiscounted: (chosen?.toDiscount18 ?? 0n).toString(),
+      rewardsForDepositors: (chosen?.rewards18 ?? 0n).toString(),
+      amountAfterDiscount: (chosen?.amountAfterDiscount18 ?? invoice.amount18).toString(),
+      discountdbps: discount,
+      selectedDestinationDomain: chosen?.domain ?? 0,
+      selectedDestinationDomainLiquidity: (chosen?.liquidity18 ?? 0n).toString(),
+      timestamp: String(hub.state.timestamp),
+    })
+    this.version++
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Spoke events
+
+  /** One decoded spoke event and the transaction that emitted it. Events the read model does not use are ignored. */
+  onSpokeEvent(event: SpokeEventBody, meta: SpokeEventMeta): void {
+    switch (event.name) {
+      case "IntentAdded":
+        return this.onIntentAdded(event.intentId, event.queueIdx, event.intent, meta)
+      case "IntentQueueProcessed":
+        return this.onIntentQueueProcessed(event.messageId, event.firstIdx, event.lastIdx, event.quote, meta)
+      case "IntentFilled":
+        return this.onIntentFilled(event.intentId, event.solver, event.totalFeeDBPS, event.intent, meta)
+      case "Settled":
+        return this.onSettled(event.intentId, event.account, event.amount, meta)
+      case "ExternalCalldataExecuted": {
+        const e = this.byId.get(event.intentId)
+        if (e === undefined) return
+        e.settlementStatus = "SETTLED_AND_MANUALLY_EXECUTED"
+        this.touch(e)
+        return
+      }
+      case "IntentWithFeesAdded": {
+        const e = this.entry(event.intentId)
+        e.record.token_fee = event.tokenFee.toString()
+        e.record.native_fee = event.nativeFee.toString()
+        e.record.fee_adapter_initiator = wordUser(event.initiator) ?? event.initiator
+        this.addUser(e, wordUser(event.initiator))
+        this.touch(e)
+        return
+      }
+      case "OrderCreated": {
+        // One fee for the whole order: the first intent carries it, the others 0, so sums stay right.
+        event.intentIds.forEach((id, i) => {
+          const e = this.entry(id)
+          e.record.token_fee = i === 0 ? event.tokenFee.toString() : "0"
+          e.record.native_fee = i === 0 ? event.nativeFee.toString() : "0"
+          e.record.fee_adapter_initiator = wordUser(event.initiator) ?? event.initiator
+          this.addUser(e, wordUser(event.initiator))
+          this.touch(e)
+        })
+        return
+      }
+      case "Deposited":
+        return this.moveSolverBalance(meta.domain, event.asset, event.depositant, event.amount)
+      case "Withdrawn":
+        return this.moveSolverBalance(meta.domain, event.asset, event.withdrawer, -event.amount)
+      default:
+        return
+    }
+  }
+
+  private onIntentAdded(intentId: Bytes32, queueIdx: bigint, intent: Intent, meta: SpokeEventMeta): void {
+    const e = this.entry(intentId)
+    this.applyIntent(e, intent)
+    const r = e.record
+    r.queue_idx = Number(queueIdx)
+    r.transaction_hash = meta.txHash.toLowerCase()
+    r.intent_created_block_number = meta.blockNumber
+    r.tx_origin = lowerAddress(meta.txFrom)
+    r.tx_nonce = meta.txNonce
+    r.origin_gas_fees = (meta.gasFee ?? 0n).toString()
+    addTo(this.byTxHash, r.transaction_hash, e.seq)
+    this.addUser(e, meta.txFrom)
+    if (e.originStatus === "NONE") e.originStatus = "ADDED"
+    let queue = this.originQueues.get(meta.domain)
+    if (queue === undefined) this.originQueues.set(meta.domain, (queue = new Map()))
+    queue.set(queueIdx, intentId)
+    this.touch(e)
+  }
+
+  private onIntentQueueProcessed(messageId: Bytes32, firstIdx: bigint, lastIdx: bigint, quote: bigint, meta: SpokeEventMeta): void {
+    const queue = this.originQueues.get(meta.domain)
+    const intentIds: Bytes32[] = []
+    for (let idx = firstIdx; idx < lastIdx; idx++) {
+      const id = queue?.get(idx)
+      if (id === undefined) continue
+      queue!.delete(idx)
+      intentIds.push(id)
+      const e = this.entry(id)
+      e.originStatus = "DISPATCHED"
+      e.record.batch_id = messageId
+      e.record.message_id = messageId
+      this.touch(e)
+    }
+    const batch: BatchEntry = {
+      seq: this.batches.length,
+      batchId: messageId,
+      domain: meta.domain,
+      intentIds,
+      nativeFee: quote,
+      timestamp: meta.timestamp,
+      blockNumber: meta.blockNumber,
+      txHash: meta.txHash,
+      deliveredTimestamp: undefined,
+    }
+    this.batches.push(batch)
+    this.batchById.set(messageId, batch)
+    this.version++
+  }
+
+  private onIntentFilled(intentId: Bytes32, solver: Address, totalFeeDbps: bigint, intent: Intent, meta: SpokeEventMeta): void {
+    const e = this.entry(intentId)
+    this.applyIntent(e, intent)
+    const r = e.record
+    const outputDecimals = this.decimalsOf(meta.domain, intent.outputAsset)
+    const amountOut = normalizeDecimals(intent.amount, NORMALIZED_DECIMALS, outputDecimals)
+    const feeToken = (amountOut * totalFeeDbps) / DBPS_DENOMINATOR
+    r.filled = true
+    r.fill_solver = lowerAddress(solver)
+    r.fill_domain = String(meta.domain)
+    r.fill_destinations = intent.destinations.map(String)
+    r.fill_transaction_hash = meta.txHash.toLowerCase()
+    r.fill_timestamp = meta.timestamp
+    r.fill_amount = (amountOut - feeToken).toString()
+    r.fill_fee_token = feeToken.toString()
+    r.fill_fee_dbps = totalFeeDbps.toString()
+    r.fill_input_asset = intent.inputAsset
+    r.fill_output_asset = intent.outputAsset
+    r.fill_sender = lowerAddress(meta.txFrom)
+    r.fill_status = "FILLED"
+    r.fill_initiator = intent.initiator
+    r.fill_receiver = intent.receiver
+    // On the fast path the receiver is paid by the fill.
+    r.destination_amount = r.fill_amount
+    r.destination_gas_fees = (meta.gasFee ?? 0n).toString()
+    addTo(this.byTxHash, r.fill_transaction_hash, e.seq)
+    this.addUser(e, meta.txFrom)
+    this.moveSolverBalance(meta.domain, bytes32ToAddress(intent.outputAsset), solver, -(amountOut - feeToken))
+    this.settlementTimes.record(intent.origin, meta.domain, "fast", meta.timestamp - intent.timestamp)
+    this.touch(e)
+  }
+
+  private onSettled(intentId: Bytes32, account: Address, amount: bigint, meta: SpokeEventMeta): void {
+    const e = this.byId.get(intentId)
+    if (e === undefined) return
+    // A returned unsupported intent is paid back on its origin; that is a refund, not the settlement.
+    if (e.record.hub_settlement_domain !== String(meta.domain)) return
+    const r = e.record
+    if (e.settlementStatus === "NONE") e.settlementStatus = "SETTLED"
+    r.receive_tx_hash = meta.txHash.toLowerCase()
+    r.receive_blocknumber = meta.blockNumber
+    r.settlement_timestamp = meta.timestamp
+    const toReceiver = e.intent !== undefined && e.settlementOwner === e.intent.receiver && !r.filled
+    if (toReceiver) {
+      r.destination_amount = amount.toString()
+      r.destination_gas_fees = (meta.gasFee ?? 0n).toString()
+      if (e.intent !== undefined) this.settlementTimes.record(e.intent.origin, meta.domain, "basic", meta.timestamp - e.intent.timestamp)
+    }
+    if (e.settlementVirtual && e.settlementOwner === addressToBytes32(account)) {
+      const asset = this.hub?.state.tickers.get(e.tickerHash ?? ("0x" as Bytes32))?.assetByDomain.get(meta.domain)?.asset
+      if (asset !== undefined) this.moveSolverBalance(meta.domain, bytes32ToAddress(asset), account, amount)
+    }
+    this.touch(e)
+  }
+
+  private moveSolverBalance(domain: number, asset: Address, account: Address, delta: bigint): void {
+    const who = lowerAddress(account)
+    if (!this.solvers.has(who)) return
+    const key = `${domain}:${lowerAddress(asset)}:${who}`
+    this.solverBalances.set(key, (this.solverBalances.get(key) ?? 0n) + delta)
+    this.version++
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Transport
+
+  onDelivery(delivery: Delivery): void {
+    const batch = this.batchById.get(delivery.messageId)
+    if (batch === undefined || batch.deliveredTimestamp !== undefined) return
+    batch.deliveredTimestamp = delivery.timestamp
+    this.version++
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Queries: intents
+
+  get intentCount(): number {
+    return this.entries.length
+  }
+
+  intentEntry(intentId: Bytes32): IntentEntry | undefined {
+    return this.byId.get(intentId)
+  }
+
+  intent(intentId: Bytes32): IntentRecord | undefined {
+    return this.byId.get(intentId)?.record
+  }
+
+  /** `JSON.stringify` of the record, cached until the record changes. */
+  recordJson(e: IntentEntry): string {
+    if (e.json === undefined) e.json = JSON.stringify(e.record)
+    return e.json
+  }
+
+  countByStatus(status: ApiIntentStatus): number {
+    return this.statusCounts.get(status) ?? 0
+  }
+
+  private intentSources(q: IntentQuery): readonly SeqSource[] {
+    const options: (readonly SeqSource[])[] = [[this.all]]
+    const pick = <K>(map: Map<K, SortedSeqs>, keys: readonly K[]): SeqSource[] =>
+      keys.map((k) => map.get(k)).filter((s): s is SortedSeqs => s !== undefined)
+    if (q.origins !== undefined && q.origins.length > 0) options.push(pick(this.byOrigin, q.origins))
+    if (q.destinations !== undefined && q.destinations.length > 0) options.push(pick(this.byDestination, q.destinations))
+    for (const d of q.allDestinations ?? []) options.push(pick(this.byDestination, [d]))
+    if (q.txHash !== undefined) options.push(pick(this.byTxHash, [q.txHash]))
+    if (q.userAddress !== undefined) options.push(pick(this.byUser, [q.userAddress]))
+    if (q.tickerHash !== undefined) options.push(pick(this.byTicker, [q.tickerHash]))
+    if (q.asset !== undefined) options.push(pick(this.byAsset, [q.asset]))
+    if (q.isFastPath !== undefined) options.push(pick(this.byFastPath, [q.isFastPath]))
+    const size = (sources: readonly SeqSource[]) => sources.reduce((n, s) => n + s.size, 0)
+    return options.reduce((best, o) => (size(o) < size(best) ? o : best))
+  }
+
+  private intentPredicate(q: IntentQuery): (e: IntentEntry) => boolean {
+    const statuses = q.statuses !== undefined && q.statuses.length > 0 ? new Set<string>(q.statuses) : undefined
+    return (e) => {
+      const r = e.record
+      const intent = e.intent
+      if (statuses !== undefined && !statuses.has(r.status)) return false
+      if (q.origins !== undefined && q.origins.length > 0 && (intent === undefined || !q.origins.includes(intent.origin))) return false
+      if (q.destinations !== undefined && q.destinations.length > 0 && (intent === undefined || !intent.destinations.some((d) => q.destinations!.includes(d))))
+        return false
+      if (q.allDestinations !== undefined && q.allDestinations.length > 0 && (intent === undefined || !q.allDestinations.every((d) => intent.destinations.includes(d))))
+        return false
+      if (q.txHash !== undefined && r.transaction_hash !== q.txHash && r.fill_transaction_hash !== q.txHash) return false
+      if (q.userAddress !== undefined && !e.users.has(q.userAddress)) return false
+      if (q.tickerHash !== undefined && e.tickerHash !== q.tickerHash) return false
+      if (q.asset !== undefined && r.input_asset !== q.asset) return false
+      if (q.isFastPath !== undefined && r.is_fast_path !== q.isFastPath) return false
+      if (q.startDate !== undefined && (r.intent_created_timestamp === null || r.intent_created_timestamp < q.startDate)) return false
+      if (q.endDate !== undefined && (r.intent_created_timestamp === null || r.intent_created_timestamp > q.endDate)) return false
+      return true
+    }
+  }
+
+  private countIntents(q: IntentQuery, sources: readonly SeqSource[], matches: (e: IntentEntry) => boolean): number {
+    const key = JSON.stringify({ ...q, cursor: undefined, prevCursor: undefined, limit: undefined })
+    const memo = this.countMemo.get(key)
+    if (memo !== undefined && memo.version === this.version) return memo.count
+    let count = 0
+    if (key === "{}") count = this.entries.length
+    else for (const seq of mergeAsc(sources, 0)) if (matches(this.entries[seq]!)) count++
+    if (this.countMemo.size > 256) this.countMemo.clear()
+    this.countMemo.set(key, { version: this.version, count })
+    return count
+  }
+
+  /** Newest first (by `auto_id`). */
+  listIntents(q: IntentQuery): IntentPage {
+    const sources = this.intentSources(q)
+    const matches = this.intentPredicate(q)
+    const page: IntentEntry[] = []
+    let nextCursor: number | null = null
+    let prevCursor: number | null = null
+    if (q.prevCursor === undefined) {
+      const start = q.cursor ?? Number.MAX_SAFE_INTEGER
+      for (const seq of mergeDesc(sources, start)) {
+        const e = this.entries[seq]!
+        if (!matches(e)) continue
+        if (page.length === q.limit) {
+          nextCursor = seq
+          break
+        }
+        page.push(e)
+      }
+      if (q.cursor !== undefined || page.length > 0) {
+        const above = (page[0]?.seq ?? q.cursor!) + 1
+        for (const seq of mergeAsc(sources, above)) {
+          if (matches(this.entries[seq]!)) {
+            prevCursor = seq
+            break
+          }
+        }
+      }
+    } else {
+      for (const seq of mergeAsc(sources, q.prevCursor)) {
+        const e = this.entries[seq]!
+        if (!matches(e)) continue
+        if (page.length === q.limit) {
+          prevCursor = seq
+          break
+        }
+        page.push(e)
+      }
+      page.reverse()
+      const below = (page[page.length - 1]?.seq ?? q.prevCursor) - 1
+      for (const seq of mergeDesc(sources, below)) {
+        if (matches(this.entries[seq]!)) {
+          nextCursor = seq
+          break
+        }
+      }
+    }
+    return {
+      entries: page,
+      nextCursor: nextCursor === null ? null : String(nextCursor),
+      prevCursor: prevCursor === null ? null : String(prevCursor),
+      maxCount: this.countIntents(q, sources, matches),
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Queries: batches
+
+  private batchRecord(batch: BatchEntry, intents: readonly IntentRecord[]): BatchRecord {
+    return { type: "batch", batchId: batch.batchId, token_fee: "0", native_fee: batch.nativeFee.toString(), intents }
+  }
+
+  batch(batchId: Bytes32): BatchRecord | undefined {
+    const batch = this.batchById.get(batchId)
+    if (batch === undefined) return undefined
+    return this.batchRecord(batch, batch.intentIds.map((id) => this.byId.get(id)!.record))
+  }
+
+  /** Newest first; a fast-path filter keeps batches holding at least one matching intent. */
+  listBatches(q: BatchQuery): BatchPage {
+    const items: BatchRecord[] = []
+    let nextCursor: string | null = null
+    const start = Math.min(q.cursor ?? Number.MAX_SAFE_INTEGER, this.batches.length - 1)
+    for (let seq = start; seq >= 0; seq--) {
+      const batch = this.batches[seq]!
+      if (q.origins !== undefined && q.origins.length > 0 && !q.origins.includes(batch.domain)) continue
+      const records = batch.intentIds.map((id) => this.byId.get(id)!.record)
+      if (q.isFastPath !== undefined && !records.some((r) => r.is_fast_path === q.isFastPath)) continue
+      if (items.length === q.limit) {
+        nextCursor = String(seq)
+        break
+      }
+      items.push(this.batchRecord(batch, records))
+    }
+    return { items, nextCursor }
+  }
+
+  get batchCount(): number {
+    return this.batches.length
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Queries: invoices
+
+  listInvoices(q: InvoiceQuery): InvoicePage {
+    return this.invoices.list(this.requireHub(), q)
+  }
+
+  invoice(intentId: Bytes32): InvoiceRecord | undefined {
+    const entry = this.invoices.get(intentId)
+    return entry === undefined ? undefined : invoiceRecord(this.requireHub(), entry)
+  }
+
+  minAmounts(intentId: Bytes32): InvoiceMinAmounts | undefined {
+    const hub = this.requireHub()
+    const ctx = hub.state.contexts.get(intentId)
+    if (ctx?.invoice === undefined || ctx.ticker === undefined) return undefined
+    return computeMinAmounts(hub, ctx.ticker, ctx.invoice)
+  }
+
+  /** Undefined when the hub never evaluated or enqueued the intent as an invoice. */
+  history(intentId: Bytes32, cursor: number, limit: number): HistoryPage | undefined {
+    const list = this.invoices.historyOf(intentId)
+    if (list === undefined) {
+      const e = this.byId.get(intentId)
+      const wasInvoiced = this.invoices.get(intentId) !== undefined || e?.hubStatus === "INVOICED"
+      return wasInvoiced ? { invoiceProcessingHistory: [], nextCursor: null } : undefined
+    }
+    const slice = list.slice(cursor, cursor + limit)
+    return { invoiceProcessingHistory: slice, nextCursor: cursor + limit < list.length ? String(cursor + limit) : null }
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Observations for quotes
+
+  /** Virtual balance of `solver` in `asset` on `domain` (token units), as seen from its spoke events. */
+  solverBalance(domain: number, asset: Address, solver: Address): bigint {
+    return this.solverBalances.get(`${domain}:${lowerAddress(asset)}:${lowerAddress(solver)}`) ?? 0n
+  }
+
+  /** Σ over tracked solvers. */
+  solverInventory(domain: number, asset: Address): bigint {
+    let total = 0n
+    for (const solver of this.solvers) {
+      const balance = this.solverBalance(domain, asset, solver as Address)
+      if (balance > 0n) total += balance
+    }
+    return total
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Fingerprint
+
+  /**
+   * keccak256 over everything the read model serves (records, batches, open invoices, history) and a summary
+   * of the hub state: equal fingerprints mean no observable change. O(size): for tests.
+   */
+  fingerprint(): Bytes32 {
+    const parts: string[] = []
+    for (const e of this.entries) parts.push(this.recordJson(e))
+    for (const b of this.batches) parts.push(`${b.batchId}:${b.intentIds.join(",")}:${b.nativeFee}:${b.deliveredTimestamp ?? "-"}`)
+    parts.push([...this.invoices.ids()].join(","), String(this.invoices.historyCount()))
+    for (const [k, v] of this.solverBalances) parts.push(`${k}=${v}`)
+    const hub = this.hub?.state
+    if (hub !== undefined) {
+      parts.push(`hub:${hub.blockNumber}:${hub.timestamp}:${hub.contexts.size}:${hub.messageNonce}:${hub.paymentNonce}:${hub.outbox.length}`)
+      for (const [hash, t] of hub.tickers) {
+        parts.push(`${hash}:${t.invoices.length}:${[...t.custodied18].join(";")}:${[...t.feeVault18].join(";")}`)
+      }
+      for (const [d, q] of hub.settlementQueues) parts.push(`${d}:${q.size}`)
+      for (const [u, s] of hub.updateVirtualBalance) parts.push(`${u}:${s}`)
+      for (const [u, s] of hub.userSupportedDomains) parts.push(`${u}:${s.join(",")}`)
+    }
+    return keccak256Utf8(parts.join("\n"))
+  }
+}
+

@@ -1,0 +1,82 @@
+/**
+ * Observed settlement times per route, for the quotes' `settlementEstimate`: the last `window` observations
+ * of each (origin, destination, path) and of each path overall, with p25/p50/p75 (linear interpolation
+ * between closest ranks). Deterministic: a ring buffer, no sampling.
+ */
+
+export type SettlementPath = "basic" | "fast"
+
+export interface SettlementPercentiles {
+  readonly p25Minutes: number
+  readonly p50Minutes: number
+  readonly p75Minutes: number
+  /** Observations behind the figures (0 for a prior). */
+  readonly observations: number
+}
+
+class Window {
+  private readonly values: number[] = []
+  private next = 0
+  private cached: SettlementPercentiles | undefined
+  constructor(private readonly capacity: number) {}
+
+  get size(): number {
+    return this.values.length
+  }
+
+  add(minutes: number): void {
+    if (this.values.length < this.capacity) this.values.push(minutes)
+    else {
+      this.values[this.next] = minutes
+      this.next = (this.next + 1) % this.capacity
+    }
+    this.cached = undefined
+  }
+
+  percentiles(): SettlementPercentiles {
+    if (this.cached !== undefined) return this.cached
+    const sorted = [...this.values].sort((a, b) => a - b)
+    const at = (q: number): number => {
+      const pos = (sorted.length - 1) * q
+      const lo = Math.floor(pos)
+      const hi = Math.ceil(pos)
+      const value = sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo)
+      return Math.round(value * 100) / 100
+    }
+    this.cached = { p25Minutes: at(0.25), p50Minutes: at(0.5), p75Minutes: at(0.75), observations: sorted.length }
+    return this.cached
+  }
+}
+
+export class SettlementTimes {
+  private readonly byRoute = new Map<string, Window>()
+  private readonly byPath = new Map<SettlementPath, Window>()
+
+  constructor(
+    /** Observations kept per route. */
+    private readonly window = 1000,
+    /** Fewer observations than this on a route fall back to the path, then to the prior. */
+    private readonly minObservations = 3,
+  ) {}
+
+  record(origin: number, destination: number, path: SettlementPath, seconds: number): void {
+    if (!(seconds >= 0)) return
+    const minutes = seconds / 60
+    const key = `${origin}:${destination}:${path}`
+    let route = this.byRoute.get(key)
+    if (route === undefined) this.byRoute.set(key, (route = new Window(this.window)))
+    route.add(minutes)
+    let all = this.byPath.get(path)
+    if (all === undefined) this.byPath.set(path, (all = new Window(this.window)))
+    all.add(minutes)
+  }
+
+  /** The route's percentiles, else the path's, else `prior`. */
+  estimate(origin: number, destination: number, path: SettlementPath, prior: SettlementPercentiles): SettlementPercentiles {
+    const route = this.byRoute.get(`${origin}:${destination}:${path}`)
+    if (route !== undefined && route.size >= this.minObservations) return route.percentiles()
+    const all = this.byPath.get(path)
+    if (all !== undefined && all.size >= this.minObservations) return all.percentiles()
+    return prior
+  }
+}
