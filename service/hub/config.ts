@@ -48,6 +48,11 @@ export interface HubConfig {
   readonly discountExemptEpochs: number
   /** Cap a ttl=0 intent's discount by its `maxFee` (PROTOCOL.md; default true). */
   readonly userMaxDiscount: boolean
+  /**
+   * Accept fast-path intents whose output asset belongs to another ticker (swaps, as SPEC.md describes; the
+   * solver is repaid in the input ticker). Default true; false gives the V1 contracts' check (UNSUPPORTED).
+   */
+  readonly allowFastPathSwaps: boolean
   readonly minSolverSupportedDomains: number
   readonly gasConfig: GasConfig
   /** Gas limit of one settlement batch per domain; domains not listed use `defaultDomainGasLimit`. */
@@ -65,6 +70,7 @@ export interface HubConfigInput {
   readonly expiryTimeBuffer?: number
   readonly discountExemptEpochs?: number
   readonly userMaxDiscount?: boolean
+  readonly allowFastPathSwaps?: boolean
   readonly minSolverSupportedDomains?: number
   readonly gasConfig?: { readonly settlementBaseGasUnits: number; readonly averageGasUnitsPerSettlement: number; readonly bufferDBPS: number }
   readonly domainGasLimit?: number
@@ -85,6 +91,7 @@ export const HUB_DEFAULTS = {
   expiryTimeBuffer: 12 * 60 * 60,
   discountExemptEpochs: 0,
   userMaxDiscount: true,
+  allowFastPathSwaps: true,
   minSolverSupportedDomains: 2,
   discountPerEpoch: 3,
   maxDiscountDbps: 12,
@@ -151,6 +158,7 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
     expiryTimeBufferSeconds: input.expiryTimeBuffer ?? HUB_DEFAULTS.expiryTimeBuffer,
     discountExemptEpochs: input.discountExemptEpochs ?? HUB_DEFAULTS.discountExemptEpochs,
     userMaxDiscount: input.userMaxDiscount ?? HUB_DEFAULTS.userMaxDiscount,
+    allowFastPathSwaps: input.allowFastPathSwaps ?? HUB_DEFAULTS.allowFastPathSwaps,
     minSolverSupportedDomains: input.minSolverSupportedDomains ?? HUB_DEFAULTS.minSolverSupportedDomains,
     gasConfig: {
       settlementBaseGasUnits: BigInt(gas.settlementBaseGasUnits),

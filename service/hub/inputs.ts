@@ -33,6 +33,7 @@ export const ConfigLine = Schema.Struct({
   expiryTimeBuffer: Schema.optionalKey(Uint48),
   discountExemptEpochs: Schema.optionalKey(NonNegativeInt),
   userMaxDiscount: Schema.optionalKey(Schema.Boolean),
+  allowFastPathSwaps: Schema.optionalKey(Schema.Boolean),
   minSolverSupportedDomains: Schema.optionalKey(NonNegativeInt),
   gasConfig: Schema.optionalKey(
     Schema.Struct({ settlementBaseGasUnits: NonNegativeInt, averageGasUnitsPerSettlement: NonNegativeInt, bufferDBPS: NonNegativeInt }),

@@ -11,7 +11,9 @@ const encoder = new IntentEncoder()
 
 /**
  * `_checkSupportedIntent`: the input asset must be approved on its origin, every destination supported by
- * the hub, and a single-destination intent with an output asset must name the same ticker's asset there.
+ * the hub, and a single-destination intent with an output asset must name the same ticker's asset there,
+ * except fast-path swaps (ttl > 0) when `allowFastPathSwaps` is on: their output asset only has to be
+ * supported on that domain (SPEC's "priority settlement swap"; the V1 contracts would call it unsupported).
  * Returns the input asset's ticker, or undefined when unsupported.
  */
 const supportedTicker = (hub: HubState, intent: Intent): { ticker: TickerState; strategy: number } | undefined => {
@@ -20,7 +22,8 @@ const supportedTicker = (hub: HubState, intent: Intent): { ticker: TickerState; 
   for (const d of intent.destinations) if (!hub.supportedDomains.has(d)) return undefined
   if (intent.destinations.length === 1 && intent.outputAsset !== ZERO_BYTES32) {
     const output = hub.assetOn(intent.destinations[0]!, intent.outputAsset)
-    if (output === undefined || output.ticker !== input.ticker) return undefined
+    if (output === undefined) return undefined
+    if (output.ticker !== input.ticker && !(intent.ttl > 0 && hub.config.allowFastPathSwaps)) return undefined
   }
   return { ticker: input.ticker, strategy: input.asset.strategy }
 }
@@ -49,6 +52,7 @@ const receiveIntent = (hub: HubState, intent: Intent): void => {
   if (support.strategy === Strategy.DEFAULT) {
     ticker.custodied18.set(intent.origin, ticker.custodied(intent.origin) + amount18)
     ticker.ledger.intakeCustodied18 += amount18
+    hub.observer?.onCustody?.(ticker, intent.origin, amount18, intentId)
   } else {
     ticker.ledger.xerc20Intake18 += amount18
   }

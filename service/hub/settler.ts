@@ -68,6 +68,7 @@ export const createSettlement = (
   if (destination.strategy === Strategy.DEFAULT) {
     ticker.custodied18.set(destination.domain, ticker.custodied(destination.domain) - amount18)
     ticker.ledger.settledFromCustody18 += amount18
+    hub.observer?.onCustody?.(ticker, destination.domain, -amount18, intentId)
   } else {
     ticker.ledger.xerc20Settled18 += amount18
   }
@@ -211,7 +212,7 @@ const processInvoice = (hub: HubState, ticker: TickerState, epoch: number, invoi
   }
   const discount = discountDbps(hub, ticker, epoch, invoice.entryEpoch, ctx)
   const found = evaluateInvoice(ticker, epoch, invoice.amount18, discount, domains)
-  hub.observer?.onInvoiceEvaluated(ticker, invoice, epoch, found)
+  hub.observer?.onInvoiceEvaluated?.(ticker, invoice, epoch, found)
   if (found !== undefined) {
     const queue = ticker.depositQueue(epoch, found.domain)
     const after18 = found.amountAfterDiscount18

@@ -207,8 +207,10 @@ export interface OutboundMessage {
 
 /** Optional hooks for observers that need more than events (the read model); never alter state. */
 export interface HubObserver {
+  /** Custody of a DEFAULT asset changed on `domain`: `+amount` on intake, `-amount` on a settlement from custody. */
+  onCustody?(ticker: TickerState, domain: number, delta18: bigint, intentId: Bytes32): void
   /** Called for every invoice evaluated on the default path, with the chosen domain if any. */
-  onInvoiceEvaluated(
+  onInvoiceEvaluated?(
     ticker: TickerState,
     invoice: InvoiceNode,
     epoch: number,
