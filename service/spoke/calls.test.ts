@@ -1,0 +1,162 @@
+import { maxUint256, zeroAddress } from "viem"
+import { describe, expect, test } from "vitest"
+import type { Address, Bytes32, Hex } from "../domain/hex.ts"
+import { type Intent, Strategy } from "../domain/protocol.ts"
+import { Call, decodeSpokeCall, encodeSpokeCall, InvalidSpokeCallError, type SpokeCall, type SpokeCallKind, validateSpokeCall } from "./calls.ts"
+import { planSpokeLayout } from "./layout.ts"
+
+const A = "0x00000000000000000000000000000000000000a1" as Address
+const B = "0x00000000000000000000000000000000000000b2" as Address
+const WORD = `0x${"11".repeat(32)}` as Bytes32
+const layout = planSpokeLayout(25_327, {
+  domain: 31_337,
+  deployer: "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+  relayer: A,
+  feeSigner: B,
+  tokens: [
+    { symbol: "USDC", decimals: 6 },
+    { symbol: "BLK", decimals: 6, kind: "blacklist" },
+    { symbol: "XT", decimals: 18, kind: "xerc20" },
+  ],
+})
+const { addresses } = layout
+const usdc = addresses.tokens.USDC!.address
+const blk = addresses.tokens.BLK!.address
+const xt = addresses.tokens.XT!.address
+
+const intent: Intent = {
+  initiator: WORD,
+  receiver: `0x000000000000000000000000${A.slice(2)}`,
+  inputAsset: `0x000000000000000000000000${usdc.slice(2)}`,
+  outputAsset: `0x000000000000000000000000${usdc.slice(2)}`,
+  maxFee: 1_000,
+  origin: 10,
+  nonce: 7n,
+  timestamp: 1_700_000_000,
+  ttl: 3_600,
+  amount: 123n * 10n ** 18n,
+  destinations: [31_337, 10],
+  data: "0xabcdef",
+}
+const params = { destinations: [10, 8453], receiver: A, inputAsset: usdc, outputAsset: zeroAddress, amount: 5n, maxFee: 3, ttl: 0, data: "0x" as Hex }
+const feeParams = { fee: 1_000n, deadline: 1_800_000_000n, sig: `0x${"ab".repeat(65)}` as Hex }
+
+/** One call of every kind. */
+const EVERY_CALL: readonly SpokeCall[] = [
+  Call.feeAdapter.newIntent({ ...params, feeParams }),
+  Call.feeAdapter.newOrder(feeParams, [params, { ...params, ttl: 60, destinations: [10], outputAsset: usdc }]),
+  Call.feeAdapter.returnUnsupportedIntent(usdc, 9n, A),
+  Call.feeAdapter.updateFeeRecipient(A),
+  Call.feeAdapter.updateFeeSigner(B),
+  Call.spoke.newIntent(params),
+  Call.spoke.processIntentQueue([intent, { ...intent, nonce: 8n, data: "0x" }]),
+  Call.spoke.fillIntent(intent, 500),
+  Call.spoke.processFillQueue(3),
+  Call.spoke.deposit(usdc, 10n),
+  Call.spoke.withdraw(usdc, 10n),
+  Call.spoke.executeIntentCalldata(intent),
+  Call.spoke.pause(),
+  Call.spoke.unpause(),
+  Call.spoke.updateLighthouse(A),
+  Call.spoke.updateWatchtower(B),
+  Call.spoke.updateHubDomain(1),
+  Call.spoke.setStrategyForAsset(xt, Strategy.XERC20),
+  Call.spoke.setModuleForStrategy(Strategy.XERC20, A),
+  Call.gateway.receiveMessage(25_327, WORD, "0x1234"),
+  Call.gateway.setFees(1n, 2n),
+  Call.gateway.updateRelayer(B),
+  Call.xerc20Module.mintDebt(xt, A, 4n),
+  Call.erc20.approve(usdc, B, maxUint256),
+  Call.erc20.transfer(blk, B, 1n),
+  Call.erc20.transferFrom(usdc, A, B, 2n),
+  Call.erc20.mint(usdc, A, 3n),
+  Call.erc20.mint(xt, A, 3n),
+  Call.xerc20.setLimits(xt, A, 10n, 20n),
+  Call.blacklist.setBlacklisted(blk, A, true),
+  Call.blacklist.setRevertOnBlacklisted(blk, true),
+]
+
+describe("SpokeCall calldata", () => {
+  test("covers every kind", () => {
+    // The compiler checks that this record names every kind of the union.
+    const ALL: Record<SpokeCallKind, true> = {
+      "feeAdapter.newIntent": true,
+      "feeAdapter.newOrder": true,
+      "feeAdapter.returnUnsupportedIntent": true,
+      "feeAdapter.updateFeeRecipient": true,
+      "feeAdapter.updateFeeSigner": true,
+      "spoke.newIntent": true,
+      "spoke.processIntentQueue": true,
+      "spoke.fillIntent": true,
+      "spoke.processFillQueue": true,
+      "spoke.deposit": true,
+      "spoke.withdraw": true,
+      "spoke.executeIntentCalldata": true,
+      "spoke.pause": true,
+      "spoke.unpause": true,
+      "spoke.updateLighthouse": true,
+      "spoke.updateWatchtower": true,
+      "spoke.updateHubDomain": true,
+      "spoke.setStrategyForAsset": true,
+      "spoke.setModuleForStrategy": true,
+      "gateway.receiveMessage": true,
+      "gateway.setFees": true,
+      "gateway.updateRelayer": true,
+      "xerc20Module.mintDebt": true,
+      "erc20.approve": true,
+      "erc20.transfer": true,
+      "erc20.transferFrom": true,
+      "erc20.mint": true,
+      "xerc20.setLimits": true,
+      "blacklist.setBlacklisted": true,
+      "blacklist.setRevertOnBlacklisted": true,
+    }
+    expect(new Set(EVERY_CALL.map((call) => call.kind))).toEqual(new Set(Object.keys(ALL)))
+  })
+
+  test.each(EVERY_CALL.map((call) => [call.kind, call] as const))("%s decodes back to the same call", (_kind, call) => {
+    const { to, data } = encodeSpokeCall(addresses, call)
+    expect(decodeSpokeCall(addresses, to, data)).toEqual(call)
+    // Any address case works for the target.
+    expect(decodeSpokeCall(addresses, to.toUpperCase().replace("0X", "0x"), data)).toEqual(call)
+  })
+
+  test("the xERC20 test mint is ownerMint, the others mint", () => {
+    expect(encodeSpokeCall(addresses, Call.erc20.mint(xt, A, 1n)).data.slice(0, 10)).not.toBe(encodeSpokeCall(addresses, Call.erc20.mint(usdc, A, 1n)).data.slice(0, 10))
+  })
+
+  test("checksummed and uppercase input decodes to lowercase", () => {
+    const call = Call.spoke.deposit("0x5FbDB2315678afecb367f032d93F642f64180aa3", 1n)
+    const { to, data } = encodeSpokeCall(addresses, call)
+    expect(decodeSpokeCall(addresses, to, data)).toEqual({ kind: "spoke.deposit", asset: "0x5fbdb2315678afecb367f032d93f642f64180aa3", amount: 1n })
+  })
+
+  test("unknown targets and selectors decode to undefined", () => {
+    const { data } = encodeSpokeCall(addresses, Call.spoke.pause())
+    expect(decodeSpokeCall(addresses, A, data)).toBeUndefined()
+    expect(decodeSpokeCall(addresses, addresses.spoke, "0xdeadbeef")).toBeUndefined()
+    expect(decodeSpokeCall(addresses, addresses.gateway, data)).toBeUndefined()
+  })
+})
+
+describe("validateSpokeCall", () => {
+  test.each([
+    ["maxFee above uint24", Call.spoke.newIntent({ ...params, maxFee: 2 ** 24 }), "maxFee"],
+    ["negative amount", Call.spoke.deposit(usdc, -1n), "amount"],
+    ["amount above uint256", Call.erc20.transfer(usdc, A, maxUint256 + 1n), "amount"],
+    ["malformed address", Call.spoke.withdraw("0x1234" as Address, 1n), "asset"],
+    ["odd hex data", Call.spoke.newIntent({ ...params, data: "0x123" as Hex }), "data"],
+    ["destination above uint32", Call.spoke.newIntent({ ...params, destinations: [2 ** 32] }), "destinations[0]"],
+    ["fractional fee", Call.spoke.fillIntent(intent, 1.5), "fee"],
+    ["short intent word", Call.spoke.fillIntent({ ...intent, initiator: "0x11" as Bytes32 }, 1), "intent.initiator"],
+    ["nonce above uint64", Call.spoke.executeIntentCalldata({ ...intent, nonce: 2n ** 64n }), "intent.nonce"],
+  ])("refuses %s", (_name, call, field) => {
+    expect(() => validateSpokeCall(call)).toThrowError(InvalidSpokeCallError)
+    try {
+      validateSpokeCall(call)
+    } catch (error) {
+      expect((error as InvalidSpokeCallError).field).toBe(field)
+    }
+    expect(() => encodeSpokeCall(addresses, call)).toThrowError(InvalidSpokeCallError)
+  })
+})
