@@ -1,0 +1,43 @@
+/**
+ * `TestCallTarget` in memory (a target for intent calldata in tests): `record(uint256)` counts the call, emits
+ * `Called` and returns twice its argument; `fail(uint256)` reverts; anything else has no function to run.
+ */
+import type { Address, Hex } from "../../domain/hex.ts"
+import type { ExecutionContext } from "./context.ts"
+import { checkedAdd, checkedMul, revert, revertEmpty } from "./journal.ts"
+
+const RECORD = "0x2c16cd8a"
+const FAIL = "0x132e4f3c"
+
+export interface CallArgs {
+  uint(i: number): bigint
+}
+
+export class MemoryCallTarget {
+  calls = 0n
+  lastValue = 0n
+  lastCaller: Address = "0x0000000000000000000000000000000000000000"
+
+  constructor(
+    private readonly world: { readonly ctx: ExecutionContext },
+    readonly address: Address,
+  ) {}
+
+  call(sender: Address, selector: string, args: CallArgs): Hex {
+    const ctx = this.world.ctx
+    switch (selector) {
+      case RECORD: {
+        const value = args.uint(0)
+        ctx.journal.field(this as MemoryCallTarget, "calls", checkedAdd(this.calls, 1n))
+        ctx.journal.field(this as MemoryCallTarget, "lastValue", value)
+        ctx.journal.field(this as MemoryCallTarget, "lastCaller", sender)
+        ctx.emit(this.address, { name: "Called", caller: sender, value })
+        return `0x${checkedMul(value, 2n).toString(16).padStart(64, "0")}`
+      }
+      case FAIL:
+        return revert("TestCallTarget_Failed", args.uint(0))
+      default:
+        return revertEmpty()
+    }
+  }
+}

@@ -1,0 +1,474 @@
+/**
+ * `ClearingSpoke` in memory: intents and their queue, fills and the fill queue, solver virtual balances, settlement
+ * receipt, calldata execution, pause and the owner setters. Each function follows `contracts/ClearingSpoke.sol`
+ * line by line: the same checks in the same order, the same errors and arguments, the same truncations and events.
+ */
+import { encodeAbiParameters, keccak256 } from "viem"
+import { encodeFillMessage, encodeIntentMessage, IntentEncoder } from "../../domain/encoding.ts"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
+import {
+  DBPS_DENOMINATOR,
+  type FillMessage,
+  type Intent,
+  IntentStatus,
+  MAX_CALLDATA_SIZE,
+  MAX_DESTINATIONS,
+  NORMALIZED_DECIMALS,
+  Strategy,
+} from "../../domain/protocol.ts"
+import type { NewIntentParams } from "../calls.ts"
+import type { QueuedIntent } from "../types.ts"
+import { get2, set2 } from "./context.ts"
+import { checkedAdd, checkedMul, PANIC_OVERFLOW, revert, SpokeRevert } from "./journal.ts"
+import { decodeIntentCalldata, decodeSettlementMessage, type ParsedHubMessage } from "./messages.ts"
+import type { MemoryWorld } from "./world.ts"
+
+const variableHash = (name: string): Bytes32 => keccak256(encodeAbiParameters([{ type: "string" }], [name])).toLowerCase() as Bytes32
+
+/** `keccak256(abi.encode("GATEWAY"))` etc. (abi-encoded strings): the VAR_UPDATE variables the spoke accepts. */
+export const VARIABLE_HASHES = {
+  GATEWAY: variableHash("GATEWAY"),
+  LIGHTHOUSE: variableHash("LIGHTHOUSE"),
+  WATCHTOWER: variableHash("WATCHTOWER"),
+}
+
+const EXECUTE_COPY_BYTES = 256
+
+/** `Protocol.normalizeDecimals` with Solidity's checked multiplication. */
+export const normalizeChecked = (amount: bigint, fromDecimals: number, toDecimals: number): bigint => {
+  if (fromDecimals === toDecimals) return amount
+  if (fromDecimals < toDecimals) {
+    // `10 ** difference` is itself checked: from 78 on it overflows, whatever the amount.
+    if (toDecimals - fromDecimals > 77) throw new SpokeRevert("Panic", [PANIC_OVERFLOW])
+    return checkedMul(amount, 10n ** BigInt(toDecimals - fromDecimals))
+  }
+  const difference = fromDecimals - toDecimals
+  if (difference > 77) return 0n
+  return amount / 10n ** BigInt(difference)
+}
+
+interface StoredIntent {
+  readonly intentId: Bytes32
+  readonly intent: Intent
+}
+
+export class MemoryClearingSpoke {
+  owner: Address
+  gateway: Address
+  lighthouse: Address
+  watchtower: Address
+  hubDomain: number
+  paused = false
+  nonce = 0n
+  readonly status = new Map<Bytes32, IntentStatus>()
+  readonly balances = new Map<Address, Map<Address, bigint>>()
+  readonly strategies = new Map<Address, Strategy>()
+  readonly modules = new Map<Strategy, Address>()
+  intentQueueFirst = 1
+  intentQueueLast = 0
+  /** Queue index -> id and intent (the contract stores the id; the intent is kept for keepers, as an indexer would). */
+  readonly intentQueue = new Map<number, StoredIntent>()
+  fillQueueFirst = 1
+  fillQueueLast = 0
+  readonly fillQueue = new Map<number, FillMessage>()
+  private readonly encoder = new IntentEncoder()
+  private readonly initiatorWords = new Map<Address, Bytes32>()
+
+  constructor(
+    private readonly world: MemoryWorld,
+    readonly address: Address,
+    config: { owner: Address; hubDomain: number; gateway: Address; lighthouse: Address; watchtower: Address; xerc20Module: Address },
+  ) {
+    this.owner = config.owner
+    this.hubDomain = config.hubDomain
+    this.gateway = config.gateway
+    this.lighthouse = config.lighthouse
+    this.watchtower = config.watchtower
+    this.modules.set(Strategy.XERC20, config.xerc20Module)
+  }
+
+  private get ctx() {
+    return this.world.ctx
+  }
+
+  private whenNotPaused(): void {
+    if (this.paused) revert("ClearingSpoke_Paused")
+  }
+
+  private onlyOwner(sender: Address): void {
+    if (sender !== this.owner) revert("ClearingSpoke_NotOwner", sender)
+  }
+
+  private onlyPauser(sender: Address): void {
+    if (sender !== this.lighthouse && sender !== this.watchtower) revert("ClearingSpoke_Pause_NotAuthorized", sender)
+  }
+
+  /** `bytes32(uint256(uint160(address)))`, cached for the few addresses that recur (adapter, assets, users). */
+  word(address: Address): Bytes32 {
+    let word = this.initiatorWords.get(address)
+    if (word === undefined) {
+      word = addressToBytes32(address)
+      if (this.initiatorWords.size < 1024) this.initiatorWords.set(address, word)
+    }
+    return word
+  }
+
+  intentId(intent: Intent): Bytes32 {
+    return this.encoder.intentId(intent)
+  }
+
+  balanceOf(asset: Address, account: Address): bigint {
+    return get2(this.balances, asset, account)
+  }
+
+  queuedIntents(limit: number): QueuedIntent[] {
+    const out: QueuedIntent[] = []
+    for (let i = this.intentQueueFirst; i <= this.intentQueueLast && out.length < limit; i++) {
+      const stored = this.intentQueue.get(i)
+      if (stored !== undefined) out.push({ queueIdx: BigInt(i), intentId: stored.intentId, intent: stored.intent })
+    }
+    return out
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Intents
+
+  newIntent(sender: Address, p: NewIntentParams): { readonly intentId: Bytes32; readonly intent: Intent } {
+    this.whenNotPaused()
+    const destinations = p.destinations
+    const count = destinations.length
+    const outputAsset = p.outputAsset
+    if (count > MAX_DESTINATIONS) revert("ClearingSpoke_NewIntent_InvalidIntent")
+    if (count === 1) {
+      if (p.ttl !== 0 && outputAsset === ZERO_ADDRESS) revert("ClearingSpoke_NewIntent_InvalidIntent")
+    } else if (p.ttl !== 0 || outputAsset !== ZERO_ADDRESS) {
+      revert("ClearingSpoke_NewIntent_InvalidIntent")
+    }
+    if (p.maxFee > 100_000) revert("ClearingSpoke_NewIntent_MaxFeeExceeded", p.maxFee, 100_000)
+    if ((p.data.length - 2) / 2 > MAX_CALLDATA_SIZE) revert("ClearingSpoke_NewIntent_CalldataExceedsLimit")
+    const inputAsset = p.inputAsset
+    const normalizedAmount = normalizeChecked(p.amount, this.decimals(inputAsset), NORMALIZED_DECIMALS)
+    if (normalizedAmount === 0n) revert("ClearingSpoke_NewIntent_ZeroAmount")
+    this.takeFunds(sender, inputAsset, p.amount)
+
+    const nonce = this.nonce + 1n
+    this.ctx.journal.field(this as MemoryClearingSpoke, "nonce", nonce)
+    const intent: Intent = {
+      initiator: this.word(sender),
+      receiver: this.word(p.receiver),
+      inputAsset: this.word(inputAsset),
+      outputAsset: this.word(outputAsset),
+      maxFee: p.maxFee,
+      origin: this.ctx.domain,
+      nonce,
+      timestamp: this.ctx.now,
+      ttl: p.ttl,
+      amount: normalizedAmount,
+      destinations: count === 1 ? [destinations[0]!] : [...destinations],
+      data: p.data,
+    }
+    const intentId = this.encoder.intentId(intent)
+    this.ctx.journal.set(this.status, intentId, IntentStatus.ADDED)
+    const queueIdx = this.intentQueueLast + 1
+    this.ctx.journal.field(this as MemoryClearingSpoke, "intentQueueLast", queueIdx)
+    this.ctx.journal.set(this.intentQueue, queueIdx, { intentId, intent })
+    this.ctx.emit(this.address, { name: "IntentAdded", intentId, queueIdx: BigInt(queueIdx), intent })
+    return { intentId, intent }
+  }
+
+  processIntentQueue(value: bigint, intents: readonly Intent[]): void {
+    this.whenNotPaused()
+    const amount = intents.length
+    const first = this.intentQueueFirst
+    this.validateQueueAmount(first, this.intentQueueLast, amount)
+    for (let i = 0; i < amount; i++) {
+      const given = intents[i]!
+      const stored = this.intentQueue.get(first + i)
+      // The stored intent object is immutable: passing it back (what keepers do) needs no re-hash.
+      const intentId = stored !== undefined && stored.intent === given ? stored.intentId : this.encoder.intentId(given)
+      if (stored?.intentId !== intentId) revert("ClearingSpoke_ProcessIntentQueue_NotFound", intentId, BigInt(i))
+      this.ctx.journal.delete(this.intentQueue, first + i)
+    }
+    this.ctx.journal.field(this as MemoryClearingSpoke, "intentQueueFirst", first + amount)
+    const { messageId, quote } = this.sendToHub(value, encodeIntentMessage(intents))
+    this.ctx.emit(this.address, {
+      name: "IntentQueueProcessed",
+      messageId,
+      firstIdx: BigInt(first),
+      lastIdx: BigInt(first + amount),
+      quote,
+    })
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Fills
+
+  fillIntent(sender: Address, intent: Intent, fee: number): void {
+    this.whenNotPaused()
+    if (intent.destinations.length === 0 || intent.destinations[0] !== this.ctx.domain) revert("ClearingSpoke_WrongDestination")
+    if (this.ctx.now >= intent.timestamp + intent.ttl) revert("ClearingSpoke_FillIntent_IntentExpired")
+    if (fee > intent.maxFee) revert("ClearingSpoke_FillIntent_MaxFeeExceeded", fee, intent.maxFee)
+    const intentId = this.encoder.intentId(intent)
+    const current = this.status.get(intentId) ?? IntentStatus.NONE
+    if (current !== IntentStatus.NONE) revert("ClearingSpoke_FillIntent_InvalidStatus", current)
+
+    const outputAsset = bytes32ToAddress(intent.outputAsset)
+    const amountOut = this.amountAfterFee(outputAsset, intent.amount, fee)
+    const available = this.balanceOf(outputAsset, sender)
+    if (available < amountOut) revert("ClearingSpoke_FillIntent_InsufficientFunds", amountOut, available)
+    set2(this.ctx.journal, this.balances, outputAsset, sender, available - amountOut)
+    this.ctx.journal.set(this.status, intentId, IntentStatus.FILLED)
+
+    const fillMessage: FillMessage = {
+      intentId,
+      solver: this.word(sender),
+      initiator: intent.initiator,
+      fee,
+      executionTimestamp: this.ctx.now,
+    }
+    const queueIdx = this.fillQueueLast + 1
+    this.ctx.journal.field(this as MemoryClearingSpoke, "fillQueueLast", queueIdx)
+    this.ctx.journal.set(this.fillQueue, queueIdx, fillMessage)
+
+    const receiver = bytes32ToAddress(intent.receiver)
+    if (receiver !== ZERO_ADDRESS && outputAsset !== ZERO_ADDRESS && amountOut !== 0n) this.push(outputAsset, receiver, amountOut)
+    if (intent.data.length > 2) this.executeCalldata(intentId, intent.data)
+    this.ctx.emit(this.address, {
+      name: "IntentFilled",
+      intentId,
+      solver: sender,
+      totalFeeDBPS: BigInt(fee),
+      queueIdx: BigInt(queueIdx),
+      intent,
+    })
+  }
+
+  processFillQueue(value: bigint, amount: number): void {
+    this.whenNotPaused()
+    const first = this.fillQueueFirst
+    this.validateQueueAmount(first, this.fillQueueLast, amount)
+    const fills: FillMessage[] = new Array(amount)
+    for (let i = 0; i < amount; i++) {
+      fills[i] = this.fillQueue.get(first + i)!
+      this.ctx.journal.delete(this.fillQueue, first + i)
+    }
+    this.ctx.journal.field(this as MemoryClearingSpoke, "fillQueueFirst", first + amount)
+    const { messageId, quote } = this.sendToHub(value, encodeFillMessage(fills))
+    this.ctx.emit(this.address, { name: "FillQueueProcessed", messageId, firstIdx: BigInt(first), lastIdx: BigInt(first + amount), quote })
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Virtual balances
+
+  deposit(sender: Address, asset: Address, amount: bigint): void {
+    this.whenNotPaused()
+    this.pull(asset, sender, amount)
+    set2(this.ctx.journal, this.balances, asset, sender, checkedAdd(this.balanceOf(asset, sender), amount))
+    this.ctx.emit(this.address, { name: "Deposited", depositant: sender, asset, amount })
+  }
+
+  withdraw(sender: Address, asset: Address, amount: bigint): void {
+    this.whenNotPaused()
+    const available = this.balanceOf(asset, sender)
+    if (available < amount) revert("ClearingSpoke_Withdraw_InsufficientBalance", amount, available)
+    set2(this.ctx.journal, this.balances, asset, sender, available - amount)
+    this.push(asset, sender, amount)
+    this.ctx.emit(this.address, { name: "Withdrawn", withdrawer: sender, asset, amount })
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Messages from the hub
+
+  receiveMessage(sender: Address, message: Hex): void {
+    if (sender !== this.gateway) revert("ClearingSpoke_ReceiveMessage_NotGateway", sender)
+    if (this.paused) revert("ClearingSpoke_Paused")
+    const parsed: ParsedHubMessage = decodeSettlementMessage(message)
+    switch (parsed.type) {
+      case "SETTLEMENT":
+        for (const settlement of parsed.settlements) {
+          this.handleSettlement(settlement.intentId, settlement.amount, settlement.asset, settlement.recipient, settlement.updateVirtualBalance)
+        }
+        return
+      case "VAR_UPDATE":
+        if (parsed.variable === VARIABLE_HASHES.GATEWAY) this.updateGatewayTo(parsed.address())
+        else if (parsed.variable === VARIABLE_HASHES.LIGHTHOUSE) this.updateLighthouseTo(parsed.address())
+        else if (parsed.variable === VARIABLE_HASHES.WATCHTOWER) this.updateWatchtowerTo(parsed.address())
+        else revert("ClearingSpoke_InvalidVarUpdate", parsed.variable)
+        return
+      case "OTHER":
+        revert("ClearingSpoke_ReceiveMessage_InvalidMessageType", parsed.messageType)
+    }
+  }
+
+  executeIntentCalldata(intent: Intent): void {
+    this.whenNotPaused()
+    if (intent.destinations.length === 0 || intent.destinations[0] !== this.ctx.domain) revert("ClearingSpoke_WrongDestination")
+    const intentId = this.encoder.intentId(intent)
+    const current = this.status.get(intentId) ?? IntentStatus.NONE
+    if (current !== IntentStatus.SETTLED) revert("ClearingSpoke_ExecuteIntentCalldata_InvalidStatus", current)
+    this.ctx.journal.set(this.status, intentId, IntentStatus.SETTLED_AND_MANUALLY_EXECUTED)
+    if (intent.data.length > 2) this.executeCalldata(intentId, intent.data)
+    else this.ctx.emit(this.address, { name: "ExternalCalldataExecuted", intentId, returnData: "0x" })
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Roles and configuration
+
+  pause(sender: Address): void {
+    this.onlyPauser(sender)
+    this.ctx.journal.field(this as MemoryClearingSpoke, "paused", true)
+    this.ctx.emit(this.address, { name: "Paused" })
+  }
+
+  unpause(sender: Address): void {
+    this.onlyPauser(sender)
+    this.ctx.journal.field(this as MemoryClearingSpoke, "paused", false)
+    this.ctx.emit(this.address, { name: "Unpaused" })
+  }
+
+  updateLighthouse(sender: Address, lighthouse: Address): void {
+    this.onlyOwner(sender)
+    this.updateLighthouseTo(lighthouse)
+  }
+
+  updateWatchtower(sender: Address, watchtower: Address): void {
+    this.onlyOwner(sender)
+    this.updateWatchtowerTo(watchtower)
+  }
+
+  updateHubDomain(sender: Address, hubDomain: number): void {
+    this.onlyOwner(sender)
+    this.ctx.emit(this.address, { name: "HubDomainUpdated", previous: this.hubDomain, current: hubDomain })
+    this.ctx.journal.field(this as MemoryClearingSpoke, "hubDomain", hubDomain)
+  }
+
+  setStrategyForAsset(sender: Address, asset: Address, strategy: Strategy): void {
+    this.onlyOwner(sender)
+    this.ctx.journal.set(this.strategies, asset, strategy)
+    this.ctx.emit(this.address, { name: "StrategySetForAsset", asset, strategy })
+  }
+
+  setModuleForStrategy(sender: Address, strategy: Strategy, module: Address): void {
+    this.onlyOwner(sender)
+    this.ctx.journal.set(this.modules, strategy, module)
+    this.ctx.emit(this.address, { name: "ModuleSetForStrategy", strategy, module })
+  }
+
+  private updateGatewayTo(gateway: Address): void {
+    this.ctx.emit(this.address, { name: "GatewayUpdated", previous: this.gateway, current: gateway })
+    this.ctx.journal.field(this as MemoryClearingSpoke, "gateway", gateway)
+  }
+
+  private updateLighthouseTo(lighthouse: Address): void {
+    this.ctx.emit(this.address, { name: "LighthouseUpdated", previous: this.lighthouse, current: lighthouse })
+    this.ctx.journal.field(this as MemoryClearingSpoke, "lighthouse", lighthouse)
+  }
+
+  private updateWatchtowerTo(watchtower: Address): void {
+    this.ctx.emit(this.address, { name: "WatchtowerUpdated", previous: this.watchtower, current: watchtower })
+    this.ctx.journal.field(this as MemoryClearingSpoke, "watchtower", watchtower)
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Internals
+
+  private validateQueueAmount(first: number, last: number, amount: number): void {
+    if (amount === 0) revert("ClearingSpoke_ProcessQueue_ZeroAmount")
+    if (first + amount - 1 > last) revert("ClearingSpoke_ProcessQueue_InvalidAmount", BigInt(first), BigInt(last), BigInt(amount))
+  }
+
+  private sendToHub(value: bigint, message: Hex): { readonly messageId: Bytes32; readonly quote: bigint } {
+    const gateway = this.world.gatewayAt(this.gateway)
+    const destination = this.hubDomain
+    const quote = gateway.quoteMessage(message)
+    if (value < quote) revert("ClearingSpoke_ProcessQueue_InsufficientFee", value, quote)
+    const messageId = gateway.sendMessage(this.address, value, destination, message)
+    return { messageId, quote }
+  }
+
+  private takeFunds(sender: Address, asset: Address, amount: bigint): void {
+    if ((this.strategies.get(asset) ?? Strategy.DEFAULT) === Strategy.XERC20) {
+      this.world.moduleAt(this.module(Strategy.XERC20)).handleBurnStrategy(this.address, asset, sender, amount)
+    } else {
+      this.pull(asset, sender, amount)
+    }
+  }
+
+  private amountAfterFee(outputAsset: Address, amount: bigint, fee: number): bigint {
+    if (outputAsset === ZERO_ADDRESS) return 0n
+    const amountOut = normalizeChecked(amount, NORMALIZED_DECIMALS, this.decimals(outputAsset))
+    return amountOut - checkedMul(amountOut, BigInt(fee)) / DBPS_DENOMINATOR
+  }
+
+  private handleSettlement(intentId: Bytes32, amount18: bigint, assetWord: Bytes32, recipientWord: Bytes32, updateVirtualBalance: boolean): void {
+    const current = this.status.get(intentId) ?? IntentStatus.NONE
+    if (current === IntentStatus.SETTLED || current === IntentStatus.SETTLED_AND_MANUALLY_EXECUTED) return
+    this.ctx.journal.set(this.status, intentId, IntentStatus.SETTLED)
+    const asset = bytes32ToAddress(assetWord)
+    const recipient = bytes32ToAddress(recipientWord)
+    const decimals = this.world.tryDecimals(asset) ?? NORMALIZED_DECIMALS
+    const amount = normalizeChecked(amount18, NORMALIZED_DECIMALS, decimals)
+    if (amount > 0n) {
+      if ((this.strategies.get(asset) ?? Strategy.DEFAULT) === Strategy.XERC20) this.settleXERC20(asset, recipient, amount, updateVirtualBalance)
+      else this.settleDefault(asset, recipient, amount, updateVirtualBalance)
+    }
+    this.ctx.emit(this.address, { name: "Settled", intentId, account: recipient, asset, amount })
+  }
+
+  private credit(asset: Address, account: Address, amount: bigint): void {
+    set2(this.ctx.journal, this.balances, asset, account, checkedAdd(this.balanceOf(asset, account), amount))
+  }
+
+  private settleDefault(asset: Address, recipient: Address, amount: bigint, updateVirtualBalance: boolean): void {
+    if (updateVirtualBalance) {
+      this.credit(asset, recipient, amount)
+      return
+    }
+    const result = this.world.tryTokenCall(asset, (token) => token.transfer(this.ctx, this.address, recipient, amount))
+    if (result !== true) {
+      this.credit(asset, recipient, amount)
+      this.ctx.emit(this.address, { name: "AssetTransferFailed", asset, recipient, amount })
+    }
+  }
+
+  private settleXERC20(asset: Address, recipient: Address, amount: bigint, updateVirtualBalance: boolean): void {
+    const mintRecipient = updateVirtualBalance ? this.address : recipient
+    const success = this.world.moduleAt(this.module(Strategy.XERC20)).handleMintStrategy(this.address, asset, mintRecipient, recipient, amount)
+    if (!success) this.ctx.emit(this.address, { name: "AssetMintFailed", asset, recipient, amount, strategy: Strategy.XERC20 })
+    else if (updateVirtualBalance) this.credit(asset, recipient, amount)
+  }
+
+  private executeCalldata(intentId: Bytes32, data: Hex): void {
+    const { target, callData } = decodeIntentCalldata(data)
+    const result = this.world.callExternal(this.address, target, callData)
+    if (!result.success) revert("ClearingSpoke_ExecuteIntentCalldata_ExternalCallFailed")
+    const returnData = result.returnData.length > 2 + 2 * EXECUTE_COPY_BYTES ? (result.returnData.slice(0, 2 + 2 * EXECUTE_COPY_BYTES) as Hex) : result.returnData
+    this.ctx.emit(this.address, { name: "ExternalCalldataExecuted", intentId, returnData })
+  }
+
+  private module(strategy: Strategy): Address {
+    const module = this.modules.get(strategy) ?? ZERO_ADDRESS
+    if (module === ZERO_ADDRESS) revert("ClearingSpoke_StrategyModuleNotSet", strategy)
+    return module
+  }
+
+  private decimals(asset: Address): number {
+    const decimals = this.world.tryDecimals(asset)
+    if (decimals === undefined) revert("ClearingSpoke_DecimalsUnavailable", asset)
+    return decimals!
+  }
+
+  private pull(asset: Address, from: Address, amount: bigint): void {
+    const result = this.world.tryTokenCall(asset, (token) => token.transferFrom(this.ctx, this.address, from, this.address, amount))
+    if (result === true) return
+    if (result instanceof SpokeRevert) throw result
+    revert("ClearingSpoke_TransferFailed", asset, from, this.address, amount)
+  }
+
+  private push(asset: Address, to: Address, amount: bigint): void {
+    const result = this.world.tryTokenCall(asset, (token) => token.transfer(this.ctx, this.address, to, amount))
+    if (result === true) return
+    if (result instanceof SpokeRevert) throw result
+    revert("ClearingSpoke_TransferFailed", asset, this.address, to, amount)
+  }
+}

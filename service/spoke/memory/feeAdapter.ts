@@ -1,0 +1,125 @@
+/**
+ * `FeeAdapter` in memory: pulls amount + fee, checks the fee signer's signature and the deadline, pays the fees,
+ * approves the spoke (or the module) once, and creates the intents (contracts/FeeAdapter.sol).
+ */
+import { type Address, type Bytes32, type Hex, hexToBytes } from "../../domain/hex.ts"
+import { keccak256Bytes } from "../../domain/keccak.ts"
+import { MAX_UINT256, Strategy } from "../../domain/protocol.ts"
+import type { FeeParams, NewIntentParams } from "../calls.ts"
+import { checkedAdd, revert, SpokeRevert } from "./journal.ts"
+import type { MemoryWorld } from "./world.ts"
+
+/** A fee signature reached execution without being recovered first (`MemorySpokeChain.mine` recovers them). */
+export class UnverifiedFeeSignatureError extends Error {
+  override readonly name = "UnverifiedFeeSignatureError"
+  constructor(readonly sig: Hex) {
+    super(`The fee signature ${sig.slice(0, 18)}... was not recovered before the block ran; use mine(), not mineSync(), for new signatures.`)
+  }
+}
+
+/** `keccak256(abi.encode(bytes32[] ids))`. */
+const orderId = (intentIds: readonly Bytes32[]): Bytes32 => {
+  const buf = new Uint8Array(64 + 32 * intentIds.length)
+  buf[31] = 0x20
+  new DataView(buf.buffer).setUint32(60, intentIds.length)
+  intentIds.forEach((id, i) => buf.set(hexToBytes(id), 64 + 32 * i))
+  return keccak256Bytes(buf)
+}
+
+export class MemoryFeeAdapter {
+  owner: Address
+  feeRecipient: Address
+  feeSigner: Address
+
+  constructor(
+    private readonly world: MemoryWorld,
+    readonly address: Address,
+    readonly spoke: Address,
+    readonly xerc20Module: Address,
+    config: { owner: Address; feeRecipient: Address; feeSigner: Address },
+  ) {
+    this.owner = config.owner
+    this.feeRecipient = config.feeRecipient
+    this.feeSigner = config.feeSigner
+  }
+
+  private get ctx() {
+    return this.world.ctx
+  }
+
+  newIntent(sender: Address, value: bigint, p: NewIntentParams, feeParams: FeeParams): Bytes32 {
+    this.handleFees(sender, value, p.inputAsset, p.amount, feeParams.fee, feeParams.deadline, feeParams.sig)
+    const { intentId } = this.world.spokeAt(this.spoke).newIntent(this.address, p)
+    this.ctx.emit(this.address, { name: "IntentWithFeesAdded", intentId, initiator: this.world.spoke.word(sender), tokenFee: feeParams.fee, nativeFee: value })
+    return intentId
+  }
+
+  newOrder(sender: Address, value: bigint, fee: bigint, deadline: bigint, sig: Hex, params: readonly NewIntentParams[]): Bytes32 {
+    const count = params.length
+    if (count === 0) revert("FeeAdapter_EmptyOrder")
+    const inputAsset = params[0]!.inputAsset
+    let total = 0n
+    for (const entry of params) {
+      if (entry.inputAsset !== inputAsset) revert("FeeAdapter_MultipleOrderAssets")
+      total = checkedAdd(total, entry.amount)
+    }
+    this.handleFees(sender, value, inputAsset, total, fee, deadline, sig)
+    const spoke = this.world.spokeAt(this.spoke)
+    const intentIds = params.map((entry) => spoke.newIntent(this.address, entry).intentId)
+    const id = orderId(intentIds)
+    this.ctx.emit(this.address, { name: "OrderCreated", orderId: id, initiator: this.world.spoke.word(sender), intentIds, tokenFee: fee, nativeFee: value })
+    return id
+  }
+
+  returnUnsupportedIntent(sender: Address, asset: Address, amount: bigint, recipient: Address): void {
+    this.onlyOwner(sender)
+    this.world.spokeAt(this.spoke).withdraw(this.address, asset, amount)
+    this.push(asset, recipient, amount)
+  }
+
+  updateFeeRecipient(sender: Address, feeRecipient: Address): void {
+    this.onlyOwner(sender)
+    this.ctx.emit(this.address, { name: "FeeRecipientUpdated", previous: this.feeRecipient, current: feeRecipient })
+    this.ctx.journal.field(this as MemoryFeeAdapter, "feeRecipient", feeRecipient)
+  }
+
+  updateFeeSigner(sender: Address, feeSigner: Address): void {
+    this.onlyOwner(sender)
+    this.ctx.emit(this.address, { name: "FeeSignerUpdated", previous: this.feeSigner, current: feeSigner })
+    this.ctx.journal.field(this as MemoryFeeAdapter, "feeSigner", feeSigner)
+  }
+
+  private onlyOwner(sender: Address): void {
+    if (sender !== this.owner) revert("FeeAdapter_NotOwner", sender)
+  }
+
+  /** Reference §5.1 steps 1 to 6, in order. */
+  private handleFees(sender: Address, value: bigint, inputAsset: Address, amount: bigint, fee: bigint, deadline: bigint, sig: Hex): void {
+    const pulled = checkedAdd(amount, fee)
+    const result = this.world.tryTokenCall(inputAsset, (token) => token.transferFrom(this.ctx, this.address, sender, this.address, pulled))
+    if (result !== true) {
+      if (result instanceof SpokeRevert) throw result
+      revert("FeeAdapter_TransferFailed", inputAsset, sender, this.address, pulled)
+    }
+    const signer = this.world.signatures.signer({ fee, nativeFee: value, inputAsset, deadline, sig })
+    if (signer === undefined) throw new UnverifiedFeeSignatureError(sig)
+    if (signer === "0x0000000000000000000000000000000000000000" || signer !== this.feeSigner) revert("FeeAdapter_InvalidSignature")
+    if (BigInt(this.ctx.now) > deadline) revert("FeeAdapter_InvalidDeadline")
+    if (fee > 0n) this.push(inputAsset, this.feeRecipient, fee)
+    if (value > 0n && !this.world.sendNative(this.feeRecipient)) revert("FeeAdapter_NativeTransferFailed", this.feeRecipient, value)
+    const spender = this.world.spokeAt(this.spoke).strategies.get(inputAsset) === Strategy.XERC20 ? this.xerc20Module : this.spoke
+    const token = this.world.tokens.get(inputAsset)
+    const allowance = token === undefined ? 0n : token.allowance(this.address, spender)
+    if (allowance < amount) {
+      const approved = this.world.tryTokenCall(inputAsset, (t) => t.approve(this.ctx, this.address, spender, MAX_UINT256))
+      if (approved !== true) revert("FeeAdapter_ApproveFailed", inputAsset, spender)
+    }
+  }
+
+  private push(asset: Address, to: Address, amount: bigint): void {
+    const result = this.world.tryTokenCall(asset, (token) => token.transfer(this.ctx, this.address, to, amount))
+    if (result === true) return
+    if (result instanceof SpokeRevert) throw result
+    revert("FeeAdapter_TransferFailed", asset, this.address, to, amount)
+  }
+}

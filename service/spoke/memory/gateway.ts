@@ -1,0 +1,82 @@
+/**
+ * `SpokeGateway` in memory: fee quotes, outbound messages with their ids, inbound delivery by the relayer with the
+ * origin and duplicate checks (contracts/SpokeGateway.sol).
+ */
+import type { Address, Bytes32, Hex } from "../../domain/hex.ts"
+import { hexToBytes } from "../../domain/hex.ts"
+import type { GatewayFees } from "../deploy.ts"
+import { checkedAdd, checkedMul, revert } from "./journal.ts"
+import { gatewayMessageId } from "./messages.ts"
+import type { MemoryWorld } from "./world.ts"
+
+export class MemoryGateway {
+  owner: Address
+  spoke: Address
+  relayer: Address
+  hubDomain: number
+  baseFee: bigint
+  feePerByte: bigint
+  nonce = 0n
+  readonly delivered = new Map<Bytes32, true>()
+  /** Native balance: the transport fees collected. */
+  nativeBalance = 0n
+
+  constructor(
+    private readonly world: MemoryWorld,
+    readonly address: Address,
+    config: { owner: Address; spoke: Address; relayer: Address; hubDomain: number; fees: GatewayFees },
+  ) {
+    this.owner = config.owner
+    this.spoke = config.spoke
+    this.relayer = config.relayer
+    this.hubDomain = config.hubDomain
+    this.baseFee = config.fees.baseFee
+    this.feePerByte = config.fees.feePerByte
+  }
+
+  private get ctx() {
+    return this.world.ctx
+  }
+
+  quoteMessage(message: Hex): bigint {
+    return checkedAdd(this.baseFee, checkedMul(this.feePerByte, BigInt((message.length - 2) >> 1)))
+  }
+
+  sendMessage(sender: Address, value: bigint, destination: number, message: Hex): Bytes32 {
+    if (sender !== this.spoke) revert("SpokeGateway_SendMessage_NotSpoke", sender)
+    const required = this.quoteMessage(message)
+    if (value < required) revert("SpokeGateway_SendMessage_InsufficientFee", value, required)
+    const nonce = this.nonce + 1n
+    this.ctx.journal.field(this as MemoryGateway, "nonce", nonce)
+    this.ctx.journal.field(this as MemoryGateway, "nativeBalance", this.nativeBalance + value)
+    const messageId = gatewayMessageId(this.ctx.domain, destination, nonce, hexToBytes(message))
+    this.ctx.emit(this.address, { name: "MessageSent", messageId, destination, nonce, message, fee: value })
+    return messageId
+  }
+
+  receiveMessage(sender: Address, origin: number, messageId: Bytes32, message: Hex): void {
+    if (sender !== this.relayer) revert("SpokeGateway_ReceiveMessage_NotRelayer", sender)
+    if (origin !== this.hubDomain) revert("SpokeGateway_ReceiveMessage_InvalidOrigin", origin, this.hubDomain)
+    if (this.delivered.has(messageId)) revert("SpokeGateway_ReceiveMessage_AlreadyDelivered", messageId)
+    this.ctx.journal.set(this.delivered, messageId, true)
+    this.world.spokeAt(this.spoke).receiveMessage(this.address, message)
+    this.ctx.emit(this.address, { name: "MessageReceived", messageId, origin })
+  }
+
+  setFees(sender: Address, baseFee: bigint, feePerByte: bigint): void {
+    this.onlyOwner(sender)
+    this.ctx.journal.field(this as MemoryGateway, "baseFee", baseFee)
+    this.ctx.journal.field(this as MemoryGateway, "feePerByte", feePerByte)
+    this.ctx.emit(this.address, { name: "FeesUpdated", baseFee, feePerByte })
+  }
+
+  updateRelayer(sender: Address, relayer: Address): void {
+    this.onlyOwner(sender)
+    this.ctx.emit(this.address, { name: "RelayerUpdated", previous: this.relayer, current: relayer })
+    this.ctx.journal.field(this as MemoryGateway, "relayer", relayer)
+  }
+
+  private onlyOwner(sender: Address): void {
+    if (sender !== this.owner) revert("SpokeGateway_NotOwner", sender)
+  }
+}

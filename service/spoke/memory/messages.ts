@@ -1,0 +1,123 @@
+/**
+ * Byte-level decoding the memory spoke needs, with the checks of Solidity's ABI decoder (a malformed input
+ * reverts without data, as `abi.decode` does): the hub message envelope and its SETTLEMENT / VAR_UPDATE payloads,
+ * intent calldata `abi.encode(address target, bytes callData)`, and the gateway's message id.
+ */
+import { type Address, type Bytes32, bytesToHex, type Hex, hexToBytes } from "../../domain/hex.ts"
+import { keccak256Bytes } from "../../domain/keccak.ts"
+import { revertEmpty } from "./journal.ts"
+
+const WORD = 32
+const MAX_UINT64 = 0xffff_ffff_ffff_ffffn
+
+const wordAt = (bytes: Uint8Array, offset: number): Uint8Array => bytes.subarray(offset, offset + WORD)
+
+const uintAt = (bytes: Uint8Array, offset: number): bigint => {
+  let value = 0n
+  for (let i = 0; i < WORD; i++) value = (value << 8n) | BigInt(bytes[offset + i]!)
+  return value
+}
+
+/** A small uint word (an offset, a length, a uint8): `undefined` when it is above `limit`. */
+const smallUintAt = (bytes: Uint8Array, offset: number, limit: bigint): number | undefined => {
+  for (let i = 0; i < WORD - 8; i++) if (bytes[offset + i] !== 0) return undefined
+  let value = 0n
+  for (let i = WORD - 8; i < WORD; i++) value = (value << 8n) | BigInt(bytes[offset + i]!)
+  return value > limit ? undefined : Number(value)
+}
+
+/** The `bytes` whose offset (relative to `base`) is in the word at `headOffset`; reverts when out of bounds. */
+const bytesAt = (bytes: Uint8Array, base: number, headOffset: number): Uint8Array => {
+  const offset = smallUintAt(bytes, headOffset, MAX_UINT64)
+  if (offset === undefined) return revertEmpty()
+  const start = base + offset
+  if (start + WORD > bytes.length) return revertEmpty()
+  const length = smallUintAt(bytes, start, MAX_UINT64)
+  if (length === undefined || start + WORD + length > bytes.length) return revertEmpty()
+  return bytes.subarray(start + WORD, start + WORD + length)
+}
+
+export interface DecodedSettlement {
+  readonly intentId: Bytes32
+  readonly amount: bigint
+  readonly asset: Bytes32
+  readonly recipient: Bytes32
+  readonly updateVirtualBalance: boolean
+}
+
+export type ParsedHubMessage =
+  | { readonly type: "SETTLEMENT"; readonly settlements: readonly DecodedSettlement[] }
+  | { readonly type: "VAR_UPDATE"; readonly variable: Bytes32; readonly address: () => Address }
+  | { readonly type: "OTHER"; readonly messageType: number }
+
+const SETTLEMENT_WORDS = 5
+
+/** `abi.decode(data, (Settlement[]))`. */
+const decodeSettlements = (data: Uint8Array): DecodedSettlement[] => {
+  if (data.length < WORD) return revertEmpty()
+  const offset = smallUintAt(data, 0, MAX_UINT64)
+  if (offset === undefined || offset + WORD > data.length) return revertEmpty()
+  const count = smallUintAt(data, offset, MAX_UINT64)
+  const start = offset + WORD
+  if (count === undefined || start + count * SETTLEMENT_WORDS * WORD > data.length) return revertEmpty()
+  const settlements: DecodedSettlement[] = new Array(count)
+  for (let i = 0; i < count; i++) {
+    const at = start + i * SETTLEMENT_WORDS * WORD
+    const flag = smallUintAt(data, at + 4 * WORD, 1n)
+    if (flag === undefined) return revertEmpty()
+    settlements[i] = {
+      intentId: bytesToHex(wordAt(data, at)),
+      amount: uintAt(data, at + WORD),
+      asset: bytesToHex(wordAt(data, at + 2 * WORD)),
+      recipient: bytesToHex(wordAt(data, at + 3 * WORD)),
+      updateVirtualBalance: flag === 1,
+    }
+  }
+  return settlements
+}
+
+/** `abi.decode(message, (uint8, bytes))` and the payload of the types the spoke handles. */
+export const decodeSettlementMessage = (message: Hex): ParsedHubMessage => {
+  const bytes = hexToBytes(message)
+  if (bytes.length < 2 * WORD) return revertEmpty()
+  const messageType = smallUintAt(bytes, 0, 255n)
+  if (messageType === undefined) return revertEmpty()
+  const data = bytesAt(bytes, 0, WORD)
+  if (messageType === 2) return { type: "SETTLEMENT", settlements: decodeSettlements(data) }
+  if (messageType === 3) {
+    if (data.length < 2 * WORD) return revertEmpty()
+    const variable = bytesToHex(wordAt(data, 0))
+    const value = bytesAt(data, 0, WORD)
+    return {
+      type: "VAR_UPDATE",
+      variable,
+      // `abi.decode(value, (bytes32))`, then the low 20 bytes.
+      address: () => (value.length < WORD ? revertEmpty() : (bytesToHex(value.subarray(12, WORD)) as Address)),
+    }
+  }
+  return { type: "OTHER", messageType }
+}
+
+/** `abi.decode(data, (address, bytes))` of intent calldata. */
+export const decodeIntentCalldata = (data: Hex): { readonly target: Address; readonly callData: Hex } => {
+  const bytes = hexToBytes(data)
+  if (bytes.length < 2 * WORD) return revertEmpty()
+  for (let i = 0; i < 12; i++) if (bytes[i] !== 0) return revertEmpty()
+  return { target: bytesToHex(bytes.subarray(12, WORD)) as Address, callData: bytesToHex(bytesAt(bytes, 0, WORD)) }
+}
+
+/** `keccak256(abi.encode(uint32 origin, uint32 destination, uint256 nonce, bytes message))`. */
+export const gatewayMessageId = (origin: number, destination: number, nonce: bigint, message: Uint8Array): Bytes32 => {
+  const padded = Math.ceil(message.length / WORD) * WORD
+  const buf = new Uint8Array(5 * WORD + padded)
+  const view = new DataView(buf.buffer)
+  view.setUint32(WORD - 4, origin)
+  view.setUint32(2 * WORD - 4, destination)
+  let n = nonce
+  for (let j = 3 * WORD - 1; n > 0n; j--, n >>= 8n) buf[j] = Number(n & 0xffn)
+  buf[4 * WORD - 1] = 4 * WORD
+  let length = message.length
+  for (let j = 5 * WORD - 1; length > 0; j--, length = Math.floor(length / 256)) buf[j] = length % 256
+  buf.set(message, 5 * WORD)
+  return keccak256Bytes(buf)
+}

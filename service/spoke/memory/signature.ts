@@ -1,0 +1,115 @@
+/**
+ * The fee adapter's signature check: `SignatureLib.recoverPersonal(keccak256(abi.encode(uint256 fee, uint256
+ * nativeFee, address inputAsset, uint256 deadline)), sig)`, recovered with viem's `recoverAddress` over the same
+ * EIP-191 digest. Malformed signatures (not 65 bytes, v other than 0/1/27/28, high s) recover to the zero address
+ * without any curve work, as in the contract.
+ *
+ * viem's recovery is asynchronous, and the memory chain executes blocks synchronously, so recovery happens before
+ * a block runs (`verifyPending`), and the block reads the cache. Recovered signers are cached per (payload,
+ * signature): a fee signature is reused by every intent until its deadline, so it is recovered once.
+ */
+import { recoverAddress } from "viem"
+import { type Address, type Hex, hexToBytes, ZERO_ADDRESS } from "../../domain/hex.ts"
+import { keccak256Bytes } from "../../domain/keccak.ts"
+
+const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
+const CACHE_LIMIT = 1 << 16
+
+export interface FeePayload {
+  readonly fee: bigint
+  readonly nativeFee: bigint
+  readonly inputAsset: Address
+  readonly deadline: bigint
+  readonly sig: Hex
+}
+
+const writeUint = (buf: Uint8Array, end: number, value: bigint): void => {
+  let v = value
+  for (let j = end - 1; v > 0n; j--, v >>= 8n) buf[j] = Number(v & 0xffn)
+}
+
+/** `toEthSignedMessageHash(keccak256(abi.encode(fee, nativeFee, inputAsset, deadline)))`. */
+export const feeDigest = (payload: FeePayload): Hex => {
+  const buf = new Uint8Array(128)
+  writeUint(buf, 32, payload.fee)
+  writeUint(buf, 64, payload.nativeFee)
+  buf.set(hexToBytes(payload.inputAsset), 76)
+  writeUint(buf, 128, payload.deadline)
+  const hash = hexToBytes(keccak256Bytes(buf))
+  const prefixed = new Uint8Array(28 + 32)
+  prefixed.set(new TextEncoder().encode("\x19Ethereum Signed Message:\n32"), 0)
+  prefixed.set(hash, 28)
+  return keccak256Bytes(prefixed)
+}
+
+/** The signature with `v` normalized to 27/28, or `undefined` when the contract rejects it before ecrecover. */
+const normalizedSignature = (sig: Hex): Hex | undefined => {
+  if (sig.length !== 2 + 130) return undefined
+  let v = Number.parseInt(sig.slice(130, 132), 16)
+  if (v < 27) v += 27
+  if (v !== 27 && v !== 28) return undefined
+  if (BigInt(`0x${sig.slice(66, 130)}`) > HALF_ORDER) return undefined
+  return `${sig.slice(0, 130)}${v === 27 ? "1b" : "1c"}` as Hex
+}
+
+interface CachedSigner {
+  readonly fee: bigint
+  readonly nativeFee: bigint
+  readonly inputAsset: Address
+  readonly deadline: bigint
+  readonly signer: Address
+}
+
+export class FeeSignatureCache {
+  /** By signature (the same string object is reused call after call, so its hash is computed once). */
+  private readonly signers = new Map<string, CachedSigner[]>()
+  private count = 0
+
+  private find(payload: FeePayload): CachedSigner | undefined {
+    const entries = this.signers.get(payload.sig)
+    if (entries === undefined) return undefined
+    for (const entry of entries) {
+      if (entry.fee === payload.fee && entry.nativeFee === payload.nativeFee && entry.deadline === payload.deadline && entry.inputAsset === payload.inputAsset) {
+        return entry
+      }
+    }
+    return undefined
+  }
+
+  /** The recovered signer (zero for an invalid signature), or `undefined` when it still has to be recovered. */
+  signer(payload: FeePayload): Address | undefined {
+    const cached = this.find(payload)
+    if (cached !== undefined) return cached.signer
+    if (normalizedSignature(payload.sig.toLowerCase() as Hex) === undefined) return ZERO_ADDRESS
+    return undefined
+  }
+
+  /** Recovers the signers of the payloads not in the cache yet. */
+  async recover(payloads: readonly FeePayload[]): Promise<void> {
+    for (const payload of payloads) {
+      if (this.find(payload) !== undefined) continue
+      const signature = normalizedSignature(payload.sig.toLowerCase() as Hex)
+      let signer: Address = ZERO_ADDRESS
+      if (signature !== undefined) {
+        try {
+          signer = (await recoverAddress({ hash: feeDigest(payload), signature })).toLowerCase() as Address
+        } catch {
+          signer = ZERO_ADDRESS // r or s out of range, or r not on the curve: ecrecover gives address(0)
+        }
+      }
+      if (this.count >= CACHE_LIMIT) {
+        this.signers.clear()
+        this.count = 0
+      }
+      const entry: CachedSigner = { fee: payload.fee, nativeFee: payload.nativeFee, inputAsset: payload.inputAsset, deadline: payload.deadline, signer }
+      const entries = this.signers.get(payload.sig)
+      if (entries === undefined) this.signers.set(payload.sig, [entry])
+      else entries.push(entry)
+      this.count++
+    }
+  }
+
+  get size(): number {
+    return this.count
+  }
+}

@@ -1,0 +1,372 @@
+/**
+ * One memory chain's contracts and execution state: the tokens, the spoke, gateway, fee adapter, xERC20 module and
+ * optional call target at their anvil addresses, the journal, and the running call's events. `execute` runs one
+ * `SpokeCall` as a transaction from `from`; the contracts call each other through the world, which also gives the
+ * EVM's low-level rules: calls to an address without code, `TokenLib.tryCall`, native transfers.
+ */
+import type { Address, Hex } from "../../domain/hex.ts"
+import type { Intent } from "../../domain/protocol.ts"
+import { type NewIntentParams, PAYABLE_CALLS, type SpokeCall } from "../calls.ts"
+import type { SpokeEvent, SpokeEventBody } from "../events.ts"
+import type { SpokeLayout } from "../layout.ts"
+import { MemoryCallTarget } from "./callTarget.ts"
+import { MemoryClearingSpoke } from "./clearingSpoke.ts"
+import type { ExecutionContext } from "./context.ts"
+import { MemoryFeeAdapter } from "./feeAdapter.ts"
+import { MemoryGateway } from "./gateway.ts"
+import { Journal, revertEmpty, SpokeRevert } from "./journal.ts"
+import { FeeSignatureCache } from "./signature.ts"
+import { MemoryToken } from "./tokens.ts"
+import { MemoryXERC20Module } from "./xerc20Module.ts"
+
+/** Intent calldata aimed at a contract the memory backend does not model. */
+export class UnsupportedMemoryCallError extends Error {
+  override readonly name = "UnsupportedMemoryCallError"
+  constructor(
+    readonly target: Address,
+    readonly selector: string,
+  ) {
+    super(`The memory backend cannot execute selector ${selector} on ${target}: only tokens, the test call target and addresses without code are modelled as calldata targets.`)
+  }
+}
+
+export interface Checkpoint {
+  readonly journal: number
+  readonly events: number
+}
+
+const lc = <T extends string>(value: T): T => value.toLowerCase() as T
+
+const isLower = (value: string): boolean => value === value.toLowerCase()
+
+/** The intent with lowercase words and data (the same object when it already is). */
+const lowerIntent = (intent: Intent): Intent =>
+  isLower(intent.initiator) && isLower(intent.receiver) && isLower(intent.inputAsset) && isLower(intent.outputAsset) && isLower(intent.data)
+    ? intent
+    : {
+        ...intent,
+        initiator: lc(intent.initiator),
+        receiver: lc(intent.receiver),
+        inputAsset: lc(intent.inputAsset),
+        outputAsset: lc(intent.outputAsset),
+        data: lc(intent.data),
+      }
+
+const lowerParams = (p: NewIntentParams): NewIntentParams =>
+  isLower(p.receiver) && isLower(p.inputAsset) && isLower(p.outputAsset) && isLower(p.data)
+    ? p
+    : { ...p, receiver: lc(p.receiver), inputAsset: lc(p.inputAsset), outputAsset: lc(p.outputAsset), data: lc(p.data) }
+
+const SELECTOR = {
+  transfer: "0xa9059cbb",
+  approve: "0x095ea7b3",
+  transferFrom: "0x23b872dd",
+  balanceOf: "0x70a08231",
+  allowance: "0xdd62ed3e",
+  totalSupply: "0x18160ddd",
+  decimals: "0x313ce567",
+} as const
+
+/** Calldata arguments with the checks of Solidity's dispatcher (short calldata or a dirty address reverts). */
+class Args {
+  constructor(private readonly data: Hex) {}
+  private word(i: number): string {
+    const start = 10 + 64 * i
+    if (this.data.length < start + 64) return revertEmpty()
+    return this.data.slice(start, start + 64)
+  }
+  uint(i: number): bigint {
+    return BigInt(`0x${this.word(i)}`)
+  }
+  address(i: number): Address {
+    const word = this.word(i)
+    if (!word.startsWith("000000000000000000000000")) return revertEmpty()
+    return `0x${word.slice(24)}`
+  }
+}
+
+const uintWord = (value: bigint | number): Hex => `0x${value.toString(16).padStart(64, "0")}`
+
+export class MemoryWorld implements ExecutionContext {
+  readonly journal = new Journal()
+  readonly tokens = new Map<Address, MemoryToken>()
+  readonly signatures = new FeeSignatureCache()
+  /** Addresses with code: every contract of the domain. */
+  readonly code = new Set<Address>()
+  readonly spoke: MemoryClearingSpoke
+  readonly gateway: MemoryGateway
+  readonly feeAdapter: MemoryFeeAdapter
+  readonly module: MemoryXERC20Module
+  readonly callTarget: MemoryCallTarget | undefined
+  readonly domain: number
+  now: number
+  blockNumber: bigint
+  txIndex = 0
+  /** Log index of the running call's first event. */
+  logBase = 0
+  callEvents: SpokeEvent[] = []
+
+  constructor(
+    readonly layout: SpokeLayout,
+    genesisTimestamp: number,
+  ) {
+    const { addresses } = layout
+    this.domain = layout.domain
+    this.now = genesisTimestamp
+    this.blockNumber = BigInt(layout.deploymentBlocks)
+    for (const token of Object.values(addresses.tokens)) {
+      this.tokens.set(token.address, new MemoryToken(token.address, token.symbol, token.decimals, token.kind, layout.deployer))
+    }
+    this.gateway = new MemoryGateway(this, addresses.gateway, {
+      owner: layout.deployer,
+      spoke: addresses.spoke,
+      relayer: layout.relayer,
+      hubDomain: layout.hubDomain,
+      fees: layout.gatewayFees,
+    })
+    this.module = new MemoryXERC20Module(this, addresses.xerc20Module, addresses.spoke)
+    this.spoke = new MemoryClearingSpoke(this, addresses.spoke, {
+      owner: layout.deployer,
+      hubDomain: layout.hubDomain,
+      gateway: addresses.gateway,
+      lighthouse: layout.lighthouse,
+      watchtower: layout.watchtower,
+      xerc20Module: addresses.xerc20Module,
+    })
+    this.feeAdapter = new MemoryFeeAdapter(this, addresses.feeAdapter, addresses.spoke, addresses.xerc20Module, {
+      owner: layout.deployer,
+      feeRecipient: layout.feeRecipient,
+      feeSigner: layout.feeSigner,
+    })
+    this.callTarget = addresses.callTarget === undefined ? undefined : new MemoryCallTarget(this, addresses.callTarget)
+    for (const address of [addresses.gateway, addresses.xerc20Module, addresses.spoke, addresses.feeAdapter, ...this.tokens.keys()]) {
+      this.code.add(address)
+    }
+    if (addresses.callTarget !== undefined) this.code.add(addresses.callTarget)
+    this.deploy()
+  }
+
+  /** The wiring and funding transactions of `deploySpoke`; their events are not part of any mined block. */
+  private deploy(): void {
+    const { layout } = this
+    for (const token of Object.values(layout.addresses.tokens)) {
+      if (token.kind !== "xerc20") continue
+      this.spoke.setStrategyForAsset(layout.deployer, token.address, token.strategy)
+      this.tokens.get(token.address)!.setLimits(this, layout.deployer, layout.addresses.xerc20Module, token.mintingLimit, token.burningLimit)
+    }
+    for (const account of layout.funding?.accounts ?? []) {
+      for (const token of Object.values(layout.addresses.tokens)) {
+        this.tokens.get(token.address)!.ownerMint(this, layout.deployer, account, layout.funding!.amount * 10n ** BigInt(token.decimals))
+      }
+    }
+    this.journal.commit()
+    this.callEvents = []
+  }
+
+  get ctx(): ExecutionContext {
+    return this
+  }
+
+  emit(address: Address, body: SpokeEventBody): void {
+    const event = body as SpokeEventBody & { address: Address; blockNumber: bigint; logIndex: number; txIndex: number }
+    event.address = address
+    event.blockNumber = this.blockNumber
+    event.logIndex = this.logBase + this.callEvents.length
+    event.txIndex = this.txIndex
+    this.callEvents.push(event)
+  }
+
+  checkpoint(): Checkpoint {
+    return { journal: this.journal.mark(), events: this.callEvents.length }
+  }
+
+  restore(checkpoint: Checkpoint): void {
+    this.journal.rollback(checkpoint.journal)
+    this.callEvents.length = checkpoint.events
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Low-level calls
+
+  /**
+   * `TokenLib.tryCall`: `true` when the token call succeeded; `false` when it returned false, the address has no
+   * code, or it reverted without data; the revert when it reverted with data (callers bubble it up).
+   */
+  tryTokenCall(asset: Address, call: (token: MemoryToken) => boolean): true | false | SpokeRevert {
+    const token = this.tokens.get(asset)
+    if (token === undefined) return false
+    const journalMark = this.journal.mark()
+    const eventsMark = this.callEvents.length
+    try {
+      if (call(token)) return true
+      this.journal.rollback(journalMark)
+      this.callEvents.length = eventsMark
+      return false
+    } catch (error) {
+      if (!(error instanceof SpokeRevert)) throw error
+      this.journal.rollback(journalMark)
+      this.callEvents.length = eventsMark
+      return error.hasData ? error : false
+    }
+  }
+
+  /** `TokenLib.tryDecimals`. */
+  tryDecimals(asset: Address): number | undefined {
+    return this.tokens.get(asset)?.decimals
+  }
+
+  /** A plain value transfer: accounts without code accept it; none of the contracts has a receive function. */
+  sendNative(to: Address): boolean {
+    return !this.code.has(to)
+  }
+
+  /** High-level calls revert without data when the address is not the expected contract. */
+  spokeAt(address: Address): MemoryClearingSpoke {
+    return address === this.spoke.address ? this.spoke : revertEmpty()
+  }
+
+  gatewayAt(address: Address): MemoryGateway {
+    return address === this.gateway.address ? this.gateway : revertEmpty()
+  }
+
+  moduleAt(address: Address): MemoryXERC20Module {
+    return address === this.module.address ? this.module : revertEmpty()
+  }
+
+  /** A low-level `call(target, callData)` from `sender` (intent calldata execution). */
+  callExternal(sender: Address, target: Address, callData: Hex): { readonly success: boolean; readonly returnData: Hex } {
+    if (!this.code.has(target)) return { success: true, returnData: "0x" }
+    const mark = this.checkpoint()
+    try {
+      const returnData = this.dispatchExternal(sender, target, callData)
+      return { success: true, returnData }
+    } catch (error) {
+      if (!(error instanceof SpokeRevert)) throw error
+      this.restore(mark)
+      return { success: false, returnData: "0x" }
+    }
+  }
+
+  private dispatchExternal(sender: Address, target: Address, callData: Hex): Hex {
+    const selector = callData.slice(0, 10)
+    const args = new Args(callData)
+    if (this.callTarget !== undefined && target === this.callTarget.address) return this.callTarget.call(sender, selector, args)
+    const token = this.tokens.get(target)
+    if (token === undefined) throw new UnsupportedMemoryCallError(target, selector)
+    switch (selector) {
+      case SELECTOR.transfer:
+        return uintWord(token.transfer(this, sender, args.address(0), args.uint(1)) ? 1 : 0)
+      case SELECTOR.approve:
+        return uintWord(token.approve(this, sender, args.address(0), args.uint(1)) ? 1 : 0)
+      case SELECTOR.transferFrom:
+        return uintWord(token.transferFrom(this, sender, args.address(0), args.address(1), args.uint(2)) ? 1 : 0)
+      case SELECTOR.balanceOf:
+        return uintWord(token.balanceOf(args.address(0)))
+      case SELECTOR.allowance:
+        return uintWord(token.allowance(args.address(0), args.address(1)))
+      case SELECTOR.totalSupply:
+        return uintWord(token.totalSupply)
+      case SELECTOR.decimals:
+        return uintWord(token.decimals)
+      default:
+        throw new UnsupportedMemoryCallError(target, selector)
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Transactions
+
+  /** Runs one call as a transaction from `from` (throws `SpokeRevert` when it reverts; the caller rolls back). */
+  execute(from: Address, value: bigint, call: SpokeCall): void {
+    if (value !== 0n && !PAYABLE_CALLS.has(call.kind)) revertEmpty()
+    const sender = lc(from)
+    switch (call.kind) {
+      case "feeAdapter.newIntent":
+        this.feeAdapter.newIntent(sender, value, lowerParams(call), call.feeParams)
+        return
+      case "feeAdapter.newOrder":
+        this.feeAdapter.newOrder(sender, value, call.fee, call.deadline, call.sig, call.params.map(lowerParams))
+        return
+      case "feeAdapter.returnUnsupportedIntent":
+        return this.feeAdapter.returnUnsupportedIntent(sender, lc(call.asset), call.amount, lc(call.recipient))
+      case "feeAdapter.updateFeeRecipient":
+        return this.feeAdapter.updateFeeRecipient(sender, lc(call.feeRecipient))
+      case "feeAdapter.updateFeeSigner":
+        return this.feeAdapter.updateFeeSigner(sender, lc(call.feeSigner))
+      case "spoke.newIntent":
+        this.spoke.newIntent(sender, lowerParams(call))
+        return
+      case "spoke.processIntentQueue":
+        return this.spoke.processIntentQueue(value, call.intents.map(lowerIntent))
+      case "spoke.fillIntent":
+        return this.spoke.fillIntent(sender, lowerIntent(call.intent), call.fee)
+      case "spoke.processFillQueue":
+        return this.spoke.processFillQueue(value, call.amount)
+      case "spoke.deposit":
+        return this.spoke.deposit(sender, lc(call.asset), call.amount)
+      case "spoke.withdraw":
+        return this.spoke.withdraw(sender, lc(call.asset), call.amount)
+      case "spoke.executeIntentCalldata":
+        return this.spoke.executeIntentCalldata(lowerIntent(call.intent))
+      case "spoke.pause":
+        return this.spoke.pause(sender)
+      case "spoke.unpause":
+        return this.spoke.unpause(sender)
+      case "spoke.updateLighthouse":
+        return this.spoke.updateLighthouse(sender, lc(call.lighthouse))
+      case "spoke.updateWatchtower":
+        return this.spoke.updateWatchtower(sender, lc(call.watchtower))
+      case "spoke.updateHubDomain":
+        return this.spoke.updateHubDomain(sender, call.hubDomain)
+      case "spoke.setStrategyForAsset":
+        return this.spoke.setStrategyForAsset(sender, lc(call.asset), call.strategy)
+      case "spoke.setModuleForStrategy":
+        return this.spoke.setModuleForStrategy(sender, call.strategy, lc(call.module))
+      case "gateway.receiveMessage":
+        return this.gateway.receiveMessage(sender, call.origin, lc(call.messageId), lc(call.message))
+      case "gateway.setFees":
+        return this.gateway.setFees(sender, call.baseFee, call.feePerByte)
+      case "gateway.updateRelayer":
+        return this.gateway.updateRelayer(sender, lc(call.relayer))
+      case "xerc20Module.mintDebt":
+        return this.module.mintDebt(lc(call.asset), lc(call.recipient), call.amount)
+      default:
+        return this.executeTokenCall(sender, call)
+    }
+  }
+
+  private executeTokenCall(sender: Address, call: SpokeCall): void {
+    const address = lc((call as { readonly token: Address }).token)
+    const token = this.tokens.get(address)
+    // A transaction to an address without code succeeds and does nothing; another contract has no such function.
+    if (token === undefined) {
+      if (this.code.has(address)) revertEmpty()
+      return
+    }
+    switch (call.kind) {
+      case "erc20.approve":
+        token.approve(this, sender, lc(call.spender), call.amount)
+        return
+      case "erc20.transfer":
+        token.transfer(this, sender, lc(call.to), call.amount)
+        return
+      case "erc20.transferFrom":
+        token.transferFrom(this, sender, lc(call.from), lc(call.to), call.amount)
+        return
+      case "erc20.mint":
+        return token.ownerMint(this, sender, lc(call.to), call.amount)
+      case "xerc20.setLimits":
+        if (token.kind !== "xerc20") revertEmpty()
+        return token.setLimits(this, sender, lc(call.bridge), call.mintingLimit, call.burningLimit)
+      case "blacklist.setBlacklisted":
+        if (token.kind !== "blacklist") revertEmpty()
+        return token.setBlacklisted(this, sender, lc(call.account), call.blacklisted)
+      case "blacklist.setRevertOnBlacklisted":
+        if (token.kind !== "blacklist") revertEmpty()
+        return token.setRevertOnBlacklisted(this, sender, call.revert)
+      default:
+        throw new Error(`internal: ${call.kind} is not a token call`)
+    }
+  }
+}
+
