@@ -1,0 +1,189 @@
+/**
+ * The memory backend on its own (no anvil; `spoke.differential.test.ts` compares it with the contracts): reverts
+ * change nothing, tolerated inner failures are undone, fee signatures are recovered once, blocks are atomic,
+ * time never goes back, and the `Spokes` layer is a thin wrapper.
+ */
+import { Effect } from "effect"
+import { encodeAbiParameters, keccak256, maxUint256, zeroAddress } from "viem"
+import { describe, expect, test } from "vitest"
+import { deriveDevAccounts, TEST_MNEMONIC } from "../../sim/chains/index.ts"
+import { encodeSettlementMessage } from "../domain/encoding.ts"
+import { type Address, addressToBytes32, type Hex } from "../domain/hex.ts"
+import { keccak256Utf8 } from "../domain/keccak.ts"
+import { IntentStatus } from "../domain/protocol.ts"
+import {
+  Call,
+  createMemorySpokes,
+  eventsNamed,
+  type FeeParams,
+  type MemorySpokeChain,
+  SpokeTimestampError,
+  Spokes,
+  type SpokesConfig,
+  UnverifiedFeeSignatureError,
+} from "./spoke.ts"
+
+const T0 = 1_700_000_000n
+const DOMAIN = 31_001
+const HUB = 25_327
+const [owner, relayer, feeSigner, alice, bob] = deriveDevAccounts(TEST_MNEMONIC, 5) as [
+  ReturnType<typeof deriveDevAccounts>[0],
+  ReturnType<typeof deriveDevAccounts>[0],
+  ReturnType<typeof deriveDevAccounts>[0],
+  ReturnType<typeof deriveDevAccounts>[0],
+  ReturnType<typeof deriveDevAccounts>[0],
+]
+const ALICE = alice.address.toLowerCase() as Address
+const BOB = bob.address.toLowerCase() as Address
+
+const config: SpokesConfig = {
+  hubDomain: HUB,
+  genesisTimestamp: T0,
+  chains: [
+    {
+      domain: DOMAIN,
+      deployer: owner.address,
+      relayer: relayer.address,
+      feeSigner: feeSigner.address,
+      tokens: [
+        { symbol: "USDC", decimals: 6 },
+        { symbol: "XT", decimals: 18, kind: "xerc20" },
+      ],
+      funding: { accounts: [alice.address, bob.address], amount: 1_000n },
+    },
+  ],
+}
+
+const setup = async (): Promise<{ chain: MemorySpokeChain; usdc: Address; fee: (fee: bigint, deadline?: bigint) => Promise<FeeParams> }> => {
+  const chain = createMemorySpokes(config).chain(DOMAIN)
+  const usdc = chain.addresses.tokens.USDC!.address
+  for (const user of [ALICE, BOB]) chain.submit({ from: user, call: Call.erc20.approve(usdc, chain.addresses.feeAdapter, maxUint256) })
+  await chain.mine(T0 + 1n)
+  const fee = async (amount: bigint, deadline = T0 + 86_400n): Promise<FeeParams> => ({
+    fee: amount,
+    deadline,
+    sig: await feeSigner.signMessage({
+      message: { raw: keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "uint256" }], [amount, 0n, usdc, deadline])) },
+    }),
+  })
+  return { chain, usdc, fee }
+}
+
+const intentParams = (usdc: Address) => ({ destinations: [10], receiver: ALICE, inputAsset: usdc, outputAsset: zeroAddress, amount: 10_000_000n })
+
+/** Everything a call could have changed, as plain data. */
+const snapshot = (chain: MemorySpokeChain, usdc: Address) => ({
+  balances: [ALICE, BOB, chain.addresses.feeAdapter, chain.addresses.spoke, owner.address].map((a) => chain.read.erc20Balance(usdc, a as Address)),
+  allowances: chain.read.allowance(usdc, chain.addresses.feeAdapter, chain.addresses.spoke),
+  nonce: chain.read.nonce(),
+  queue: chain.read.intentQueue(),
+  supply: chain.read.totalSupply(usdc),
+})
+
+describe("memory spoke", () => {
+  test("a call that reverts late (second intent of an order) changes nothing", async () => {
+    const { chain, usdc, fee } = await setup()
+    const before = snapshot(chain, usdc)
+    const feeParams = await fee(1_000n)
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newOrder(feeParams, [intentParams(usdc), { ...intentParams(usdc), maxFee: 100_001 }]) })
+    const block = await chain.mine(T0 + 12n)
+    expect(block.receipts[0]).toMatchObject({ status: "reverted", error: { name: "ClearingSpoke_NewIntent_MaxFeeExceeded", args: [100_001, 100_000] }, events: [] })
+    expect(snapshot(chain, usdc)).toEqual(before)
+    expect(await chain.events(block.blockNumber)).toEqual([])
+  })
+
+  test("a failed settlement transfer is undone and credited, and the batch goes on", async () => {
+    const { chain, usdc } = await setup()
+    const too_much = addressToBytes32(usdc)
+    const settlements = [
+      // The spoke holds no USDC: the transfer fails, the recipient gets a virtual balance instead.
+      { intentId: keccak256Utf8("a"), amount: 5n * 10n ** 18n, asset: too_much, recipient: addressToBytes32(BOB), updateVirtualBalance: false },
+      { intentId: keccak256Utf8("b"), amount: 7n * 10n ** 18n + 1n, asset: too_much, recipient: addressToBytes32(ALICE), updateVirtualBalance: true },
+    ]
+    chain.submit({ from: relayer.address, call: Call.gateway.receiveMessage(HUB, keccak256Utf8("m"), encodeSettlementMessage(settlements)) })
+    const [receipt] = (await chain.mine(T0 + 12n)).receipts
+    expect(receipt?.status).toBe("success")
+    expect(receipt?.events.map((e) => e.name)).toEqual(["AssetTransferFailed", "Settled", "Settled", "MessageReceived"])
+    expect(chain.read.virtualBalance(usdc, BOB)).toBe(5_000_000n)
+    expect(chain.read.virtualBalance(usdc, ALICE)).toBe(7_000_000n) // 18 -> 6 decimals truncates the extra wei
+    expect(chain.read.status(keccak256Utf8("a"))).toBe(IntentStatus.SETTLED)
+  })
+
+  test("a fee signature is recovered once and then read from the cache", async () => {
+    const { chain, usdc, fee } = await setup()
+    const feeParams = await fee(1_000n)
+    for (let i = 0; i < 200; i++) {
+      chain.submit({ from: i % 2 === 0 ? ALICE : BOB, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), amount: 1_000_000n, feeParams }) })
+    }
+    const block = await chain.mine(T0 + 12n)
+    expect(block.receipts.every((r) => r.status === "success")).toBe(true)
+    expect(chain.world.signatures.size).toBe(1)
+    // Known signature: mineSync needs no recovery.
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams }) })
+    expect(chain.mineSync(T0 + 24n).receipts[0]?.status).toBe("success")
+    expect(chain.read.nonce()).toBe(201n)
+  })
+
+  test("mineSync with an unrecovered signature mines nothing and keeps the queue; mine then succeeds", async () => {
+    const { chain, usdc, fee } = await setup()
+    chain.submit({ from: BOB, call: Call.erc20.transfer(usdc, ALICE, 1n) })
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams: await fee(2_000n) }) })
+    const before = { ...snapshot(chain, usdc), head: chain.read.blockNumber(), pending: chain.pending }
+    expect(() => chain.mineSync(T0 + 12n)).toThrowError(UnverifiedFeeSignatureError)
+    expect({ ...snapshot(chain, usdc), head: chain.read.blockNumber(), pending: chain.pending }).toEqual(before)
+    const block = await chain.mine(T0 + 12n)
+    expect(block.receipts.map((r) => r.status)).toEqual(["success", "success"])
+  })
+
+  test("an expired deadline and a malformed signature revert like the contract", async () => {
+    const { chain, usdc, fee } = await setup()
+    const expired = await fee(1_000n, T0 + 5n)
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams: expired }) })
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams: { ...expired, sig: expired.sig.slice(0, 20) as Hex } }) })
+    const block = await chain.mine(T0 + 12n)
+    expect(block.receipts.map((r) => (r.status === "reverted" ? r.error.name : r.status))).toEqual(["FeeAdapter_InvalidDeadline", "FeeAdapter_InvalidSignature"])
+  })
+
+  test("the keeper may pass back the queued intent objects or equal copies", async () => {
+    const { chain, usdc, fee } = await setup()
+    const feeParams = await fee(0n)
+    for (let i = 0; i < 3; i++) chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams }) })
+    await chain.mine(T0 + 12n)
+    const [first, second, third] = chain.read.intentQueue().map((q) => q.intent)
+    const copies = [first!, { ...second!, destinations: [...second!.destinations] }]
+    const message = chain.read.quoteMessage(HUB, "0x")
+    chain.submit({ from: BOB, call: Call.spoke.processIntentQueue(copies), value: message * 10n ** 6n })
+    chain.submit({ from: BOB, call: Call.spoke.processIntentQueue([{ ...third!, amount: third!.amount + 1n }]), value: 10n ** 18n })
+    const block = await chain.mine(T0 + 24n)
+    expect(block.receipts[0]?.status).toBe("success")
+    expect(block.receipts[1]).toMatchObject({ status: "reverted", error: { name: "ClearingSpoke_ProcessIntentQueue_NotFound" } })
+    expect(eventsNamed(block.receipts[0]!.events, "IntentQueueProcessed")[0]).toMatchObject({ firstIdx: 1n, lastIdx: 3n })
+    expect(chain.read.intentQueue()).toHaveLength(1)
+  })
+
+  test("time never goes back", async () => {
+    const { chain } = await setup()
+    await chain.mine(T0 + 100n)
+    await chain.mine(T0 + 100n) // same timestamp: allowed, as on anvil
+    await expect(chain.mine(T0 + 99n)).rejects.toBeInstanceOf(SpokeTimestampError)
+  })
+
+  test("a non-payable call with value reverts without data", async () => {
+    const { chain, usdc } = await setup()
+    chain.submit({ from: ALICE, call: Call.spoke.deposit(usdc, 1n), value: 1n })
+    expect((await chain.mine(T0 + 12n)).receipts[0]).toMatchObject({ status: "reverted", error: { name: "Revert", args: [] } })
+  })
+
+  test("the Spokes layer serves the memory chains by domain", async () => {
+    const program = Effect.gen(function* () {
+      const spokes = yield* Spokes
+      const chain = spokes.chain(DOMAIN)
+      const usdc = chain.addresses.tokens.USDC!.address
+      chain.submit({ from: ALICE, call: Call.erc20.transfer(usdc, BOB, 5n) })
+      const block = yield* Effect.promise(() => chain.mine(T0 + 12n))
+      return { backend: spokes.backend, domains: spokes.domains, status: block.receipts[0]?.status, balance: yield* Effect.promise(() => chain.erc20Balance(usdc, BOB)) }
+    })
+    const result = await Effect.runPromise(Effect.provide(program, Spokes.memory(config)))
+    expect(result).toEqual({ backend: "memory", domains: [DOMAIN], status: "success", balance: 1_000n * 10n ** 6n + 5n })
+  })
+})
