@@ -1,11 +1,8 @@
 /**
  * What the read model consumes besides hub events: decoded spoke events with the transaction that emitted
- * them, and transport deliveries. Event names and argument names are those of the contracts' ABIs
- * (`service/spoke/abi.ts`), so that an adapter from the `Spokes` service's `SpokeEvent` union (or from viem's
- * `parseEventLogs`) is a field-by-field copy.
+ * them (`spokeBlocks.ts` derives both from a mined `Spokes` block), and transport deliveries.
  */
 import type { Address, Bytes32, Hex } from "../domain/hex.ts"
-import type { Intent } from "../domain/protocol.ts"
 
 /** Where and when a hub event happened. */
 export interface HubEventMeta {
@@ -24,40 +21,16 @@ export interface SpokeEventMeta {
   /** Transaction sender (`tx.origin`). */
   readonly txFrom: Address
   readonly txNonce: number
-  /** Gas paid by the transaction in wei (`gasUsed * effectiveGasPrice`); 0 on the memory backend. */
+  /** Gas paid by the transaction in wei (`gasUsed * effectiveGasPrice`), when known. */
   readonly gasFee?: bigint
 }
 
 /**
- * The events of `ClearingSpoke`, `FeeAdapter` and `SpokeGateway` that the read model uses, in the flat form of
- * the `Spokes` service's `SpokeEvent` (`service/spoke/events.ts`): `name` plus the Solidity parameter names.
+ * Spoke events are the `Spokes` service's decoded `SpokeEvent`s (`service/spoke/events.ts`): `name` plus the
+ * Solidity parameter names. The read model uses IntentAdded, IntentQueueProcessed, IntentFilled, Settled,
+ * ExternalCalldataExecuted, IntentWithFeesAdded, OrderCreated, Deposited and Withdrawn, and ignores the rest.
  */
-export type SpokeEventBody =
-  | { readonly name: "IntentAdded"; readonly intentId: Bytes32; readonly queueIdx: bigint; readonly intent: Intent }
-  | {
-      readonly name: "IntentFilled"
-      readonly intentId: Bytes32
-      readonly solver: Address
-      readonly totalFeeDBPS: bigint
-      readonly queueIdx: bigint
-      readonly intent: Intent
-    }
-  | { readonly name: "IntentQueueProcessed" | "FillQueueProcessed"; readonly messageId: Bytes32; readonly firstIdx: bigint; readonly lastIdx: bigint; readonly quote: bigint }
-  | { readonly name: "Settled"; readonly intentId: Bytes32; readonly account: Address; readonly asset: Address; readonly amount: bigint }
-  | { readonly name: "ExternalCalldataExecuted"; readonly intentId: Bytes32; readonly returnData: Hex }
-  | { readonly name: "Deposited"; readonly depositant: Address; readonly asset: Address; readonly amount: bigint }
-  | { readonly name: "Withdrawn"; readonly withdrawer: Address; readonly asset: Address; readonly amount: bigint }
-  | { readonly name: "IntentWithFeesAdded"; readonly intentId: Bytes32; readonly initiator: Bytes32; readonly tokenFee: bigint; readonly nativeFee: bigint }
-  | {
-      readonly name: "OrderCreated"
-      readonly orderId: Bytes32
-      readonly initiator: Bytes32
-      readonly intentIds: readonly Bytes32[]
-      readonly tokenFee: bigint
-      readonly nativeFee: bigint
-    }
-  | { readonly name: "MessageSent"; readonly messageId: Bytes32; readonly destination: number; readonly nonce: bigint; readonly message: Hex; readonly fee: bigint }
-  | { readonly name: "MessageReceived"; readonly messageId: Bytes32; readonly origin: number }
+export type { SpokeEvent, SpokeEventBody } from "../spoke/events.ts"
 
 /** A message handed over by the transport at its destination. */
 export interface Delivery {

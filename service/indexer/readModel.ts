@@ -432,7 +432,7 @@ export class ReadModel implements HubObserver {
     r.intent_created_block_number = meta.blockNumber
     r.tx_origin = lowerAddress(meta.txFrom)
     r.tx_nonce = meta.txNonce
-    r.origin_gas_fees = (meta.gasFee ?? 0n).toString()
+    r.origin_gas_fees = meta.gasFee === undefined ? null : meta.gasFee.toString()
     addTo(this.byTxHash, r.transaction_hash, e.seq)
     this.addUser(e, meta.txFrom)
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
@@ -496,7 +496,7 @@ export class ReadModel implements HubObserver {
     r.fill_receiver = intent.receiver
     // On the fast path the receiver is paid by the fill.
     r.destination_amount = r.fill_amount
-    r.destination_gas_fees = (meta.gasFee ?? 0n).toString()
+    r.destination_gas_fees = meta.gasFee === undefined ? null : meta.gasFee.toString()
     addTo(this.byTxHash, r.fill_transaction_hash, e.seq)
     this.addUser(e, meta.txFrom)
     this.moveSolverBalance(meta.domain, bytes32ToAddress(intent.outputAsset), solver, -(amountOut - feeToken))
@@ -517,7 +517,7 @@ export class ReadModel implements HubObserver {
     const toReceiver = e.intent !== undefined && e.settlementOwner === e.intent.receiver && !r.filled
     if (toReceiver) {
       r.destination_amount = amount.toString()
-      r.destination_gas_fees = (meta.gasFee ?? 0n).toString()
+      r.destination_gas_fees = meta.gasFee === undefined ? null : meta.gasFee.toString()
       if (e.intent !== undefined) this.settlementTimes.record(e.intent.origin, meta.domain, "basic", meta.timestamp - e.intent.timestamp)
     }
     if (e.settlementVirtual && e.settlementOwner === addressToBytes32(account)) {

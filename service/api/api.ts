@@ -1,0 +1,160 @@
+/**
+ * The HTTP API of SPEC.md as one effect HttpApi definition: the server routes, the OpenAPI document
+ * (`/openapi.json`, `/docs`) and the typed client (`client.ts`) all come from it. The 17 paths of the spec,
+ * plus `GET /health` and the hub domain's JSON-RPC at `POST /hub/rpc`.
+ */
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
+import { BadRequest, InternalError, NotFound } from "./errors.ts"
+import {
+  Altchain1IntentRequest,
+  AssetsQuery,
+  AssetsResponse,
+  BatchesPage,
+  BatchesQuery,
+  BatchResponse,
+  Bytes32String,
+  ExecuteRequest,
+  Health,
+  HistoryPage,
+  HistoryQuery,
+  IntentId,
+  IntentRequest,
+  IntentResponse,
+  IntentsPage,
+  IntentsPayload,
+  IntentsQuery,
+  InvoiceResponse,
+  InvoicesPage,
+  InvoicesQuery,
+  LimitsRequest,
+  LimitsResponse,
+  LookupTableRequest,
+  MinAmounts,
+  Quote,
+  QuoteRequest,
+  TransactionRequest,
+} from "./schemas.ts"
+
+/**
+ * Maps request-decoding failures (params, query, body) to `BadRequest` `{ error, message }`; see
+ * `server.ts`. Declared on the whole API so that every endpoint documents its 400.
+ */
+export class ApiErrors extends HttpApiMiddleware.Service<ApiErrors>()("clearsim/api/ApiErrors", { error: BadRequest }) {}
+
+const doc = (summary: string, description?: string) => OpenApi.annotations({ summary, ...(description === undefined ? {} : { description }) })
+const IntentIdParams = { intentId: IntentId }
+const readErrors = [BadRequest, NotFound, InternalError] as const
+const buildErrors = [BadRequest, NotFound, InternalError] as const
+
+const createIntents = <const Name extends string, const Path extends "/intents" | "/intents/">(name: Name, path: Path) =>
+  HttpApiEndpoint.post(name, path, { payload: IntentsPayload, success: TransactionRequest, error: buildErrors }).annotateMerge(
+    doc(
+      "Build the transaction creating one intent or an order",
+      "One IntentRequest gives `FeeAdapter.newIntent`; an array gives `FeeAdapter.newOrder` (same origin, input asset and sender). " +
+        "The fee signer's FeeParams are embedded; `amount` includes the fee. 404: no registries for the origin.",
+    ),
+  )
+
+export class IntentsGroup extends HttpApiGroup.make("intents").add(
+  createIntents("createIntents", "/intents"),
+  createIntents("createIntentsSlash", "/intents/"),
+  HttpApiEndpoint.get("listIntents", "/intents", { query: IntentsQuery, success: IntentsPage, error: readErrors }).annotateMerge(
+    doc("List intents, newest first", "Cursor pages (`nextCursor`, `prevCursor`), `limit` 1 to 100 (default 10); filters of the production API."),
+  ),
+  HttpApiEndpoint.get("getIntent", "/intents/:intentId", { params: IntentIdParams, success: IntentResponse, error: readErrors }).annotateMerge(doc("Get an intent")),
+  HttpApiEndpoint.post("executeIntent", "/intents/:intentId/execute", {
+    params: IntentIdParams,
+    payload: ExecuteRequest,
+    success: TransactionRequest,
+    error: buildErrors,
+  }).annotateMerge(doc("Build the transaction executing a settled intent's calldata", "`ClearingSpoke.executeIntentCalldata` on `domain`.")),
+  HttpApiEndpoint.post("returnUnsupported", "/intents/:intentId/return-unsupported", { params: IntentIdParams, success: TransactionRequest, error: buildErrors }).annotateMerge(
+    doc("Build the hub transaction returning an unsupported intent", "`returnUnsupportedIntent(intentId)` on the hub domain (send it to `POST /hub/rpc`)."),
+  ),
+) {}
+
+export class BatchesGroup extends HttpApiGroup.make("batches").add(
+  HttpApiEndpoint.get("listBatches", "/batched-intents", { query: BatchesQuery, success: BatchesPage, error: readErrors }).annotateMerge(
+    doc("List intent-queue batches, newest first", "`isFastPath` keeps batches holding at least one (non-)fast-path intent."),
+  ),
+  HttpApiEndpoint.get("getBatch", "/batched-intents/:batchId", {
+    params: { batchId: Bytes32String.annotate({ description: "The dispatch message id" }) },
+    success: BatchResponse,
+    error: readErrors,
+  }).annotateMerge(doc("Get a batch")),
+) {}
+
+export class AltchainsGroup extends HttpApiGroup.make("altchains").add(
+  HttpApiEndpoint.post("altchain1Intent", "/altchain1/intents", { payload: Altchain1IntentRequest, success: TransactionRequest, error: buildErrors }).annotateMerge(
+    doc("Build an intent transaction on the first alternative chain", "404 registries not found when no such chain is configured."),
+  ),
+  HttpApiEndpoint.post("altchain1LookupTable", "/altchain1/create-lookup-table", { payload: LookupTableRequest, success: TransactionRequest, error: buildErrors }).annotateMerge(
+    doc("Build a new user's one-time account set-up on the first alternative chain", "On the EVM-modelled chain: the fee adapter's ERC-20 approval."),
+  ),
+  HttpApiEndpoint.post("altchain2Intent", "/altchain2/intents", { payload: IntentRequest, success: TransactionRequest, error: buildErrors }).annotateMerge(
+    doc("Build an intent transaction on the second alternative chain", "Same body and rules as `POST /intents` with one intent."),
+  ),
+) {}
+
+export class InvoicesGroup extends HttpApiGroup.make("invoices").add(
+  HttpApiEndpoint.get("listInvoices", "/invoices", { query: InvoicesQuery, success: InvoicesPage, error: readErrors }).annotateMerge(
+    doc("List open invoices in FIFO queue order", "Cursor pages, `limit` 1 to 100; `sortOrderByDiscount` orders by current discount instead."),
+  ),
+  HttpApiEndpoint.get("getInvoice", "/invoices/:intentId", { params: IntentIdParams, success: InvoiceResponse, error: readErrors }).annotateMerge(doc("Get an open invoice")),
+  HttpApiEndpoint.get("getMinAmounts", "/invoices/:intentId/min-amounts", { params: IntentIdParams, success: MinAmounts, error: readErrors }).annotateMerge(
+    doc("Minimum current-epoch deposit per domain that settles the invoice", "18-decimal units; covers earlier invoices settled first on the same domain."),
+  ),
+  HttpApiEndpoint.get("getInvoiceHistory", "/history/:intentId/invoice-processing", {
+    params: IntentIdParams,
+    query: HistoryQuery,
+    success: HistoryPage,
+    error: readErrors,
+  }).annotateMerge(doc("An invoice's processing history, one entry per epoch")),
+) {}
+
+export class ConfigsGroup extends HttpApiGroup.make("configs").add(
+  HttpApiEndpoint.get("listAssets", "/configs/assets", { query: AssetsQuery, success: AssetsResponse, error: readErrors }).annotateMerge(doc("List supported assets")),
+) {}
+
+export class RoutesGroup extends HttpApiGroup.make("routes").add(
+  HttpApiEndpoint.post("quote", "/routes/quotes", { payload: QuoteRequest, success: Quote, error: readErrors }).annotateMerge(
+    doc("Quote a route", "Fees, expected amount, current limit, fast-path quote and settlement-time estimate."),
+  ),
+  HttpApiEndpoint.post("limits", "/routes/limits", { payload: LimitsRequest, success: LimitsResponse, error: readErrors }).annotateMerge(
+    doc("Current capacity of a route", "In the input token's decimal units."),
+  ),
+) {}
+
+export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
+  HttpApiEndpoint.get("health", "/health", { success: Health, error: InternalError }).annotateMerge(doc("Liveness and the hub's position")),
+  HttpApiEndpoint.post("hubRpc", "/hub/rpc", { payload: Schema.Unknown, success: Schema.Unknown, error: InternalError }).annotateMerge(
+    doc(
+      "The hub domain's Ethereum JSON-RPC",
+      "eth_chainId, eth_sendRawTransaction (signed calls of the hub ABI), eth_getTransactionReceipt, eth_getTransactionCount, eth_call (views), " +
+        "eth_blockNumber, eth_getBlockByNumber, eth_estimateGas, eth_gasPrice. Answers follow JSON-RPC 2.0.",
+    ),
+  ),
+) {}
+
+export class ClearingApi extends HttpApi.make("clearsim")
+  .add(IntentsGroup)
+  .add(BatchesGroup)
+  .add(AltchainsGroup)
+  .add(InvoicesGroup)
+  .add(ConfigsGroup)
+  .add(RoutesGroup)
+  .add(SystemGroup)
+  .middleware(ApiErrors)
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", reportInput: true })
+  .annotate(HttpApi.QueryParseOptions, { errors: "all", reportInput: true })
+  .annotate(HttpApi.ParamsParseOptions, { errors: "all", reportInput: true })
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "clearsim clearing service",
+      version: "1.0.0",
+      description:
+        "The cross-chain intent clearing service of SPEC.md, served by the clearsim simulator. Every 4xx body is `{ error, message }`. " +
+        "Amounts are decimal strings of integer units; fields not known yet are null.",
+    }),
+  ) {}

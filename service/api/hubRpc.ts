@@ -1,0 +1,421 @@
+/**
+ * The hub domain as a small Ethereum JSON-RPC endpoint, so that a viem wallet drives the hub like any chain.
+ *
+ * `eth_sendRawTransaction` parses the signed transaction (viem `parseTransaction`), recovers its sender
+ * (`recoverTransactionAddress`), checks chain id, target and nonce, decodes the calldata against `HubAbi` and
+ * applies the call to the hub engine at its current block. A call the hub rejects still consumes the nonce and
+ * gets a receipt with status 0 (reverted); a transaction that is malformed, mis-signed, for another chain or
+ * with a wrong nonce is refused with a JSON-RPC error and changes nothing. Views answer `eth_call`. Blocks are
+ * the hub's blocks (the simulation advances them); the hub domain has no gas market: gas price 0, a fixed gas
+ * estimate, no balances.
+ */
+import {
+  type Address,
+  decodeFunctionData,
+  encodeAbiParameters,
+  encodeErrorResult,
+  encodeFunctionResult,
+  type Hex,
+  keccak256,
+  numberToHex,
+  parseTransaction,
+  recoverTransactionAddress,
+} from "viem"
+import { addressToBytes32, type Bytes32 } from "../domain/hex.ts"
+import { HubRevert } from "../hub/errors.ts"
+import type { Hub, HubInput } from "../hub/hub.ts"
+import { HubAbi } from "./hubAbi.ts"
+
+export interface JsonRpcRequest {
+  readonly jsonrpc?: unknown
+  readonly id?: unknown
+  readonly method?: unknown
+  readonly params?: unknown
+}
+
+export interface JsonRpcError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
+
+export type JsonRpcResponse = { readonly jsonrpc: "2.0"; readonly id: unknown } & ({ readonly result: unknown } | { readonly error: JsonRpcError })
+
+interface StoredTransaction {
+  readonly hash: Hex
+  readonly from: Address
+  readonly to: Address
+  readonly nonce: number
+  readonly input: Hex
+  readonly value: bigint
+  readonly blockNumber: number
+  readonly transactionIndex: number
+  readonly type: string
+  readonly gas: bigint
+  readonly status: "0x1" | "0x0"
+  readonly revert: HubRevert | undefined
+}
+
+/** What a hub transaction did, for observers (the simulator's transport drains the hub's outbox itself). */
+export interface HubTransactionResult {
+  readonly hash: Hex
+  readonly from: Address
+  readonly input: HubInput | undefined
+  readonly revert: HubRevert | undefined
+}
+
+class RpcFailure extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+const ZERO_BLOOM = `0x${"0".repeat(512)}` as Hex
+const GAS_ESTIMATE = 300_000n
+const BLOCK_GAS_LIMIT = 30_000_000n
+
+const hex = (value: number | bigint): Hex => numberToHex(value)
+
+export interface HubRpcOptions {
+  /** The hub contract address: transactions must target it. */
+  readonly hubAddress: Address
+  /** Called after every accepted transaction (reverted or not). */
+  readonly onTransaction?: (result: HubTransactionResult) => void
+}
+
+export class HubRpc {
+  private readonly hubAddress: Address
+  private readonly nonces = new Map<Address, number>()
+  private readonly transactions = new Map<Hex, StoredTransaction>()
+  private readonly blockTransactionCount = new Map<number, number>()
+
+  constructor(
+    private readonly hub: Hub,
+    private readonly options: HubRpcOptions,
+  ) {
+    this.hubAddress = options.hubAddress.toLowerCase() as Address
+  }
+
+  get chainId(): number {
+    return this.hub.config.hubDomain
+  }
+
+  nonceOf(address: Address): number {
+    return this.nonces.get(address.toLowerCase() as Address) ?? 0
+  }
+
+  /** Answers one JSON-RPC request or a batch. */
+  async handle(body: unknown): Promise<JsonRpcResponse | JsonRpcResponse[]> {
+    if (Array.isArray(body)) {
+      if (body.length === 0) return this.failure(null, new RpcFailure(-32600, "Invalid request: empty batch"))
+      const out: JsonRpcResponse[] = []
+      for (const item of body) out.push(await this.one(item))
+      return out
+    }
+    return this.one(body)
+  }
+
+  private failure(id: unknown, error: RpcFailure): JsonRpcResponse {
+    return { jsonrpc: "2.0", id: id ?? null, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } }
+  }
+
+  private async one(request: unknown): Promise<JsonRpcResponse> {
+    const r = (typeof request === "object" && request !== null ? request : {}) as JsonRpcRequest
+    const id = r.id ?? null
+    try {
+      if (typeof r.method !== "string") throw new RpcFailure(-32600, "Invalid request: expected an object with a string method")
+      const params = r.params === undefined ? [] : r.params
+      if (!Array.isArray(params)) throw new RpcFailure(-32602, "Invalid params: expected an array")
+      return { jsonrpc: "2.0", id, result: await this.dispatch(r.method, params) }
+    } catch (error) {
+      if (error instanceof RpcFailure) return this.failure(id, error)
+      throw error
+    }
+  }
+
+  private async dispatch(method: string, params: readonly unknown[]): Promise<unknown> {
+    const state = this.hub.state
+    switch (method) {
+      case "eth_chainId":
+        return hex(this.chainId)
+      case "net_version":
+        return String(this.chainId)
+      case "web3_clientVersion":
+        return "clearsim-hub/1"
+      case "eth_syncing":
+        return false
+      case "eth_accounts":
+        return []
+      case "eth_blockNumber":
+        return hex(state.blockNumber)
+      case "eth_gasPrice":
+      case "eth_maxPriorityFeePerGas":
+        return "0x0"
+      case "eth_estimateGas":
+        return hex(GAS_ESTIMATE)
+      case "eth_getBalance":
+        return "0x0"
+      case "eth_getCode":
+        return stringParam(params, 0, "address").toLowerCase() === this.hubAddress ? "0xfe" : "0x"
+      case "eth_getTransactionCount":
+        return hex(this.nonceOf(addressParam(params, 0)))
+      case "eth_getBlockByNumber":
+        return this.block(params[0])
+      case "eth_sendRawTransaction":
+        return this.sendRawTransaction(hexParam(params, 0, "signed transaction"))
+      case "eth_getTransactionReceipt":
+        return this.receipt(hexParam(params, 0, "transaction hash"))
+      case "eth_getTransactionByHash":
+        return this.transaction(hexParam(params, 0, "transaction hash"))
+      case "eth_call":
+        return this.call(params[0])
+      default:
+        throw new RpcFailure(-32601, `Method not found: ${method}`)
+    }
+  }
+
+  private block(tag: unknown): unknown {
+    const state = this.hub.state
+    const number =
+      tag === undefined || tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized"
+        ? state.blockNumber
+        : typeof tag === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(tag)
+          ? Number(tag)
+          : tag === "earliest"
+            ? 0
+            : undefined
+    if (number === undefined) throw new RpcFailure(-32602, "Invalid params: expected a block number or tag")
+    if (number > state.blockNumber) return null
+    return {
+      number: hex(number),
+      hash: this.blockHash(number),
+      parentHash: number === 0 ? `0x${"0".repeat(64)}` : this.blockHash(number - 1),
+      timestamp: hex(number === state.blockNumber ? state.timestamp : 0),
+      baseFeePerGas: "0x0",
+      gasLimit: hex(BLOCK_GAS_LIMIT),
+      gasUsed: "0x0",
+      difficulty: "0x0",
+      totalDifficulty: "0x0",
+      extraData: "0x",
+      logsBloom: ZERO_BLOOM,
+      miner: "0x0000000000000000000000000000000000000000",
+      mixHash: `0x${"0".repeat(64)}`,
+      nonce: "0x0000000000000000",
+      receiptsRoot: `0x${"0".repeat(64)}`,
+      sha3Uncles: `0x${"0".repeat(64)}`,
+      stateRoot: `0x${"0".repeat(64)}`,
+      transactionsRoot: `0x${"0".repeat(64)}`,
+      size: "0x0",
+      transactions: [],
+      uncles: [],
+    }
+  }
+
+  private blockHash(number: number): Hex {
+    return keccak256(encodeAbiParameters([{ type: "uint32" }, { type: "uint256" }], [this.chainId, BigInt(number)]))
+  }
+
+  /** Validates, recovers and applies a signed transaction; returns its hash. */
+  async sendRawTransaction(raw: Hex): Promise<Hex> {
+    let parsed: ReturnType<typeof parseTransaction>
+    let from: Address
+    try {
+      parsed = parseTransaction(raw)
+      if (parsed.r === undefined || parsed.s === undefined) throw new Error("the transaction is not signed")
+      from = (await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]["serializedTransaction"] })).toLowerCase() as Address
+    } catch (error) {
+      throw new RpcFailure(-32602, `Invalid transaction: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`)
+    }
+    // From here on everything is synchronous: no other request can interleave between the nonce check and its use.
+    if (parsed.chainId !== this.chainId) throw new RpcFailure(-32000, `Invalid chain id ${parsed.chainId ?? "(none)"}: the hub domain is ${this.chainId}`)
+    if (parsed.to === undefined || parsed.to === null || parsed.to.toLowerCase() !== this.hubAddress) {
+      throw new RpcFailure(-32000, `Invalid target ${parsed.to ?? "(contract creation)"}: the hub is ${this.hubAddress}`)
+    }
+    const expected = this.nonceOf(from)
+    const nonce = parsed.nonce ?? 0
+    if (nonce !== expected) throw new RpcFailure(-32000, `nonce ${nonce < expected ? "too low" : "too high"}: expected ${expected}, got ${nonce}`)
+    const hash = keccak256(raw)
+    if (this.transactions.has(hash)) throw new RpcFailure(-32000, "already known")
+    const input = parsed.data ?? "0x"
+    let call: HubInput | undefined
+    let revert: HubRevert | undefined
+    try {
+      call = this.decodeCall(input, from)
+    } catch (error) {
+      revert = error instanceof HubRevert ? error : new HubRevert("Hub_UnknownFunction", "the calldata matches no hub function")
+    }
+    if (call !== undefined) revert = this.hub.apply(call)
+    const blockNumber = this.hub.state.blockNumber
+    const transactionIndex = this.blockTransactionCount.get(blockNumber) ?? 0
+    this.blockTransactionCount.set(blockNumber, transactionIndex + 1)
+    this.nonces.set(from, expected + 1)
+    this.transactions.set(hash, {
+      hash,
+      from,
+      to: this.hubAddress,
+      nonce,
+      input,
+      value: parsed.value ?? 0n,
+      blockNumber,
+      transactionIndex,
+      type: parsed.type ?? "legacy",
+      gas: parsed.gas ?? GAS_ESTIMATE,
+      status: revert === undefined ? "0x1" : "0x0",
+      revert,
+    })
+    this.options.onTransaction?.({ hash, from, input: call, revert })
+    return hash
+  }
+
+  /** A hub call from its calldata; `user`/`withdrawer` arguments are the sender. */
+  private decodeCall(data: Hex, from: Address): HubInput {
+    const sender: Bytes32 = addressToBytes32(from)
+    const decoded = decodeFunctionData({ abi: HubAbi, data })
+    switch (decoded.functionName) {
+      case "processDepositsAndInvoices": {
+        const [ticker, maxEpochs, maxDeposits, maxInvoices] = decoded.args
+        return { kind: "processDepositsAndInvoices", ticker: ticker.toLowerCase(), maxEpochs, maxDeposits, maxInvoices }
+      }
+      case "processSettlementQueue":
+        return { kind: "processSettlementQueue", domain: decoded.args[0], amount: decoded.args[1] }
+      case "returnUnsupportedIntent":
+        return { kind: "returnUnsupportedIntent", intentId: decoded.args[0].toLowerCase() as Bytes32 }
+      case "setUpdateVirtualBalance":
+        return { kind: "setUpdateVirtualBalance", user: sender, status: decoded.args[0] }
+      case "setUserSupportedDomains":
+        return { kind: "setUserSupportedDomains", user: sender, domains: [...decoded.args[0]] }
+      case "handleExpiredIntents":
+        return { kind: "handleExpiredIntents", intentIds: decoded.args[0].map((id) => id.toLowerCase() as Bytes32) }
+      case "withdrawFees": {
+        const [feeRecipient, ticker, amount, destinations] = decoded.args
+        return { kind: "withdrawFees", withdrawer: sender, feeRecipient: feeRecipient.toLowerCase() as Bytes32, ticker: ticker.toLowerCase(), amount, destinations: [...destinations] }
+      }
+      default:
+        throw new HubRevert("Hub_NotATransaction", `${decoded.functionName} is a view; use eth_call`)
+    }
+  }
+
+  private receipt(hash: Hex): unknown {
+    const tx = this.transactions.get(hash.toLowerCase() as Hex)
+    if (tx === undefined) return null
+    return {
+      transactionHash: tx.hash,
+      transactionIndex: hex(tx.transactionIndex),
+      blockHash: this.blockHash(tx.blockNumber),
+      blockNumber: hex(tx.blockNumber),
+      from: tx.from,
+      to: tx.to,
+      cumulativeGasUsed: hex(GAS_ESTIMATE),
+      gasUsed: hex(GAS_ESTIMATE),
+      effectiveGasPrice: "0x0",
+      contractAddress: null,
+      logs: [],
+      logsBloom: ZERO_BLOOM,
+      status: tx.status,
+      type: typeHex(tx.type),
+      ...(tx.revert === undefined ? {} : { revertReason: `${tx.revert.errorName}: ${tx.revert.message}` }),
+    }
+  }
+
+  private transaction(hash: Hex): unknown {
+    const tx = this.transactions.get(hash.toLowerCase() as Hex)
+    if (tx === undefined) return null
+    return {
+      hash: tx.hash,
+      nonce: hex(tx.nonce),
+      blockHash: this.blockHash(tx.blockNumber),
+      blockNumber: hex(tx.blockNumber),
+      transactionIndex: hex(tx.transactionIndex),
+      from: tx.from,
+      to: tx.to,
+      value: hex(tx.value),
+      gas: hex(tx.gas),
+      gasPrice: "0x0",
+      maxFeePerGas: "0x0",
+      maxPriorityFeePerGas: "0x0",
+      input: tx.input,
+      type: typeHex(tx.type),
+      chainId: hex(this.chainId),
+      v: "0x0",
+      r: "0x0",
+      s: "0x0",
+    }
+  }
+
+  /** `eth_call` of a view; a non-view call is validated by decoding only (the engine cannot dry-run). */
+  private call(request: unknown): Hex {
+    const r = (typeof request === "object" && request !== null ? request : {}) as { readonly to?: unknown; readonly data?: unknown; readonly input?: unknown }
+    if (typeof r.to !== "string" || r.to.toLowerCase() !== this.hubAddress) throw new RpcFailure(-32000, `eth_call: only the hub ${this.hubAddress} has code on this chain`)
+    const data = typeof r.data === "string" ? r.data : typeof r.input === "string" ? r.input : "0x"
+    if (!/^0x([0-9a-fA-F]{2})*$/.test(data)) throw new RpcFailure(-32602, "Invalid params: data must be hex")
+    let decoded: ReturnType<typeof decodeFunctionData<typeof HubAbi>>
+    try {
+      decoded = decodeFunctionData({ abi: HubAbi, data: data as Hex })
+    } catch {
+      throw this.reverted(new HubRevert("Hub_UnknownFunction", "the calldata matches no hub function"))
+    }
+    const state = this.hub.state
+    const result = (value: unknown): Hex => encodeFunctionResult({ abi: HubAbi, functionName: decoded.functionName, result: value } as Parameters<typeof encodeFunctionResult>[0])
+    switch (decoded.functionName) {
+      case "getCurrentEpoch":
+        return result(state.currentEpoch())
+      case "epochLength":
+        return result(state.epochLengthBlocks)
+      case "contexts": {
+        const ctx = state.contexts.get(decoded.args[0].toLowerCase() as Bytes32)
+        return result([
+          ctx?.solver ?? `0x${"0".repeat(64)}`,
+          ctx?.fillFeeDbps ?? 0,
+          ctx?.totalProtocolFeeDbps ?? 0,
+          ctx?.fillTimestamp ?? 0,
+          ctx?.amountAfterFees18 ?? 0n,
+          ctx?.pendingRewards18 ?? 0n,
+          ctx?.status ?? 0,
+        ])
+      }
+      case "custodiedAssets": {
+        const hash = decoded.args[0].toLowerCase()
+        for (const ticker of state.tickers.values()) for (const d of ticker.config.domains) if (d.assetHash === hash) return result(ticker.custodied(d.domain))
+        return result(0n)
+      }
+      case "feeVault":
+        return result(state.tickers.get(decoded.args[0].toLowerCase() as Bytes32)?.feeVault18.get(decoded.args[1].toLowerCase() as Bytes32) ?? 0n)
+      case "lastClosedEpochsProcessed":
+        return result(state.tickers.get(decoded.args[0].toLowerCase() as Bytes32)?.lastClosedEpochsProcessed ?? 0)
+      case "invoicesLength":
+        return result(BigInt(state.tickers.get(decoded.args[0].toLowerCase() as Bytes32)?.invoices.length ?? 0))
+      case "settlementQueueLength":
+        return result(BigInt(state.settlementQueues.get(decoded.args[0])?.size ?? 0))
+      case "updateVirtualBalance":
+        return result(state.updateVirtualBalance.get(decoded.args[0].toLowerCase() as Bytes32) === true)
+      default:
+        return "0x"
+    }
+  }
+
+  private reverted(revert: HubRevert): RpcFailure {
+    return new RpcFailure(3, `execution reverted: ${revert.errorName}: ${revert.message}`, encodeErrorResult({ abi: HubAbi, errorName: "Hub_Reverted", args: [revert.errorName, revert.message] }))
+  }
+}
+
+const typeHex = (type: string): Hex => (type === "eip1559" ? "0x2" : type === "eip2930" ? "0x1" : type === "eip4844" ? "0x3" : type === "eip7702" ? "0x4" : "0x0")
+
+const stringParam = (params: readonly unknown[], i: number, what: string): string => {
+  const value = params[i]
+  if (typeof value !== "string") throw new RpcFailure(-32602, `Invalid params: expected ${what} at position ${i}`)
+  return value
+}
+const hexParam = (params: readonly unknown[], i: number, what: string): Hex => {
+  const value = stringParam(params, i, what)
+  if (!/^0x([0-9a-fA-F]{2})*$/.test(value)) throw new RpcFailure(-32602, `Invalid params: ${what} must be 0x-prefixed hex`)
+  return value as Hex
+}
+const addressParam = (params: readonly unknown[], i: number): Address => {
+  const value = stringParam(params, i, "address")
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new RpcFailure(-32602, "Invalid params: expected a 20-byte address")
+  return value.toLowerCase() as Address
+}

@@ -1,0 +1,120 @@
+/**
+ * Parsing of request values into protocol types. Each parser names the field it reads in its failure, so a
+ * rejected request says exactly what was wrong. The HTTP schemas check the same formats (for OpenAPI and early
+ * 400s); these parsers are what the in-process service relies on, whoever calls it.
+ */
+import { type Address, type Bytes32, type Hex, ZERO_ADDRESS } from "../domain/hex.ts"
+import { MAX_CALLDATA_SIZE, MAX_UINT256 } from "../domain/protocol.ts"
+import { BadRequest, badRequest } from "./errors.ts"
+
+const shown = (value: unknown): string => {
+  const text = typeof value === "string" ? JSON.stringify(value) : String(value)
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
+}
+
+const invalid = (code: string, field: string, expected: string, value: unknown): BadRequest =>
+  badRequest(code, `${field}: expected ${expected}, got ${shown(value)}.`)
+
+const DOMAIN_RE = /^[1-9][0-9]{0,9}$/
+const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
+const BYTES32_RE = /^0x[0-9a-fA-F]{64}$/
+const UINT_RE = /^(0|[1-9][0-9]*)$/
+const HEX_RE = /^0x([0-9a-fA-F]{2})*$/
+
+/** A chain id as a decimal string (or number): a uint32 above 0. */
+export const parseDomain = (field: string, value: unknown): number => {
+  const text = typeof value === "number" ? String(value) : value
+  if (typeof text !== "string" || !DOMAIN_RE.test(text) || Number(text) > 0xffff_ffff) {
+    throw invalid("InvalidDomain", field, "a chain id (a positive uint32 as a decimal string)", value)
+  }
+  return Number(text)
+}
+
+export const parseAddress = (field: string, value: unknown): Address => {
+  if (typeof value !== "string" || !ADDRESS_RE.test(value)) throw invalid("InvalidAddress", field, "a 0x-prefixed 20-byte address", value)
+  return value.toLowerCase() as Address
+}
+
+/** An optional address where the zero address means "none". */
+export const parseOptionalAddress = (field: string, value: unknown): Address | undefined => {
+  if (value === undefined || value === null || value === "") return undefined
+  const address = parseAddress(field, value)
+  return address === ZERO_ADDRESS ? undefined : address
+}
+
+export const parseBytes32 = (field: string, value: unknown, code = "InvalidRequest"): Bytes32 => {
+  if (typeof value !== "string" || !BYTES32_RE.test(value)) throw invalid(code, field, "a 0x-prefixed 32-byte hex value", value)
+  return value.toLowerCase() as Bytes32
+}
+
+export const parseIntentId = (value: unknown): Bytes32 => parseBytes32("intentId", value, "InvalidIntentId")
+
+/** A token amount as a decimal string of integer units that fits in a uint256. */
+export const parseAmount = (field: string, value: unknown, options: { readonly positive?: boolean } = {}): bigint => {
+  const text = typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value
+  if (typeof text !== "string" || !UINT_RE.test(text) || text.length > 78 || BigInt(text) > MAX_UINT256) {
+    throw invalid("InvalidAmount", field, "an integer amount in token units as a decimal string", value)
+  }
+  const amount = BigInt(text)
+  if (options.positive === true && amount === 0n) throw invalid("InvalidAmount", field, "an amount above 0", value)
+  return amount
+}
+
+/** An unsigned integer (decimal string or JSON number) up to `max`. */
+export const parseUint = (field: string, value: unknown, max: number, code = "InvalidRequest"): number => {
+  const text = typeof value === "number" ? String(value) : value
+  if (typeof text !== "string" || !UINT_RE.test(text) || text.length > 16 || Number(text) > max) {
+    throw invalid(code, field, `an integer between 0 and ${max}`, value)
+  }
+  return Number(text)
+}
+
+/** Calldata: `""` and `"0x"` are empty; else even-length hex of at most 50,000 bytes. */
+export const parseCalldata = (field: string, value: unknown): Hex => {
+  if (value === undefined || value === null || value === "" || value === "0x") return "0x"
+  if (typeof value !== "string" || !HEX_RE.test(value)) throw invalid("InvalidCalldata", field, "0x-prefixed hex bytes of even length", value)
+  if ((value.length - 2) / 2 > MAX_CALLDATA_SIZE) throw invalid("InvalidCalldata", field, `at most ${MAX_CALLDATA_SIZE} bytes`, `${(value.length - 2) / 2} bytes`)
+  return value.toLowerCase() as Hex
+}
+
+export const parseBoolean = (field: string, value: unknown): boolean => {
+  if (value === true || value === "true") return true
+  if (value === false || value === "false") return false
+  throw invalid("InvalidRequest", field, "true or false", value)
+}
+
+/** A cursor returned by a previous page: a non-negative integer. */
+export const parseCursor = (field: string, value: unknown): number => parseUint(field, value, Number.MAX_SAFE_INTEGER, "InvalidCursor")
+
+export const parseLimit = (value: unknown, defaultSize: number, maxSize: number): number => {
+  if (value === undefined) return defaultSize
+  const limit = parseUint("limit", value, maxSize, "InvalidLimit")
+  if (limit === 0) throw invalid("InvalidLimit", "limit", `an integer between 1 and ${maxSize}`, value)
+  return limit
+}
+
+/** Distinct domains, 1 to `max` of them. */
+export const parseDomains = (field: string, value: unknown, max = 10): number[] => {
+  if (!Array.isArray(value) || value.length === 0 || value.length > max) {
+    throw invalid("InvalidDomain", field, `an array of 1 to ${max} chain ids`, value)
+  }
+  const domains = value.map((v, i) => parseDomain(`${field}[${i}]`, v))
+  const seen = new Set<number>()
+  domains.forEach((d, i) => {
+    if (seen.has(d)) throw badRequest("InvalidDomain", `${field}[${i}]: domain ${d} is listed twice.`)
+    seen.add(d)
+  })
+  return domains
+}
+
+/** Query arrays: `origins=1&origins=10`, `origins[]=1`, or a comma-separated `origins=1,10`. */
+export const splitList = (...values: (readonly string[] | string | undefined)[]): string[] | undefined => {
+  const out: string[] = []
+  let any = false
+  for (const v of values) {
+    if (v === undefined) continue
+    any = true
+    for (const item of typeof v === "string" ? [v] : v) for (const part of item.split(",")) if (part !== "") out.push(part)
+  }
+  return any ? out : undefined
+}

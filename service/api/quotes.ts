@@ -1,0 +1,126 @@
+/**
+ * Quotes and limits (PROTOCOL.md "API behaviour not in the reference"), in integer arithmetic:
+ * - `fixedFeeUnits` = the route's configured gas cost in input-token units;
+ * - `variableFeeBps` = maxVariableFeeBps · (amount / currentLimit)², floored to 1e-4 bps (fast path: plus the
+ *   fast-path fee);
+ * - `totalFeeBps = variableFeeBps + fixedFeeUnits / amount · 10_000` (floored to 1e-6 bps);
+ * - `expectedAmount = amount − fixedFeeUnits − amount · variableFeeBps / 10_000`;
+ * - `currentLimit` = custodied liquidity on the best destination (basic) or the operator solvers' inventory
+ *   on the destination (fast path), in input-token units; an xERC20 destination has no custody limit.
+ * With fixed fee 0.5376 USDC and a limit of about 5M USDC this reproduces the reference's §7 H sample exactly.
+ */
+import { bytes32ToAddress } from "../domain/hex.ts"
+import { MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, Strategy } from "../domain/protocol.ts"
+import type { ReadModel } from "../indexer/readModel.ts"
+import type { SettlementPercentiles } from "../indexer/settlementTimes.ts"
+import type { ClearingApiConfig } from "./config.ts"
+import type { ResolvedRoute } from "./routes.ts"
+
+const E4 = 10_000n
+const E8 = 100_000_000n
+
+/** Whole tokens as a decimal string to token units (extra fraction digits truncated). */
+export const tokensToUnits = (tokens: string, decimals: number): bigint => {
+  const [whole, fraction = ""] = tokens.split(".")
+  return BigInt(whole!) * 10n ** BigInt(decimals) + BigInt((fraction.slice(0, decimals) || "0").padEnd(decimals, "0"))
+}
+
+/** `max · (amount / limit)²`, with the utilization capped at 1; no limit (MAX) means 0. */
+export const utilizationFeeE4 = (maxE4: bigint, amount: bigint, limit: bigint): bigint => {
+  if (limit === MAX_UINT256 || maxE4 === 0n) return 0n
+  if (limit === 0n || amount >= limit) return maxE4
+  return (maxE4 * amount * amount) / (limit * limit)
+}
+
+export interface FeeBreakdown {
+  readonly fixedFeeUnits: bigint
+  /** Variable fee in bps × 10^4. */
+  readonly variableFeeE4: bigint
+  /** Total fee in bps × 10^6. */
+  readonly totalFeeE6: bigint
+  readonly expectedAmount: bigint
+  /** What the fee adapter charges: fixed + variable in token units. */
+  readonly feeUnits: bigint
+}
+
+export const feeBreakdown = (amount: bigint, fixedFeeUnits: bigint, variableFeeE4: bigint): FeeBreakdown => {
+  const variableUnits = (amount * variableFeeE4) / E8
+  const fee = fixedFeeUnits + variableUnits
+  const totalFeeE6 = variableFeeE4 * 100n + (amount === 0n ? 0n : (fixedFeeUnits * 10_000_000_000n) / amount)
+  return { fixedFeeUnits, variableFeeE4, totalFeeE6, expectedAmount: amount > fee ? amount - fee : 0n, feeUnits: fee }
+}
+
+export interface FastPathQuote {
+  readonly fees: FeeBreakdown
+  readonly currentLimit: bigint
+  readonly expectedFillSeconds: number
+}
+
+export type FastPathResult = { readonly ok: true; readonly quote: FastPathQuote } | { readonly ok: false; readonly error: string; readonly message: string }
+
+export interface RouteQuote {
+  readonly route: ResolvedRoute
+  readonly fees: FeeBreakdown
+  readonly currentLimit: bigint
+  /** The destination the basic limit was taken from. */
+  readonly bestDestination: number
+  readonly fast: FastPathResult
+  readonly settlementEstimate: SettlementPercentiles
+}
+
+/** Custody on the best destination (18 decimals); xERC20 destinations have no custody limit (MAX). */
+export const basicLimit18 = (route: ResolvedRoute): { readonly limit18: bigint; readonly destination: number } => {
+  let best = -1n
+  let destination = route.destinations[0]?.domain ?? 0
+  for (const d of route.destinations) {
+    const liquidity = d.strategy === Strategy.XERC20 ? MAX_UINT256 : route.ticker.custodied(d.domain)
+    if (liquidity > best) {
+      best = liquidity
+      destination = d.domain
+    }
+  }
+  return { limit18: best < 0n ? 0n : best, destination }
+}
+
+const toInputUnits = (amount18: bigint, decimals: number): bigint => (amount18 === MAX_UINT256 ? MAX_UINT256 : normalizeDecimals(amount18, NORMALIZED_DECIMALS, decimals))
+
+export const quoteRoute = (model: ReadModel, config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): RouteQuote => {
+  const params = config.quoteFor(route.ticker.config.symbol)
+  const decimals = route.input.decimals
+  const fixed = tokensToUnits(params.fixedFeeTokens, decimals)
+  const { limit18, destination } = basicLimit18(route)
+  const currentLimit = toInputUnits(limit18, decimals)
+  const fees = feeBreakdown(amount, fixed, utilizationFeeE4(params.maxVariableFeeE4, amount, currentLimit))
+  let fast: FastPathResult
+  if (route.destinations.length !== 1) {
+    fast = { ok: false, error: "FastPathUnavailable", message: "The fast path needs exactly one destination." }
+  } else {
+    const dest = route.output ?? route.destinations[0]!
+    const inventory = model.solverInventory(dest.domain, bytes32ToAddress(dest.asset))
+    const fastLimit = normalizeDecimals(normalizeDecimals(inventory, dest.decimals, NORMALIZED_DECIMALS), NORMALIZED_DECIMALS, decimals)
+    if (amount > fastLimit) {
+      fast = {
+        ok: false,
+        error: "OverSolverLimit",
+        message: `The amount ${amount} exceeds the fast-path limit ${fastLimit} (solver inventory on domain ${dest.domain}).`,
+      }
+    } else {
+      const estimate = model.settlementTimes.estimate(route.origin, dest.domain, "fast", config.settlementPrior.fast)
+      fast = {
+        ok: true,
+        quote: {
+          fees: feeBreakdown(amount, fixed, params.fastPathFeeE4 + utilizationFeeE4(params.maxVariableFeeE4, amount, fastLimit)),
+          currentLimit: fastLimit,
+          expectedFillSeconds: Math.round(estimate.p50Minutes * 60),
+        },
+      }
+    }
+  }
+  const settlementEstimate = model.settlementTimes.estimate(route.origin, destination, "basic", config.settlementPrior.basic)
+  return { route, fees, currentLimit, bestDestination: destination, fast, settlementEstimate }
+}
+
+/** `variableFeeBps`/`totalFeeBps` as JSON numbers. */
+export const e4ToBps = (e4: bigint): number => Number(e4) / 10_000
+export const e6ToBps = (e6: bigint): number => Number(e6) / 1_000_000
+export const E4_PER_BPS = E4

@@ -1,0 +1,53 @@
+/**
+ * Route resolution shared by quotes, limits and intent creation: the input asset's ticker on the origin, the
+ * ticker's asset on each destination, and the output asset. Unknown chains and assets are 400s; a route the
+ * V1 hub would mark UNSUPPORTED (an output asset of another ticker: a swap) is reported as `invalid`.
+ */
+import { type Address, addressToBytes32 } from "../domain/hex.ts"
+import type { DomainAsset } from "../hub/config.ts"
+import type { Hub } from "../hub/hub.ts"
+import type { TickerState } from "../hub/state.ts"
+import { badRequest } from "./errors.ts"
+
+export interface ResolvedRoute {
+  readonly origin: number
+  readonly ticker: TickerState
+  readonly input: DomainAsset
+  /** The ticker's asset on each destination, in the request's order. */
+  readonly destinations: readonly DomainAsset[]
+  /** The explicit output asset, when given and of the same ticker. */
+  readonly output: DomainAsset | undefined
+  readonly reqType: "bridge" | "invalid"
+  /** Why the route is invalid. */
+  readonly invalidReason: string | undefined
+}
+
+export const resolveRoute = (
+  hub: Hub,
+  origin: number,
+  destinations: readonly number[],
+  inputAsset: Address,
+  outputAsset: Address | undefined,
+): ResolvedRoute => {
+  const state = hub.state
+  const input = state.assetOn(origin, addressToBytes32(inputAsset))
+  if (input === undefined) throw badRequest("UnsupportedAsset", `inputAsset: ${inputAsset} is not a supported asset on domain ${origin}.`)
+  const ticker = input.ticker
+  const assets = destinations.map((d, i) => {
+    if (!state.supportedDomains.has(d)) throw badRequest("UnsupportedDomain", `destinations[${i}]: domain ${d} is not supported by the hub.`)
+    const asset = ticker.assetByDomain.get(d)
+    if (asset === undefined) throw badRequest("UnsupportedAsset", `destinations[${i}]: ${ticker.config.symbol} has no asset on domain ${d}.`)
+    return asset
+  })
+  let output: DomainAsset | undefined
+  let invalidReason: string | undefined
+  if (outputAsset !== undefined) {
+    if (destinations.length !== 1) throw badRequest("InvalidRoute", "outputAsset: an output asset needs exactly one destination.")
+    const found = state.assetOn(destinations[0]!, addressToBytes32(outputAsset))
+    if (found === undefined) throw badRequest("UnsupportedAsset", `outputAsset: ${outputAsset} is not a supported asset on domain ${destinations[0]}.`)
+    if (found.ticker !== ticker) {
+      invalidReason = `outputAsset: ${outputAsset} is ${found.ticker.config.symbol} and inputAsset is ${ticker.config.symbol}; the hub settles a ticker only into itself (no swaps).`
+    } else output = found.asset
+  }
+  return { origin, ticker, input: input.asset, destinations: assets, output, reqType: invalidReason === undefined ? "bridge" : "invalid", invalidReason }
+}

@@ -1,0 +1,337 @@
+/**
+ * Request and response schemas of the HTTP API, with exactly the field names of SPEC.md. They drive request
+ * decoding, the OpenAPI document and the typed client. Amounts are decimal strings of integer units; domain
+ * ids are decimal strings where the spec says string.
+ */
+import { Schema } from "effect"
+import { API_INTENT_STATUSES } from "../indexer/records.ts"
+
+const pattern = (re: RegExp, expected: string, description: string) => Schema.String.check(Schema.isPattern(re, { expected })).annotate({ description })
+
+export const DomainId = pattern(/^[1-9][0-9]{0,9}$/, "a chain id (a positive integer as a decimal string)", "Chain id (domain), decimal string")
+export const AddressString = pattern(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address", "20-byte address")
+export const Bytes32String = pattern(/^0x[0-9a-fA-F]{64}$/, "a 0x-prefixed 32-byte hex value", "32-byte hex value")
+export const IntentId = pattern(/^0x[0-9a-fA-F]{64}$/, "a 32-byte intent id (0x + 64 hex digits)", "Intent id: keccak256 of the ABI-encoded intent")
+export const AmountString = pattern(/^(0|[1-9][0-9]{0,77})$/, "an integer amount in token units as a decimal string", "Integer amount in token units, decimal string")
+export const CalldataString = pattern(/^(0x([0-9a-fA-F]{2})*)?$/, "0x-prefixed hex bytes of even length, or an empty string", "Calldata, hex")
+const IntegerString = pattern(/^(0|[1-9][0-9]{0,15})$/, "a non-negative integer", "Non-negative integer, decimal string")
+const BooleanString = Schema.Literals(["true", "false"]).annotate({ description: "true or false" })
+const Cursor = pattern(/^[0-9]{1,16}$/, "a cursor from a previous page", "Cursor returned by a previous page")
+/** `max_fee`/`maxFee`: dbps (the on-chain `_maxFee`), as a string or integer. */
+const MaxFee = Schema.Union([
+  pattern(/^(0|[1-9][0-9]{0,5})$/, "a fee in dbps (0 to 100000)", "Maximum solver fee in dbps (1/100,000), 0 to 100000"),
+  Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "a fee in dbps (0 to 100000)" })),
+])
+const Ttl = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 48 - 1 }, { expected: "a ttl in seconds (uint48)" })).annotate({
+  description: "Time to live in seconds; above 0 selects the fast path and requires a solver fee",
+})
+const Destinations = Schema.Array(DomainId).check(Schema.isMinLength(1, { expected: "at least one destination" }), Schema.isMaxLength(10, { expected: "at most 10 destinations" }))
+
+export const Permit2Params = Schema.Struct({
+  nonce: Schema.optionalKey(Schema.String),
+  deadline: Schema.optionalKey(Schema.String),
+  signature: Schema.optionalKey(Schema.String),
+}).annotate({ description: "Accepted for compatibility and ignored: the fee adapter pulls funds with an ERC-20 allowance" })
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+
+export const IntentRequest = Schema.Struct({
+  origin: DomainId,
+  destinations: Destinations,
+  to: AddressString.annotate({ description: "Receiver address" }),
+  from: AddressString.annotate({ description: "Sender address" }),
+  inputAsset: AddressString,
+  outputAsset: Schema.optionalKey(AddressString.annotate({ description: "Destination asset; give it only for swaps or to pin the fast-path asset" })),
+  amount: AmountString.annotate({ description: "Amount in the input token's decimal units, fee included" }),
+  callData: Schema.optionalKey(CalldataString),
+  ttl: Schema.optionalKey(Ttl),
+  max_fee: Schema.optionalKey(MaxFee),
+  maxFee: Schema.optionalKey(MaxFee),
+  permit2Params: Schema.optionalKey(Permit2Params),
+  order_id: Schema.optionalKey(Schema.String),
+  isFastPath: Schema.optionalKey(Schema.Boolean),
+}).annotate({ identifier: "IntentRequest" })
+export type IntentRequest = typeof IntentRequest.Type
+
+export const IntentsPayload = Schema.Union([IntentRequest, Schema.Array(IntentRequest).check(Schema.isMinLength(1, { expected: "at least one intent" }))])
+export type IntentsPayload = typeof IntentsPayload.Type
+
+export const Altchain1IntentRequest = Schema.Struct({
+  origin: DomainId,
+  destinations: Destinations,
+  to: AddressString,
+  from: AddressString,
+  inputAsset: AddressString,
+  amount: AmountString,
+  callData: Schema.optionalKey(CalldataString),
+  maxFee: Schema.optionalKey(AmountString.annotate({ description: "Maximum fee in the input token's decimal units" })),
+  user: Schema.optionalKey(Schema.String),
+  userTokenAccountPublicKey: Schema.optionalKey(Schema.String),
+  programVaultAccountPublicKey: Schema.optionalKey(Schema.String),
+  permit2Params: Schema.optionalKey(Permit2Params),
+  order_id: Schema.optionalKey(Schema.String),
+}).annotate({ identifier: "Altchain1IntentRequest" })
+export type Altchain1IntentRequest = typeof Altchain1IntentRequest.Type
+
+export const LookupTableRequest = Schema.Struct({
+  inputAsset: AddressString,
+  user: AddressString,
+  userTokenAccountPublicKey: Schema.optionalKey(Schema.String),
+  programVaultAccountPublicKey: Schema.optionalKey(Schema.String),
+}).annotate({ identifier: "LookupTableRequest" })
+export type LookupTableRequest = typeof LookupTableRequest.Type
+
+export const ExecuteRequest = Schema.Struct({ domain: DomainId }).annotate({ identifier: "ExecuteRequest" })
+export type ExecuteRequest = typeof ExecuteRequest.Type
+
+export const QuoteRequest = Schema.Struct({
+  origin: DomainId,
+  destinations: Destinations,
+  inputAsset: AddressString,
+  outputAsset: Schema.optionalKey(AddressString),
+  amount: AmountString,
+  to: Schema.optionalKey(AddressString),
+  from: Schema.optionalKey(AddressString),
+  order_id: Schema.optionalKey(Schema.String),
+}).annotate({ identifier: "QuoteRequest" })
+export type QuoteRequest = typeof QuoteRequest.Type
+
+export const LimitsRequest = Schema.Struct({ origin: DomainId, destinations: Destinations, inputAsset: AddressString }).annotate({ identifier: "LimitsRequest" })
+export type LimitsRequest = typeof LimitsRequest.Type
+
+const listOf = <S extends Schema.Top>(item: S) => Schema.optionalKey(Schema.Array(item))
+
+export const IntentsQuery = {
+  cursor: Schema.optionalKey(Cursor),
+  prevCursor: Schema.optionalKey(Cursor),
+  limit: Schema.optionalKey(IntegerString.annotate({ description: "Page size, 1 to 100 (default 10)" })),
+  statuses: listOf(Schema.Literals(API_INTENT_STATUSES)),
+  "statuses[]": listOf(Schema.Literals(API_INTENT_STATUSES)),
+  origins: listOf(Schema.String),
+  "origins[]": listOf(Schema.String),
+  destinations: listOf(Schema.String),
+  "destinations[]": listOf(Schema.String),
+  allDestinations: listOf(Schema.String),
+  "allDestinations[]": listOf(Schema.String),
+  txHash: Schema.optionalKey(Bytes32String),
+  userAddress: Schema.optionalKey(AddressString),
+  startDate: Schema.optionalKey(IntegerString.annotate({ description: "Created at or after, unix seconds" })),
+  endDate: Schema.optionalKey(IntegerString.annotate({ description: "Created at or before, unix seconds" })),
+  isFastPath: Schema.optionalKey(BooleanString),
+  tickerHash: Schema.optionalKey(Bytes32String),
+  asset: Schema.optionalKey(AddressString),
+}
+
+export const InvoicesQuery = {
+  cursor: Schema.optionalKey(Schema.String.annotate({ description: "Cursor from a previous page (with sortOrderByDiscount: <dbps>-<n>)" })),
+  prevCursor: Schema.optionalKey(Cursor),
+  limit: Schema.optionalKey(IntegerString.annotate({ description: "Page size, 1 to 100 (default 10)" })),
+  tickerHash: Schema.optionalKey(Bytes32String),
+  origins: listOf(Schema.String),
+  "origins[]": listOf(Schema.String),
+  destinations: listOf(Schema.String),
+  "destinations[]": listOf(Schema.String),
+  sortOrderByDiscount: Schema.optionalKey(Schema.Literals(["asc", "desc"])),
+}
+
+export const BatchesQuery = {
+  cursor: Schema.optionalKey(Cursor),
+  limit: Schema.optionalKey(IntegerString),
+  isFastPath: Schema.optionalKey(BooleanString),
+  origins: listOf(Schema.String),
+  "origins[]": listOf(Schema.String),
+}
+
+export const AssetsQuery = {
+  page: Schema.optionalKey(IntegerString.annotate({ description: "Page number from 1 (default 1)" })),
+  limit: Schema.optionalKey(IntegerString.annotate({ description: "Page size, 1 to 100 (default 100)" })),
+  type: Schema.optionalKey(Schema.Literals(["default", "xerc20"]).annotate({ description: "Asset strategy" })),
+  domain: Schema.optionalKey(DomainId),
+}
+
+export const HistoryQuery = {
+  cursor: Schema.optionalKey(Cursor),
+  limit: Schema.optionalKey(IntegerString),
+  domain: Schema.optionalKey(DomainId.annotate({ description: "Only epochs whose selected destination is this domain" })),
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Responses
+
+export const TransactionRequest = Schema.Struct({
+  to: Schema.String,
+  from: Schema.optionalKey(Schema.String),
+  nonce: Schema.optionalKey(Schema.String),
+  gasLimit: Schema.optionalKey(Schema.String),
+  gasPrice: Schema.optionalKey(Schema.String),
+  data: Schema.String.annotate({ description: "Calldata, hex" }),
+  value: Schema.String,
+  chainId: Schema.Int,
+  type: Schema.optionalKey(Schema.Int),
+  accessList: Schema.optionalKey(Schema.Array(Schema.Struct({ address: Schema.String, storageKeys: Schema.Array(Schema.String) }))),
+  maxPriorityFeePerGas: Schema.optionalKey(Schema.String),
+  maxFeePerGas: Schema.optionalKey(Schema.String),
+  customData: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  ccipReadEnabled: Schema.optionalKey(Schema.Boolean),
+}).annotate({ identifier: "TransactionRequest" })
+export type TransactionRequest = typeof TransactionRequest.Type
+
+const S = Schema.NullOr(Schema.String)
+const N = Schema.NullOr(Schema.Number)
+
+export const IntentRecord = Schema.Struct({
+  intent_id: Schema.String,
+  batch_id: S,
+  queue_idx: N,
+  message_id: S,
+  status: Schema.Literals(API_INTENT_STATUSES),
+  receiver: S,
+  input_asset: S,
+  output_asset: S,
+  origin_amount: S,
+  destination_amount: S,
+  origin: S,
+  destinations: Schema.NullOr(Schema.Array(Schema.String)),
+  nonce: N,
+  transaction_hash: S,
+  receive_tx_hash: S,
+  intent_created_timestamp: N,
+  settlement_timestamp: N,
+  intent_created_block_number: N,
+  receive_blocknumber: N,
+  tx_origin: S,
+  tx_nonce: N,
+  auto_id: Schema.Number,
+  amount_out_min: S,
+  call_data: S,
+  filled: Schema.Boolean,
+  initiator: S,
+  native_fee: S,
+  token_fee: S,
+  fee_adapter_initiator: S,
+  origin_gas_fees: S,
+  destination_gas_fees: S,
+  hub_settlement_domain: S,
+  ttl: N,
+  is_fast_path: Schema.NullOr(Schema.Boolean),
+  fill_solver: S,
+  fill_domain: S,
+  fill_destinations: Schema.NullOr(Schema.Array(Schema.String)),
+  fill_transaction_hash: S,
+  fill_timestamp: N,
+  fill_amount: S,
+  fill_fee_token: S,
+  fill_fee_dbps: S,
+  fill_input_asset: S,
+  fill_output_asset: S,
+  fill_sender: S,
+  fill_status: S,
+  fill_initiator: S,
+  fill_receiver: S,
+  max_fee: S,
+}).annotate({ identifier: "IntentRecord", description: "Fields not known yet are null" })
+
+export const IntentResponse = Schema.Struct({ intent: IntentRecord })
+export const IntentsPage = Schema.Struct({
+  intents: Schema.Array(IntentRecord),
+  nextCursor: S,
+  prevCursor: S,
+  maxCount: Schema.Number,
+})
+
+export const BatchListItem = Schema.Struct({
+  type: Schema.Literal("batch"),
+  batchId: Schema.String,
+  token_fee: Schema.String,
+  native_fee: Schema.String,
+  intents: Schema.Array(IntentRecord),
+}).annotate({ identifier: "Batch" })
+export const BatchResponse = Schema.Struct({
+  batchId: Schema.String,
+  token_fee: Schema.String,
+  native_fee: Schema.String,
+  intents: Schema.Array(IntentRecord),
+})
+export const BatchesPage = Schema.Struct({ items: Schema.Array(BatchListItem), nextCursor: S })
+
+export const Invoice = Schema.Struct({
+  intent_id: Schema.String,
+  owner: Schema.String,
+  entry_epoch: Schema.Number,
+  amount: Schema.String,
+  discountBps: Schema.Number.annotate({ description: "Current discount in basis points (dbps / 10, may be fractional)" }),
+  origin: Schema.String,
+  destinations: Schema.Array(Schema.String),
+  hub_status: Schema.String,
+  ticker_hash: Schema.String,
+  hub_invoice_enqueued_timestamp: Schema.String,
+}).annotate({ identifier: "Invoice" })
+export const InvoiceResponse = Schema.Struct({ invoice: Invoice })
+export const InvoicesPage = Schema.Struct({ invoices: Schema.Array(Invoice), nextCursor: S, prevCursor: S, maxCount: Schema.Number })
+
+const DomainMap = Schema.Record(Schema.String, Schema.String)
+export const MinAmounts = Schema.Struct({
+  invoiceAmount: Schema.String,
+  amountAfterDiscounts: DomainMap,
+  discountBps: Schema.String,
+  custodiedAmounts: DomainMap,
+  minAmounts: DomainMap.annotate({ description: "Minimum current-epoch deposit per destination domain, 18-decimal units" }),
+}).annotate({ identifier: "InvoiceMinAmounts" })
+
+export const AssetConfig = Schema.Struct({
+  local: Schema.String,
+  adopted: Schema.String,
+  canonical_id: Schema.String,
+  canonical_domain: Schema.String,
+  domain: Schema.String,
+  key: Schema.String,
+  id: Schema.String,
+  decimal: Schema.Number,
+  adopted_decimal: Schema.Number,
+}).annotate({ identifier: "AssetConfig" })
+export const AssetsResponse = Schema.Struct({ assets: Schema.Array(AssetConfig) })
+
+const FastPathQuote = Schema.Struct({
+  fixedFeeUnits: Schema.String,
+  variableFeeBps: Schema.Number,
+  totalFeeBps: Schema.Number,
+  expectedAmount: Schema.String,
+  expectedFillTime: Schema.String.annotate({ description: "Seconds" }),
+})
+const FastPathError = Schema.Struct({ error: Schema.String, message: Schema.String })
+export const Quote = Schema.Struct({
+  fixedFeeUnits: Schema.String,
+  variableFeeBps: Schema.Number,
+  totalFeeBps: Schema.Number,
+  expectedAmount: Schema.String,
+  currentLimit: Schema.String,
+  splitCount: Schema.Number,
+  reqType: Schema.Literals(["bridge", "swap", "x-swap", "invalid"]),
+  fastPathQuote: Schema.optionalKey(Schema.Union([FastPathQuote, FastPathError])),
+  settlementEstimate: Schema.Struct({ p25Minutes: Schema.Number, p50Minutes: Schema.Number, p75Minutes: Schema.Number }),
+}).annotate({ identifier: "Quote" })
+export const LimitsResponse = Schema.Struct({ currentLimit: Schema.String })
+
+export const HistoryEntry = Schema.Struct({
+  epoch: Schema.Number,
+  domain: Schema.Number,
+  custodiedAssets: Schema.String,
+  amountToBeDiscounted: Schema.String,
+  rewardsForDepositors: Schema.String,
+  amountAfterDiscount: Schema.String,
+  discountdbps: Schema.Number,
+  selectedDestinationDomain: Schema.Number,
+  selectedDestinationDomainLiquidity: Schema.String,
+  timestamp: Schema.String,
+}).annotate({ identifier: "InvoiceProcessingHistoryEntry" })
+export const HistoryPage = Schema.Struct({ invoiceProcessingHistory: Schema.Array(HistoryEntry), nextCursor: S })
+
+export const Health = Schema.Struct({
+  status: Schema.Literal("ok"),
+  hubDomain: Schema.Number,
+  hubBlockNumber: Schema.Number,
+  epoch: Schema.Number,
+  intents: Schema.Number,
+  openInvoices: Schema.Number,
+})

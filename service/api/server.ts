@@ -1,0 +1,136 @@
+/**
+ * The HTTP server: the HttpApi routes with their handlers, `/openapi.json` (generated from the same definition),
+ * `/docs` (Scalar, its script bundled in effect: no network), and the error policy:
+ * - request decoding failures → 400 `{ error: "InvalidRequest" | "InvalidIntentId" | ..., message }` naming
+ *   the field and what was expected (the `ApiErrors` middleware; effect's ProblemDetails shape is not used);
+ * - unknown routes → 404, bodies too large → 413, unsupported content types → 415, all `{ error, message }`;
+ * - anything else is a fault: logged with a request id, answered 500 `{ error: "InternalError", message }`
+ *   carrying that id.
+ * `startApiServer` listens on a port (0 = ephemeral) and returns the URL and `close()`.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Cause, Effect, Layer, ManagedRuntime, SchemaIssue } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiError, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { ApiErrors, ClearingApi } from "./api.ts"
+import { BadRequest } from "./errors.ts"
+import { HandlersLive } from "./handlers.ts"
+import { Clearing, type ClearingDeps, ClearingService } from "./service.ts"
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const SLOT: Record<string, string> = { Params: "path", Query: "query", Payload: "body", Headers: "header" }
+
+const pathText = (path: readonly PropertyKey[]): string =>
+  path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`), "")
+
+/** A request-decoding failure as `{ error, message }`: every issue with its field, capped in length. */
+export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest => {
+  const slot = SLOT[error.kind] ?? error.kind.toLowerCase()
+  const issues = formatter(error.cause.issue).issues.map((i) => {
+    const path = pathText((i.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p) as PropertyKey))
+    return { path, message: i.message.length > 200 ? `${i.message.slice(0, 197)}...` : i.message }
+  })
+  const first = issues[0]?.path ?? ""
+  const code = error.kind === "Params" && first === "intentId" ? "InvalidIntentId" : error.kind === "Params" && first === "batchId" ? "InvalidBatchId" : "InvalidRequest"
+  const described = issues.slice(0, 5).map((i) => (i.path === "" ? `${slot}: ${i.message}` : `${slot} ${i.path}: ${i.message}`))
+  const more = issues.length > 5 ? `; and ${issues.length - 5} more` : ""
+  return new BadRequest({ error: code, message: `Invalid request. ${described.join("; ")}${more}.` })
+}
+
+/** Request-decoding failures become `BadRequest`; response-encoding failures stay faults (500). */
+export const ApiErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ApiErrors, (error) =>
+  error.kind === "Body" || error.kind === "ResponseHeaders" ? Effect.die(error) : Effect.fail(toBadRequest(error)),
+)
+
+const problem = (status: number, error: string, message: string, requestId?: string) =>
+  HttpServerResponse.jsonUnsafe({ error, message }, { status, ...(requestId === undefined ? {} : { headers: { "x-request-id": requestId } }) })
+
+const STATUS_CODES: Record<number, string> = {
+  400: "InvalidRequest",
+  404: "RouteNotFound",
+  405: "MethodNotAllowed",
+  408: "RequestTimeout",
+  411: "LengthRequired",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+}
+
+/**
+ * The error policy for every route (global router middleware). Request ids are a counter: deterministic, and
+ * only spent on failures.
+ */
+export const ErrorPolicyLive = (() => {
+  let failures = 0
+  return HttpRouter.middleware(
+    (httpEffect) =>
+      Effect.catchCause(
+        Effect.map(httpEffect, (response) => {
+          // A few 4xx responses come from the HTTP layer with a text or empty body: give them the API's shape.
+          if (response.status < 400 || response.status >= 500 || response.headers["content-type"]?.startsWith("application/json")) return response
+          const code = STATUS_CODES[response.status] ?? "InvalidRequest"
+          return problem(response.status, code, code === "UnsupportedMediaType" ? "The request body must be application/json." : `The request was refused (${response.status}).`)
+        }),
+        (cause) =>
+          Effect.gen(function* () {
+            if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const failure = Cause.squash(cause)
+            if (HttpServerError.isHttpServerError(failure)) {
+              const reason = failure.reason
+              if (reason._tag === "RouteNotFound") return problem(404, "RouteNotFound", `No endpoint answers ${request.method} ${request.url.split("?")[0]}.`)
+              if (reason._tag === "RequestParseError") {
+                return reason.reason === "BodyTooLarge"
+                  ? problem(413, "PayloadTooLarge", "The request body is too large.")
+                  : problem(400, "InvalidRequest", `The request could not be read: ${reason.description ?? "malformed request"}.`)
+              }
+            }
+            if (HttpApiError.HttpApiPayloadTooLarge.is(failure)) return problem(413, "PayloadTooLarge", "The request body is too large.")
+            const requestId = `req-${++failures}`
+            yield* Effect.logError(`${requestId} ${request.method} ${request.url} failed`, Cause.pretty(cause))
+            return problem(500, "InternalError", `Internal error; it was logged with request id ${requestId}.`, requestId)
+          }),
+      ),
+    { global: true },
+  )
+})()
+
+/** The routes of the API (no server): handlers, OpenAPI, docs and the error policy. Requires `Clearing`. */
+export const ApiRoutesLive = Layer.mergeAll(
+  HttpApiBuilder.layer(ClearingApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(HandlersLive), Layer.provide(ApiErrorsLive)),
+  HttpApiScalar.layer(ClearingApi, { path: "/docs" }),
+  ErrorPolicyLive,
+)
+
+export interface ApiServerOptions {
+  /** Default 0 (an ephemeral port). */
+  readonly port?: number
+  /** Default 127.0.0.1. */
+  readonly host?: string
+}
+
+export interface ApiServer {
+  /** `http://host:port` */
+  readonly url: string
+  readonly port: number
+  readonly service: ClearingService
+  readonly close: () => Promise<void>
+}
+
+/** Serves `service` (or a service built from `deps`) over HTTP. */
+export const startApiServer = async (service: ClearingService | ClearingDeps, options: ApiServerOptions = {}): Promise<ApiServer> => {
+  const clearing = service instanceof ClearingService ? service : new ClearingService(service)
+  const server: Server = createServer({ keepAliveTimeout: 65_000 })
+  const host = options.host ?? "127.0.0.1"
+  const app = HttpRouter.serve(ApiRoutesLive.pipe(Layer.provide(Clearing.layer(clearing))), {
+    disableLogger: true,
+    disableListenLog: true,
+    routerConfig: { ignoreTrailingSlash: false },
+  }).pipe(Layer.provide(NodeHttpServer.layer(() => server, { port: options.port ?? 0, host })))
+  const runtime = ManagedRuntime.make(app)
+  await runtime.runPromise(Effect.void)
+  const port = (server.address() as AddressInfo).port
+  return { url: `http://${host}:${port}`, port, service: clearing, close: () => runtime.dispose() }
+}

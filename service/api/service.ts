@@ -1,0 +1,748 @@
+/**
+ * The operations of the clearing service: one implementation, used in-process by the simulator's agents (no
+ * HTTP) and by the HTTP handlers, which only decode, call and encode.
+ *
+ * `ClearingService` methods return Effects whose failures are the API's tagged errors (`BadRequest`,
+ * `NotFound`); their bodies are synchronous except the fee signature. Reads go to the `ReadModel` and the hub
+ * state; nothing here writes to either, except `hubRpc` (the hub domain's JSON-RPC), which applies signed hub
+ * transactions. Time comes from the injected `ServiceClock`.
+ */
+import { Context, Effect, Layer } from "effect"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
+import { IntentStatus, IntentStatusName, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, strategyName } from "../domain/protocol.ts"
+import type { Hub } from "../hub/hub.ts"
+import type { BatchQuery, IntentEntry, IntentQuery, ReadModel } from "../indexer/readModel.ts"
+import { API_INTENT_STATUSES, type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceRecord } from "../indexer/records.ts"
+import { type ClearingApiConfig, type ClearingApiConfigInput, makeApiConfig, type ServiceClock, type SpokeRegistry } from "./config.ts"
+import { type ApiFailure, BadRequest, badRequest, NotFound, notFound, registriesNotFound } from "./errors.ts"
+import { FeeSigner } from "./feeSigner.ts"
+import { HubRpc, type HubTransactionResult, type JsonRpcResponse } from "./hubRpc.ts"
+import {
+  parseAddress,
+  parseAmount,
+  parseBoolean,
+  parseBytes32,
+  parseCalldata,
+  parseCursor,
+  parseDomain,
+  parseDomains,
+  parseIntentId,
+  parseLimit,
+  parseOptionalAddress,
+  parseUint,
+  splitList,
+} from "./parse.ts"
+import { basicLimit18, e4ToBps, e6ToBps, type FeeBreakdown, quoteRoute } from "./quotes.ts"
+import { resolveRoute } from "./routes.ts"
+import type {
+  Altchain1IntentRequest,
+  ExecuteRequest,
+  IntentRequest,
+  IntentsPayload,
+  LimitsRequest,
+  LookupTableRequest,
+  QuoteRequest,
+  TransactionRequest,
+} from "./schemas.ts"
+import {
+  encodeApproveMax,
+  encodeExecuteIntentCalldata,
+  encodeHubCall,
+  encodeNewIntent,
+  encodeNewOrder,
+  type HubFunctionName,
+  type OrderParameters,
+  transactionRequest,
+} from "./transactions.ts"
+import type { ContractFunctionArgs } from "viem"
+import type { HubAbi } from "./hubAbi.ts"
+
+// ---------------------------------------------------------------------------------------------------------
+// Query inputs (the decoded HTTP query strings; in-process callers pass the same shapes)
+
+export interface IntentsQueryInput {
+  readonly cursor?: string
+  readonly prevCursor?: string
+  readonly limit?: string
+  readonly statuses?: readonly string[]
+  readonly "statuses[]"?: readonly string[]
+  readonly origins?: readonly string[]
+  readonly "origins[]"?: readonly string[]
+  readonly destinations?: readonly string[]
+  readonly "destinations[]"?: readonly string[]
+  readonly allDestinations?: readonly string[]
+  readonly "allDestinations[]"?: readonly string[]
+  readonly txHash?: string
+  readonly userAddress?: string
+  readonly startDate?: string
+  readonly endDate?: string
+  readonly isFastPath?: string
+  readonly tickerHash?: string
+  readonly asset?: string
+}
+
+export interface InvoicesQueryInput {
+  readonly cursor?: string
+  readonly prevCursor?: string
+  readonly limit?: string
+  readonly tickerHash?: string
+  readonly origins?: readonly string[]
+  readonly "origins[]"?: readonly string[]
+  readonly destinations?: readonly string[]
+  readonly "destinations[]"?: readonly string[]
+  readonly sortOrderByDiscount?: "asc" | "desc"
+}
+
+export interface BatchesQueryInput {
+  readonly cursor?: string
+  readonly limit?: string
+  readonly isFastPath?: string
+  readonly origins?: readonly string[]
+  readonly "origins[]"?: readonly string[]
+}
+
+export interface AssetsQueryInput {
+  readonly page?: string
+  readonly limit?: string
+  readonly type?: "default" | "xerc20"
+  readonly domain?: string
+}
+
+export interface HistoryQueryInput {
+  readonly cursor?: string
+  readonly limit?: string
+  readonly domain?: string
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Outputs
+
+export interface IntentsPageOutput {
+  readonly intents: readonly IntentRecord[]
+  readonly nextCursor: string | null
+  readonly prevCursor: string | null
+  readonly maxCount: number
+}
+
+export interface InvoicesPageOutput {
+  readonly invoices: readonly InvoiceRecord[]
+  readonly nextCursor: string | null
+  readonly prevCursor: string | null
+  readonly maxCount: number
+}
+
+export interface MinAmountsOutput {
+  readonly invoiceAmount: string
+  readonly amountAfterDiscounts: Readonly<Record<string, string>>
+  readonly discountBps: string
+  readonly custodiedAmounts: Readonly<Record<string, string>>
+  readonly minAmounts: Readonly<Record<string, string>>
+}
+
+export interface AssetConfigOutput {
+  readonly local: string
+  readonly adopted: string
+  readonly canonical_id: string
+  readonly canonical_domain: string
+  readonly domain: string
+  readonly key: string
+  readonly id: string
+  readonly decimal: number
+  readonly adopted_decimal: number
+}
+
+export interface QuoteOutput {
+  readonly fixedFeeUnits: string
+  readonly variableFeeBps: number
+  readonly totalFeeBps: number
+  readonly expectedAmount: string
+  readonly currentLimit: string
+  readonly splitCount: number
+  readonly reqType: "bridge" | "swap" | "x-swap" | "invalid"
+  readonly fastPathQuote?:
+    | { readonly fixedFeeUnits: string; readonly variableFeeBps: number; readonly totalFeeBps: number; readonly expectedAmount: string; readonly expectedFillTime: string }
+    | { readonly error: string; readonly message: string }
+  readonly settlementEstimate: { readonly p25Minutes: number; readonly p50Minutes: number; readonly p75Minutes: number }
+}
+
+export interface HealthOutput {
+  readonly status: "ok"
+  readonly hubDomain: number
+  readonly hubBlockNumber: number
+  readonly epoch: number
+  readonly intents: number
+  readonly openInvoices: number
+}
+
+export interface HistoryOutput {
+  readonly invoiceProcessingHistory: readonly {
+    readonly epoch: number
+    readonly domain: number
+    readonly custodiedAssets: string
+    readonly amountToBeDiscounted: string
+    readonly rewardsForDepositors: string
+    readonly amountAfterDiscount: string
+    readonly discountdbps: number
+    readonly selectedDestinationDomain: number
+    readonly selectedDestinationDomainLiquidity: string
+    readonly timestamp: string
+  }[]
+  readonly nextCursor: string | null
+}
+
+export interface ClearingDeps {
+  readonly hub: Hub
+  readonly model: ReadModel
+  readonly config: ClearingApiConfig | ClearingApiConfigInput
+  readonly clock: ServiceClock
+  /** Observes hub transactions applied through the JSON-RPC endpoint. */
+  readonly onHubTransaction?: (result: HubTransactionResult) => void
+}
+
+/** Runs a synchronous operation that throws the API's failures; anything else is a defect (a 500). */
+const attempt = <A>(f: () => A): Effect.Effect<A, ApiFailure> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(f())
+    } catch (error) {
+      if (error instanceof BadRequest || error instanceof NotFound) return Effect.fail(error)
+      return Effect.die(error)
+    }
+  })
+
+const STATUS_SET: ReadonlySet<string> = new Set(API_INTENT_STATUSES)
+const batchView = (b: BatchRecord) => ({ batchId: b.batchId, token_fee: b.token_fee, native_fee: b.native_fee, intents: b.intents })
+
+interface PreparedIntent {
+  readonly origin: number
+  readonly registry: SpokeRegistry
+  readonly from: Address
+  readonly order: OrderParameters
+  readonly tokenFee: bigint
+}
+
+type Family = "evm" | "altchain1" | "altchain2"
+
+export class ClearingService {
+  readonly config: ClearingApiConfig
+  readonly hub: Hub
+  readonly model: ReadModel
+  readonly clock: ServiceClock
+  readonly feeSigner: FeeSigner
+  /** The hub domain's JSON-RPC endpoint (also served over HTTP at `POST /hub/rpc`). */
+  readonly hubRpc: HubRpc
+
+  constructor(deps: ClearingDeps) {
+    this.config = "quoteFor" in deps.config ? deps.config : makeApiConfig(deps.config)
+    this.hub = deps.hub
+    this.model = deps.model
+    this.clock = deps.clock
+    this.feeSigner = new FeeSigner(this.config.feeSignerKey, this.config.signatureCacheSize)
+    this.hubRpc = new HubRpc(deps.hub, { hubAddress: this.config.hubAddress, ...(deps.onHubTransaction === undefined ? {} : { onTransaction: deps.onHubTransaction }) })
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Intents
+
+  /** `POST /intents`: one intent → `FeeAdapter.newIntent`, an array → `FeeAdapter.newOrder`. */
+  createIntents(payload: IntentsPayload): Effect.Effect<TransactionRequest, ApiFailure> {
+    return this.buildIntents(payload, "evm")
+  }
+
+  /** `POST /altchain1/intents`: amounts and `maxFee` in the input token's units; netting intents. */
+  createAltchain1Intent(request: Altchain1IntentRequest): Effect.Effect<TransactionRequest, ApiFailure> {
+    return Effect.suspend(() => {
+      try {
+        const amount = parseAmount("amount", request.amount, { positive: true })
+        const maxFeeUnits = request.maxFee === undefined ? 0n : parseAmount("maxFee", request.maxFee)
+        // The on-chain maxFee is dbps of the amount: the largest dbps whose fee stays within maxFee.
+        const maxFeeDbps = amount === 0n ? 0n : (maxFeeUnits * 100_000n) / amount
+        const single: IntentRequest = {
+          origin: request.origin,
+          destinations: request.destinations,
+          to: request.to,
+          from: request.from,
+          inputAsset: request.inputAsset,
+          amount: request.amount,
+          ...(request.callData === undefined ? {} : { callData: request.callData }),
+          max_fee: String(maxFeeDbps > 100_000n ? 100_000n : maxFeeDbps),
+        }
+        return this.buildIntents(single, "altchain1")
+      } catch (error) {
+        if (error instanceof BadRequest || error instanceof NotFound) return Effect.fail(error)
+        return Effect.die(error)
+      }
+    })
+  }
+
+  /** `POST /altchain2/intents`: the `POST /intents` single-object rules on the second alternative chain. */
+  createAltchain2Intent(request: IntentRequest): Effect.Effect<TransactionRequest, ApiFailure> {
+    return this.buildIntents(request, "altchain2")
+  }
+
+  /**
+   * `POST /altchain1/create-lookup-table`: the one-time account set-up of a new user. On our EVM-modelled
+   * alternative chain that is the ERC-20 approval of the fee adapter for the input asset.
+   */
+  createLookupTable(request: LookupTableRequest): Effect.Effect<TransactionRequest, ApiFailure> {
+    return attempt(() => {
+      const registry = this.altchain("altchain1")
+      const user = parseAddress("user", request.user)
+      const asset = parseAddress("inputAsset", request.inputAsset)
+      if (this.hub.state.assetOn(registry.domain, addressToBytes32(asset)) === undefined) {
+        throw badRequest("UnsupportedAsset", `inputAsset: ${asset} is not a supported asset on domain ${registry.domain}.`)
+      }
+      return transactionRequest({ to: asset, from: user, data: encodeApproveMax(registry.feeAdapter), chainId: registry.domain })
+    })
+  }
+
+  private altchain(family: "altchain1" | "altchain2"): SpokeRegistry {
+    const registry = this.config[family]
+    if (registry === undefined) throw notFound("RegistriesNotFound", `No registries are deployed for ${family}: no ${family} chain is configured.`)
+    return registry
+  }
+
+  private registryFor(family: Family, origin: number, field: string): SpokeRegistry {
+    if (family === "evm") {
+      const registry = this.config.spokes.get(origin)
+      if (registry === undefined) throw registriesNotFound(String(origin))
+      return registry
+    }
+    const registry = this.altchain(family)
+    if (registry.domain !== origin) throw badRequest("InvalidDomain", `${field}: expected the ${family} domain ${registry.domain}, got ${origin}.`)
+    return registry
+  }
+
+  private prepareIntent(request: IntentRequest, prefix: string, family: Family): PreparedIntent {
+    const field = (name: string) => `${prefix}${name}`
+    const origin = parseDomain(field("origin"), request.origin)
+    const registry = this.registryFor(family, origin, field("origin"))
+    const destinations = parseDomains(field("destinations"), request.destinations)
+    const to = parseAddress(field("to"), request.to)
+    const from = parseAddress(field("from"), request.from)
+    const inputAsset = parseAddress(field("inputAsset"), request.inputAsset)
+    let outputAsset = parseOptionalAddress(field("outputAsset"), request.outputAsset)
+    const amount = parseAmount(field("amount"), request.amount, { positive: true })
+    const data = parseCalldata(field("callData"), request.callData)
+    const maxFeeA = request.max_fee === undefined ? undefined : parseUint(field("max_fee"), request.max_fee, 100_000, "InvalidMaxFee")
+    const maxFeeB = request.maxFee === undefined ? undefined : parseUint(field("maxFee"), request.maxFee, 100_000, "InvalidMaxFee")
+    if (maxFeeA !== undefined && maxFeeB !== undefined && maxFeeA !== maxFeeB) {
+      throw badRequest("InvalidMaxFee", `${field("max_fee")}: max_fee (${maxFeeA}) and maxFee (${maxFeeB}) disagree; give one of them.`)
+    }
+    const requestedMaxFee = maxFeeA ?? maxFeeB
+    const requestedTtl = request.ttl === undefined ? undefined : parseUint(field("ttl"), request.ttl, 2 ** 48 - 1, "InvalidTtl")
+    if (request.isFastPath === false && requestedTtl !== undefined && requestedTtl > 0) {
+      throw badRequest("InvalidTtl", `${field("ttl")}: a ttl above 0 selects the fast path, but isFastPath is false.`)
+    }
+    const fast = request.isFastPath === true || (requestedTtl ?? 0) > 0
+    const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
+    if (route.reqType === "invalid") throw badRequest("UnsupportedSwap", `${prefix}${route.invalidReason}`)
+    const xerc20 = route.input.strategy === Strategy.XERC20
+    if (xerc20 && (requestedMaxFee ?? 0) > 0) throw badRequest("InvalidMaxFee", `${field("max_fee")}: must be 0 for the xERC20 asset ${inputAsset}.`)
+    if (xerc20 && fast) throw badRequest("InvalidTtl", `${field("ttl")}: xERC20 assets take the native route with ttl 0 (no fast path).`)
+    let ttl = 0
+    if (fast) {
+      if (destinations.length !== 1) throw badRequest("InvalidRoute", `${field("destinations")}: the fast path needs exactly one destination.`)
+      ttl = requestedTtl !== undefined && requestedTtl > 0 ? requestedTtl : this.config.fastPathTtlSeconds
+      outputAsset ??= bytes32ToAddress(route.destinations[0]!.asset)
+    }
+    const quote = quoteRoute(this.model, this.config, route, amount)
+    let fees: FeeBreakdown = quote.fees
+    let maxFee = requestedMaxFee ?? 0
+    if (fast) {
+      // The fee adapter takes the fixed part; the solver takes the variable part from the amount it delivers.
+      // Over the solvers' limit the solver fee cap is the fast-path fee plus the whole variable fee.
+      const params = this.config.quoteFor(route.ticker.config.symbol)
+      const variableE4 = quote.fast.ok ? quote.fast.quote.fees.variableFeeE4 : params.fastPathFeeE4 + params.maxVariableFeeE4
+      fees = { ...quote.fees, variableFeeE4: variableE4, feeUnits: quote.fees.fixedFeeUnits }
+      if (requestedMaxFee === undefined) {
+        const variableDbps = (variableE4 + 999n) / 1000n
+        maxFee = Number(variableDbps > 100_000n ? 100_000n : variableDbps)
+      }
+    }
+    const tokenFee = fees.feeUnits
+    if (amount <= tokenFee) throw badRequest("InvalidAmount", `${field("amount")}: ${amount} does not cover the fee of ${tokenFee} token units.`)
+    const intentAmount = amount - tokenFee
+    if (normalizeDecimals(intentAmount, route.input.decimals, NORMALIZED_DECIMALS) === 0n) {
+      throw badRequest("InvalidAmount", `${field("amount")}: ${amount} is below one unit of the 18-decimal hub amount.`)
+    }
+    return { origin, registry, from, tokenFee, order: { destinations, receiver: to, inputAsset, outputAsset, amount: intentAmount, maxFee, ttl, data } }
+  }
+
+  private buildIntents(payload: IntentsPayload, family: Family): Effect.Effect<TransactionRequest, ApiFailure> {
+    return Effect.suspend(() => {
+      let prepared: PreparedIntent[]
+      try {
+        const list: readonly IntentRequest[] = Array.isArray(payload) ? payload : [payload as IntentRequest]
+        if (list.length === 0) throw badRequest("InvalidRequest", "body: expected an intent or a non-empty array of intents.")
+        if (list.length > this.config.maxOrderSize) throw badRequest("InvalidRequest", `body: at most ${this.config.maxOrderSize} intents per order, got ${list.length}.`)
+        const isArray = Array.isArray(payload)
+        prepared = list.map((request, i) => this.prepareIntent(request, isArray ? `[${i}].` : "", family))
+        const first = prepared[0]!
+        prepared.forEach((p, i) => {
+          if (p.origin !== first.origin) throw badRequest("InvalidRequest", `[${i}].origin: every intent of an order must have the same origin (${first.origin}).`)
+          if (p.order.inputAsset !== first.order.inputAsset) throw badRequest("InvalidRequest", `[${i}].inputAsset: every intent of an order must have the same input asset.`)
+          if (p.from !== first.from) throw badRequest("InvalidRequest", `[${i}].from: every intent of an order must have the same sender.`)
+        })
+      } catch (error) {
+        if (error instanceof BadRequest || error instanceof NotFound) return Effect.fail(error)
+        return Effect.die(error)
+      }
+      const first = prepared[0]!
+      const fee = prepared.reduce((sum, p) => sum + p.tokenFee, 0n)
+      const deadline = BigInt(this.deadline())
+      return Effect.map(
+        Effect.promise(() => this.feeSigner.sign(fee, 0n, first.order.inputAsset, deadline)),
+        ({ signature }) => {
+          const feeParams = { fee, deadline, sig: signature }
+          const data = Array.isArray(payload) ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntent(first.order, feeParams)
+          return transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin })
+        },
+      )
+    })
+  }
+
+  /** Signature deadline: now + validity, rounded up so that equal fees share a signature. */
+  deadline(): number {
+    const g = this.config.feeDeadlineGranularitySeconds
+    const at = this.clock.nowSeconds() + this.config.feeDeadlineSeconds
+    return g > 1 ? Math.ceil(at / g) * g : at
+  }
+
+  private entryOf(intentId: string): { id: Bytes32; entry: IntentEntry } {
+    const id = parseIntentId(intentId)
+    const entry = this.model.intentEntry(id)
+    if (entry === undefined) throw notFound("IntentNotFound", `No intent ${id} is known to the service.`)
+    return { id, entry }
+  }
+
+  /** `GET /intents/{intentId}`. */
+  getIntent(intentId: string): Effect.Effect<{ readonly intent: IntentRecord }, ApiFailure> {
+    return attempt(() => ({ intent: this.entryOf(intentId).entry.record }))
+  }
+
+  /** `GET /intents/{intentId}` as the response body (the record's JSON is cached until it changes). */
+  getIntentJson(intentId: string): Effect.Effect<string, ApiFailure> {
+    return attempt(() => `{"intent":${this.model.recordJson(this.entryOf(intentId).entry)}}`)
+  }
+
+  private knownDomains(field: string, values: readonly string[] | undefined): number[] | undefined {
+    return values?.map((v, i) => {
+      const domain = parseDomain(`${field}[${i}]`, v)
+      if (!this.hub.state.supportedDomains.has(domain)) throw badRequest("UnsupportedDomain", `${field}[${i}]: domain ${domain} is not supported by the hub.`)
+      return domain
+    })
+  }
+
+  private knownTicker(field: string, value: string | undefined): Bytes32 | undefined {
+    if (value === undefined) return undefined
+    const ticker = parseBytes32(field, value)
+    if (!this.hub.state.tickers.has(ticker)) throw badRequest("UnsupportedTicker", `${field}: ${ticker} is not a ticker of the hub.`)
+    return ticker
+  }
+
+  private intentQuery(q: IntentsQueryInput): IntentQuery {
+    if (q.cursor !== undefined && q.prevCursor !== undefined) throw badRequest("InvalidCursor", "cursor, prevCursor: give one of them, not both.")
+    const statuses = splitList(q.statuses, q["statuses[]"])?.map((s, i) => {
+      if (!STATUS_SET.has(s)) throw badRequest("InvalidStatus", `statuses[${i}]: expected one of ${API_INTENT_STATUSES.join(", ")}, got ${JSON.stringify(s)}.`)
+      return s as ApiIntentStatus
+    })
+    let asset: Bytes32 | undefined
+    if (q.asset !== undefined) {
+      asset = addressToBytes32(parseAddress("asset", q.asset))
+      const known = [...this.hub.state.assets.values()].some((byAsset) => byAsset.has(asset!))
+      if (!known) throw badRequest("UnsupportedAsset", `asset: ${q.asset} is not a supported asset on any domain.`)
+    }
+    const int = (field: string, v: string | undefined) => (v === undefined ? undefined : parseUint(field, v, Number.MAX_SAFE_INTEGER))
+    return {
+      cursor: q.cursor === undefined ? undefined : parseCursor("cursor", q.cursor),
+      prevCursor: q.prevCursor === undefined ? undefined : parseCursor("prevCursor", q.prevCursor),
+      limit: parseLimit(q.limit, this.config.defaultPageSize, this.config.maxPageSize),
+      statuses,
+      origins: this.knownDomains("origins", splitList(q.origins, q["origins[]"])),
+      destinations: this.knownDomains("destinations", splitList(q.destinations, q["destinations[]"])),
+      allDestinations: this.knownDomains("allDestinations", splitList(q.allDestinations, q["allDestinations[]"])),
+      txHash: q.txHash === undefined ? undefined : parseBytes32("txHash", q.txHash),
+      userAddress: q.userAddress === undefined ? undefined : parseAddress("userAddress", q.userAddress),
+      startDate: int("startDate", q.startDate),
+      endDate: int("endDate", q.endDate),
+      isFastPath: q.isFastPath === undefined ? undefined : parseBoolean("isFastPath", q.isFastPath),
+      tickerHash: this.knownTicker("tickerHash", q.tickerHash),
+      asset,
+    }
+  }
+
+  /** `GET /intents`: newest first, cursor pages. */
+  listIntents(query: IntentsQueryInput): Effect.Effect<IntentsPageOutput, ApiFailure> {
+    return attempt(() => {
+      const page = this.model.listIntents(this.intentQuery(query))
+      return { intents: page.entries.map((e) => e.record), nextCursor: page.nextCursor, prevCursor: page.prevCursor, maxCount: page.maxCount }
+    })
+  }
+
+  /** `GET /intents` as the response body. */
+  listIntentsJson(query: IntentsQueryInput): Effect.Effect<string, ApiFailure> {
+    return attempt(() => {
+      const page = this.model.listIntents(this.intentQuery(query))
+      const intents = page.entries.map((e) => this.model.recordJson(e)).join(",")
+      return `{"intents":[${intents}],"nextCursor":${JSON.stringify(page.nextCursor)},"prevCursor":${JSON.stringify(page.prevCursor)},"maxCount":${page.maxCount}}`
+    })
+  }
+
+  /** `POST /intents/{intentId}/execute`: `executeIntentCalldata(intent)` on the intent's settlement domain. */
+  executeIntent(intentId: string, request: ExecuteRequest): Effect.Effect<TransactionRequest, ApiFailure> {
+    return attempt(() => {
+      const { id, entry } = this.entryOf(intentId)
+      const domain = parseDomain("domain", request.domain)
+      const intent = entry.intent
+      if (intent === undefined) throw badRequest("IntentNotIndexed", `intentId: the origin data of intent ${id} is not indexed yet.`)
+      const registry = this.config.spokes.get(domain) ?? [this.config.altchain1, this.config.altchain2].find((r) => r?.domain === domain)
+      if (registry === undefined) throw badRequest("UnsupportedDomain", `domain: no spoke registry is deployed for domain ${domain}.`)
+      if (intent.destinations[0] !== domain) {
+        throw badRequest("InvalidDomain", `domain: intent ${id} executes its calldata on its first destination ${intent.destinations[0] ?? "(none)"}, not ${domain}.`)
+      }
+      if (entry.settlementStatus !== "SETTLED") {
+        throw badRequest("IntentNotSettled", `intentId: intent ${id} is ${entry.record.status}; its calldata can be executed once it is settled on ${domain}.`)
+      }
+      return transactionRequest({ to: registry.spoke, data: encodeExecuteIntentCalldata(intent), chainId: domain })
+    })
+  }
+
+  /** `POST /intents/{intentId}/return-unsupported`: the hub transaction returning an UNSUPPORTED intent. */
+  returnUnsupported(intentId: string): Effect.Effect<TransactionRequest, ApiFailure> {
+    return attempt(() => {
+      const { id } = this.entryOf(intentId)
+      const status = this.hub.state.contexts.get(id)?.status ?? IntentStatus.NONE
+      if (status !== IntentStatus.UNSUPPORTED) {
+        throw badRequest("IntentNotUnsupported", `intentId: intent ${id} is ${IntentStatusName[status]} on the hub, not UNSUPPORTED.`)
+      }
+      return this.hubTransaction("returnUnsupportedIntent", [id])
+    })
+  }
+
+  /** A transaction request for any public hub function, sent to the hub domain (in-process agents). */
+  hubTransaction<F extends HubFunctionName>(functionName: F, args: ContractFunctionArgs<typeof HubAbi, "nonpayable" | "payable", F>, from?: Address): TransactionRequest {
+    return transactionRequest({ to: this.config.hubAddress, from, data: encodeHubCall(functionName, args), chainId: this.hub.config.hubDomain })
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Batches
+
+  /** `GET /batched-intents`: newest first; `isFastPath` keeps batches holding a (non-)fast-path intent. */
+  listBatches(query: BatchesQueryInput): Effect.Effect<{ readonly items: readonly BatchRecord[]; readonly nextCursor: string | null }, ApiFailure> {
+    return attempt(() => {
+      const q: BatchQuery = {
+        cursor: query.cursor === undefined ? undefined : parseCursor("cursor", query.cursor),
+        limit: parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize),
+        isFastPath: query.isFastPath === undefined ? undefined : parseBoolean("isFastPath", query.isFastPath),
+        origins: this.knownDomains("origins", splitList(query.origins, query["origins[]"])),
+      }
+      return this.model.listBatches(q)
+    })
+  }
+
+  /** `GET /batched-intents/{batchId}`. */
+  getBatch(batchId: string): Effect.Effect<ReturnType<typeof batchView>, ApiFailure> {
+    return attempt(() => {
+      const id = parseBytes32("batchId", batchId, "InvalidBatchId")
+      const batch = this.model.batch(id)
+      if (batch === undefined) throw notFound("BatchNotFound", `No batch ${id} is known to the service.`)
+      return batchView(batch)
+    })
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Invoices
+
+  /** `GET /invoices`: FIFO queue order (or by current discount). */
+  listInvoices(query: InvoicesQueryInput): Effect.Effect<InvoicesPageOutput, ApiFailure> {
+    return attempt(() => {
+      const sorted = query.sortOrderByDiscount
+      let sortedCursor: string | undefined
+      let cursor: number | undefined
+      if (sorted !== undefined) {
+        if (query.prevCursor !== undefined) throw badRequest("InvalidCursor", "prevCursor: with sortOrderByDiscount, page with the cursor of a previous page.")
+        if (query.cursor !== undefined) {
+          if (!/^[0-9]{1,9}-[0-9]{1,16}$/.test(query.cursor)) throw badRequest("InvalidCursor", `cursor: expected a cursor of a previous page (<dbps>-<n>), got ${JSON.stringify(query.cursor)}.`)
+          sortedCursor = query.cursor
+        }
+      } else if (query.cursor !== undefined) cursor = parseCursor("cursor", query.cursor)
+      if (cursor !== undefined && query.prevCursor !== undefined) throw badRequest("InvalidCursor", "cursor, prevCursor: give one of them, not both.")
+      const page = this.model.listInvoices({
+        cursor,
+        prevCursor: query.prevCursor === undefined ? undefined : parseCursor("prevCursor", query.prevCursor),
+        limit: parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize),
+        tickerHash: this.knownTicker("tickerHash", query.tickerHash),
+        origins: this.knownDomains("origins", splitList(query.origins, query["origins[]"])),
+        destinations: this.knownDomains("destinations", splitList(query.destinations, query["destinations[]"])),
+        sortOrderByDiscount: sorted,
+        sortedCursor,
+      })
+      return page
+    })
+  }
+
+  /** `GET /invoices/{intentId}`: an open invoice. */
+  getInvoice(intentId: string): Effect.Effect<{ readonly invoice: InvoiceRecord }, ApiFailure> {
+    return attempt(() => {
+      const id = parseIntentId(intentId)
+      const invoice = this.model.invoice(id)
+      if (invoice === undefined) throw notFound("InvoiceNotFound", `Intent ${id} is not an open invoice.`)
+      return { invoice }
+    })
+  }
+
+  /** `GET /invoices/{intentId}/min-amounts`: 18-decimal units, per candidate settlement domain. */
+  getMinAmounts(intentId: string): Effect.Effect<MinAmountsOutput, ApiFailure> {
+    return attempt(() => {
+      const id = parseIntentId(intentId)
+      const min = this.model.minAmounts(id)
+      if (min === undefined) throw notFound("InvoiceNotFound", `Intent ${id} is not an open invoice.`)
+      const record = (map: ReadonlyMap<number, bigint>) => Object.fromEntries([...map].map(([d, v]) => [String(d), v.toString()]))
+      return {
+        invoiceAmount: min.invoiceAmount.toString(),
+        amountAfterDiscounts: record(min.amountAfterDiscounts),
+        discountBps: String(min.discountDbps / 10),
+        custodiedAmounts: record(min.custodiedAmounts),
+        minAmounts: record(min.minAmounts),
+      }
+    })
+  }
+
+  /** `GET /history/{intentId}/invoice-processing`: one entry per epoch the hub evaluated the invoice. */
+  getInvoiceHistory(intentId: string, query: HistoryQueryInput): Effect.Effect<HistoryOutput, ApiFailure> {
+    return attempt(() => {
+      const id = parseIntentId(intentId)
+      const cursor = query.cursor === undefined ? 0 : parseCursor("cursor", query.cursor)
+      const limit = parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize)
+      const domain = query.domain === undefined ? undefined : this.knownDomains("domain", [query.domain])![0]!
+      const all = this.model.history(id, 0, Number.MAX_SAFE_INTEGER)
+      if (all === undefined) throw notFound("InvoiceNotFound", `No invoice processing is recorded for intent ${id}.`)
+      const entries = domain === undefined ? all.invoiceProcessingHistory : all.invoiceProcessingHistory.filter((h) => h.selectedDestinationDomain === domain)
+      return {
+        invoiceProcessingHistory: entries.slice(cursor, cursor + limit),
+        nextCursor: cursor + limit < entries.length ? String(cursor + limit) : null,
+      }
+    })
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Configs, routes
+
+  /** `GET /configs/assets`: every asset of every ticker, in configured order, page by page. */
+  listAssets(query: AssetsQueryInput): Effect.Effect<{ readonly assets: readonly AssetConfigOutput[] }, ApiFailure> {
+    return attempt(() => {
+      const page = query.page === undefined ? 1 : parseUint("page", query.page, 1_000_000, "InvalidPage")
+      if (page === 0) throw badRequest("InvalidPage", "page: expected a page number from 1, got 0.")
+      const limit = parseLimit(query.limit, this.config.maxPageSize, this.config.maxPageSize)
+      const domain = query.domain === undefined ? undefined : parseDomain("domain", query.domain)
+      const hubDomain = String(this.hub.config.hubDomain)
+      const all: AssetConfigOutput[] = []
+      for (const ticker of this.hub.config.tickers) {
+        for (const d of ticker.domains) {
+          if (query.type !== undefined && strategyName(d.strategy) !== query.type) continue
+          if (domain !== undefined && d.domain !== domain) continue
+          all.push({
+            local: bytes32ToAddress(d.asset),
+            adopted: d.asset,
+            canonical_id: ticker.tickerHash,
+            canonical_domain: hubDomain,
+            domain: String(d.domain),
+            key: ticker.symbol,
+            id: d.assetHash,
+            decimal: d.decimals,
+            adopted_decimal: NORMALIZED_DECIMALS,
+          })
+        }
+      }
+      return { assets: all.slice((page - 1) * limit, page * limit) }
+    })
+  }
+
+  /** `POST /routes/quotes`. */
+  quote(request: QuoteRequest): Effect.Effect<QuoteOutput, ApiFailure> {
+    return attempt(() => {
+      const origin = parseDomain("origin", request.origin)
+      if (!this.hub.state.supportedDomains.has(origin)) throw badRequest("UnsupportedDomain", `origin: domain ${origin} is not supported by the hub.`)
+      const destinations = parseDomains("destinations", request.destinations)
+      const inputAsset = parseAddress("inputAsset", request.inputAsset)
+      const outputAsset = parseOptionalAddress("outputAsset", request.outputAsset)
+      const amount = parseAmount("amount", request.amount, { positive: true })
+      if (request.to !== undefined) parseAddress("to", request.to)
+      if (request.from !== undefined) parseAddress("from", request.from)
+      const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
+      if (route.reqType === "invalid") {
+        const prior = this.config.settlementPrior.basic
+        return {
+          fixedFeeUnits: "0",
+          variableFeeBps: 0,
+          totalFeeBps: 0,
+          expectedAmount: "0",
+          currentLimit: "0",
+          splitCount: 0,
+          reqType: "invalid",
+          fastPathQuote: { error: "UnsupportedSwap", message: route.invalidReason! },
+          settlementEstimate: { p25Minutes: prior.p25Minutes, p50Minutes: prior.p50Minutes, p75Minutes: prior.p75Minutes },
+        }
+      }
+      const q = quoteRoute(this.model, this.config, route, amount)
+      const fast = q.fast.ok
+        ? {
+            fixedFeeUnits: q.fast.quote.fees.fixedFeeUnits.toString(),
+            variableFeeBps: e4ToBps(q.fast.quote.fees.variableFeeE4),
+            totalFeeBps: e6ToBps(q.fast.quote.fees.totalFeeE6),
+            expectedAmount: q.fast.quote.fees.expectedAmount.toString(),
+            expectedFillTime: String(q.fast.quote.expectedFillSeconds),
+          }
+        : { error: q.fast.error, message: q.fast.message }
+      return {
+        fixedFeeUnits: q.fees.fixedFeeUnits.toString(),
+        variableFeeBps: e4ToBps(q.fees.variableFeeE4),
+        totalFeeBps: e6ToBps(q.fees.totalFeeE6),
+        expectedAmount: q.fees.expectedAmount.toString(),
+        currentLimit: q.currentLimit.toString(),
+        splitCount: 1,
+        reqType: "bridge",
+        fastPathQuote: fast,
+        settlementEstimate: { p25Minutes: q.settlementEstimate.p25Minutes, p50Minutes: q.settlementEstimate.p50Minutes, p75Minutes: q.settlementEstimate.p75Minutes },
+      }
+    })
+  }
+
+  /** `POST /routes/limits`: the basic route's capacity in the input token's units. */
+  limits(request: LimitsRequest): Effect.Effect<{ readonly currentLimit: string }, ApiFailure> {
+    return attempt(() => {
+      const origin = parseDomain("origin", request.origin)
+      if (!this.hub.state.supportedDomains.has(origin)) throw badRequest("UnsupportedDomain", `origin: domain ${origin} is not supported by the hub.`)
+      const destinations = parseDomains("destinations", request.destinations)
+      const inputAsset = parseAddress("inputAsset", request.inputAsset)
+      const route = resolveRoute(this.hub, origin, destinations, inputAsset, undefined)
+      const { limit18 } = basicLimit18(route)
+      const limit = limit18 === 2n ** 256n - 1n ? limit18 : normalizeDecimals(limit18, NORMALIZED_DECIMALS, route.input.decimals)
+      return { currentLimit: limit.toString() }
+    })
+  }
+
+  health(): Effect.Effect<HealthOutput> {
+    return Effect.sync(() => ({
+      status: "ok" as const,
+      hubDomain: this.hub.config.hubDomain,
+      hubBlockNumber: this.hub.state.blockNumber,
+      epoch: this.hub.currentEpoch(),
+      intents: this.model.intentCount,
+      openInvoices: this.model.invoices.size,
+    }))
+  }
+
+  /** The hub domain's JSON-RPC (one request or a batch). */
+  rpc(body: unknown): Effect.Effect<JsonRpcResponse | JsonRpcResponse[]> {
+    return Effect.promise(() => this.hubRpc.handle(body))
+  }
+}
+
+/** The clearing service as an Effect service: the HTTP handlers' dependency. */
+export class Clearing extends Context.Service<Clearing, ClearingService>()("clearsim/api/Clearing") {
+  static readonly layer = (deps: ClearingDeps | ClearingService): Layer.Layer<Clearing> =>
+    Layer.sync(Clearing, () => (deps instanceof ClearingService ? deps : new ClearingService(deps)))
+}
+

@@ -1,0 +1,73 @@
+/**
+ * Transaction requests built with viem: `FeeAdapter.newIntent` / `newOrder` with the fee signer's FeeParams,
+ * `ClearingSpoke.executeIntentCalldata`, ERC-20 approvals, and every public hub function (`HubAbi`).
+ */
+import { type ContractFunctionArgs, type ContractFunctionName, encodeFunctionData, erc20Abi, maxUint256 } from "viem"
+import { type Address, type Hex, ZERO_ADDRESS } from "../domain/hex.ts"
+import type { Intent } from "../domain/protocol.ts"
+import { ClearingSpokeAbi, FeeAdapterAbi } from "../spoke/abi.ts"
+import { HubAbi } from "./hubAbi.ts"
+import type { TransactionRequest } from "./schemas.ts"
+
+/** One intent as the fee adapter takes it (`OrderParameters`); amounts in input-token units. */
+export interface OrderParameters {
+  readonly destinations: readonly number[]
+  readonly receiver: Address
+  readonly inputAsset: Address
+  readonly outputAsset: Address | undefined
+  /** Amount of the intent, fee excluded. */
+  readonly amount: bigint
+  readonly maxFee: number
+  readonly ttl: number
+  readonly data: Hex
+}
+
+export interface FeeParams {
+  readonly fee: bigint
+  readonly deadline: bigint
+  readonly sig: Hex
+}
+
+const orderArgs = (o: OrderParameters) => ({
+  destinations: [...o.destinations],
+  receiver: o.receiver,
+  inputAsset: o.inputAsset,
+  outputAsset: o.outputAsset ?? ZERO_ADDRESS,
+  amount: o.amount,
+  maxFee: o.maxFee,
+  ttl: o.ttl,
+  data: o.data,
+})
+
+/** `FeeAdapter.newIntent(destinations, receiver, inputAsset, outputAsset, amount, maxFee, ttl, data, feeParams)`. */
+export const encodeNewIntent = (o: OrderParameters, fee: FeeParams): Hex =>
+  encodeFunctionData({
+    abi: FeeAdapterAbi,
+    functionName: "newIntent",
+    args: [[...o.destinations], o.receiver, o.inputAsset, o.outputAsset ?? ZERO_ADDRESS, o.amount, o.maxFee, o.ttl, o.data, { ...fee }],
+  })
+
+/** `FeeAdapter.newOrder(fee, deadline, sig, params)`: one fee for every intent of the order. */
+export const encodeNewOrder = (orders: readonly OrderParameters[], fee: FeeParams): Hex =>
+  encodeFunctionData({ abi: FeeAdapterAbi, functionName: "newOrder", args: [fee.fee, fee.deadline, fee.sig, orders.map(orderArgs)] })
+
+/** `ClearingSpoke.executeIntentCalldata(intent)`. */
+export const encodeExecuteIntentCalldata = (intent: Intent): Hex =>
+  encodeFunctionData({ abi: ClearingSpokeAbi, functionName: "executeIntentCalldata", args: [{ ...intent, destinations: [...intent.destinations] }] })
+
+/** `ERC20.approve(spender, max)`. */
+export const encodeApproveMax = (spender: Address): Hex => encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] })
+
+export type HubFunctionName = ContractFunctionName<typeof HubAbi, "nonpayable" | "payable">
+
+/** Calldata of a public hub function. */
+export const encodeHubCall = <F extends HubFunctionName>(functionName: F, args: ContractFunctionArgs<typeof HubAbi, "nonpayable" | "payable", F>): Hex =>
+  encodeFunctionData({ abi: HubAbi, functionName, args } as Parameters<typeof encodeFunctionData>[0])
+
+export const transactionRequest = (p: { readonly to: Address; readonly from?: Address | undefined; readonly data: Hex; readonly chainId: number; readonly value?: bigint }): TransactionRequest => ({
+  to: p.to,
+  ...(p.from === undefined ? {} : { from: p.from }),
+  data: p.data,
+  value: (p.value ?? 0n).toString(),
+  chainId: p.chainId,
+})
