@@ -9,8 +9,8 @@
  * `startApiServer` listens on a port (0 = ephemeral) and returns the URL and `close()`.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Cause, Effect, Layer, ManagedRuntime, SchemaIssue } from "effect"
-import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Effect, Layer, ManagedRuntime, SchemaIssue } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiError, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -31,7 +31,8 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
   const slot = SLOT[error.kind] ?? error.kind.toLowerCase()
   const issues = formatter(error.cause.issue).issues.map((i) => {
     const path = pathText((i.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p) as PropertyKey))
-    return { path, message: i.message.length > 200 ? `${i.message.slice(0, 197)}...` : i.message }
+    const message = i.message === "Missing key" ? "required, but missing" : i.message
+    return { path, message: message.length > 200 ? `${message.slice(0, 197)}...` : message }
   })
   const first = issues[0]?.path ?? ""
   const code = error.kind === "Params" && first === "intentId" ? "InvalidIntentId" : error.kind === "Params" && first === "batchId" ? "InvalidBatchId" : "InvalidRequest"
@@ -109,6 +110,8 @@ export interface ApiServerOptions {
   readonly port?: number
   /** Default 127.0.0.1. */
   readonly host?: string
+  /** Largest request body read; larger ones get 413. Default 1 MB. */
+  readonly maxBodyBytes?: number
 }
 
 export interface ApiServer {
@@ -124,11 +127,12 @@ export const startApiServer = async (service: ClearingService | ClearingDeps, op
   const clearing = service instanceof ClearingService ? service : new ClearingService(service)
   const server: Server = createServer({ keepAliveTimeout: 65_000 })
   const host = options.host ?? "127.0.0.1"
+  const maxBody = Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes ?? 1_000_000))
   const app = HttpRouter.serve(ApiRoutesLive.pipe(Layer.provide(Clearing.layer(clearing))), {
     disableLogger: true,
     disableListenLog: true,
     routerConfig: { ignoreTrailingSlash: false },
-  }).pipe(Layer.provide(NodeHttpServer.layer(() => server, { port: options.port ?? 0, host })))
+  }).pipe(Layer.provide(maxBody), Layer.provide(NodeHttpServer.layer(() => server, { port: options.port ?? 0, host })))
   const runtime = ManagedRuntime.make(app)
   await runtime.runPromise(Effect.void)
   const port = (server.address() as AddressInfo).port

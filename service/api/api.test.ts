@@ -1,0 +1,376 @@
+/**
+ * Every endpoint over real HTTP (a server on an ephemeral port): successes with the spec's fields, each endpoint's
+ * 4xx with `{ error, message }`, the OpenAPI document and the docs page, and the typed client decoding every
+ * response against the schemas. The world is a `TestWorld` (real hub and read model, minimal spoke events).
+ */
+import { Cause, Effect, Exit } from "effect"
+import { decodeFunctionData, recoverMessageAddress } from "viem"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
+import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
+import { SOLVER, u } from "../hub/testing.ts"
+import { FeeAdapterAbi } from "../spoke/abi.ts"
+import { type ClearingClient, makeClearingClient } from "./client.ts"
+import { BadRequest, NotFound } from "./errors.ts"
+import { feeDigest } from "./feeSigner.ts"
+import { HubAbi } from "./hubAbi.ts"
+import { type ApiServer, startApiServer } from "./server.ts"
+import { HUB_ADDRESS, makeTestService, OPERATOR_SOLVER, registry, request } from "./testing.ts"
+
+const A = 1
+const B = 10
+const C = 8453
+const D = 56
+const addr = (word: Bytes32) => bytes32ToAddress(word)
+const USER = "0x1111111111111111111111111111111111111111"
+const OTHER = "0x2222222222222222222222222222222222222222"
+
+const t = makeTestService()
+const { world } = t
+let server: ApiServer
+let client: ClearingClient
+
+// The world: an invoice (DAI A→B), a filled fast-path USDC intent, an unsupported intent, a settled one with calldata.
+const invoice = world.newIntent({ origin: A, destinations: [B], amount: u(100), tokenFee: 3n })
+world.dispatch(A)
+world.hub.setUserSupportedDomains(SOLVER, [A, B])
+const fast = world.newIntent({ symbol: "USDC", origin: A, destinations: [B], ttl: 600, maxFee: 300, outputAsset: world.assetOf("USDC", B) })
+world.fill(fast.intent, { fee: 100 })
+world.dispatch(A)
+const unsupported = world.newIntent({ origin: C, destinations: [A], inputAsset: addressToBytes32("0x000000000000000000000000000000000000dead") })
+world.dispatch(C)
+world.epoch(11)
+world.process("DAI")
+
+const USDC_A = addr(world.assetOf("USDC", A))
+const USDC_B = addr(world.assetOf("USDC", B))
+const DAI_A = addr(world.assetOf("DAI", A))
+const DAI_B = addr(world.assetOf("DAI", B))
+
+beforeAll(async () => {
+  server = await startApiServer(t.service)
+  client = await Effect.runPromise(makeClearingClient(server.url))
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+const failure = async <A, E>(effect: Effect.Effect<A, E>): Promise<E> => {
+  const exit = await Effect.runPromiseExit(effect)
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  return Cause.squash(exit.cause) as E
+}
+const get = (path: string) => request(server.url, "GET", path)
+const post = (path: string, body?: unknown) => request(server.url, "POST", path, body)
+const expectProblem = (r: { status: number; body: unknown }, status: number, error: string | RegExp) => {
+  expect(r.status).toBe(status)
+  expect(Object.keys(r.body as object).sort()).toEqual(["error", "message"])
+  const body = r.body as { error: string; message: string }
+  if (typeof error === "string") expect(body.error).toBe(error)
+  else expect(body.error).toMatch(error)
+  expect(body.message.length).toBeGreaterThan(10)
+  return body
+}
+const intentBody = (over: Record<string, unknown> = {}) => ({ origin: String(A), destinations: [String(B)], to: USER, from: OTHER, inputAsset: DAI_A, amount: "1000000000000000000000", ...over })
+
+describe("POST /intents and /intents/", () => {
+  it("build FeeAdapter.newIntent with the fee signer's signature over (fee, 0, asset, deadline)", async () => {
+    const tx = await run(client.intents.createIntents({ payload: intentBody({ callData: "0x", max_fee: "0" }) }))
+    expect(tx).toMatchObject({ to: registry(A).feeAdapter, from: OTHER, chainId: A, value: "0" })
+    const { functionName, args } = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data as `0x${string}` })
+    expect(functionName).toBe("newIntent")
+    const [destinations, receiver, inputAsset, outputAsset, amount, maxFee, ttl, data, feeParams] = args as unknown as [
+      number[], string, string, string, bigint, number, number, string, { fee: bigint; deadline: bigint; sig: `0x${string}` },
+    ]
+    expect({ destinations, receiver: receiver.toLowerCase(), inputAsset: inputAsset.toLowerCase(), outputAsset, maxFee, ttl, data }).toEqual({
+      destinations: [B], receiver: USER, inputAsset: DAI_A, outputAsset: "0x0000000000000000000000000000000000000000", maxFee: 0, ttl: 0, data: "0x",
+    })
+    expect(amount + feeParams.fee).toBe(10n ** 21n)
+    expect(feeParams.deadline).toBe(BigInt(t.service.deadline()))
+    expect(feeParams.deadline % 60n).toBe(0n)
+    const signer = await recoverMessageAddress({ message: { raw: feeDigest(feeParams.fee, 0n, DAI_A, feeParams.deadline) }, signature: feeParams.sig })
+    expect(signer.toLowerCase()).toBe(t.service.feeSigner.address)
+  })
+
+  it("accept the trailing-slash form and arrays (newOrder), and maxFee as the guides send it", async () => {
+    const tx = await run(client.intents.createIntentsSlash({ payload: [intentBody({ maxFee: "5" }), intentBody({ max_fee: 5, amount: "7" + "0".repeat(20) })] }))
+    const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data as `0x${string}` })
+    expect(decoded.functionName).toBe("newOrder")
+    const params = decoded.args[3] as readonly { maxFee: number }[]
+    expect(params.map((p) => p.maxFee)).toEqual([5, 5])
+  })
+
+  it("answer 400 naming the field for every invalid input, and 404 for an origin without registries", async () => {
+    expectProblem(await post("/intents", intentBody({ to: "0x123" })), 400, "InvalidRequest")
+    expectProblem(await post("/intents", intentBody({ amount: "0" })), 400, "InvalidAmount")
+    expectProblem(await post("/intents", intentBody({ amount: "-5" })), 400, "InvalidRequest")
+    expectProblem(await post("/intents", intentBody({ inputAsset: OTHER })), 400, "UnsupportedAsset")
+    expectProblem(await post("/intents", intentBody({ destinations: ["777"] })), 400, "UnsupportedDomain")
+    expectProblem(await post("/intents", intentBody({ destinations: [String(B), String(B)] })), 400, "InvalidDomain")
+    expectProblem(await post("/intents", intentBody({ destinations: [String(D)] })), 400, "UnsupportedAsset")
+    expectProblem(await post("/intents", intentBody({ max_fee: "1", maxFee: "2" })), 400, "InvalidMaxFee")
+    expectProblem(await post("/intents", intentBody({ max_fee: "100001" })), 400, "InvalidMaxFee")
+    expectProblem(await post("/intents", intentBody({ max_fee: "1000001" })), 400, "InvalidRequest")
+    expectProblem(await post("/intents", intentBody({ ttl: 60, isFastPath: false })), 400, "InvalidTtl")
+    expectProblem(await post("/intents", intentBody({ isFastPath: true, destinations: [String(B), String(C)] })), 400, "InvalidRoute")
+    expectProblem(await post("/intents", intentBody({ outputAsset: USDC_B })), 400, "UnsupportedSwap")
+    expectProblem(await post("/intents", intentBody({ amount: "10" })), 400, "InvalidAmount")
+    expectProblem(await post("/intents", intentBody({ callData: "0x123" })), 400, "InvalidRequest")
+    expectProblem(await post("/intents", [intentBody(), intentBody({ origin: String(C), inputAsset: addr(world.assetOf("DAI", C)) })]), 400, "InvalidRequest")
+    expectProblem(await post("/intents", []), 400, "InvalidRequest")
+    const missing = expectProblem(await post("/intents", { origin: "1" }), 400, "InvalidRequest")
+    expect(missing.message).toMatch(/body destinations: required, but missing/)
+    const registries = expectProblem(await post("/intents/", intentBody({ origin: "999" })), 404, "RegistriesNotFound")
+    expect(registries.message).toMatch(/999/)
+  })
+})
+
+describe("GET /intents and /intents/{intentId}", () => {
+  it("get one intent with every field, 400 for a malformed id, 404 for an unknown one", async () => {
+    const { intent } = await run(client.intents.getIntent({ params: { intentId: fast.id } }))
+    expect(intent).toMatchObject({ intent_id: fast.id, filled: true, is_fast_path: true, fill_domain: String(B), status: "SETTLED" })
+    expectProblem(await get("/intents/0x1234"), 400, "InvalidIntentId")
+    expectProblem(await get(`/intents/0x${"ab".repeat(32)}`), 404, "IntentNotFound")
+    expect(await failure(client.intents.getIntent({ params: { intentId: `0x${"cd".repeat(32)}` } }))).toBeInstanceOf(NotFound)
+  })
+
+  it("list newest first with cursors and the production filters", async () => {
+    const page = await run(client.intents.listIntents({ query: { limit: "2" } }))
+    expect(page.intents.map((i) => i.intent_id)).toEqual([unsupported.id, fast.id])
+    expect(page.maxCount).toBe(3)
+    const next = await run(client.intents.listIntents({ query: { limit: "2", cursor: page.nextCursor! } }))
+    expect(next.intents.map((i) => i.intent_id)).toEqual([invoice.id])
+    expect(next.prevCursor).toBe(String(page.intents[1]!.auto_id))
+    const filtered = await get(`/intents?statuses[]=INVOICED&statuses[]=UNSUPPORTED&origins=${A}`)
+    expect((filtered.body as { intents: { intent_id: string }[] }).intents.map((i) => i.intent_id)).toEqual([invoice.id])
+    expect(((await get(`/intents?isFastPath=true`)).body as { maxCount: number }).maxCount).toBe(1)
+    expect(((await get(`/intents?userAddress=${addr(world.assetOf("DAI", A)).slice(0, 2)}${"0".repeat(38)}aa`)).body as { maxCount: number }).maxCount).toBe(3)
+    expect(((await get(`/intents?txHash=${invoice.txHash}`)).body as { maxCount: number }).maxCount).toBe(1)
+    expect(((await get(`/intents?tickerHash=${world.hub.config.tickers[1]!.tickerHash}`)).body as { maxCount: number }).maxCount).toBe(1)
+    expect(((await get(`/intents?destinations=${B}&startDate=0&endDate=9999999999`)).body as { maxCount: number }).maxCount).toBe(2)
+    expectProblem(await get("/intents?limit=101"), 400, "InvalidLimit")
+    expectProblem(await get("/intents?limit=0"), 400, "InvalidLimit")
+    expectProblem(await get("/intents?statuses=WRONG"), 400, "InvalidRequest")
+    expectProblem(await get("/intents?origins=777"), 400, "UnsupportedDomain")
+    expectProblem(await get("/intents?cursor=1&prevCursor=2"), 400, "InvalidCursor")
+    expectProblem(await get("/intents?isFastPath=yes"), 400, "InvalidRequest")
+    expectProblem(await get(`/intents?tickerHash=0x${"00".repeat(32)}`), 400, "UnsupportedTicker")
+  })
+})
+
+describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
+  it("refuse what the chain would refuse, with 400/404", async () => {
+    expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: String(B) }), 400, "IntentNotSettled")
+    expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: String(A) }), 400, "InvalidDomain")
+    expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: "777" }), 400, "UnsupportedDomain")
+    expectProblem(await post(`/intents/${invoice.id}/execute`, {}), 400, "InvalidRequest")
+    expectProblem(await post(`/intents/0x${"ab".repeat(32)}/execute`, { domain: String(B) }), 404, "IntentNotFound")
+    expectProblem(await post(`/intents/${invoice.id}/return-unsupported`), 400, "IntentNotUnsupported")
+    expectProblem(await post(`/intents/nope/return-unsupported`), 400, "InvalidIntentId")
+  })
+
+  it("build returnUnsupportedIntent for the hub", async () => {
+    const tx = await run(client.intents.returnUnsupported({ params: { intentId: unsupported.id } }))
+    expect(tx).toMatchObject({ to: HUB_ADDRESS, chainId: world.hub.config.hubDomain, value: "0" })
+    const decoded = decodeFunctionData({ abi: HubAbi, data: tx.data as `0x${string}` })
+    expect(decoded).toEqual({ functionName: "returnUnsupportedIntent", args: [unsupported.id] })
+  })
+})
+
+describe("GET /batched-intents", () => {
+  it("list batches with their intents and fees; get one; 400/404", async () => {
+    const page = await run(client.batches.listBatches({ query: {} }))
+    expect(page.items).toHaveLength(3)
+    expect(page.items[0]).toMatchObject({ type: "batch", token_fee: "0", native_fee: "1000" })
+    expect(page.items.map((b) => b.intents.map((i) => i.intent_id))).toEqual([[unsupported.id], [fast.id], [invoice.id]])
+    const onlyFast = await run(client.batches.listBatches({ query: { isFastPath: "true" } }))
+    expect(onlyFast.items.map((b) => b.intents[0]!.intent_id)).toEqual([fast.id])
+    const paged = await run(client.batches.listBatches({ query: { limit: "1" } }))
+    expect(paged.nextCursor).toBe("1")
+    const batch = await run(client.batches.getBatch({ params: { batchId: page.items[2]!.batchId } }))
+    expect(batch).toEqual({ batchId: page.items[2]!.batchId, token_fee: "0", native_fee: "1000", intents: page.items[2]!.intents })
+    expectProblem(await get("/batched-intents/0x12"), 400, "InvalidBatchId")
+    expectProblem(await get(`/batched-intents/0x${"ab".repeat(32)}`), 404, "BatchNotFound")
+    expectProblem(await get("/batched-intents?origins=777"), 400, "UnsupportedDomain")
+  })
+})
+
+describe("alternative chains", () => {
+  it("answer 404 registries not found when no alternative chain is configured", async () => {
+    expectProblem(await post("/altchain1/intents", { origin: String(D), destinations: [String(A)], to: USER, from: OTHER, inputAsset: USDC_A, amount: "1000" }), 404, "RegistriesNotFound")
+    expectProblem(await post("/altchain1/create-lookup-table", { inputAsset: USDC_A, user: USER }), 404, "RegistriesNotFound")
+    expectProblem(await post("/altchain2/intents", intentBody()), 404, "RegistriesNotFound")
+  })
+
+  it("build on the configured alternative chains with the same rules", async () => {
+    const alt = makeTestService({ altchains: true })
+    const altServer = await startApiServer(alt.service)
+    try {
+      const usdcD = addr(alt.world.assetOf("USDC", D))
+      const one = await request(altServer.url, "POST", "/altchain1/intents", {
+        origin: String(D), destinations: [String(A)], to: USER, from: OTHER, inputAsset: usdcD, amount: "2000000000000000000000", maxFee: "20000000000000000000",
+        user: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin", userTokenAccountPublicKey: "x", programVaultAccountPublicKey: "y",
+      })
+      expect(one.status).toBe(200)
+      const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: (one.body as { data: `0x${string}` }).data })
+      expect(decoded.args[5]).toBe(1000) // maxFee 20 of 2000 tokens = 1 % = 1000 dbps
+      expect(one.body).toMatchObject({ to: registry(D).feeAdapter, chainId: D })
+      expectProblem(await request(altServer.url, "POST", "/altchain1/intents", { origin: String(A), destinations: [String(B)], to: USER, from: OTHER, inputAsset: USDC_A, amount: "1000" }), 400, "InvalidDomain")
+      const table = await request(altServer.url, "POST", "/altchain1/create-lookup-table", { inputAsset: usdcD, user: USER })
+      expect(table.body).toMatchObject({ to: usdcD, from: USER, chainId: D })
+      expectProblem(await request(altServer.url, "POST", "/altchain1/create-lookup-table", { inputAsset: USDC_A, user: USER }), 400, "UnsupportedAsset")
+      const two = await request(altServer.url, "POST", "/altchain2/intents", { ...intentBody({ origin: String(C), inputAsset: addr(alt.world.assetOf("DAI", C)) }) })
+      expect(two.body).toMatchObject({ to: registry(C).feeAdapter, chainId: C })
+      expectProblem(await request(altServer.url, "POST", "/altchain2/intents", intentBody()), 400, "InvalidDomain")
+      // /intents serves EVM registries only.
+      expectProblem(await request(altServer.url, "POST", "/intents", intentBody({ origin: String(D), inputAsset: usdcD, destinations: [String(A)] })), 404, "RegistriesNotFound")
+    } finally {
+      await altServer.close()
+    }
+  })
+})
+
+describe("invoices", () => {
+  it("list in FIFO order with the current discount; get one; min amounts; history", async () => {
+    const page = await run(client.invoices.listInvoices({ query: {} }))
+    expect(page.invoices.map((i) => i.intent_id)).toEqual([invoice.id])
+    expect(page.invoices[0]).toMatchObject({ amount: u(97).toString(), entry_epoch: 10, discountBps: 100, hub_status: "INVOICED", origin: String(A), destinations: [String(B)] })
+    expect(page).toMatchObject({ nextCursor: null, prevCursor: null, maxCount: 1 })
+    expect((await run(client.invoices.listInvoices({ query: { tickerHash: world.hub.config.tickers[1]!.tickerHash } }))).invoices).toEqual([])
+    expect((await run(client.invoices.listInvoices({ query: { sortOrderByDiscount: "asc", "origins[]": [String(A)] } }))).invoices).toHaveLength(1)
+    const one = await run(client.invoices.getInvoice({ params: { intentId: invoice.id } }))
+    expect(one.invoice).toEqual(page.invoices[0])
+    const min = await run(client.invoices.getMinAmounts({ params: { intentId: invoice.id } }))
+    const minDeposit = (100_000n * u(97)) / 101_000n + 1n
+    expect(min).toEqual({
+      invoiceAmount: u(97).toString(),
+      amountAfterDiscounts: { [B]: (u(97) - (minDeposit * 1000n) / 100_000n).toString() },
+      discountBps: "100",
+      custodiedAmounts: { [B]: "0" },
+      minAmounts: { [B]: minDeposit.toString() },
+    })
+    const history = await run(client.invoices.getInvoiceHistory({ params: { intentId: invoice.id }, query: {} }))
+    expect(history.invoiceProcessingHistory).toEqual([
+      expect.objectContaining({ epoch: 11, domain: A, selectedDestinationDomain: 0, discountdbps: 1000, amountAfterDiscount: u(97).toString(), timestamp: String(world.now) }),
+    ])
+    expect((await run(client.invoices.getInvoiceHistory({ params: { intentId: invoice.id }, query: { domain: String(B) } }))).invoiceProcessingHistory).toEqual([])
+    expectProblem(await get("/invoices?limit=1000"), 400, "InvalidLimit")
+    expectProblem(await get("/invoices?sortOrderByDiscount=up"), 400, "InvalidRequest")
+    expectProblem(await get("/invoices?cursor=x"), 400, "InvalidCursor")
+    expectProblem(await get(`/invoices/${fast.id}`), 404, "InvoiceNotFound")
+    expectProblem(await get(`/invoices/0x99/min-amounts`), 400, "InvalidIntentId")
+    expectProblem(await get(`/invoices/${fast.id}/min-amounts`), 404, "InvoiceNotFound")
+    expectProblem(await get(`/history/${fast.id}/invoice-processing`), 404, "InvoiceNotFound")
+    expectProblem(await get(`/history/${invoice.id}/invoice-processing?domain=777`), 400, "UnsupportedDomain")
+  })
+})
+
+describe("GET /configs/assets", () => {
+  it("list every asset of every ticker, by page", async () => {
+    const all = await run(client.configs.listAssets({ query: {} }))
+    expect(all.assets).toHaveLength(6)
+    expect(all.assets[0]).toEqual({
+      local: DAI_A, adopted: world.assetOf("DAI", A), canonical_id: world.hub.config.tickers[0]!.tickerHash, canonical_domain: String(world.hub.config.hubDomain),
+      domain: String(A), key: "DAI", id: world.hub.config.tickers[0]!.domains[0]!.assetHash, decimal: 18, adopted_decimal: 18,
+    })
+    expect((await run(client.configs.listAssets({ query: { page: "2", limit: "4" } }))).assets).toHaveLength(2)
+    expect((await run(client.configs.listAssets({ query: { type: "xerc20" } }))).assets).toHaveLength(0)
+    expect((await run(client.configs.listAssets({ query: { domain: String(D) } }))).assets.map((a) => a.key)).toEqual(["USDC"])
+    expectProblem(await get("/configs/assets?page=0"), 400, "InvalidPage")
+    expectProblem(await get("/configs/assets?type=other"), 400, "InvalidRequest")
+  })
+})
+
+describe("routes", () => {
+  it("reproduce the reference's §7 H quote sample exactly", async () => {
+    const q = makeTestService({ config: { quotes: { default: { fixedFeeTokens: "0.5376", maxVariableFeeBps: 10, fastPathFeeBps: 3 } } } })
+    // Custody of 4,999,959.549397 USDC on B (the full pre-fee amount of an intent from B), and 10M USDC of solver inventory.
+    q.world.newIntent({ symbol: "USDC", origin: B, destinations: [A], amount: 4_999_959_549_397n * 10n ** 12n })
+    q.world.dispatch(B)
+    q.world.model.onSpokeEvent({ name: "Deposited", depositant: OPERATOR_SOLVER, asset: USDC_B, amount: 10_000_000n * 10n ** 6n }, q.world.meta(B))
+    const quoteServer = await startApiServer(q.service)
+    try {
+      const r = await request(quoteServer.url, "POST", "/routes/quotes", { origin: String(A), destinations: [String(B)], inputAsset: USDC_A, amount: "10000000000", to: USER, from: OTHER, order_id: "x" })
+      expect(r.body).toEqual({
+        fixedFeeUnits: "537600",
+        variableFeeBps: 0,
+        totalFeeBps: 0.5376,
+        expectedAmount: "9999462400",
+        currentLimit: "4999959549397",
+        splitCount: 1,
+        reqType: "bridge",
+        fastPathQuote: { fixedFeeUnits: "537600", variableFeeBps: 3, totalFeeBps: 3.5376, expectedAmount: "9996462400", expectedFillTime: "90" },
+        settlementEstimate: { p25Minutes: 15, p50Minutes: 17.5, p75Minutes: 20 },
+      })
+      const limits = await request(quoteServer.url, "POST", "/routes/limits", { origin: String(A), destinations: [String(B), String(D)], inputAsset: USDC_A })
+      expect(limits.body).toEqual({ currentLimit: "4999959549397" })
+    } finally {
+      await quoteServer.close()
+    }
+  })
+
+  it("quote over the solver limit with a fast-path error, an unroutable swap as invalid, and bad input as 400", async () => {
+    const quote = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, amount: "1000000" } }))
+    expect(quote.fastPathQuote).toMatchObject({ error: "OverSolverLimit" })
+    const swap = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, outputAsset: USDC_B, amount: "1000000" } }))
+    expect(swap).toMatchObject({ reqType: "invalid", fastPathQuote: { error: "UnsupportedSwap" } })
+    expect(await failure(client.routes.quote({ payload: { origin: "777", destinations: [String(B)], inputAsset: DAI_A, amount: "1" } }))).toBeInstanceOf(BadRequest)
+    expectProblem(await post("/routes/quotes", { origin: String(A), destinations: [String(B)], inputAsset: DAI_B, amount: "1" }), 400, "UnsupportedAsset")
+    expectProblem(await post("/routes/quotes", { origin: String(A), destinations: [], inputAsset: DAI_A, amount: "1" }), 400, "InvalidRequest")
+    expectProblem(await post("/routes/limits", { origin: String(A), destinations: [String(B)], inputAsset: "0x1" }), 400, "InvalidRequest")
+    const limits = await run(client.routes.limits({ payload: { origin: String(B), destinations: [String(A)], inputAsset: DAI_B } }))
+    // Custody on A: the invoiced intent's full 100 DAI, in B's 6 decimals.
+    expect(limits.currentLimit).toBe(normalizeDecimals(u(100), NORMALIZED_DECIMALS, 6).toString())
+  })
+})
+
+describe("system", () => {
+  it("GET /health", async () => {
+    expect(await run(client.health())).toMatchObject({ status: "ok", hubDomain: world.hub.config.hubDomain, intents: 3, openInvoices: 1 })
+  })
+
+  it("POST /hub/rpc answers JSON-RPC, batches included", async () => {
+    const r = await post("/hub/rpc", [
+      { jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] },
+      { jsonrpc: "2.0", id: 2, method: "eth_unknown", params: [] },
+      { jsonrpc: "2.0", id: 3, method: "eth_getTransactionCount", params: ["0x12"] },
+    ])
+    expect(r.body).toEqual([
+      { jsonrpc: "2.0", id: 1, result: `0x${world.hub.config.hubDomain.toString(16)}` },
+      { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found: eth_unknown" } },
+      { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Invalid params: expected a 20-byte address" } },
+    ])
+  })
+
+  it("GET /openapi.json documents the spec's 17 paths with their 4xx bodies; GET /docs is offline", async () => {
+    const doc = (await get("/openapi.json")).body as { openapi: string; info: { version: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
+    expect(doc.openapi).toMatch(/^3\./)
+    expect(doc.info.version).toBe("1.0.0")
+    const spec = [
+      "post /intents", "post /intents/", "get /batched-intents", "get /batched-intents/{batchId}", "post /altchain1/intents", "post /altchain1/create-lookup-table",
+      "post /altchain2/intents", "get /intents/{intentId}", "post /intents/{intentId}/execute", "post /intents/{intentId}/return-unsupported", "get /invoices",
+      "get /invoices/{intentId}", "get /invoices/{intentId}/min-amounts", "get /configs/assets", "post /routes/quotes", "post /routes/limits", "get /intents",
+      "get /history/{intentId}/invoice-processing",
+    ]
+    for (const entry of spec) {
+      const [method, path] = entry.split(" ") as [string, string]
+      expect(doc.paths[path]?.[method], entry).toBeDefined()
+      expect(doc.paths[path]![method]!.responses["400"], entry).toBeDefined()
+    }
+    const docs = await fetch(`${server.url}/docs`)
+    const html = await docs.text()
+    expect(docs.status).toBe(200)
+    expect(html).not.toMatch(/<script[^>]+src=/)
+  })
+
+  it("answers unknown routes, bad JSON and other content types with { error, message }", async () => {
+    expectProblem(await get("/nope"), 404, "RouteNotFound")
+    expectProblem(await request(server.url, "DELETE", "/intents"), 404, "RouteNotFound")
+    expectProblem(await post("/intents", "{not json"), 400, "InvalidRequest")
+    const text = await fetch(`${server.url}/routes/quotes`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" })
+    expect(text.status).toBe(415)
+    expect(await text.json()).toEqual({ error: "UnsupportedMediaType", message: "The request body must be application/json." })
+    expectProblem(await post("/intents", { ...intentBody(), padding: "x".repeat(2_000_000) }), 413, "PayloadTooLarge")
+  })
+})
