@@ -1,0 +1,145 @@
+/**
+ * Transaction builders end to end, shared by both `Spokes` backends (`transactions.test.ts` runs it on memory,
+ * `anvil.test.ts` on anvil): a transaction built over HTTP, sent by its sender to the spoke, creates exactly the
+ * intent(s) the request described, and the read model and the API follow them through the hub to settlement and
+ * calldata execution.
+ */
+import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, zeroAddress } from "viem"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { addressToBytes32, type Address, type Hex } from "../domain/hex.ts"
+import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
+import { FeeAdapterAbi, TestCallTargetAbi } from "../spoke/abi.ts"
+import { eventsNamed, type MinedSpokeBlock } from "../spoke/spoke.ts"
+import { type Deployment, DOMAIN_A, DOMAIN_B } from "./deployment.ts"
+import { type ApiServer, startApiServer } from "./server.ts"
+import { request } from "./testing.ts"
+
+export const describeTransactionBuilders = (backend: string, setup: () => Promise<Deployment>, teardown: () => Promise<void> = async () => {}): void => {
+  let d: Deployment
+  let server: ApiServer
+
+  beforeAll(async () => {
+    d = await setup()
+    await d.approveAll()
+    server = await startApiServer(d.service)
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+    await teardown()
+  })
+
+  const post = async (path: string, body: unknown) => {
+    const r = await request(server.url, "POST", path, body)
+    if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.text}`)
+    return r.body as { to: Address; from: Address; data: Hex; value: string; chainId: number }
+  }
+  const success = (block: MinedSpokeBlock) => {
+    const receipt = block.receipts[0]!
+    if (receipt.status !== "success") throw new Error(`reverted: ${receipt.error.name} ${JSON.stringify(receipt.error.args, (_, v) => (typeof v === "bigint" ? String(v) : v))}`)
+    return receipt
+  }
+
+  describe(`POST /intents on the ${backend} spokes`, () => {
+    it("builds newIntent: the spoke creates exactly the requested intent, and the fee goes to the fee recipient", async () => {
+      const a = d.accounts
+      const usdcA = d.token(DOMAIN_A, "USDC")
+      const before = await d.chain(DOMAIN_A).erc20Balance(usdcA, a.alice.address)
+      const feeBefore = await d.chain(DOMAIN_A).erc20Balance(usdcA, a.owner.address)
+      const tx = await post("/intents", { origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to: a.bob.address, from: a.alice.address, inputAsset: usdcA, amount: "250000000", callData: "0x" })
+      expect(tx).toMatchObject({ to: d.chain(DOMAIN_A).addresses.feeAdapter, from: a.alice.address.toLowerCase(), chainId: DOMAIN_A, value: "0" })
+      const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data })
+      expect(decoded.functionName).toBe("newIntent")
+      const receipt = success(await d.send(tx))
+      const [added] = eventsNamed(receipt.events, "IntentAdded")
+      const [withFees] = eventsNamed(receipt.events, "IntentWithFeesAdded")
+      const fee = 10_000n // 0.01 USDC fixed fee; no custody yet → the variable fee is at its maximum (10 bps)
+      const variable = (250_000_000n * 100_000n) / 100_000_000n
+      expect(withFees).toMatchObject({ tokenFee: fee + variable, nativeFee: 0n, initiator: addressToBytes32(a.alice.address) })
+      expect(added!.intent).toEqual({
+        initiator: addressToBytes32(d.chain(DOMAIN_A).addresses.feeAdapter),
+        receiver: addressToBytes32(a.bob.address),
+        inputAsset: addressToBytes32(usdcA),
+        outputAsset: addressToBytes32(zeroAddress),
+        maxFee: 0,
+        origin: DOMAIN_A,
+        nonce: added!.intent.nonce,
+        timestamp: Number(d.time),
+        ttl: 0,
+        amount: normalizeDecimals(250_000_000n - fee - variable, 6, NORMALIZED_DECIMALS),
+        destinations: [DOMAIN_B],
+        data: "0x",
+      })
+      expect(await d.chain(DOMAIN_A).erc20Balance(usdcA, a.alice.address)).toBe(before - 250_000_000n)
+      expect(await d.chain(DOMAIN_A).erc20Balance(usdcA, a.owner.address)).toBe(feeBefore + fee + variable)
+      // The read model saw it.
+      const got = await request(server.url, "GET", `/intents/${added!.intentId}`)
+      expect(got.body).toMatchObject({ intent: { status: "ADDED_SPOKE", token_fee: String(fee + variable), fee_adapter_initiator: a.alice.address.toLowerCase(), origin_amount: String(250_000_000n - fee - variable) } })
+    })
+
+    it("builds a fast-path intent with the output asset, ttl and solver fee cap filled in", async () => {
+      const a = d.accounts
+      const tx = await post("/intents", { origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to: a.bob.address, from: a.alice.address, inputAsset: d.token(DOMAIN_A, "USDC"), amount: "1000000", isFastPath: true })
+      const [added] = eventsNamed(success(await d.send(tx)).events, "IntentAdded")
+      expect(added!.intent).toMatchObject({ ttl: 3600, outputAsset: addressToBytes32(d.token(DOMAIN_B, "USDC")), maxFee: 130, destinations: [DOMAIN_B] })
+    })
+
+    it("builds newOrder for an array: one fee, one intent per entry, in order", async () => {
+      const a = d.accounts
+      const usdcA = d.token(DOMAIN_A, "USDC")
+      const entry = (amount: string, to: Address) => ({ origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to, from: a.alice.address, inputAsset: usdcA, amount, max_fee: "0" })
+      const tx = await post("/intents/", [entry("1000000", a.bob.address), entry("2000000", a.alice.address), entry("3000000", a.bob.address)])
+      expect(decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data }).functionName).toBe("newOrder")
+      const before = await d.chain(DOMAIN_A).erc20Balance(usdcA, a.alice.address)
+      const receipt = success(await d.send(tx))
+      const added = eventsNamed(receipt.events, "IntentAdded")
+      const [order] = eventsNamed(receipt.events, "OrderCreated")
+      expect(order!.intentIds).toEqual(added.map((e) => e.intentId))
+      expect(added.map((e) => e.intent.receiver)).toEqual([a.bob.address, a.alice.address, a.bob.address].map(addressToBytes32))
+      expect(await d.chain(DOMAIN_A).erc20Balance(usdcA, a.alice.address)).toBe(before - 6_000_000n)
+      const total = added.reduce((sum, e) => sum + normalizeDecimals(e.intent.amount, NORMALIZED_DECIMALS, 6), 0n)
+      expect(total + order!.tokenFee).toBe(6_000_000n)
+    })
+  })
+
+  describe(`the lifecycle through the API (${backend})`, () => {
+    it("an invoice bought with its min amount settles; its calldata is executed with the execute transaction", async () => {
+      const a = d.accounts
+      const target = d.chain(DOMAIN_B).addresses.callTarget!
+      const callData = encodeAbiParameters([{ type: "address" }, { type: "bytes" }], [target, encodeFunctionData({ abi: TestCallTargetAbi, functionName: "record", args: [7n] })])
+      // A WETH intent A→B with calldata: no WETH on B, so it becomes an invoice.
+      const tx = await post("/intents", { origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to: a.bob.address, from: a.alice.address, inputAsset: d.token(DOMAIN_A, "WETH"), amount: "5000000000000000000", callData })
+      const [added] = eventsNamed(success(await d.send(tx)).events, "IntentAdded")
+      const id = added!.intentId
+      await d.relayIntents(DOMAIN_A)
+      expect(((await request(server.url, "GET", `/intents/${id}`)).body as { intent: { status: string } }).intent.status).toBe("INVOICED")
+      const invoices = (await request(server.url, "GET", "/invoices")).body as { invoices: { intent_id: string }[] }
+      expect(invoices.invoices.map((i) => i.intent_id)).toContain(id)
+      d.nextEpoch()
+      const min = (await request(server.url, "GET", `/invoices/${id}/min-amounts`)).body as { minAmounts: Record<string, string> }
+      const needed18 = BigInt(min.minAmounts[String(DOMAIN_B)]!)
+      expect(needed18).toBeGreaterThan(0n)
+      // Bob buys it from B: his intent amount (after the adapter's fee) must be at least the min amount.
+      const quote = (await request(server.url, "POST", "/routes/quotes", { origin: String(DOMAIN_B), destinations: [String(DOMAIN_A)], inputAsset: d.token(DOMAIN_B, "WETH"), amount: needed18.toString() })).body as { fixedFeeUnits: string }
+      const buyAmount = needed18 + BigInt(quote.fixedFeeUnits) * 2n + needed18 / 500n
+      const buy = await post("/intents", { origin: String(DOMAIN_B), destinations: [String(DOMAIN_A)], to: a.bob.address, from: a.bob.address, inputAsset: d.token(DOMAIN_B, "WETH"), amount: buyAmount.toString() })
+      success(await d.send(buy))
+      await d.relayIntents(DOMAIN_B)
+      d.hub.processDepositsAndInvoices("WETH")
+      expect(((await request(server.url, "GET", `/intents/${id}`)).body as { intent: { status: string } }).intent.status).toBe("SETTLED")
+      const history = (await request(server.url, "GET", `/history/${id}/invoice-processing`)).body as { invoiceProcessingHistory: { selectedDestinationDomain: number }[] }
+      expect(history.invoiceProcessingHistory.at(-1)?.selectedDestinationDomain).toBe(DOMAIN_B)
+      await d.settle(DOMAIN_B)
+      const settled = ((await request(server.url, "GET", `/intents/${id}`)).body as { intent: Record<string, unknown> }).intent
+      expect(settled).toMatchObject({ status: "SETTLED", hub_settlement_domain: String(DOMAIN_B), call_data: callData })
+      expect(settled.receive_tx_hash).toMatch(/^0x[0-9a-f]{64}$/)
+      // Execute the calldata on B.
+      const exec = await post(`/intents/${id}/execute`, { domain: String(DOMAIN_B) })
+      expect(exec).toMatchObject({ to: d.chain(DOMAIN_B).addresses.spoke, chainId: DOMAIN_B })
+      const receipt = success(await d.send(exec, a.bob.address))
+      expect(eventsNamed(receipt.events, "ExternalCalldataExecuted").map((e) => e.intentId)).toEqual([id])
+      expect(((await request(server.url, "GET", `/intents/${id}`)).body as { intent: { status: string } }).intent.status).toBe("SETTLED_AND_MANUALLY_EXECUTED")
+      // Executing twice is refused by the API (no longer SETTLED).
+      expect((await request(server.url, "POST", `/intents/${id}/execute`, { domain: String(DOMAIN_B) })).status).toBe(400)
+    })
+  })
+}
