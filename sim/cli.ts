@@ -7,6 +7,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { ConservationViolation } from "../service/hub/errors.ts"
 import { InputLineError } from "../service/hub/inputs.ts"
 import { replayFile } from "../service/hub/replay.ts"
+import { runCommand } from "./cli/run.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
 
 /** Buffered stdout writer: millions of event lines without a syscall each. */
@@ -64,7 +65,7 @@ const hub = Command.make("hub").pipe(Command.withDescription("Hub engine tools")
 
 const clearsim = Command.make("clearsim").pipe(
   Command.withDescription("Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service"),
-  Command.withSubcommands([hub, replayCommand("replay")]),
+  Command.withSubcommands([runCommand, hub, replayCommand("replay")]),
 )
 
 clearsim.pipe(Command.run({ version: CLEARSIM_VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

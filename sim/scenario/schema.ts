@@ -184,3 +184,14 @@ export const ScenarioSpec = Schema.Struct({
   properties: Schema.optionalKey(Schema.Array(Property)),
 })
 export type ScenarioSpec = typeof ScenarioSpec.Type
+
+export type HubParameters = typeof HubParameters.Type
+export type ChainSpec = typeof ChainSpec.Type
+export type AssetSpec = typeof AssetSpec.Type
+export type KeeperSpec = typeof KeeperSpec.Type
+export type ArrivalSpec = typeof Arrival.Type
+export type SizeSpec = typeof SizeSpec.Type
+export type RebalancerSpec = typeof RebalancerSpec.Type
+export type SolverSpec = typeof SolverSpec.Type
+export type ArbitrageurSpec = typeof ArbitrageurSpec.Type
+export type PropertySpecSchema = typeof Property.Type

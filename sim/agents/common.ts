@@ -1,0 +1,73 @@
+/**
+ * What every agent shares: calling the clearing service in-process (its Effects run here; failures come back
+ * as the API's `{error, message}`), sending the returned transaction request to its origin chain, counting
+ * actions and rejections per population, and measuring PnL from balances.
+ */
+import { Effect, Exit } from "effect"
+import type { ApiFailure } from "../../service/api/errors.ts"
+import type { TransactionRequest } from "../../service/api/schemas.ts"
+import type { ClearingService } from "../../service/api/service.ts"
+import type { Address, Hex } from "../../service/domain/hex.ts"
+import type { SpokeReceipt } from "../../service/spoke/types.ts"
+import type { AgentPlan } from "../world/plan.ts"
+import type { ReceiptHandler, World } from "../world/world.ts"
+
+export type ServiceResult<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string; readonly message: string }
+
+/** Runs a service operation; API failures are values, defects (bugs) throw. */
+export const callService = async <A>(effect: Effect.Effect<A, ApiFailure>): Promise<ServiceResult<A>> => {
+  const exit = await Effect.runPromiseExit(effect)
+  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
+  const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (failure !== undefined && failure._tag === "Fail") return { ok: false, error: failure.error.error, message: failure.error.message }
+  throw new Error(`clearing service defect: ${String(exit.cause)}`)
+}
+
+/** Counters of one agent population. */
+export class PopulationStats {
+  readonly actions: Record<string, number> = {}
+  readonly rejections: Record<string, number> = {}
+  /** PnL per asset symbol in whole tokens, filled at the end of the run. */
+  readonly pnl: Record<string, number> = {}
+
+  constructor(
+    readonly kind: string,
+    readonly population: string,
+    readonly agents: number,
+  ) {}
+
+  act(action: string): void {
+    this.actions[action] = (this.actions[action] ?? 0) + 1
+  }
+
+  reject(reason: string): void {
+    this.rejections[reason] = (this.rejections[reason] ?? 0) + 1
+  }
+
+  /** Counts a reverted receipt under its error name. */
+  rejectReceipt(receipt: SpokeReceipt): void {
+    if (receipt.status === "reverted") this.reject(receipt.error.name)
+  }
+}
+
+/** Sends a transaction request built by the service to its chain (decoded into a spoke call). */
+export const sendTransaction = (world: World, from: Address, tx: TransactionRequest, onReceipt?: ReceiptHandler): void => {
+  const chain = world.chain(tx.chainId)
+  const value = BigInt(tx.value ?? "0")
+  chain.submitRaw({ from, to: tx.to as Address, data: tx.data as Hex, value })
+  world.stats.spokeCalls++
+  if (onReceipt !== undefined) world.onNextReceipt(tx.chainId, chain.pending - 1, onReceipt)
+}
+
+/** The token balance of `account` (wallet + spoke virtual balance) on every chain, in whole tokens per symbol. */
+export const holdings = async (world: World, account: Address): Promise<Record<string, number>> => {
+  const out: Record<string, number> = {}
+  for (const asset of world.plan.assets.values()) {
+    const chain = world.chain(asset.domain)
+    const units = (await chain.erc20Balance(asset.address, account)) + (await chain.virtualBalance(asset.address, account))
+    out[asset.symbol] = (out[asset.symbol] ?? 0) + Number(units) / 10 ** asset.decimals
+  }
+  return out
+}
+
+export const agentRng = (world: World, agent: AgentPlan) => world.rng.get(`agent/${agent.id}`)

@@ -1,0 +1,147 @@
+/**
+ * Keepers (the production "lighthouse", reference §2.4): they dispatch each spoke's intent and fill queues and
+ * the hub's settlement queues when a queue holds `maxSize` items or its oldest item is `maxAge` old, call
+ * `processDepositsAndInvoices` per ticker and `handleExpiredIntents` on their crons. Defaults are mainnet's:
+ * size 1 / age 60 s, crons 60 s (fill queue 180 s, expired intents 600 s).
+ */
+import { encodeIntentMessage } from "../../service/domain/encoding.ts"
+import type { Address, Bytes32, Hex } from "../../service/domain/hex.ts"
+import { settlementBatchGasLimit } from "../../service/hub/handler.ts"
+import type { KeeperSpec } from "../scenario/schema.ts"
+import type { World } from "../world/world.ts"
+
+/** Most intents or fills per dispatch (a transaction may use at most 16.7M gas since EIP-7825). */
+export const MAX_QUEUE_BATCH = 200
+/** Most settlements per hub batch (their delivery is one spoke transaction). */
+export const MAX_SETTLEMENT_BATCH = 200
+
+export interface KeeperStats {
+  intentDispatches: number
+  fillDispatches: number
+  settlementDispatches: number
+  processCalls: number
+  expiredHandled: number
+  debtMints: number
+  reverts: number
+}
+
+/** Byte length of a FILL message of `n` fills: envelope (3 words) + array (2 words) + 5 words per fill. */
+export const fillMessageLength = (n: number): number => 5 * 32 + 160 * n
+const zeros = (length: number): Hex => `0x${"00".repeat(length)}`
+
+export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats => {
+  const stats: KeeperStats = { intentDispatches: 0, fillDispatches: 0, settlementDispatches: 0, processCalls: 0, expiredHandled: 0, debtMints: 0, reverts: 0 }
+  const keeper = world.plan.keeper.address
+  const hubDomain = world.plan.hubDomain
+  const due = (size: number, oldestAgeSeconds: number, threshold: { maxSize?: number; maxAgeSeconds?: number } | undefined) =>
+    size > 0 && (size >= (threshold?.maxSize ?? 1) || oldestAgeSeconds >= (threshold?.maxAgeSeconds ?? 60))
+
+  for (const domain of world.spokes.domains) {
+    const chain = world.chain(domain)
+    let intentInFlight = false
+    world.scheduler.every((spec.intentQueue?.cronSeconds ?? 60) * 1000, 0, `keeper/intents/${domain}`, async () => {
+      if (intentInFlight) return
+      const queue = await chain.intentQueue(MAX_QUEUE_BATCH)
+      const oldest = queue[0]
+      if (oldest === undefined || !due(queue.length, world.timestamp - oldest.intent.timestamp, spec.intentQueue)) return
+      const intents = queue.map((q) => q.intent)
+      const fee = await chain.quoteMessage(hubDomain, encodeIntentMessage(intents))
+      intentInFlight = true
+      world.submit(domain, keeper, { kind: "spoke.processIntentQueue", intents }, fee, (receipt) => {
+        intentInFlight = false
+        if (receipt.status === "success") stats.intentDispatches++
+        else stats.reverts++
+      })
+    })
+    let fillInFlight = false
+    let fillWaitingSince = -1
+    world.scheduler.every((spec.fillQueue?.cronSeconds ?? 180) * 1000, 0, `keeper/fills/${domain}`, async () => {
+      if (fillInFlight) return
+      const length = await chain.fillQueueLength()
+      if (length === 0) {
+        fillWaitingSince = -1
+        return
+      }
+      if (fillWaitingSince < 0) fillWaitingSince = world.timestamp
+      if (!due(length, world.timestamp - fillWaitingSince, spec.fillQueue) && length < (spec.fillQueue?.maxSize ?? 1)) return
+      const amount = Math.min(length, MAX_QUEUE_BATCH)
+      const fee = await chain.quoteMessage(hubDomain, zeros(fillMessageLength(amount)))
+      fillInFlight = true
+      world.submit(domain, keeper, { kind: "spoke.processFillQueue", amount }, fee, (receipt) => {
+        fillInFlight = false
+        fillWaitingSince = -1
+        if (receipt.status === "success") stats.fillDispatches++
+        else stats.reverts++
+      })
+    })
+  }
+
+  const hubState = world.hub.state
+  const domainGasLimit = (domain: number) => hubState.config.domainGasLimit.get(domain) ?? hubState.config.defaultDomainGasLimit
+  world.scheduler.every((spec.settlementQueue?.cronSeconds ?? 60) * 1000, 0, "keeper/settlements", () => {
+    for (const domain of world.spokes.domains) {
+      const queue = hubState.settlementQueues.get(domain)
+      if (queue === undefined || queue.size === 0) continue
+      const oldest = queue.items[queue.first]!
+      if (!due(queue.size, world.timestamp - oldest.enqueuedTimestamp, spec.settlementQueue)) continue
+      let amount = Math.min(queue.size, MAX_SETTLEMENT_BATCH)
+      while (amount > 1 && settlementBatchGasLimit(hubState, amount) > domainGasLimit(domain)) amount--
+      const revert = world.applyHub({ kind: "processSettlementQueue", domain, amount })
+      if (revert === undefined) stats.settlementDispatches++
+      else stats.reverts++
+    }
+  })
+
+  world.scheduler.every((spec.processDepositsAndInvoicesCronSeconds ?? 60) * 1000, 0, "keeper/process", () => {
+    for (const ticker of hubState.tickers.values()) {
+      // Skipped like the production agent: nothing to buy and no closed epoch left to clean up.
+      const lastClosed = world.hub.currentEpoch() - 1
+      if (ticker.invoices.length === 0 && lastClosed <= ticker.lastClosedEpochsProcessed) continue
+      const revert = world.applyHub({ kind: "processDepositsAndInvoices", ticker: ticker.config.symbol, maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 })
+      if (revert === undefined) stats.processCalls++
+      else stats.reverts++
+    }
+  })
+
+  // xERC20 debt: mints over the bridge limit were recorded as debt; mint it when the limit has replenished.
+  const debts = new Map<string, { domain: number; asset: Address; recipient: Address }>()
+  world.observe({
+    onSpokeEvent: (event, context) => {
+      if (event.name === "AssetMintFailed") debts.set(`${context.domain}:${event.asset}:${event.recipient}`, { domain: context.domain, asset: event.asset, recipient: event.recipient })
+    },
+  })
+  world.scheduler.every(600_000, 300_000, "keeper/xerc20-debt", async () => {
+    for (const [key, debt] of debts) {
+      const chain = world.chain(debt.domain)
+      const owed = await chain.mintable(debt.recipient, debt.asset)
+      if (owed === 0n) {
+        debts.delete(key)
+        continue
+      }
+      const limit = (await chain.xerc20Limits(debt.asset)).mintingCurrentLimit
+      const amount = owed < limit ? owed : limit
+      if (amount === 0n) continue
+      world.submit(debt.domain, keeper, { kind: "xerc20Module.mintDebt", asset: debt.asset, recipient: debt.recipient, amount }, undefined, (receipt) => {
+        if (receipt.status === "success") stats.debtMints++
+        else stats.reverts++
+      })
+    }
+  })
+
+  world.scheduler.every((spec.expiredIntentsCronSeconds ?? 600) * 1000, 0, "keeper/expired", () => {
+    const buffer = hubState.config.expiryTimeBufferSeconds
+    const now = world.timestamp
+    const expired: Bytes32[] = []
+    for (const ticker of hubState.tickers.values()) {
+      for (const id of ticker.waiting) {
+        const intent = hubState.contexts.get(id)!.intent!
+        if (now >= intent.timestamp + intent.ttl + buffer) expired.push(id)
+      }
+    }
+    if (expired.length === 0) return
+    const revert = world.applyHub({ kind: "handleExpiredIntents", intentIds: expired.slice(0, MAX_SETTLEMENT_BATCH) })
+    if (revert === undefined) stats.expiredHandled += Math.min(expired.length, MAX_SETTLEMENT_BATCH)
+    else stats.reverts++
+  })
+  return stats
+}

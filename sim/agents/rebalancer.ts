@@ -1,0 +1,137 @@
+/**
+ * Rebalancers (users): a population moving one asset between chains along a flow matrix, with Poisson or
+ * bursty arrivals and a size distribution, each intent on a path drawn from the mix (basic netting, fast
+ * path, swap, xERC20 when the asset is one). Each goes through the service as a user would: quote → POST
+ * /intents → send the transaction on the origin chain. Rejections (quote limits, API errors, reverts) are
+ * counted with their reasons.
+ */
+import type { Address } from "../../service/domain/hex.ts"
+import type { Rng } from "../rng.ts"
+import { tokensToUnits } from "../scenario/load.ts"
+import type { RebalancerSpec, SizeSpec } from "../scenario/schema.ts"
+import type { AgentPlan } from "../world/plan.ts"
+import type { World } from "../world/world.ts"
+import type { ClearingService } from "../../service/api/service.ts"
+import { agentRng, callService, PopulationStats, sendTransaction } from "./common.ts"
+
+type Path = "basic" | "fast" | "swap"
+
+const sampleTokens = (spec: SizeSpec, rng: Rng): number => {
+  switch (spec.kind) {
+    case "fixed":
+      return Number(spec.tokens)
+    case "uniform":
+      return Number(spec.minTokens) + (Number(spec.maxTokens) - Number(spec.minTokens)) * rng.float()
+    case "lognormal": {
+      const x = rng.lognormal(Number(spec.medianTokens), spec.sigma)
+      return spec.maxTokens === undefined ? x : Math.min(x, Number(spec.maxTokens))
+    }
+  }
+}
+
+/** Whole tokens (a float from a distribution) to units, keeping at most 6 significant decimals. */
+const unitsOf = (tokens: number, decimals: number): bigint => tokensToUnits(tokens.toFixed(Math.min(6, decimals)), decimals)
+
+export const startRebalancers = (world: World, service: ClearingService, spec: RebalancerSpec, agents: readonly AgentPlan[]): PopulationStats => {
+  const stats = new PopulationStats("rebalancer", spec.name, agents.length)
+  const flowWeights = spec.flows.map((f) => f.weight ?? 1)
+  const mix = spec.paths ?? { basic: 1 }
+  const paths: Path[] = ["basic", "fast", "swap"]
+  const pathWeights = [mix.basic ?? 0, mix.fast ?? 0, mix.swap ?? 0]
+  const allowance = spec.balanceTokens
+
+  const act = async (agent: AgentPlan, rng: Rng): Promise<void> => {
+    const flow = spec.flows[rng.weightedIndex(flowWeights)]!
+    const input = world.plan.assets.get(`${spec.asset}:${flow.from}`)!
+    const output = world.plan.assets.get(`${spec.asset}:${flow.to}`)!
+    let path: Path = input.strategy === "xerc20" ? "basic" : paths[rng.weightedIndex(pathWeights.some((w) => w > 0) ? pathWeights : [1, 0, 0])]!
+    const amount = unitsOf(sampleTokens(spec.size, rng), input.decimals)
+    if (amount === 0n) return stats.reject("zeroAmount")
+    if (allowance !== undefined) {
+      const spent = spentByAgent.get(agent.id) ?? 0n
+      if (spent + amount > tokensToUnits(allowance, input.decimals)) return stats.reject("budgetExhausted")
+      spentByAgent.set(agent.id, spent + amount)
+    }
+    let outputAsset: Address | undefined
+    if (path === "swap") {
+      const other = [...world.plan.assets.values()].find((a) => a.domain === flow.to && a.symbol !== spec.asset && a.strategy === "default")
+      if (other === undefined) path = "fast"
+      else outputAsset = other.address
+    }
+    const from = agent.account.address
+    const base = {
+      origin: String(flow.from),
+      destinations: [String(flow.to)],
+      inputAsset: input.address,
+      amount: amount.toString(),
+      to: from,
+      from,
+      ...(outputAsset === undefined ? {} : { outputAsset }),
+    }
+    const quote = await callService(service.quote(base))
+    if (!quote.ok) return stats.reject(`quote:${quote.error}`)
+    if (quote.value.reqType === "invalid") return stats.reject("quote:invalid")
+    const fastQuote = quote.value.fastPathQuote
+    if (path !== "basic" && (fastQuote === undefined || "error" in fastQuote)) {
+      stats.reject(`fastPath:${fastQuote === undefined ? "unavailable" : fastQuote.error}`)
+      if (path === "swap") return
+      path = "basic" // the user falls back to netting, as the quick-start guide suggests
+    }
+    if (path === "basic" && BigInt(quote.value.currentLimit) < amount) stats.reject("overLimit") // still sent: it will be invoiced
+    const request = {
+      ...base,
+      ...(path === "basic"
+        ? input.strategy === "xerc20"
+          ? { max_fee: "0" }
+          : spec.maxDiscountDbps === undefined
+            ? {}
+            : { max_fee: String(spec.maxDiscountDbps) }
+        : { isFastPath: true, ...(spec.fastTtlSeconds === undefined ? {} : { ttl: spec.fastTtlSeconds }), ...(spec.fastMaxFeeDbps === undefined ? {} : { max_fee: String(spec.fastMaxFeeDbps) }) }),
+    }
+    const tx = await callService(service.createIntents(request))
+    if (!tx.ok) return stats.reject(`intents:${tx.error}`)
+    stats.act(path === "basic" && input.strategy === "xerc20" ? "xerc20" : path)
+    sendTransaction(world, from, tx.value, (receipt) => stats.rejectReceipt(receipt))
+  }
+
+  const spentByAgent = new Map<string, bigint>()
+  // Every rebalancer approves the fee adapter on every chain once, at the start.
+  for (const agent of agents) {
+    for (const asset of world.plan.assets.values()) {
+      if (asset.symbol !== spec.asset) continue
+      world.submit(asset.domain, agent.account.address, {
+        kind: "erc20.approve",
+        token: asset.address,
+        spender: world.chain(asset.domain).addresses.feeAdapter,
+        amount: 2n ** 256n - 1n,
+      })
+    }
+  }
+  const arrival = spec.arrival
+  if (arrival.kind === "poisson") {
+    const meanSeconds = (3600 * agents.length) / arrival.perHour
+    for (const agent of agents) {
+      const rng = agentRng(world, agent)
+      const next = () => {
+        world.scheduler.after(rng.exponential(meanSeconds) * 1000, `rebalancer/${agent.id}`, async () => {
+          next()
+          await act(agent, rng)
+        })
+      }
+      next()
+    }
+  } else {
+    const rng = world.rng.get(`population/${spec.name}`)
+    const burst = () => {
+      world.scheduler.after(rng.exponential(arrival.everySeconds) * 1000, `burst/${spec.name}`, () => {
+        burst()
+        for (let i = 0; i < arrival.size; i++) {
+          const agent = agents[rng.int(0, agents.length - 1)]!
+          world.scheduler.after(rng.float() * (arrival.spreadSeconds ?? 60) * 1000, `rebalancer/${agent.id}`, () => act(agent, agentRng(world, agent)))
+        }
+      })
+    }
+    burst()
+  }
+  return stats
+}

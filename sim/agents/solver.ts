@@ -1,0 +1,124 @@
+/**
+ * Solvers: inventory deposited on the spokes as virtual balances, a fee, a reaction time and a capacity. They
+ * watch new fast-path intents (IntentAdded with ttl > 0), fill those they can afford on the destination at
+ * their fee (≤ the intent's maxFee), and are repaid by the hub on their configured domains (virtual balance
+ * preference on, so repayments refill the inventory). When a chain's inventory falls below a share of its
+ * start, they move funds from the richest chain with a netting intent through the service.
+ */
+import type { ClearingService } from "../../service/api/service.ts"
+import { addressToBytes32, type Address, bytes32ToAddress } from "../../service/domain/hex.ts"
+import { IntentStatus, normalizeDecimals } from "../../service/domain/protocol.ts"
+import { sampleLatencySeconds } from "../../service/transport/latency.ts"
+import { tokensToUnits } from "../scenario/load.ts"
+import type { SolverSpec } from "../scenario/schema.ts"
+import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
+import type { World } from "../world/world.ts"
+import { agentRng, callService, PopulationStats, sendTransaction } from "./common.ts"
+
+export const startSolvers = (world: World, service: ClearingService, spec: SolverSpec, agents: readonly AgentPlan[]): PopulationStats => {
+  const stats = new PopulationStats("solver", spec.name, agents.length)
+  const repayment = spec.repaymentChains ?? world.spokes.domains
+  const inventory = spec.inventory.map((i) => ({ asset: world.plan.assets.get(`${i.asset}:${i.chain}`)!, tokens: i.tokens }))
+  const byAddress = new Map<string, AssetOnChainPlan>()
+  for (const a of world.plan.assets.values()) byAddress.set(`${a.domain}:${a.address}`, a)
+
+  for (const agent of agents) {
+    const me = agent.account.address
+    const rng = agentRng(world, agent)
+    const start = new Map<string, bigint>()
+    // Set-up: deposit the inventory, then tell the hub where to repay and to credit virtual balances.
+    for (const { asset, tokens } of inventory) {
+      const units = tokensToUnits(tokens, asset.decimals)
+      start.set(`${asset.domain}:${asset.address}`, units)
+      const spoke = world.chain(asset.domain).addresses.spoke
+      world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: spoke, amount: 2n ** 256n - 1n })
+      world.submit(asset.domain, me, { kind: "spoke.deposit", asset: asset.address, amount: units }, undefined, (r) => stats.rejectReceipt(r))
+      world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(asset.domain).addresses.feeAdapter, amount: 2n ** 256n - 1n })
+    }
+    world.scheduler.after(0, `solver/${agent.id}/setup`, () => {
+      if (repayment.length >= 2 && world.applyHub({ kind: "setUserSupportedDomains", user: addressToBytes32(me), domains: repayment }) !== undefined) stats.reject("setUserSupportedDomains")
+      world.applyHub({ kind: "setUpdateVirtualBalance", user: addressToBytes32(me), status: true })
+    })
+
+    // Capacity: fills in the last hour.
+    const recentFills: number[] = []
+    const rebalancing = new Set<string>()
+    world.observe({
+      onSpokeEvent: (event) => {
+        if (event.name !== "IntentAdded" || event.intent.ttl === 0) return
+        const intent = event.intent
+        const destination = intent.destinations[0]
+        if (destination === undefined) return
+        const output = byAddress.get(`${destination}:${bytes32ToAddress(intent.outputAsset)}`)
+        if (output === undefined || !start.has(`${destination}:${output.address}`)) return
+        if (intent.maxFee < spec.feeDbps) return stats.reject("maxFeeBelowOurFee")
+        const delaySeconds = spec.reactionSeconds === undefined ? 5 : sampleLatencySeconds(spec.reactionSeconds, rng)
+        world.scheduler.after(delaySeconds * 1000, `solver/${agent.id}/fill`, async () => {
+          const now = world.timestamp
+          if (now >= intent.timestamp + intent.ttl) return stats.reject("expired")
+          const hourAgo = now - 3600
+          while (recentFills.length > 0 && recentFills[0]! < hourAgo) recentFills.shift()
+          if (spec.capacityPerHour !== undefined && recentFills.length >= spec.capacityPerHour) return stats.reject("capacity")
+          const chain = world.chain(destination)
+          if ((await chain.status(event.intentId)) !== IntentStatus.NONE) return stats.reject("alreadyFilled")
+          const out = normalizeDecimals(intent.amount, 18, output.decimals)
+          const needed = out - (out * BigInt(spec.feeDbps)) / 100_000n
+          if ((await chain.virtualBalance(output.address, me)) < needed) {
+            stats.reject("insufficientInventory")
+            rebalance(output)
+            return
+          }
+          recentFills.push(now)
+          world.submit(destination, me, { kind: "spoke.fillIntent", intent, fee: spec.feeDbps }, undefined, (receipt) => {
+            if (receipt.status === "success") stats.act("fill")
+            else stats.rejectReceipt(receipt)
+          })
+        })
+      },
+    })
+
+    /** Moves inventory to `poor` from the chain holding the most of the same asset, through a netting intent. */
+    const rebalance = (poor: AssetOnChainPlan) => {
+      const share = spec.rebalanceBelowShare
+      if (share === undefined || rebalancing.has(poor.symbol)) return
+      rebalancing.add(poor.symbol)
+      world.scheduler.after(0, `solver/${agent.id}/rebalance`, async () => {
+        try {
+          let rich: { asset: AssetOnChainPlan; balance: bigint } | undefined
+          for (const { asset } of inventory) {
+            if (asset.symbol !== poor.symbol || asset.domain === poor.domain) continue
+            const balance = await world.chain(asset.domain).virtualBalance(asset.address, me)
+            if (rich === undefined || balance > rich.balance) rich = { asset, balance }
+          }
+          const target = start.get(`${poor.domain}:${poor.address}`)!
+          if (rich === undefined || rich.balance === 0n) return stats.reject("nothingToRebalance")
+          const richStart = start.get(`${rich.asset.domain}:${rich.asset.address}`)!
+          const surplus = rich.balance - (richStart * BigInt(Math.round(share * 1000))) / 1000n
+          const wanted = normalizeDecimals(target / 2n, poor.decimals, rich.asset.decimals)
+          const amount = surplus < wanted ? surplus : wanted
+          if (amount <= 0n) return stats.reject("nothingToRebalance")
+          world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount })
+          const tx = await callService(
+            service.createIntents({
+              origin: String(rich.asset.domain),
+              destinations: [String(poor.domain)],
+              inputAsset: rich.asset.address,
+              amount: amount.toString(),
+              to: me,
+              from: me,
+            }),
+          )
+          if (!tx.ok) return stats.reject(`rebalance:${tx.error}`)
+          stats.act("rebalance")
+          sendTransaction(world, me, tx.value, (receipt) => stats.rejectReceipt(receipt))
+        } finally {
+          // One rebalance per asset per hour at most.
+          world.scheduler.after(3_600_000, `solver/${agent.id}/rebalance-cooldown`, () => void rebalancing.delete(poor.symbol))
+        }
+      })
+    }
+  }
+  return stats
+}
+
+export type { Address }

@@ -1,0 +1,98 @@
+/**
+ * `clearsim run <scenario> [--seed N] [--runs N] [--chains memory|anvil] [--out DIR] [--check-determinism]`:
+ * runs a scenario (each run with seed, seed+1, ...), writes report.json, report.md, timeseries.csv and
+ * trace.jsonl per run, prints a summary, and exits non-zero with the failing properties and the replay command.
+ * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
+ */
+import { writeFileSync } from "node:fs"
+import { join, relative } from "node:path"
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { renderTimeseriesCsv, writeReportFiles, type RunReport } from "../report/report.ts"
+import { type Backend, runScenario } from "../run.ts"
+import { loadScenario, ScenarioError } from "../scenario/load.ts"
+
+const wallClock = () => performance.now()
+
+const progressLine = (label: string) => {
+  let last = -1
+  return (nowMs: number, horizonMs: number) => {
+    if (!process.stderr.isTTY) return
+    const pct = Math.floor((nowMs / horizonMs) * 100)
+    if (pct === last) return
+    last = pct
+    process.stderr.write(`\r${label} ${pct}% of virtual time`)
+    if (pct >= 100) process.stderr.write("\n")
+  }
+}
+
+const summary = (r: RunReport, dir: string): string => {
+  const lines = [
+    `${r.scenario.name} seed ${r.seed} on ${r.backend}: ${r.passed ? "PASS" : "FAIL"} (${r.wallSeconds.toFixed(1)} s wall, ${r.epochs.count} epochs)`,
+    `  intents ${r.intents.created} created, ${r.intents.settled} settled; netting ratio ${r.netting.ratio.toFixed(4)}; discount paid ${r.discounts.paid} (${r.discounts.paidBps} bps)`,
+    `  latency p50/p90/p99/max ${[r.latency.p50, r.latency.p90, r.latency.p99, r.latency.max].map((x) => (x === null ? "–" : `${Math.round(x)}s`)).join(" / ")} (user), settlement p99 ${r.latency.settlement.p99 === null ? "–" : `${Math.round(r.latency.settlement.p99)}s`}`,
+    `  trace hash ${r.traceHash}`,
+  ]
+  for (const p of r.properties.filter((p) => !p.pass)) {
+    lines.push(`  FAILED ${p.name}${p.value === undefined ? "" : ` (value ${p.value})`}${p.firstFailingEpoch === undefined ? "" : `, first at epoch ${p.firstFailingEpoch}`}${p.reason === undefined ? "" : `: ${p.reason}`}`)
+  }
+  lines.push(`  report: ${join(dir, "report.md")}`)
+  return lines.join("\n")
+}
+
+export const runCommand = Command.make(
+  "run",
+  {
+    scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML)")),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("Run seed (default: the scenario's seed, else 1)"), Flag.optional),
+    runs: Flag.Int("runs").pipe(Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
+    chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
+    out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
+    checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes"), Flag.withDefault(false)),
+  },
+  Effect.fn(function* ({ scenario, seed, runs, chains, out, checkDeterminism }) {
+    const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
+    const spec = loaded.spec
+    const backend: Backend = Option.getOrUndefined(chains) ?? spec.backend ?? "memory"
+    const firstSeed = Option.getOrUndefined(seed) ?? spec.seed ?? 1
+    const count = Option.getOrUndefined(runs) ?? spec.runs ?? 1
+    const baseDir = Option.getOrUndefined(out) ?? join("reports", "out", spec.name)
+    if (count < 1) return yield* Effect.fail(new Error(`--runs: expected a positive integer, got ${count}`))
+    const reports: RunReport[] = []
+    let failed = false
+    for (let i = 0; i < count; i++) {
+      const runSeed = firstSeed + i
+      const dir = count === 1 ? baseDir : join(baseDir, `run-${i}-seed-${runSeed}`)
+      const result = yield* Effect.tryPromise({
+        try: () => runScenario(loaded, { seed: runSeed, run: i, backend, outDir: dir, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
+        catch: (error) => error,
+      })
+      writeReportFiles(dir, result.report, renderTimeseriesCsv(result.timeseries))
+      reports.push(result.report)
+      yield* Console.log(summary(result.report, dir))
+      if (checkDeterminism) {
+        const again = yield* Effect.tryPromise({ try: () => runScenario(loaded, { seed: runSeed, run: i, backend }, wallClock), catch: (error) => error })
+        if (again.report.traceHash !== result.report.traceHash) {
+          failed = true
+          yield* Console.error(`  DETERMINISM: seed ${runSeed} gave ${result.report.traceHash} then ${again.report.traceHash}`)
+        } else yield* Console.log(`  determinism: second run gave the same trace hash`)
+      }
+      if (!result.report.passed) {
+        failed = true
+        yield* Console.error(`  replay the hub: npx clearsim hub replay ${relative(process.cwd(), join(dir, "trace.jsonl"))}`)
+        yield* Console.error(`  rerun: npx clearsim run ${scenario} --seed ${runSeed} --chains ${backend}`)
+      }
+    }
+    if (count > 1) {
+      const passed = reports.filter((r) => r.passed).length
+      writeFileSync(join(baseDir, "runs.json"), `${JSON.stringify(reports.map((r) => ({ seed: r.seed, passed: r.passed, traceHash: r.traceHash, nettingRatio: r.netting.ratio, p99LatencySeconds: r.latency.p99 })), null, 2)}\n`)
+      yield* Console.log(`${passed} of ${count} runs passed`)
+    }
+    if (failed) process.exitCode = 1
+  }, Effect.catch((error: unknown) =>
+    Effect.gen(function* () {
+      yield* Console.error(`clearsim: ${error instanceof ScenarioError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      process.exitCode = 2
+    }),
+  )),
+).pipe(Command.withDescription("Run a scenario and write its report"))

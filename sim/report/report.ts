@@ -1,0 +1,209 @@
+/**
+ * The run report: `report.json` (field names are API: add, never rename), `report.md` (properties first, then
+ * metrics) and `timeseries.csv` (tidy rows: run, seed, epoch, metric, value). Amounts are whole tokens of the
+ * ticker (decimal strings for totals, numbers in distributions); latencies are seconds.
+ */
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import type { Bytes32 } from "../../service/domain/hex.ts"
+import type { TransportStats } from "../../service/transport/transport.ts"
+import type { KeeperStats } from "../agents/keepers.ts"
+import { type IntentPath, type MetricsCollector, PATHS } from "../metrics/collector.ts"
+import { ratioOf } from "../metrics/netting.ts"
+import type { Percentiles } from "../metrics/percentiles.ts"
+import type { PropertyResult } from "../metrics/properties.ts"
+import type { WorldStats } from "../world/world.ts"
+
+export interface LatencySummary {
+  readonly count: number
+  readonly p50: number | null
+  readonly p90: number | null
+  readonly p99: number | null
+  readonly max: number | null
+  readonly mean: number | null
+}
+
+export interface AgentPopulationReport {
+  readonly kind: string
+  readonly population: string
+  readonly agents: number
+  readonly actions: Record<string, number>
+  readonly rejections: Record<string, number>
+  /** Profit and loss per asset, whole tokens (fees paid, discounts earned, solver fees...). */
+  readonly pnl: Record<string, number>
+}
+
+export interface RunReport {
+  readonly scenario: { readonly name: string; readonly file: string; readonly hash: Bytes32; readonly description?: string }
+  readonly seed: number
+  readonly run: number
+  readonly version: string
+  readonly backend: string
+  readonly traceHash: Bytes32
+  readonly hubEvents: number
+  readonly hubInputs: number
+  readonly horizonSeconds: number
+  readonly epochs: { readonly first: number; readonly last: number; readonly count: number }
+  readonly intents: {
+    readonly created: number
+    readonly settled: number
+    readonly byPath: Record<IntentPath, { readonly created: number; readonly settled: number }>
+  }
+  readonly netting: {
+    readonly ratio: number
+    readonly nettedVolume: string
+    readonly totalVolume: string
+    readonly bySource: Record<string, string>
+    readonly byLane: Record<string, { readonly ratio: number; readonly totalVolume: string }>
+  }
+  readonly discounts: {
+    readonly paid: string
+    readonly paidBps: number
+    readonly invoicesCreated: number
+    readonly invoicesSettled: number
+    readonly perInvoiceBps: LatencySummary
+  }
+  readonly latency: LatencySummary & {
+    readonly byPath: Record<IntentPath, LatencySummary>
+    readonly settlement: LatencySummary & { readonly byPath: Record<IntentPath, LatencySummary> }
+  }
+  readonly agents: readonly AgentPopulationReport[]
+  readonly keepers: KeeperStats
+  readonly transport: TransportStats
+  readonly world: WorldStats
+  readonly coverage: readonly string[]
+  readonly properties: readonly PropertyResult[]
+  readonly passed: boolean
+  readonly wallSeconds: number
+}
+
+const summary = (p: Percentiles | undefined): LatencySummary =>
+  p === undefined
+    ? { count: 0, p50: null, p90: null, p99: null, max: null, mean: null }
+    : { count: p.count, p50: round(p.p50), p90: round(p.p90), p99: round(p.p99), max: round(p.max), mean: round(p.mean) }
+
+const round = (x: number): number => Math.round(x * 1000) / 1000
+
+/** 18-decimal units as a decimal string of whole tokens. */
+export const formatTokens18 = (amount18: bigint): string => {
+  const negative = amount18 < 0n
+  const abs = negative ? -amount18 : amount18
+  const whole = abs / 10n ** 18n
+  const fraction = (abs % 10n ** 18n).toString().padStart(18, "0").replace(/0+$/, "")
+  return `${negative ? "-" : ""}${whole}${fraction === "" ? "" : `.${fraction}`}`
+}
+
+/** The metrics scenario properties can name (`nettingRatio`, `p99LatencySeconds`, `latency.p99`, ...). */
+export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map<string, number> => {
+  const m = new Map<string, number>()
+  const put = (name: string, value: number | null) => {
+    if (value !== null) m.set(name, value)
+  }
+  put("nettingRatio", report.netting.ratio)
+  put("netting.ratio", report.netting.ratio)
+  put("discountPaidBps", report.discounts.paidBps)
+  put("discounts.paidBps", report.discounts.paidBps)
+  put("invoicesCreated", report.discounts.invoicesCreated)
+  put("invoicesSettled", report.discounts.invoicesSettled)
+  put("intentsCreated", report.intents.created)
+  put("intentsSettled", report.intents.settled)
+  put("settledShare", report.intents.created === 0 ? 0 : report.intents.settled / report.intents.created)
+  for (const q of ["p50", "p90", "p99", "max"] as const) {
+    put(`${q}LatencySeconds`, report.latency[q])
+    put(`latency.${q}`, report.latency[q])
+    put(`${q}SettlementLatencySeconds`, report.latency.settlement[q])
+    put(`latency.settlement.${q}`, report.latency.settlement[q])
+    for (const path of PATHS) {
+      put(`latency.${path}.${q}`, report.latency.byPath[path][q])
+      put(`latency.settlement.${path}.${q}`, report.latency.settlement.byPath[path][q])
+    }
+  }
+  for (const path of PATHS) {
+    put(`intents.${path}.created`, report.intents.byPath[path].created)
+    put(`intents.${path}.settled`, report.intents.byPath[path].settled)
+  }
+  put("hubReverts", report.world.hubReverts)
+  put("spokeReverts", report.world.spokeReverts)
+  put("transport.dropped", report.transport.dropped)
+  put("transport.duplicated", report.transport.duplicated)
+  return m
+}
+
+export const buildMetricsSection = (metrics: MetricsCollector) => {
+  const byPath = Object.fromEntries(PATHS.map((p) => [p, { created: metrics.created[p], settled: metrics.settled[p] }])) as Record<
+    IntentPath,
+    { created: number; settled: number }
+  >
+  const created = PATHS.reduce((n, p) => n + metrics.created[p], 0)
+  const settled = PATHS.reduce((n, p) => n + metrics.settled[p], 0)
+  const overall = metrics.netting.overall
+  const byLane: Record<string, { ratio: number; totalVolume: string }> = {}
+  for (const [lane, totals] of metrics.netting.byLane) byLane[lane] = { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }
+  const bySource = Object.fromEntries(Object.entries(overall.bySource18).map(([k, v]) => [k, formatTokens18(v)]))
+  const paidBps = overall.totalVolume18 === 0n ? 0 : Number((metrics.discountPaid18 * 10_000_000n) / overall.totalVolume18) / 1000
+  return {
+    intents: { created, settled, byPath },
+    netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane },
+    discounts: {
+      paid: formatTokens18(metrics.discountPaid18),
+      paidBps,
+      invoicesCreated: metrics.invoicesCreated,
+      invoicesSettled: metrics.invoicesSettled,
+      perInvoiceBps: summary(metrics.discountBps.percentiles()),
+    },
+    latency: {
+      ...summary(metrics.allUserLatency.percentiles()),
+      byPath: Object.fromEntries(PATHS.map((p) => [p, summary(metrics.userLatency.get(p)!.percentiles())])) as Record<IntentPath, LatencySummary>,
+      settlement: {
+        ...summary(metrics.allSettlementLatency.percentiles()),
+        byPath: Object.fromEntries(PATHS.map((p) => [p, summary(metrics.settlementLatency.get(p)!.percentiles())])) as Record<IntentPath, LatencySummary>,
+      },
+    },
+  }
+}
+
+const cell = (v: number | null): string => (v === null ? "–" : String(v))
+
+export const renderMarkdown = (r: RunReport): string => {
+  const lines: string[] = []
+  lines.push(`# ${r.scenario.name}: ${r.passed ? "PASS" : "FAIL"}`, "")
+  if (r.scenario.description !== undefined) lines.push(r.scenario.description, "")
+  lines.push(`seed ${r.seed}, run ${r.run}, backend ${r.backend}, clearsim ${r.version}, trace hash \`${r.traceHash}\``, "")
+  lines.push("## Properties", "", "| property | result | value | first failing epoch |", "|---|---|---|---|")
+  for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value ?? "–"} | ${p.firstFailingEpoch ?? "–"} |`)
+  if (r.properties.length === 0) lines.push("| (none) | | | |")
+  lines.push("", "## Metrics", "")
+  lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
+  lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
+  lines.push(`- netting ratio **${r.netting.ratio.toFixed(4)}** (${r.netting.nettedVolume} of ${r.netting.totalVolume} tokens settled from custody)`)
+  lines.push(`- discount paid ${r.discounts.paid} tokens (${r.discounts.paidBps} bps of volume) on ${r.discounts.invoicesSettled} of ${r.discounts.invoicesCreated} invoices`)
+  lines.push("", "| path | created | settled | user p50 s | p90 | p99 | max | settlement p50 s | p99 |", "|---|---|---|---|---|---|---|---|---|")
+  for (const p of PATHS) {
+    const u = r.latency.byPath[p]
+    const s = r.latency.settlement.byPath[p]
+    lines.push(`| ${p} | ${r.intents.byPath[p].created} | ${r.intents.byPath[p].settled} | ${cell(u.p50)} | ${cell(u.p90)} | ${cell(u.p99)} | ${cell(u.max)} | ${cell(s.p50)} | ${cell(s.p99)} |`)
+  }
+  lines.push(`| all | ${r.intents.created} | ${r.intents.settled} | ${cell(r.latency.p50)} | ${cell(r.latency.p90)} | ${cell(r.latency.p99)} | ${cell(r.latency.max)} | ${cell(r.latency.settlement.p50)} | ${cell(r.latency.settlement.p99)} |`)
+  if (r.agents.length > 0) {
+    lines.push("", "## Agents", "", "| population | kind | agents | actions | rejections | PnL (tokens) |", "|---|---|---|---|---|---|")
+    const fmt = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k} ${Math.round(v * 1e6) / 1e6}`).join(", ") || "–"
+    for (const a of r.agents) lines.push(`| ${a.population} | ${a.kind} | ${a.agents} | ${fmt(a.actions)} | ${fmt(a.rejections)} | ${fmt(a.pnl)} |`)
+  }
+  lines.push("", "## Run", "")
+  lines.push(`- hub: ${r.hubInputs} inputs, ${r.hubEvents} events, ${r.world.hubReverts} reverted calls, ${r.world.conservationChecks} conservation checks`)
+  lines.push(`- spokes: ${r.world.spokeBlocks} blocks, ${r.world.spokeCalls} calls, ${r.world.spokeReverts} reverted`)
+  lines.push(`- transport: ${r.transport.sent} messages, ${r.transport.dropped} dropped, ${r.transport.duplicated} duplicated, ${r.transport.reordered} reordered, ${r.transport.heldByOutage} held by outages`)
+  lines.push(`- coverage: ${r.coverage.join(", ") || "–"}`)
+  lines.push(`- wall time ${r.wallSeconds.toFixed(1)} s`)
+  return `${lines.join("\n")}\n`
+}
+
+export const renderTimeseriesCsv = (rows: readonly { readonly run: number; readonly seed: number; readonly epoch: number; readonly metric: string; readonly value: number }[]): string =>
+  `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${r.value}`).join("\n")}${rows.length > 0 ? "\n" : ""}`
+
+export const writeReportFiles = (dir: string, report: RunReport, timeseriesCsv: string): void => {
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`)
+  writeFileSync(join(dir, "report.md"), renderMarkdown(report))
+  writeFileSync(join(dir, "timeseries.csv"), timeseriesCsv)
+}

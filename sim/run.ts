@@ -1,0 +1,155 @@
+/**
+ * One scenario run, end to end: plan the world, start the chains (memory, or anvil through the chain pool),
+ * wire the hub, read model, clearing service, transport, keepers, agents and metrics, run to the horizon, and
+ * build the report. `runScenario` is what `clearsim run` calls for each seed.
+ */
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs"
+import { join } from "node:path"
+import { ClearingService } from "../service/api/service.ts"
+import type { Address } from "../service/domain/hex.ts"
+import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../service/spoke/spoke.ts"
+import { startArbitrageurs } from "./agents/arbitrageur.ts"
+import { holdings, type PopulationStats } from "./agents/common.ts"
+import { startKeepers } from "./agents/keepers.ts"
+import { startLiquidity } from "./agents/liquidity.ts"
+import { startRebalancers } from "./agents/rebalancer.ts"
+import { startSolvers } from "./agents/solver.ts"
+import { ChainPool } from "./chains/index.ts"
+import { MetricsCollector } from "./metrics/collector.ts"
+import { evaluateProperties } from "./metrics/properties.ts"
+import { buildMetricsSection, metricsOf, type RunReport } from "./report/report.ts"
+import type { LoadedScenario } from "./scenario/load.ts"
+import { CLEARSIM_VERSION } from "./version.ts"
+import { planWorld } from "./world/plan.ts"
+import { World } from "./world/world.ts"
+
+/** The hub contract's address on the hub domain (the target of hub transactions built by the service). */
+export const HUB_ADDRESS: Address = "0xa05a3380889115bf313f1db9d5f335157be4d816"
+
+export type Backend = "memory" | "anvil"
+
+export interface RunOptions {
+  readonly seed: number
+  readonly run?: number
+  readonly backend: Backend
+  /** Where trace.jsonl goes (the directory is created); no trace file when undefined. */
+  readonly outDir?: string
+  /** Called about once per virtual minute with the virtual time. */
+  readonly onProgress?: (nowMs: number, horizonMs: number) => void
+}
+
+export interface RunResult {
+  readonly report: RunReport
+  readonly timeseries: readonly { readonly run: number; readonly seed: number; readonly epoch: number; readonly metric: string; readonly value: number }[]
+}
+
+/** Virtual-clock time of the wall clock is never read here; `wallSeconds` is measured by the caller. */
+export const runScenario = async (loaded: LoadedScenario, options: RunOptions, wallClock: () => number = () => 0): Promise<RunResult> => {
+  const started = wallClock()
+  const spec = loaded.spec
+  const plan = planWorld(spec)
+  let pool: ChainPool | undefined
+  let trace: WriteStream | undefined
+  try {
+    let spokes: SpokesShape
+    if (options.backend === "anvil") {
+      pool = await ChainPool.start({
+        chainIds: spec.chains.map((c) => c.id),
+        genesisTimestamp: plan.genesisTimestamp,
+        accounts: 5 + plan.agents.length,
+      })
+      spokes = await createAnvilSpokes(pool, plan.spokes)
+    } else {
+      spokes = createMemorySpokes(plan.spokes, { retainEvents: false })
+    }
+    if (options.outDir !== undefined) {
+      mkdirSync(options.outDir, { recursive: true })
+      trace = createWriteStream(join(options.outDir, "trace.jsonl"))
+    }
+    const traceStream = trace
+    const world = new World(plan, {
+      seed: options.seed,
+      spokes,
+      ...(traceStream === undefined ? {} : { onTraceLine: (line: string) => void traceStream.write(`${line}\n`) }),
+    })
+    const service = new ClearingService({
+      hub: world.hub,
+      model: world.model,
+      clock: { nowSeconds: () => world.timestamp },
+      config: {
+        hubAddress: HUB_ADDRESS,
+        spokes: spokes.domains.map((domain) => ({ domain, spoke: spokes.chain(domain).addresses.spoke, feeAdapter: spokes.chain(domain).addresses.feeAdapter })),
+        feeSignerKey: plan.feeSigner.privateKey,
+        quotes: {
+          bySymbol: Object.fromEntries(
+            spec.assets.map((a) => [
+              a.symbol,
+              {
+                ...(a.fixedFeeTokens === undefined ? {} : { fixedFeeTokens: String(a.fixedFeeTokens) }),
+                ...(a.maxVariableFeeBps === undefined ? {} : { maxVariableFeeBps: a.maxVariableFeeBps }),
+              },
+            ]),
+          ),
+        },
+        fastPath: { solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) },
+      },
+    })
+    const metrics = new MetricsCollector(world)
+    world.observe(metrics)
+    const keepers = startKeepers(world, spec.keepers)
+    const populations: PopulationStats[] = []
+    const agentsOf = (kind: string, name: string) => plan.agents.filter((a) => a.kind === kind && a.population === name)
+    for (const s of spec.agents.solvers ?? []) populations.push(startSolvers(world, service, s, agentsOf("solver", s.name)))
+    for (const r of spec.agents.rebalancers ?? []) populations.push(startRebalancers(world, service, r, agentsOf("rebalancer", r.name)))
+    for (const a of spec.agents.arbitrageurs ?? []) populations.push(startArbitrageurs(world, service, a, agentsOf("arbitrageur", a.name)))
+    const liquidityAgent = plan.agents.find((a) => a.kind === "liquidity")
+    if (liquidityAgent !== undefined && spec.initialLiquidity !== undefined) populations.push(startLiquidity(world, service, spec.initialLiquidity, liquidityAgent))
+    world.startChains()
+    await world.run(plan.horizonSeconds, options.onProgress === undefined ? undefined : (now) => options.onProgress!(now, plan.horizonSeconds * 1000))
+
+    // PnL: what each population holds now (wallets + spoke virtual balances) against its funding.
+    for (const population of populations) {
+      const members = plan.agents.filter((a) => a.population === population.population && a.kind === population.kind)
+      for (const agent of members) {
+        const now = await holdings(world, agent.account.address)
+        for (const [symbol, tokens] of Object.entries(now)) {
+          const chains = [...plan.assets.values()].filter((a) => a.symbol === symbol).length
+          const funded = Number(plan.fundingTokens) * chains
+          population.pnl[symbol] = (population.pnl[symbol] ?? 0) + (tokens - funded)
+        }
+      }
+    }
+    const firstEpoch = world.firstEpoch
+    const lastEpoch = world.hub.currentEpoch()
+    const section = buildMetricsSection(metrics)
+    const base = {
+      scenario: { name: spec.name, file: loaded.file, hash: loaded.scenarioHash, ...(spec.description === undefined ? {} : { description: spec.description }) },
+      seed: options.seed,
+      run: options.run ?? 0,
+      version: CLEARSIM_VERSION,
+      backend: options.backend,
+      traceHash: world.traceHash(),
+      hubEvents: world.hasher.events,
+      hubInputs: world.stats.hubInputs,
+      horizonSeconds: plan.horizonSeconds,
+      epochs: { first: firstEpoch, last: lastEpoch, count: lastEpoch - firstEpoch + 1 },
+      ...section,
+      agents: populations.map((p) => ({ kind: p.kind, population: p.population, agents: p.agents, actions: p.actions, rejections: p.rejections, pnl: p.pnl })),
+      keepers,
+      transport: { ...world.transport.stats },
+      world: { ...world.stats },
+      coverage: [...metrics.coverage].sort(),
+      wallSeconds: (wallClock() - started) / 1000,
+    }
+    if (world.transport.stats.dropped + world.transport.stats.duplicated + world.transport.stats.reordered + world.transport.stats.heldByOutage > 0) {
+      metrics.coverage.add("transportFaultInjected")
+    }
+    const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage)
+    const report: RunReport = { ...base, coverage: [...metrics.coverage].sort(), properties, passed: properties.every((p) => p.pass) }
+    const timeseries = metrics.timeseries.map((row) => ({ run: options.run ?? 0, seed: options.seed, ...row }))
+    return { report, timeseries }
+  } finally {
+    if (trace !== undefined) await new Promise<void>((resolve) => trace!.end(resolve))
+    await pool?.stop()
+  }
+}

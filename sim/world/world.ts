@@ -1,0 +1,352 @@
+/**
+ * The simulated world of one run: the virtual clock and event queue, the hub engine (with its input trace and
+ * trace hash), the spoke chains (memory or anvil), the transport between them, the read model, and the hooks
+ * agents and metrics subscribe to. Everything happens inside scheduler events, one at a time, in (time,
+ * sequence) order; a chain call is awaited before the next event starts.
+ *
+ * Time: virtual milliseconds since the start; chain and hub timestamps are `genesis + floor(ms / 1000)`. The hub
+ * block is `HUB_GENESIS_BLOCK + floor(seconds / hubBlockTime)`; spoke chains mine a block at their block-time
+ * ticks when calls are pending (empty blocks are skipped, on both backends alike).
+ */
+import { type Address, addressToBytes32, type Bytes32, type Hex } from "../../service/domain/hex.ts"
+import { keccak256Utf8 } from "../../service/domain/keccak.ts"
+import { decodeMessage, encodeSettlementMessage } from "../../service/domain/encoding.ts"
+import type { FillMessage, Intent } from "../../service/domain/protocol.ts"
+import type { HubRevert } from "../../service/hub/errors.ts"
+import type { HubEvent, HubEventSink } from "../../service/hub/events.ts"
+import { Hub, type HubInput } from "../../service/hub/hub.ts"
+import { encodeConfigLine, encodeInputLine } from "../../service/hub/inputs.ts"
+import type { HubObserver, OutboundMessage } from "../../service/hub/state.ts"
+import { TraceHasher } from "../../service/hub/trace.ts"
+import type { SpokeEventBody as ModelSpokeEvent } from "../../service/indexer/inputs.ts"
+import { ReadModel } from "../../service/indexer/readModel.ts"
+import type { SpokeCall } from "../../service/spoke/calls.ts"
+import type { SpokeEvent } from "../../service/spoke/events.ts"
+import type { MemorySpokeChain } from "../../service/spoke/memory/chain.ts"
+import type { SpokesShape } from "../../service/spoke/spoke.ts"
+import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/spoke/types.ts"
+import { Transport, type TransportSpec } from "../../service/transport/transport.ts"
+import { RngStreams } from "../rng.ts"
+import { Scheduler } from "../scheduler.ts"
+import { HUB_GENESIS_BLOCK, type WorldPlan } from "./plan.ts"
+
+/** Events the read model consumes (the others are ignored by it). */
+const MODEL_EVENTS = new Set<string>([
+  "IntentAdded",
+  "IntentFilled",
+  "IntentQueueProcessed",
+  "FillQueueProcessed",
+  "Settled",
+  "ExternalCalldataExecuted",
+  "Deposited",
+  "Withdrawn",
+  "IntentWithFeesAdded",
+  "OrderCreated",
+  "MessageSent",
+  "MessageReceived",
+])
+
+export type ReceiptHandler = (receipt: SpokeReceipt, block: MinedSpokeBlock) => void
+
+export interface SpokeEventContext {
+  readonly domain: number
+  readonly block: MinedSpokeBlock
+  readonly receipt: SpokeReceipt
+}
+
+export interface WorldObserver {
+  onSpokeEvent?(event: SpokeEvent, context: SpokeEventContext): void
+  onHubEvent?(event: HubEvent): void
+  /** Custody changes of the hub (netting attribution). */
+  onCustody?: HubObserver["onCustody"]
+  /** Once per hub epoch, when the first input of a new epoch is applied (before it). */
+  onEpoch?(epoch: number): void
+}
+
+export interface WorldOptions {
+  readonly seed: number
+  readonly spokes: SpokesShape
+  /** Receives every trace line (the config, then one hub input per line). */
+  readonly onTraceLine?: (line: string) => void
+  /** Run the hub's conservation check at every epoch (default true). */
+  readonly checkConservation?: boolean
+}
+
+export interface WorldStats {
+  spokeBlocks: number
+  spokeCalls: number
+  spokeReverts: number
+  hubInputs: number
+  hubReverts: number
+  duplicateHubDeliveries: number
+  conservationChecks: number
+}
+
+export class World {
+  readonly scheduler = new Scheduler()
+  readonly rng: RngStreams
+  readonly hub: Hub
+  readonly hasher: TraceHasher
+  readonly model: ReadModel
+  readonly transport: Transport
+  readonly spokes: SpokesShape
+  readonly stats: WorldStats = {
+    spokeBlocks: 0,
+    spokeCalls: 0,
+    spokeReverts: 0,
+    hubInputs: 0,
+    hubReverts: 0,
+    duplicateHubDeliveries: 0,
+    conservationChecks: 0,
+  }
+  private readonly observers: WorldObserver[] = []
+  private readonly receiptHandlers = new Map<number, Map<number, ReceiptHandler>>()
+  private readonly txNonces = new Map<string, number>()
+  private readonly hubDelivered = new Set<string>()
+  private hubBlockNumber = -1
+  private hubTimestamp = -1
+  private lastEpoch = -1
+  /** The hub epoch at the start of the run. */
+  firstEpoch = -1
+  private readonly checkEachEpoch: boolean
+  private readonly blockTimes = new Map<number, number>()
+
+  constructor(
+    readonly plan: WorldPlan,
+    options: WorldOptions,
+  ) {
+    this.rng = new RngStreams(options.seed)
+    this.spokes = options.spokes
+    this.checkEachEpoch = options.checkConservation ?? true
+    this.model = new ReadModel({ solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) })
+    this.hasher = new TraceHasher()
+    const world = this
+    const sink: HubEventSink = {
+      emit(event) {
+        world.hasher.emit(event)
+        world.model.hubSink().emit(event)
+        for (const o of world.observers) o.onHubEvent?.(event)
+      },
+    }
+    this.hub = new Hub(plan.hub, sink)
+    this.model.attachHub(this.hub)
+    const modelObserver = this.hub.state.observer
+    this.hub.state.observer = {
+      onInvoiceEvaluated: (...args) => modelObserver?.onInvoiceEvaluated?.(...args),
+      onCustody: (...args) => {
+        for (const o of this.observers) o.onCustody?.(...args)
+      },
+    }
+    this.onTraceLine = options.onTraceLine
+    this.onTraceLine?.(encodeConfigLine(plan.hub))
+    const transportSpec: TransportSpec = plan.scenario.transport ?? { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.4, maxSeconds: 600 } }
+    this.transport = new Transport(transportSpec, this.rng.get("transport"))
+    for (const chain of plan.scenario.chains) this.blockTimes.set(chain.id, Math.max(1, Math.round(chain.blockTimeSeconds ?? 2)))
+  }
+
+  private readonly onTraceLine: ((line: string) => void) | undefined
+
+  observe(observer: WorldObserver): void {
+    this.observers.push(observer)
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Time
+
+  get nowMs(): number {
+    return this.scheduler.nowMs
+  }
+
+  /** Unix seconds now (chain and hub timestamps). */
+  get timestamp(): number {
+    return Number(this.plan.genesisTimestamp) + this.scheduler.nowSeconds
+  }
+
+  get hubEpoch(): number {
+    return this.hub.currentEpoch()
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Hub
+
+  /** Applies one hub input now (after moving the hub's block to the current time), recording it in the trace. */
+  applyHub(input: HubInput): HubRevert | undefined {
+    this.syncHubBlock()
+    return this.applyRecorded(input)
+  }
+
+  private applyRecorded(input: HubInput): HubRevert | undefined {
+    this.onTraceLine?.(encodeInputLine(input))
+    this.stats.hubInputs++
+    const revert = this.hub.apply(input)
+    if (revert !== undefined) this.stats.hubReverts++
+    for (const message of this.hub.drainOutbox()) this.sendToSpoke(message)
+    return revert
+  }
+
+  private syncHubBlock(): void {
+    const seconds = this.scheduler.nowSeconds
+    const number = HUB_GENESIS_BLOCK + Math.floor(seconds / this.plan.hubBlockTimeSeconds)
+    const timestamp = this.timestamp
+    if (number === this.hubBlockNumber && timestamp === this.hubTimestamp) return
+    const epochBefore = this.lastEpoch
+    this.hubBlockNumber = number
+    this.hubTimestamp = timestamp
+    this.applyRecorded({ kind: "block", number, timestamp })
+    const epoch = this.hub.currentEpoch()
+    if (epoch !== epochBefore) {
+      this.lastEpoch = epoch
+      if (epochBefore !== -1) {
+        if (this.checkEachEpoch) {
+          this.hub.checkConservation()
+          this.stats.conservationChecks++
+        }
+        for (const o of this.observers) o.onEpoch?.(epoch)
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Spokes
+
+  chain(domain: number): SpokeChain {
+    return this.spokes.chain(domain)
+  }
+
+  /** Queues a call on `domain` for its next block; `onReceipt` gets its receipt when the block is mined. */
+  submit(domain: number, from: Address, call: SpokeCall, value?: bigint, onReceipt?: ReceiptHandler): void {
+    const chain = this.spokes.chain(domain)
+    const handle = chain.submit(value === undefined ? { from, call } : { from, call, value })
+    this.stats.spokeCalls++
+    if (onReceipt !== undefined) {
+      let handlers = this.receiptHandlers.get(domain)
+      if (handlers === undefined) this.receiptHandlers.set(domain, (handlers = new Map()))
+      handlers.set(handle.index, onReceipt)
+    }
+  }
+
+  /** Registers the receipt handler of the call just queued at `index` on `domain` (raw submissions). */
+  onNextReceipt(domain: number, index: number, onReceipt: ReceiptHandler): void {
+    let handlers = this.receiptHandlers.get(domain)
+    if (handlers === undefined) this.receiptHandlers.set(domain, (handlers = new Map()))
+    handlers.set(index, onReceipt)
+  }
+
+  /** Schedules the block production of every chain (mining only when calls are pending, never while halted). */
+  startChains(): void {
+    for (const domain of this.spokes.domains) {
+      const periodMs = this.blockTimes.get(domain)! * 1000
+      this.scheduler.every(periodMs, periodMs, `mine/${domain}`, () => this.mine(domain))
+    }
+  }
+
+  private mine(domain: number): void | Promise<void> {
+    const chain = this.spokes.chain(domain)
+    if (chain.pending === 0 || this.transport.isHalted(domain, this.nowMs)) return
+    const timestamp = BigInt(this.timestamp)
+    if (chain.backend === "memory") {
+      const memory = chain as MemorySpokeChain
+      try {
+        this.onBlock(domain, memory.mineSync(timestamp))
+        return
+      } catch (error) {
+        if ((error as Error).name !== "UnverifiedFeeSignatureError") throw error
+      }
+    }
+    return chain.mine(timestamp).then((block) => this.onBlock(domain, block))
+  }
+
+  private onBlock(domain: number, block: MinedSpokeBlock): void {
+    this.stats.spokeBlocks++
+    const handlers = this.receiptHandlers.get(domain)
+    this.receiptHandlers.delete(domain)
+    const blockNumber = Number(block.blockNumber)
+    const timestamp = Number(block.timestamp)
+    for (const receipt of block.receipts) {
+      const nonceKey = `${domain}:${receipt.from}`
+      const txNonce = this.txNonces.get(nonceKey) ?? 0
+      this.txNonces.set(nonceKey, txNonce + 1)
+      if (receipt.status === "reverted") this.stats.spokeReverts++
+      const txHash: Hex = receipt.transactionHash ?? keccak256Utf8(`memory-tx/${domain}/${blockNumber}/${receipt.index}`)
+      const context: SpokeEventContext = { domain, block, receipt }
+      for (const event of receipt.events) {
+        if (MODEL_EVENTS.has(event.name)) {
+          this.model.onSpokeEvent(event as unknown as ModelSpokeEvent, { domain, blockNumber, timestamp, txHash, txFrom: receipt.from, txNonce })
+        }
+        if (event.name === "MessageSent") this.sendToHub(domain, event)
+        for (const o of this.observers) o.onSpokeEvent?.(event, context)
+      }
+      handlers?.get(receipt.index)?.(receipt, block)
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Transport
+
+  private sendToHub(origin: number, event: Extract<SpokeEvent, { readonly name: "MessageSent" }>): void {
+    const message = { messageId: event.messageId, origin, destination: this.plan.hubDomain, bytes: event.message }
+    for (const delivery of this.transport.send(message, this.nowMs)) {
+      this.scheduler.at(delivery.atMs, `deliver/hub/${event.messageId}`, () => this.deliverToHub(delivery.message))
+    }
+  }
+
+  private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly bytes: Hex }): void {
+    // The hub gateway (like Hyperlane's mailbox) accepts a message id once.
+    if (this.hubDelivered.has(message.messageId)) {
+      this.stats.duplicateHubDeliveries++
+      return
+    }
+    this.hubDelivered.add(message.messageId)
+    const decoded = decodeMessage(message.bytes)
+    this.syncHubBlock()
+    if (decoded.type === "INTENT") this.applyRecorded({ kind: "intents", intents: decoded.intents as Intent[] })
+    else if (decoded.type === "FILL") this.applyRecorded({ kind: "fills", fills: decoded.fills as FillMessage[] })
+    this.model.onDelivery({ messageId: message.messageId, origin: message.origin, destination: this.plan.hubDomain, timestamp: this.timestamp })
+  }
+
+  private sendToSpoke(message: OutboundMessage): void {
+    const bytes = encodeSettlementMessage(message.settlements)
+    for (const delivery of this.transport.send({ messageId: message.messageId, origin: message.origin, destination: message.destination }, this.nowMs)) {
+      this.scheduler.at(delivery.atMs, `deliver/${message.destination}/${message.messageId}`, () => {
+        this.submit(message.destination, this.plan.relayer.address, {
+          kind: "gateway.receiveMessage",
+          origin: message.origin,
+          messageId: message.messageId,
+          message: bytes,
+        })
+      })
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Running
+
+  /** Runs every scheduled event up to the horizon (seconds), then stops. */
+  async run(horizonSeconds: number, onProgress?: (nowMs: number) => void): Promise<void> {
+    this.syncHubBlock()
+    if (this.firstEpoch < 0) this.firstEpoch = this.hub.currentEpoch()
+    let lastReport = -1
+    await this.scheduler.run(horizonSeconds * 1000, (_label, timeMs) => {
+      if (onProgress !== undefined) {
+        const minute = Math.floor(timeMs / 60_000)
+        if (minute !== lastReport) {
+          lastReport = minute
+          onProgress(timeMs)
+        }
+      }
+    })
+    this.syncHubBlock()
+    this.hub.checkConservation()
+    this.stats.conservationChecks++
+  }
+
+  /** The trace hash so far. */
+  traceHash(): Bytes32 {
+    return this.hasher.digest()
+  }
+
+  /** An address as the hub's bytes32. */
+  static word(address: Address): Bytes32 {
+    return addressToBytes32(address)
+  }
+}
