@@ -111,6 +111,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     for (const population of populations) {
       const members = plan.agents.filter((a) => a.population === population.population && a.kind === population.kind)
       for (const agent of members) {
+        for (const [symbol, tokens] of Object.entries(metrics.inFlightOf(agent.id))) population.inFlight[symbol] = (population.inFlight[symbol] ?? 0) + tokens
         const now = await holdings(world, agent.account.address)
         for (const [symbol, tokens] of Object.entries(now)) {
           const chains = [...plan.assets.values()].filter((a) => a.symbol === symbol).length
@@ -134,7 +135,15 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       horizonSeconds: plan.horizonSeconds,
       epochs: { first: firstEpoch, last: lastEpoch, count: lastEpoch - firstEpoch + 1 },
       ...section,
-      agents: populations.map((p) => ({ kind: p.kind, population: p.population, agents: p.agents, actions: p.actions, rejections: p.rejections, pnl: p.pnl })),
+      agents: populations.map((p) => ({
+        kind: p.kind,
+        population: p.population,
+        agents: p.agents,
+        actions: p.actions,
+        rejections: p.rejections,
+        pnl: p.pnl,
+        inFlight: p.inFlight,
+      })),
       keepers,
       transport: { ...world.transport.stats },
       world: { ...world.stats },

@@ -42,10 +42,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         const age = world.timestamp - Number(invoice.hub_invoice_enqueued_timestamp)
         if (age < (spec.minInvoiceAgeSeconds ?? 1)) continue
         if (invoice.destinations.some((d) => world.plan.assets.get(`${symbol}:${d}`)?.strategy === "xerc20")) continue
-        if (invoice.discountBps < (spec.minDiscountBps ?? 0)) {
-          stats.reject("discountTooLow")
-          continue
-        }
+        if (invoice.discountBps <= 0) continue
         const min = await callService(service.getMinAmounts(invoice.intent_id))
         if (!min.ok) {
           stats.reject(`minAmounts:${min.error}`)
@@ -68,16 +65,29 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         }
         // Repaid where the invoice came from (its custody grew there).
         const destination = Number(invoice.origin) === best.domain ? world.spokes.domains.find((d) => d !== best.domain)! : Number(invoice.origin)
-        const tx = await callService(
-          service.createIntents({
-            origin: String(best.domain),
-            destinations: [String(destination)],
-            inputAsset: best.funds.asset.address,
-            amount: best.units.toString(),
-            to: me,
-            from: me,
-          }),
-        )
+        const request = {
+          origin: String(best.domain),
+          destinations: [String(destination)],
+          inputAsset: best.funds.asset.address,
+          amount: best.units.toString(),
+          to: me,
+          from: me,
+        }
+        // Worth it only if the discount earned beats the fees paid (plus the margin asked for).
+        const quote = await callService(service.quote(request))
+        if (!quote.ok) {
+          stats.reject(`quote:${quote.error}`)
+          continue
+        }
+        const protocolFeeBps = (world.hub.state.tickers.get(invoice.ticker_hash as `0x${string}`)?.config.fees.reduce((n, f) => n + f.feeDbps, 0) ?? 0) / 10
+        const invoiceAmount = Number(BigInt(invoice.amount) / 10n ** 12n) / 1e6
+        const purchase = Number(normalizeDecimals(best.units, best.funds.asset.decimals, NORMALIZED_DECIMALS) / 10n ** 12n) / 1e6
+        const earnedBps = purchase === 0 ? 0 : (invoice.discountBps * Math.min(purchase, invoiceAmount)) / purchase
+        if (earnedBps - quote.value.totalFeeBps - protocolFeeBps < (spec.minDiscountBps ?? 0)) {
+          stats.reject("unprofitable")
+          continue
+        }
+        const tx = await callService(service.createIntents(request))
         if (!tx.ok) {
           stats.reject(`intents:${tx.error}`)
           continue

@@ -27,8 +27,10 @@ export const callService = async <A>(effect: Effect.Effect<A, ApiFailure>): Prom
 export class PopulationStats {
   readonly actions: Record<string, number> = {}
   readonly rejections: Record<string, number> = {}
-  /** PnL per asset symbol in whole tokens, filled at the end of the run. */
+  /** Change of holdings (wallets + spoke virtual balances) per asset symbol in whole tokens, at the end of the run. */
   readonly pnl: Record<string, number> = {}
+  /** Tokens sent in intents not yet received at the end of the run, per symbol. */
+  readonly inFlight: Record<string, number> = {}
 
   constructor(
     readonly kind: string,

@@ -161,7 +161,13 @@ export class MetricsCollector implements WorldObserver {
           this.coverage.add("discountPaid")
         }
         this.discountBps.add(invoice.amount18 === 0n ? 0 : Number((discount18 * 10_000_000n) / invoice.amount18) / 1000)
-        if (this.ownerOf(event.intentId)?.kind === "arbitrageur") this.coverage.add("arbitragePurchase")
+        break
+      }
+      case "DepositProcessed": {
+        // An arbitrageur's deposit that earned rewards bought (part of) an invoice.
+        if (this.ownerOf(event.intentId)?.kind !== "arbitrageur") break
+        const ctx = this.world.hub.state.contexts.get(event.intentId)
+        if (ctx !== undefined && event.amountAndRewards > ctx.amountAfterFees18) this.coverage.add("arbitragePurchase")
         break
       }
       case "ExpiredIntentsHandled":
@@ -222,6 +228,19 @@ export class MetricsCollector implements WorldObserver {
     const p = this.allSettlementLatency.percentiles()
     if (p !== undefined) push("p99LatencySeconds", p.p99)
     this.epochSnapshots.push({ epoch: previous, metrics: values })
+  }
+
+  /**
+   * Tokens an agent has sent and not yet received, per symbol: its intents neither settled to it nor paid by a
+   * solver (amounts before hub fees). Holdings change + in flight is the PnL once everything lands.
+   */
+  inFlightOf(agentId: string): Record<string, number> {
+    const out: Record<string, number> = {}
+    for (const t of this.intents.values()) {
+      if (t.agent?.id !== agentId || t.settledAt !== undefined || t.paidAt !== undefined) continue
+      out[t.ticker] = (out[t.ticker] ?? 0) + this.tokens18(t.amount18)
+    }
+    return out
   }
 
   /** An 18-decimal amount in whole tokens, as a float (reports and time series only). */

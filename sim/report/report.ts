@@ -29,8 +29,10 @@ export interface AgentPopulationReport {
   readonly agents: number
   readonly actions: Record<string, number>
   readonly rejections: Record<string, number>
-  /** Profit and loss per asset, whole tokens (fees paid, discounts earned, solver fees...). */
+  /** Change of holdings (wallets + spoke virtual balances) per asset over the run, whole tokens. */
   readonly pnl: Record<string, number>
+  /** Sent in intents and not yet received at the end, per asset, whole tokens: pnl + inFlight is the settled PnL. */
+  readonly inFlight: Record<string, number>
 }
 
 export interface RunReport {
@@ -185,9 +187,10 @@ export const renderMarkdown = (r: RunReport): string => {
   }
   lines.push(`| all | ${r.intents.created} | ${r.intents.settled} | ${cell(r.latency.p50)} | ${cell(r.latency.p90)} | ${cell(r.latency.p99)} | ${cell(r.latency.max)} | ${cell(r.latency.settlement.p50)} | ${cell(r.latency.settlement.p99)} |`)
   if (r.agents.length > 0) {
-    lines.push("", "## Agents", "", "| population | kind | agents | actions | rejections | PnL (tokens) |", "|---|---|---|---|---|---|")
+    lines.push("", "## Agents", "", "Holdings change: wallets and spoke balances, end minus start; in flight: sent, not yet received.", "")
+    lines.push("| population | kind | agents | actions | rejections | holdings change (tokens) | in flight (tokens) |", "|---|---|---|---|---|---|---|")
     const fmt = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k} ${Math.round(v * 1e6) / 1e6}`).join(", ") || "–"
-    for (const a of r.agents) lines.push(`| ${a.population} | ${a.kind} | ${a.agents} | ${fmt(a.actions)} | ${fmt(a.rejections)} | ${fmt(a.pnl)} |`)
+    for (const a of r.agents) lines.push(`| ${a.population} | ${a.kind} | ${a.agents} | ${fmt(a.actions)} | ${fmt(a.rejections)} | ${fmt(a.pnl)} | ${fmt(a.inFlight)} |`)
   }
   lines.push("", "## Run", "")
   lines.push(`- hub: ${r.hubInputs} inputs, ${r.hubEvents} events, ${r.world.hubReverts} reverted calls, ${r.world.conservationChecks} conservation checks`)

@@ -145,7 +145,7 @@ export const ArbitrageurSpec = Schema.Struct({
   /** Capital per arbitrageur per chain and asset, whole tokens. */
   capital: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
   pollSeconds: Schema.optionalKey(PositiveSeconds),
-  /** Buy when the discount beats this (bps of the purchase), covering fees and cost of capital. */
+  /** Buy when the discount earned minus the fees paid (quote + protocol fee) beats this margin, bps of the purchase. */
   minDiscountBps: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0))),
   /** Skip invoices younger than this. */
   minInvoiceAgeSeconds: Schema.optionalKey(Seconds),
