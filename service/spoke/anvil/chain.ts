@@ -122,6 +122,11 @@ export class AnvilSpokeChain implements SpokeChain {
     return this.pendingCalls.length
   }
 
+  /** Signs the queued transactions now (optional: `mine` signs whatever is unsigned), e.g. while waiting for I/O. */
+  sign(): Promise<void> {
+    return this.sender.sign()
+  }
+
   /** Forgets the cached nonces: call after sending from the pool's dev accounts by other means. */
   resetNonces(): void {
     this.sender.resetNonces()
