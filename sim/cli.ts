@@ -8,6 +8,8 @@ import { ConservationViolation } from "../service/hub/errors.ts"
 import { InputLineError } from "../service/hub/inputs.ts"
 import { replayFile } from "../service/hub/replay.ts"
 import { runCommand } from "./cli/run.ts"
+import { renderScenarioJsonSchema } from "./scenario/jsonSchema.ts"
+import { writeFileSync } from "node:fs"
 import { CLEARSIM_VERSION } from "./version.ts"
 
 /** Buffered stdout writer: millions of event lines without a syscall each. */
@@ -61,11 +63,20 @@ const fail = (message: string) =>
     process.exitCode = 1
   })
 
+const schemaCommand = Command.make(
+  "schema",
+  { out: Flag.String("out").pipe(Flag.withDescription("Where to write the JSON Schema"), Flag.withDefault("scenarios/scenario.schema.json")) },
+  Effect.fn(function* ({ out }) {
+    writeFileSync(out, renderScenarioJsonSchema())
+    yield* Console.log(`wrote ${out}`)
+  }),
+).pipe(Command.withDescription("Write the JSON Schema of scenario files (for editors)"))
+
 const hub = Command.make("hub").pipe(Command.withDescription("Hub engine tools"), Command.withSubcommands([replayCommand("replay")]))
 
 const clearsim = Command.make("clearsim").pipe(
   Command.withDescription("Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service"),
-  Command.withSubcommands([runCommand, hub, replayCommand("replay")]),
+  Command.withSubcommands([runCommand, hub, replayCommand("replay"), schemaCommand]),
 )
 
 clearsim.pipe(Command.run({ version: CLEARSIM_VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

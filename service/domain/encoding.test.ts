@@ -135,3 +135,28 @@ describe("Keccak256Stream", () => {
     expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}more`)))
   })
 })
+
+describe("fast INTENT batch decoder", () => {
+  it("decodes exactly what viem decodes, on random batches", async () => {
+    const { decodeMessageViem, decodeMessage: fast } = await import("./encoding.ts")
+    fc.assert(
+      fc.property(fc.array(arbIntent, { maxLength: 5 }), (intents) => {
+        const bytes = encodeIntentMessage(intents)
+        expect(fast(bytes)).toEqual(decodeMessageViem(bytes))
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it("rejects truncated or out-of-range messages with the byte offset", async () => {
+    const { MessageDecodeError } = await import("./encoding.ts")
+    const bytes = encodeIntentMessage([vectorIntent])
+    expect(() => decodeMessage(bytes.slice(0, bytes.length - 64) as Hex)).toThrow(MessageDecodeError)
+    expect(() => decodeMessage("0x123" as Hex)).toThrow(/even length/)
+    // maxFee word set to 2^24: out of range for uint24.
+    const tupleStart = 2 + (3 * 32 + 2 * 32 + 32) * 2
+    const maxFeeAt = tupleStart + 4 * 64
+    const bad = `${bytes.slice(0, maxFeeAt)}${"0".repeat(57)}1000000${bytes.slice(maxFeeAt + 64)}` as Hex
+    expect(() => decodeMessage(bad)).toThrow(/uint24/)
+  })
+})

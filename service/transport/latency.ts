@@ -9,8 +9,8 @@ export interface UniformSource {
   float(): number
 }
 
-const NonNegative = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
-const Probability = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
+const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
+const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
 
 export const LatencySpec = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("fixed"), seconds: NonNegative }),

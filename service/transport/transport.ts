@@ -8,8 +8,8 @@
 import { Schema } from "effect"
 import { LatencySpec, sampleLatencySeconds, type UniformSource } from "./latency.ts"
 
-const Probability = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
-const Seconds = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
+const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
+const Seconds = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
 const Domain = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff_ffff }, { expected: "a domain id (uint32)" }))
 
 export const OutageSpec = Schema.Struct({

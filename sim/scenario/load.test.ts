@@ -76,3 +76,12 @@ describe("scenario files", () => {
     expect(tokensToUnits("12", 0)).toBe(12n)
   })
 })
+
+describe("scenario JSON Schema", () => {
+  it("is committed up to date (npx clearsim schema regenerates it)", async () => {
+    const { readFileSync } = await import("node:fs")
+    const { renderScenarioJsonSchema } = await import("./jsonSchema.ts")
+    const committed = readFileSync(new URL("../../scenarios/scenario.schema.json", import.meta.url), "utf8")
+    expect(committed).toBe(renderScenarioJsonSchema())
+  })
+})

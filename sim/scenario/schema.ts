@@ -14,24 +14,24 @@ const described = <S extends Schema.Top>(schema: S, description: string): S => s
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0, { expected: "a positive integer" }))
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }))
-const Seconds = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
-const PositiveSeconds = Schema.Number.check(Schema.isGreaterThan(0, { expected: "a positive number of seconds" }))
-const Probability = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
-const Weight = Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative weight" }))
+const Seconds = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
+const PositiveSeconds = Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of seconds" }))
+const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
+const Weight = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative weight" }))
 const Dbps = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "dbps: an integer between 0 and 100000" }))
 const ChainId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 0xffff_ffff }, { expected: "a chain id (positive uint32)" }))
-const Symbol = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,16}$/, { expected: "a token symbol (1-16 letters, digits, . _ -)" }))
-const Name = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,40}$/, { expected: "a name (1-40 letters, digits, . _ -)" }))
+const Symbol = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,16}$/u, { expected: "a token symbol (1-16 letters, digits, . _ -)" }))
+const Name = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,40}$/u, { expected: "a name (1-40 letters, digits, . _ -)" }))
 /** Whole tokens, as a number or a decimal string (`"0.000001"`). */
 export const TokenAmount = Schema.Union([
-  Schema.Number.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative amount of tokens" })),
-  Schema.String.check(Schema.isPattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, { expected: "a non-negative decimal amount of tokens" })),
+  Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative amount of tokens" })),
+  Schema.String.check(Schema.isPattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/u, { expected: "a non-negative decimal amount of tokens" })),
 ])
 export type TokenAmount = typeof TokenAmount.Type
 
 export const Horizon = Schema.Union([
   Schema.Struct({ epochs: PositiveInt }),
-  Schema.Struct({ hours: Schema.Number.check(Schema.isGreaterThan(0, { expected: "a positive number of hours" })) }),
+  Schema.Struct({ hours: Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of hours" })) }),
   Schema.Struct({ seconds: PositiveSeconds }),
 ])
 
@@ -69,7 +69,7 @@ export const AssetSpec = Schema.Struct({
   protocolFeeDbps: Schema.optionalKey(described(Dbps, "hub protocol fee (default 2)")),
   /** Off-chain fee charged through the FeeAdapter (quotes): a fixed part and a liquidity-dependent variable part. */
   fixedFeeTokens: Schema.optionalKey(TokenAmount),
-  maxVariableFeeBps: Schema.optionalKey(Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }, { expected: "bps between 0 and 10000" }))),
+  maxVariableFeeBps: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }, { expected: "bps between 0 and 10000" }))),
   chains: Schema.Array(AssetOnChain).check(Schema.isMinLength(1, { expected: "at least one chain" })),
 })
 
@@ -88,7 +88,7 @@ export const KeeperSpec = Schema.Struct({
 })
 
 export const Arrival = Schema.Union([
-  Schema.Struct({ kind: Schema.Literal("poisson"), perHour: Schema.Number.check(Schema.isGreaterThan(0, { expected: "a positive rate" })) }),
+  Schema.Struct({ kind: Schema.Literal("poisson"), perHour: Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive rate" })) }),
   /** Bursts of `size` intents every `everySeconds` on average (Poisson bursts), spread over `spreadSeconds`. */
   Schema.Struct({
     kind: Schema.Literal("bursty"),
@@ -101,7 +101,7 @@ export const Arrival = Schema.Union([
 export const SizeSpec = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("fixed"), tokens: TokenAmount }),
   Schema.Struct({ kind: Schema.Literal("uniform"), minTokens: TokenAmount, maxTokens: TokenAmount }),
-  Schema.Struct({ kind: Schema.Literal("lognormal"), medianTokens: TokenAmount, sigma: Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)), maxTokens: Schema.optionalKey(TokenAmount) }),
+  Schema.Struct({ kind: Schema.Literal("lognormal"), medianTokens: TokenAmount, sigma: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), maxTokens: Schema.optionalKey(TokenAmount) }),
 ])
 
 export const RebalancerSpec = Schema.Struct({
@@ -132,7 +132,7 @@ export const SolverSpec = Schema.Struct({
   feeDbps: Dbps,
   reactionSeconds: Schema.optionalKey(LatencySpec),
   /** Most intents one solver fills per hour. */
-  capacityPerHour: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThan(0))),
+  capacityPerHour: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
   /** Repayment domains (setUserSupportedDomains); default every chain. */
   repaymentChains: Schema.optionalKey(Schema.Array(ChainId)),
   /** Rebalance when inventory on a chain falls below this share of its start. */
@@ -146,7 +146,7 @@ export const ArbitrageurSpec = Schema.Struct({
   capital: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
   pollSeconds: Schema.optionalKey(PositiveSeconds),
   /** Buy when the discount earned minus the fees paid (quote + protocol fee) beats this margin, bps of the purchase. */
-  minDiscountBps: Schema.optionalKey(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0))),
+  minDiscountBps: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
   /** Skip invoices younger than this. */
   minInvoiceAgeSeconds: Schema.optionalKey(Seconds),
 })
@@ -156,7 +156,7 @@ export const InitialLiquidity = Schema.Struct({ chain: ChainId, asset: Symbol, t
 export const Property = Schema.Union([
   described(
     Schema.String.check(
-      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9.]*\s*(>=|<=|==|!=|>|<)\s*-?[0-9.]+(e-?[0-9]+)?\s*$/, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
+      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9.]*\s*(>=|<=|==|!=|>|<)\s*-?[0-9.]+(e-?[0-9]+)?\s*$/u, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
     ),
     "a metric compared with a number, e.g. nettingRatio >= 0.5 or latency.p99Seconds <= 3600",
   ),
