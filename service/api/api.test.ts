@@ -364,6 +364,21 @@ describe("system", () => {
     expect(html).not.toMatch(/<script[^>]+src=/)
   })
 
+  it("answers a fault with 500 { error: InternalError, message } carrying the id it was logged with", async () => {
+    const broken = makeTestService()
+    Object.assign(broken.service, { health: () => Effect.die(new Error("simulated fault")) })
+    const s = await startApiServer(broken.service)
+    try {
+      const r = await fetch(`${s.url}/health`)
+      const id = r.headers.get("x-request-id")
+      expect(r.status).toBe(500)
+      expect(id).toMatch(/^req-\d+$/)
+      expect(await r.json()).toEqual({ error: "InternalError", message: `Internal error; it was logged with request id ${id}.` })
+    } finally {
+      await s.close()
+    }
+  })
+
   it("answers unknown routes, bad JSON and other content types with { error, message }", async () => {
     expectProblem(await get("/nope"), 404, "RouteNotFound")
     expectProblem(await request(server.url, "DELETE", "/intents"), 404, "RouteNotFound")

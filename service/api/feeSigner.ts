@@ -37,9 +37,9 @@ export class FeeSigner {
     this.address = this.account.address.toLowerCase() as Address
   }
 
-  /** The cached signature of `digest`, if any. */
-  cached(digest: Hex): Hex | undefined {
-    return this.cache.get(digest)
+  /** The cached signature of these fee parameters, if any (no signing: synchronous). */
+  cached(tokenFee: bigint, nativeFee: bigint, inputAsset: Address, deadline: bigint): Hex | undefined {
+    return this.cache.get(feeDigest(tokenFee, nativeFee, inputAsset, deadline))
   }
 
   async sign(tokenFee: bigint, nativeFee: bigint, inputAsset: Address, deadline: bigint): Promise<FeeSignature> {

@@ -57,7 +57,7 @@ const InvoicesLive = HttpApiBuilder.group(
   Effect.fnUntraced(function* (handlers) {
     const clearing = yield* Clearing
     return handlers
-      .handle("listInvoices", ({ query }) => Effect.map(clearing.listInvoices(query), json))
+      .handle("listInvoices", ({ query }) => Effect.map(clearing.listInvoicesJson(query), jsonBody))
       .handle("getInvoice", ({ params }) => Effect.map(clearing.getInvoice(params.intentId), json))
       .handle("getMinAmounts", ({ params }) => Effect.map(clearing.getMinAmounts(params.intentId), json))
       .handle("getInvoiceHistory", ({ params, query }) => Effect.map(clearing.getInvoiceHistory(params.intentId, query), json))

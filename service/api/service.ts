@@ -8,9 +8,10 @@
  * transactions. Time comes from the injected `ServiceClock`.
  */
 import { Context, Effect, Layer } from "effect"
-import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex } from "../domain/hex.ts"
 import { IntentStatus, IntentStatusName, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, strategyName } from "../domain/protocol.ts"
 import type { Hub } from "../hub/hub.ts"
+import type { InvoiceQuery } from "../indexer/invoices.ts"
 import type { BatchQuery, IntentEntry, IntentQuery, ReadModel } from "../indexer/readModel.ts"
 import { API_INTENT_STATUSES, type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceRecord } from "../indexer/records.ts"
 import { type ClearingApiConfig, type ClearingApiConfigInput, makeApiConfig, type ServiceClock, type SpokeRegistry } from "./config.ts"
@@ -44,11 +45,11 @@ import type {
   QuoteRequest,
   TransactionRequest,
 } from "./schemas.ts"
+import { encodeNewIntentFast } from "./feeAdapterCalldata.ts"
 import {
   encodeApproveMax,
   encodeExecuteIntentCalldata,
   encodeHubCall,
-  encodeNewIntent,
   encodeNewOrder,
   type HubFunctionName,
   type OrderParameters,
@@ -391,13 +392,17 @@ export class ClearingService {
       const first = prepared[0]!
       const fee = prepared.reduce((sum, p) => sum + p.tokenFee, 0n)
       const deadline = BigInt(this.deadline())
+      const build = (sig: Hex): TransactionRequest => {
+        const feeParams = { fee, deadline, sig }
+        const data = Array.isArray(payload) ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
+        return transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin })
+      }
+      // Most requests reuse a signature: answer them without an asynchronous step.
+      const cached = this.feeSigner.cached(fee, 0n, first.order.inputAsset, deadline)
+      if (cached !== undefined) return Effect.succeed(build(cached))
       return Effect.map(
         Effect.promise(() => this.feeSigner.sign(fee, 0n, first.order.inputAsset, deadline)),
-        ({ signature }) => {
-          const feeParams = { fee, deadline, sig: signature }
-          const data = Array.isArray(payload) ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntent(first.order, feeParams)
-          return transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin })
-        },
+        ({ signature }) => build(signature),
       )
     })
   }
@@ -554,32 +559,38 @@ export class ClearingService {
   // -------------------------------------------------------------------------------------------------------
   // Invoices
 
+  private invoiceQuery(query: InvoicesQueryInput): InvoiceQuery {
+    const sorted = query.sortOrderByDiscount
+    let sortedCursor: string | undefined
+    let cursor: number | undefined
+    if (sorted !== undefined) {
+      if (query.prevCursor !== undefined) throw badRequest("InvalidCursor", "prevCursor: with sortOrderByDiscount, page with the cursor of a previous page.")
+      if (query.cursor !== undefined) {
+        if (!/^[0-9]{1,9}-[0-9]{1,16}$/.test(query.cursor)) throw badRequest("InvalidCursor", `cursor: expected a cursor of a previous page (<dbps>-<n>), got ${JSON.stringify(query.cursor)}.`)
+        sortedCursor = query.cursor
+      }
+    } else if (query.cursor !== undefined) cursor = parseCursor("cursor", query.cursor)
+    if (cursor !== undefined && query.prevCursor !== undefined) throw badRequest("InvalidCursor", "cursor, prevCursor: give one of them, not both.")
+    return {
+      cursor,
+      prevCursor: query.prevCursor === undefined ? undefined : parseCursor("prevCursor", query.prevCursor),
+      limit: parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize),
+      tickerHash: this.knownTicker("tickerHash", query.tickerHash),
+      origins: this.knownDomains("origins", splitList(query.origins, query["origins[]"])),
+      destinations: this.knownDomains("destinations", splitList(query.destinations, query["destinations[]"])),
+      sortOrderByDiscount: sorted,
+      sortedCursor,
+    }
+  }
+
   /** `GET /invoices`: FIFO queue order (or by current discount). */
   listInvoices(query: InvoicesQueryInput): Effect.Effect<InvoicesPageOutput, ApiFailure> {
-    return attempt(() => {
-      const sorted = query.sortOrderByDiscount
-      let sortedCursor: string | undefined
-      let cursor: number | undefined
-      if (sorted !== undefined) {
-        if (query.prevCursor !== undefined) throw badRequest("InvalidCursor", "prevCursor: with sortOrderByDiscount, page with the cursor of a previous page.")
-        if (query.cursor !== undefined) {
-          if (!/^[0-9]{1,9}-[0-9]{1,16}$/.test(query.cursor)) throw badRequest("InvalidCursor", `cursor: expected a cursor of a previous page (<dbps>-<n>), got ${JSON.stringify(query.cursor)}.`)
-          sortedCursor = query.cursor
-        }
-      } else if (query.cursor !== undefined) cursor = parseCursor("cursor", query.cursor)
-      if (cursor !== undefined && query.prevCursor !== undefined) throw badRequest("InvalidCursor", "cursor, prevCursor: give one of them, not both.")
-      const page = this.model.listInvoices({
-        cursor,
-        prevCursor: query.prevCursor === undefined ? undefined : parseCursor("prevCursor", query.prevCursor),
-        limit: parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize),
-        tickerHash: this.knownTicker("tickerHash", query.tickerHash),
-        origins: this.knownDomains("origins", splitList(query.origins, query["origins[]"])),
-        destinations: this.knownDomains("destinations", splitList(query.destinations, query["destinations[]"])),
-        sortOrderByDiscount: sorted,
-        sortedCursor,
-      })
-      return page
-    })
+    return attempt(() => this.model.listInvoices(this.invoiceQuery(query)))
+  }
+
+  /** `GET /invoices` as the response body. */
+  listInvoicesJson(query: InvoicesQueryInput): Effect.Effect<string, ApiFailure> {
+    return attempt(() => this.model.listInvoicesJson(this.invoiceQuery(query)))
   }
 
   /** `GET /invoices/{intentId}`: an open invoice. */

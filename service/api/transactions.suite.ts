@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Address, type Hex } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
 import { FeeAdapterAbi, TestCallTargetAbi } from "../spoke/abi.ts"
-import { eventsNamed, type MinedSpokeBlock } from "../spoke/spoke.ts"
+import { Call, eventsNamed, type MinedSpokeBlock } from "../spoke/spoke.ts"
 import { type Deployment, DOMAIN_A, DOMAIN_B } from "./deployment.ts"
 import { type ApiServer, startApiServer } from "./server.ts"
 import { request } from "./testing.ts"
@@ -81,6 +81,17 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
       const tx = await post("/intents", { origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to: a.bob.address, from: a.alice.address, inputAsset: d.token(DOMAIN_A, "USDC"), amount: "1000000", isFastPath: true })
       const [added] = eventsNamed(success(await d.send(tx)).events, "IntentAdded")
       expect(added!.intent).toMatchObject({ ttl: 3600, outputAsset: addressToBytes32(d.token(DOMAIN_B, "USDC")), maxFee: 130, destinations: [DOMAIN_B] })
+    })
+
+    it("quotes the fast path from the operator solver's inventory seen on the destination spoke", async () => {
+      const a = d.accounts
+      const usdcB = d.token(DOMAIN_B, "USDC")
+      success(await d.call(DOMAIN_B, a.solver.address, Call.spoke.deposit(usdcB, 1_000_000_000n)))
+      const quote = await post("/routes/quotes", { origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], inputAsset: d.token(DOMAIN_A, "USDC"), amount: "1000000" })
+      expect((quote as unknown as { fastPathQuote: unknown }).fastPathQuote).toEqual({ fixedFeeUnits: "10000", variableFeeBps: 3, totalFeeBps: 103, expectedAmount: "989700", expectedFillTime: "90" })
+      const tx = await post("/intents", { origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to: a.bob.address, from: a.alice.address, inputAsset: d.token(DOMAIN_A, "USDC"), amount: "1000000", isFastPath: true })
+      const [added] = eventsNamed(success(await d.send(tx)).events, "IntentAdded")
+      expect(added!.intent).toMatchObject({ ttl: 3600, maxFee: 30 })
     })
 
     it("builds newOrder for an array: one fee, one intent per entry, in order", async () => {

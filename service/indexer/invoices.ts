@@ -17,6 +17,9 @@ export interface InvoiceIndexEntry {
   readonly tickerHash: Bytes32
   readonly origin: number
   readonly destinations: readonly number[]
+  /** The record's JSON and the epoch it was computed in (only the discount changes, and only with the epoch). */
+  cachedJson?: string
+  cachedEpoch?: number
 }
 
 export type DiscountSortOrder = "asc" | "desc"
@@ -38,6 +41,13 @@ export interface InvoiceQuery {
 
 export interface InvoicePage {
   readonly invoices: readonly InvoiceRecord[]
+  readonly nextCursor: string | null
+  readonly prevCursor: string | null
+  readonly maxCount: number
+}
+
+interface EntryPage {
+  readonly entries: readonly InvoiceIndexEntry[]
   readonly nextCursor: string | null
   readonly prevCursor: string | null
   readonly maxCount: number
@@ -143,6 +153,33 @@ export class InvoiceIndex {
   }
 
   list(hub: Hub, q: InvoiceQuery): InvoicePage {
+    const page = this.page(hub, q)
+    const invoices: InvoiceRecord[] = []
+    for (const entry of page.entries) {
+      const record = invoiceRecord(hub, entry)
+      if (record !== undefined) invoices.push(record)
+    }
+    return { invoices, nextCursor: page.nextCursor, prevCursor: page.prevCursor, maxCount: page.maxCount }
+  }
+
+  /** The page as the `GET /invoices` response body; each invoice's JSON is cached for the epoch. */
+  listJson(hub: Hub, q: InvoiceQuery): string {
+    const page = this.page(hub, q)
+    const epoch = hub.state.currentEpoch()
+    const parts: string[] = []
+    for (const entry of page.entries) {
+      if (entry.cachedEpoch !== epoch || entry.cachedJson === undefined) {
+        const record = invoiceRecord(hub, entry)
+        if (record === undefined) continue
+        entry.cachedJson = JSON.stringify(record)
+        entry.cachedEpoch = epoch
+      }
+      parts.push(entry.cachedJson)
+    }
+    return `{"invoices":[${parts.join(",")}],"nextCursor":${JSON.stringify(page.nextCursor)},"prevCursor":${JSON.stringify(page.prevCursor)},"maxCount":${page.maxCount}}`
+  }
+
+  private page(hub: Hub, q: InvoiceQuery): EntryPage {
     const sources = this.sourcesFor(q)
     const maxCount = this.filterCount(q, sources)
     if (q.sortOrderByDiscount !== undefined) return this.listByDiscount(hub, q, sources, maxCount)
@@ -185,13 +222,8 @@ export class InvoiceIndex {
         }
       }
     }
-    const invoices: InvoiceRecord[] = []
-    for (const entry of page) {
-      const record = invoiceRecord(hub, entry)
-      if (record !== undefined) invoices.push(record)
-    }
     return {
-      invoices,
+      entries: page,
       nextCursor: nextCursor === null ? null : String(nextCursor),
       prevCursor: prevCursor === null ? null : String(prevCursor),
       maxCount,
@@ -199,7 +231,7 @@ export class InvoiceIndex {
   }
 
   /** Sorted by current discount: needs every matching invoice's discount, so it costs O(n log n). */
-  private listByDiscount(hub: Hub, q: InvoiceQuery, sources: readonly SeqSource[], maxCount: number): InvoicePage {
+  private listByDiscount(hub: Hub, q: InvoiceQuery, sources: readonly SeqSource[], maxCount: number): EntryPage {
     const rows: { entry: InvoiceIndexEntry; dbps: number }[] = []
     for (const seq of mergeAsc(sources, 0)) {
       const entry = this.bySeq.get(seq)!
@@ -216,11 +248,10 @@ export class InvoiceIndex {
       start = rows.findIndex((r) => sign * (r.dbps - dbps) > 0 || (r.dbps === dbps && r.entry.seq >= seq))
       if (start < 0) start = rows.length
     }
-    const slice = rows.slice(start, start + q.limit)
-    const invoices = slice.map((r) => invoiceRecord(hub, r.entry)).filter((r): r is InvoiceRecord => r !== undefined)
+    const entries = rows.slice(start, start + q.limit).map((r) => r.entry)
     const next = rows[start + q.limit]
     const prev = start > 0 ? rows[Math.max(0, start - q.limit)] : undefined
-    return { invoices, nextCursor: next === undefined ? null : keyOf(next), prevCursor: prev === undefined ? null : keyOf(prev), maxCount }
+    return { entries, nextCursor: next === undefined ? null : keyOf(next), prevCursor: prev === undefined ? null : keyOf(prev), maxCount }
   }
 
   /** Every live invoice id in FIFO order (fingerprints). */

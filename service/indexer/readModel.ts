@@ -717,6 +717,11 @@ export class ReadModel implements HubObserver {
     return this.invoices.list(this.requireHub(), q)
   }
 
+  /** `listInvoices` as the response body (invoice JSON cached per epoch). */
+  listInvoicesJson(q: InvoiceQuery): string {
+    return this.invoices.listJson(this.requireHub(), q)
+  }
+
   invoice(intentId: Bytes32): InvoiceRecord | undefined {
     const entry = this.invoices.get(intentId)
     return entry === undefined ? undefined : invoiceRecord(this.requireHub(), entry)

@@ -1,0 +1,196 @@
+/**
+ * HTTP benchmark of the API with autocannon, each endpoint beside a raw `node:http` hello-world measured in the
+ * same run: GET /intents/{id}, GET /invoices, POST /routes/quotes, POST /intents. Run: `npm run bench -- api`
+ * (or `node --import tsx service/api/api.bench.ts`); environment: API_BENCH_SECONDS (default 5),
+ * API_BENCH_ROUNDS (default 3), API_BENCH_CONNECTIONS (default 10).
+ *
+ * Each server runs in its own child process (the load generator would otherwise share its event loop); rounds
+ * alternate raw and API so that drifting load on the machine hits both; the figures are medians of the rounds.
+ * The world behind the API: 10,000 intents, 2,000 of them open invoices (so pages and lookups are not trivially
+ * small). On a 2-core machine the load generator and the server compete for the cores: read the ratio to the raw
+ * server, measured the same way, rather than absolute numbers.
+ */
+import autocannon from "autocannon"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+
+const mode = process.argv[2]
+
+const serveRaw = () => {
+  const server = createServer((_request, response) => {
+    response.end("hello")
+  })
+  server.listen(0, "127.0.0.1", () => console.log(`URL http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+}
+
+const serveApi = async () => {
+  const { u } = await import("../hub/testing.ts")
+  const { makeTestService } = await import("./testing.ts")
+  const { startApiServer } = await import("./server.ts")
+  const { world, service } = makeTestService()
+  const ids: string[] = []
+  // 2,000 DAI intents 1→10 in one epoch: the first becomes an invoice, the rest deposits that become invoices
+  // when the epoch closes (no liquidity on 10).
+  for (let i = 0; i < 2000; i++) ids.push(world.newIntent({ origin: 1, destinations: [10], amount: u(1 + (i % 50)) }).id)
+  world.dispatch(1)
+  // 8,000 more across routes and tickers, dispatched in batches of 100.
+  for (let i = 0; i < 8000; i++) {
+    const origin = [10, 8453, 1][i % 3]!
+    ids.push(world.newIntent({ origin, destinations: [origin === 1 ? 10 : 1], amount: u(1 + (i % 97)) }).id)
+    if (i % 100 === 99) world.dispatch(origin)
+  }
+  for (const d of [1, 10, 8453]) world.dispatch(d)
+  world.epoch(11)
+  world.process("DAI")
+  const server = await startApiServer(service)
+  console.log(`URL ${server.url}`)
+  console.log(`IDS ${JSON.stringify(ids.filter((_, i) => i % 97 === 0))}`)
+  console.log(`INVOICES ${world.model.invoices.size}`)
+}
+
+interface Child {
+  readonly process: ChildProcess
+  readonly url: string
+  readonly lines: Map<string, string>
+}
+
+const startChild = (childMode: string): Promise<Child> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, childMode], { stdio: ["ignore", "pipe", "inherit"] })
+    const lines = new Map<string, string>()
+    let buffer = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString()
+      let nl: number
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl)
+        buffer = buffer.slice(nl + 1)
+        const space = line.indexOf(" ")
+        lines.set(line.slice(0, space), line.slice(space + 1))
+        if (line.startsWith("URL ") && childMode === "raw") resolve({ process: child, url: line.slice(4), lines })
+        if (line.startsWith("INVOICES ")) resolve({ process: child, url: lines.get("URL")!, lines })
+      }
+    })
+    child.on("exit", (code) => reject(new Error(`${childMode} server exited with ${code}`)))
+  })
+
+interface Target {
+  readonly name: string
+  readonly method: "GET" | "POST"
+  readonly path: (i: number) => string
+  readonly body?: string
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux); undefined elsewhere. */
+const cpuSeconds = (pid: number | undefined): number | undefined => {
+  if (pid === undefined || !existsSync(`/proc/${pid}/stat`)) return undefined
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+interface Measurement {
+  readonly rps: number
+  readonly p99: number
+  readonly errors: number
+  /** Server CPU time per request, µs. */
+  readonly cpuMicros: number | undefined
+}
+
+const measure = async (server: Child, target: Target | undefined, seconds: number, connections: number): Promise<Measurement> => {
+  const url = server.url
+  const cpuBefore = cpuSeconds(server.process.pid)
+  let n = 0
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    ...(target === undefined
+      ? {}
+      : {
+          requests: [
+            {
+              method: target.method,
+              ...(target.body === undefined ? {} : { body: target.body, headers: { "content-type": "application/json" } }),
+              setupRequest: (request: { path: string }) => ({ ...request, path: target.path(n++) }),
+            },
+          ],
+        }),
+  })
+  const cpuAfter = cpuSeconds(server.process.pid)
+  const cpuMicros = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx, cpuMicros }
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+const main = async () => {
+  const seconds = Number(process.env.API_BENCH_SECONDS ?? 5)
+  const rounds = Number(process.env.API_BENCH_ROUNDS ?? 3)
+  const connections = Number(process.env.API_BENCH_CONNECTIONS ?? 10)
+  const raw = await startChild("raw")
+  const api = await startChild("api")
+  const ids = JSON.parse(api.lines.get("IDS")!) as string[]
+  const dai1 = "0x00000000000000000000000000000000000000d1"
+  const usdc10 = "0x00000000000000000000000000000000000000c2"
+  const targets: Target[] = [
+    { name: "GET /intents/{id}", method: "GET", path: (i) => `/intents/${ids[i % ids.length]}` },
+    { name: "GET /invoices", method: "GET", path: () => "/invoices" },
+    {
+      name: "POST /routes/quotes",
+      method: "POST",
+      path: () => "/routes/quotes",
+      body: JSON.stringify({ origin: "10", destinations: ["1"], inputAsset: usdc10, amount: "250000000" }),
+    },
+    {
+      name: "POST /intents",
+      method: "POST",
+      path: () => "/intents",
+      body: JSON.stringify({ origin: "1", destinations: ["10"], to: `0x${"11".repeat(20)}`, from: `0x${"22".repeat(20)}`, inputAsset: dai1, amount: "1000000000000000000000", callData: "0x" }),
+    },
+  ]
+  // Warm-up: JIT of both servers and of the client.
+  await measure(raw, undefined, 2, connections)
+  for (const target of targets) await measure(api, target, 2, connections)
+  const rows: Record<string, string | number>[] = []
+  for (const target of targets) {
+    const rawRps: number[] = []
+    const rawCpu: number[] = []
+    const apiRps: number[] = []
+    const apiP99: number[] = []
+    const apiCpu: number[] = []
+    let errors = 0
+    for (let round = 0; round < rounds; round++) {
+      const rawRound = await measure(raw, undefined, seconds, connections)
+      rawRps.push(rawRound.rps)
+      if (rawRound.cpuMicros !== undefined) rawCpu.push(rawRound.cpuMicros)
+      const r = await measure(api, target, seconds, connections)
+      apiRps.push(r.rps)
+      apiP99.push(r.p99)
+      if (r.cpuMicros !== undefined) apiCpu.push(r.cpuMicros)
+      errors += r.errors
+    }
+    const cpu = (values: number[]) => (values.length === 0 ? "-" : Math.round(median(values) * 10) / 10)
+    const row = {
+      endpoint: target.name,
+      "raw req/s": Math.round(median(rawRps)),
+      "api req/s": Math.round(median(apiRps)),
+      ratio: Math.round((median(apiRps) / median(rawRps)) * 100) / 100,
+      "api p99 ms": median(apiP99),
+      "raw cpu µs/req": cpu(rawCpu),
+      "api cpu µs/req": cpu(apiCpu),
+      errors,
+      rounds: apiRps.map(Math.round).join(" / "),
+    }
+    rows.push(row)
+    console.log(JSON.stringify(row))
+  }
+  console.table(rows)
+  raw.process.kill()
+  api.process.kill()
+}
+
+if (mode === "raw") serveRaw()
+else if (mode === "api") await serveApi()
+else await main()

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest"
+import { SettlementTimes } from "./settlementTimes.ts"
+
+const prior = { p25Minutes: 15, p50Minutes: 17.5, p75Minutes: 20, observations: 0 }
+
+describe("settlement times", () => {
+  it("answer the prior until a route (or its path) has enough observations, then percentiles in minutes", () => {
+    const times = new SettlementTimes(100, 3)
+    expect(times.estimate(1, 10, "basic", prior)).toBe(prior)
+    times.record(1, 10, "basic", 600)
+    times.record(1, 10, "basic", 1200)
+    expect(times.estimate(1, 10, "basic", prior)).toBe(prior)
+    times.record(1, 10, "basic", 1800)
+    expect(times.estimate(1, 10, "basic", prior)).toEqual({ p25Minutes: 15, p50Minutes: 20, p75Minutes: 25, observations: 3 })
+    // Another route of the same path falls back to the path's observations; another path to the prior.
+    expect(times.estimate(8453, 1, "basic", prior).observations).toBe(3)
+    expect(times.estimate(1, 10, "fast", prior)).toBe(prior)
+  })
+
+  it("keep the last `window` observations", () => {
+    const times = new SettlementTimes(4, 1)
+    for (const minutes of [100, 100, 100, 100, 1, 2, 3, 4]) times.record(1, 10, "fast", minutes * 60)
+    expect(times.estimate(1, 10, "fast", prior)).toMatchObject({ p25Minutes: 1.75, p50Minutes: 2.5, p75Minutes: 3.25, observations: 4 })
+  })
+})
