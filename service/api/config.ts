@@ -6,6 +6,7 @@
  */
 import { type Address, type Hex, isAddress } from "../domain/hex.ts"
 import type { SettlementPercentiles } from "../indexer/settlementTimes.ts"
+import type { SpokesShape } from "../spoke/spoke.ts"
 
 /** The contracts of one spoke domain that the API builds transactions for. */
 export interface SpokeRegistry {
@@ -14,6 +15,13 @@ export interface SpokeRegistry {
   readonly spoke: Address
   readonly feeAdapter: Address
 }
+
+/** Registries of every spoke domain of a `Spokes` run (the addresses of their layouts), for `spokes`. */
+export const spokeRegistries = (spokes: SpokesShape): SpokeRegistry[] =>
+  spokes.domains.map((domain) => {
+    const chain = spokes.chain(domain)
+    return { domain, spoke: chain.addresses.spoke, feeAdapter: chain.addresses.feeAdapter }
+  })
 
 export interface QuoteParameters {
   /** Flat fee per intent in whole tokens of the input asset (the route's gas cost), decimal string. Default "0". */

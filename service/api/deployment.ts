@@ -15,7 +15,7 @@ import { Hub } from "../hub/hub.ts"
 import { ReadModel } from "../indexer/readModel.ts"
 import { SpokeBlockObserver } from "../indexer/spokeBlocks.ts"
 import { Call, createAnvilSpokes, createMemorySpokes, eventsNamed, type MinedSpokeBlock, type SpokeCall, type SpokeChain, type SpokesConfig, type SpokesShape } from "../spoke/spoke.ts"
-import { type ClearingApiConfigInput, fixedClock, type SpokeRegistry } from "./config.ts"
+import { type ClearingApiConfigInput, fixedClock, spokeRegistries } from "./config.ts"
 import type { TransactionRequest } from "./schemas.ts"
 import { ClearingService } from "./service.ts"
 
@@ -25,13 +25,6 @@ export const HUB_DOMAIN = 25_327
 export const HUB_ADDRESS: Address = "0xa05a3380889115bf313f1db9d5f335157be4d816"
 export const T0 = 1_700_000_000n
 const BLOCK_TIME = 12n
-
-/** Registries of every spoke domain of `spokes` (the addresses of their layouts). */
-export const spokeRegistries = (spokes: SpokesShape): SpokeRegistry[] =>
-  spokes.domains.map((domain) => {
-    const chain = spokes.chain(domain)
-    return { domain, spoke: chain.addresses.spoke, feeAdapter: chain.addresses.feeAdapter }
-  })
 
 export interface Accounts {
   readonly owner: DevAccount
