@@ -80,6 +80,8 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
         hubAddress: HUB_ADDRESS,
         spokes: spokes.domains.map((domain) => ({ domain, spoke: spokes.chain(domain).addresses.spoke, feeAdapter: spokes.chain(domain).addresses.feeAdapter })),
         feeSignerKey: plan.feeSigner.privateKey,
+        // Deadlines on a 10-minute grid: equal fees share one signature for ten minutes.
+        feeDeadlineGranularitySeconds: 600,
         quotes: {
           bySymbol: Object.fromEntries(
             spec.assets.map((a) => [
@@ -108,10 +110,11 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     await world.run(plan.horizonSeconds, options.onProgress === undefined ? undefined : (now) => options.onProgress!(now, plan.horizonSeconds * 1000))
 
     // PnL: what each population holds now (wallets + spoke virtual balances) against its funding.
+    const inFlight = metrics.inFlight()
     for (const population of populations) {
       const members = plan.agents.filter((a) => a.population === population.population && a.kind === population.kind)
       for (const agent of members) {
-        for (const [symbol, tokens] of Object.entries(metrics.inFlightOf(agent.id))) population.inFlight[symbol] = (population.inFlight[symbol] ?? 0) + tokens
+        for (const [symbol, tokens] of Object.entries(inFlight.get(agent.id) ?? {})) population.inFlight[symbol] = (population.inFlight[symbol] ?? 0) + tokens
         const now = await holdings(world, agent.account.address)
         for (const [symbol, tokens] of Object.entries(now)) {
           const chains = [...plan.assets.values()].filter((a) => a.symbol === symbol).length

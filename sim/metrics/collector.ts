@@ -231,16 +231,18 @@ export class MetricsCollector implements WorldObserver {
   }
 
   /**
-   * Tokens an agent has sent and not yet received, per symbol: its intents neither settled to it nor paid by a
+   * Tokens each agent has sent and not yet received, per symbol: its intents neither settled to it nor paid by a
    * solver (amounts before hub fees). Holdings change + in flight is the PnL once everything lands.
    */
-  inFlightOf(agentId: string): Record<string, number> {
-    const out: Record<string, number> = {}
+  inFlight(): Map<string, Record<string, number>> {
+    const byAgent = new Map<string, Record<string, number>>()
     for (const t of this.intents.values()) {
-      if (t.agent?.id !== agentId || t.settledAt !== undefined || t.paidAt !== undefined) continue
+      if (t.agent === undefined || t.settledAt !== undefined || t.paidAt !== undefined) continue
+      let out = byAgent.get(t.agent.id)
+      if (out === undefined) byAgent.set(t.agent.id, (out = {}))
       out[t.ticker] = (out[t.ticker] ?? 0) + this.tokens18(t.amount18)
     }
-    return out
+    return byAgent
   }
 
   /** An 18-decimal amount in whole tokens, as a float (reports and time series only). */
