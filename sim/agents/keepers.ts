@@ -95,7 +95,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
   world.scheduler.every((spec.processDepositsAndInvoicesCronSeconds ?? 60) * 1000, 0, "keeper/process", () => {
     for (const ticker of hubState.tickers.values()) {
       // Skipped like the production agent: nothing to buy and no closed epoch left to clean up.
-      const lastClosed = world.hub.currentEpoch() - 1
+      const lastClosed = world.hubEpoch - 1
       if (ticker.invoices.length === 0 && lastClosed <= ticker.lastClosedEpochsProcessed) continue
       const revert = world.applyHub({ kind: "processDepositsAndInvoices", ticker: ticker.config.symbol, maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 })
       if (revert === undefined) stats.processCalls++

@@ -108,7 +108,12 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     }
   }
   const arrival = spec.arrival
-  if (arrival.kind === "poisson") {
+  if (arrival.kind === "scripted") {
+    arrival.atSeconds.forEach((seconds, i) => {
+      const agent = agents[i % agents.length]!
+      world.scheduler.at(seconds * 1000, `rebalancer/${agent.id}`, () => act(agent, agentRng(world, agent)))
+    })
+  } else if (arrival.kind === "poisson") {
     const meanSeconds = (3600 * agents.length) / arrival.perHour
     for (const agent of agents) {
       const rng = agentRng(world, agent)

@@ -88,6 +88,8 @@ export const KeeperSpec = Schema.Struct({
 })
 
 export const Arrival = Schema.Union([
+  /** Exactly at these times (seconds from the start), cycling over the population's agents. */
+  Schema.Struct({ kind: Schema.Literal("scripted"), atSeconds: Schema.Array(Seconds).check(Schema.isMinLength(1, { expected: "at least one time" })) }),
   Schema.Struct({ kind: Schema.Literal("poisson"), perHour: Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive rate" })) }),
   /** Bursts of `size` intents every `everySeconds` on average (Poisson bursts), spread over `spreadSeconds`. */
   Schema.Struct({

@@ -162,7 +162,9 @@ export class World {
     return Number(this.plan.genesisTimestamp) + this.scheduler.nowSeconds
   }
 
+  /** The hub's epoch now (moves the hub's block to the current time first). */
   get hubEpoch(): number {
+    this.syncHubBlock()
     return this.hub.currentEpoch()
   }
 
