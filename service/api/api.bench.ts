@@ -1,16 +1,23 @@
 /**
  * HTTP benchmark of the API with autocannon, each endpoint beside a raw `node:http` hello-world measured in the
- * same run: GET /intents/{id}, GET /invoices, POST /routes/quotes, POST /intents. Run: `npm run bench -- api`
+ * same run: GET /intents/{id}, GET /invoices, POST /routes/quotes, POST /intents, and the two GETs again with the
+ * server's `fastReads` lane. Run: `npm run bench -- api`
  * (or `node --import tsx service/api/api.bench.ts`); environment: API_BENCH_SECONDS (default 5),
  * API_BENCH_ROUNDS (default 3), API_BENCH_CONNECTIONS (default 10).
  *
  * Each server runs in its own child process (the load generator would otherwise share its event loop); rounds
  * alternate raw and API so that drifting load on the machine hits both; the figures are medians of the rounds.
  * The world behind the API: 10,000 intents, 2,000 of them open invoices (so pages and lookups are not trivially
- * small). On a 2-core machine the load generator and the server compete for the cores: read the ratio to the raw
- * server, measured the same way, rather than absolute numbers.
+ * small). Two more rows give effect's own floor on the same machine: a hello-world on the bare HttpRouter and on
+ * a one-endpoint HttpApi (API_BENCH_FLOORS=0 skips them). Server CPU per request comes from /proc (Linux). On a
+ * 2-core machine the load generator and the server compete for the cores: read the ratio to the raw server,
+ * measured the same way, and the CPU per request, rather than absolute numbers.
  */
+import { NodeHttpServer } from "@effect/platform-node"
 import autocannon from "autocannon"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -23,6 +30,22 @@ const serveRaw = () => {
     response.end("hello")
   })
   server.listen(0, "127.0.0.1", () => console.log(`URL http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+}
+
+/** Framework floors: a hello-world on effect's bare HttpRouter, and on a one-endpoint HttpApi. */
+const serveFloor = async (kind: "router" | "httpapi") => {
+  const hello = HttpServerResponse.text("hello")
+  const Api = HttpApi.make("floor").add(HttpApiGroup.make("g").add(HttpApiEndpoint.get("hello", "/", { success: Schema.String })))
+  const app =
+    kind === "router"
+      ? HttpRouter.add("GET", "/", Effect.succeed(hello))
+      : HttpApiBuilder.layer(Api).pipe(Layer.provide(HttpApiBuilder.group(Api, "g", (h) => h.handle("hello", () => Effect.succeed(hello)))))
+  const server = createServer()
+  const runtime = ManagedRuntime.make(
+    HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(Layer.provide(NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }))),
+  )
+  await runtime.runPromise(Effect.void)
+  console.log(`URL http://127.0.0.1:${(server.address() as AddressInfo).port}`)
 }
 
 const serveApi = async () => {
@@ -45,7 +68,9 @@ const serveApi = async () => {
   world.epoch(11)
   world.process("DAI")
   const server = await startApiServer(service)
+  const fast = await startApiServer(service, { fastReads: true })
   console.log(`URL ${server.url}`)
+  console.log(`FASTURL ${fast.url}`)
   console.log(`IDS ${JSON.stringify(ids.filter((_, i) => i % 97 === 0))}`)
   console.log(`INVOICES ${world.model.invoices.size}`)
 }
@@ -69,7 +94,7 @@ const startChild = (childMode: string): Promise<Child> =>
         buffer = buffer.slice(nl + 1)
         const space = line.indexOf(" ")
         lines.set(line.slice(0, space), line.slice(space + 1))
-        if (line.startsWith("URL ") && childMode === "raw") resolve({ process: child, url: line.slice(4), lines })
+        if (line.startsWith("URL ") && childMode !== "api") resolve({ process: child, url: line.slice(4), lines })
         if (line.startsWith("INVOICES ")) resolve({ process: child, url: lines.get("URL")!, lines })
       }
     })
@@ -78,6 +103,8 @@ const startChild = (childMode: string): Promise<Child> =>
 
 interface Target {
   readonly name: string
+  /** Measured on this server instead of the API (the framework floors). */
+  readonly server?: Child
   readonly method: "GET" | "POST"
   readonly path: (i: number) => string
   readonly body?: string
@@ -131,6 +158,7 @@ const main = async () => {
   const connections = Number(process.env.API_BENCH_CONNECTIONS ?? 10)
   const raw = await startChild("raw")
   const api = await startChild("api")
+  const floors = process.env.API_BENCH_FLOORS === "0" ? [] : [await startChild("router"), await startChild("httpapi")]
   const ids = JSON.parse(api.lines.get("IDS")!) as string[]
   const dai1 = "0x00000000000000000000000000000000000000d1"
   const usdc10 = "0x00000000000000000000000000000000000000c2"
@@ -150,9 +178,20 @@ const main = async () => {
       body: JSON.stringify({ origin: "1", destinations: ["10"], to: `0x${"11".repeat(20)}`, from: `0x${"22".repeat(20)}`, inputAsset: dai1, amount: "1000000000000000000000", callData: "0x" }),
     },
   ]
+  const apiFast: Child = { process: api.process, url: api.lines.get("FASTURL")!, lines: api.lines }
+  targets.push(
+    { name: "GET /intents/{id} (fastReads)", method: "GET", path: (i) => `/intents/${ids[i % ids.length]}`, server: apiFast },
+    { name: "GET /invoices (fastReads)", method: "GET", path: () => "/invoices", server: apiFast },
+  )
+  if (floors.length === 2) {
+    targets.push(
+      { name: "floor: effect HttpRouter, GET hello", method: "GET", path: () => "/", server: floors[0]! },
+      { name: "floor: effect HttpApi, GET hello", method: "GET", path: () => "/", server: floors[1]! },
+    )
+  }
   // Warm-up: JIT of both servers and of the client.
   await measure(raw, undefined, 2, connections)
-  for (const target of targets) await measure(api, target, 2, connections)
+  for (const target of targets) await measure(target.server ?? api, target, 2, connections)
   const rows: Record<string, string | number>[] = []
   for (const target of targets) {
     const rawRps: number[] = []
@@ -165,7 +204,7 @@ const main = async () => {
       const rawRound = await measure(raw, undefined, seconds, connections)
       rawRps.push(rawRound.rps)
       if (rawRound.cpuMicros !== undefined) rawCpu.push(rawRound.cpuMicros)
-      const r = await measure(api, target, seconds, connections)
+      const r = await measure(target.server ?? api, target, seconds, connections)
       apiRps.push(r.rps)
       apiP99.push(r.p99)
       if (r.cpuMicros !== undefined) apiCpu.push(r.cpuMicros)
@@ -187,10 +226,10 @@ const main = async () => {
     console.log(JSON.stringify(row))
   }
   console.table(rows)
-  raw.process.kill()
-  api.process.kill()
+  for (const child of [raw, api, ...floors]) child.process.kill()
 }
 
 if (mode === "raw") serveRaw()
 else if (mode === "api") await serveApi()
+else if (mode === "router" || mode === "httpapi") await serveFloor(mode)
 else await main()

@@ -379,6 +379,18 @@ describe("system", () => {
     }
   })
 
+  it("answers the same bytes with fastReads on, and hands everything else to HttpApi", async () => {
+    const fast = await startApiServer(t.service, { fastReads: true })
+    try {
+      for (const path of [`/intents/${invoice.id}`, "/invoices", `/intents/0x${"ab".repeat(32)}`, "/intents/0x12", "/invoices?limit=1", "/health"]) {
+        const [a, b] = [await fetch(`${server.url}${path}`), await fetch(`${fast.url}${path}`)]
+        expect([b.status, b.headers.get("content-type"), await b.text()], path).toEqual([a.status, a.headers.get("content-type"), await a.text()])
+      }
+    } finally {
+      await fast.close()
+    }
+  })
+
   it("answers unknown routes, bad JSON and other content types with { error, message }", async () => {
     expectProblem(await get("/nope"), 404, "RouteNotFound")
     expectProblem(await request(server.url, "DELETE", "/intents"), 404, "RouteNotFound")

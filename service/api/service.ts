@@ -426,9 +426,21 @@ export class ClearingService {
     return attempt(() => ({ intent: this.entryOf(intentId).entry.record }))
   }
 
-  /** `GET /intents/{intentId}` as the response body (the record's JSON is cached until it changes). */
+  /** `GET /intents/{intentId}` as the response body (cached until the record changes). */
   getIntentJson(intentId: string): Effect.Effect<string, ApiFailure> {
-    return attempt(() => `{"intent":${this.model.recordJson(this.entryOf(intentId).entry)}}`)
+    return attempt(() => this.model.intentResponseJson(this.entryOf(intentId).entry))
+  }
+
+  /** The `GET /intents/{intentId}` body of a known intent; undefined for anything else (no error built). */
+  intentJsonIfKnown(intentId: string): string | undefined {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(intentId)) return undefined
+    const entry = this.model.intentEntry(intentId.toLowerCase() as Bytes32)
+    return entry === undefined ? undefined : this.model.intentResponseJson(entry)
+  }
+
+  /** The first `GET /invoices` page (no query) as the response body. */
+  defaultInvoicesJson(): string {
+    return this.model.listInvoicesJson({ limit: this.config.defaultPageSize })
   }
 
   private knownDomains(field: string, values: readonly string[] | undefined): number[] | undefined {

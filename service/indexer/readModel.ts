@@ -35,8 +35,9 @@ export class IntentEntry {
   settlementVirtual = false
   /** Addresses a `userAddress` filter matches (lowercase 20-byte). */
   readonly users = new Set<string>()
-  /** Cached `JSON.stringify(record)`, dropped on every change. */
+  /** Cached `JSON.stringify(record)` and `{"intent":<record>}`, dropped on every change. */
   json: string | undefined = undefined
+  responseJson: string | undefined = undefined
   constructor(
     readonly seq: number,
     readonly record: IntentRecord,
@@ -207,6 +208,7 @@ export class ReadModel implements HubObserver {
       e.record.status = status
     }
     e.json = undefined
+    e.responseJson = undefined
     this.version++
   }
 
@@ -566,6 +568,12 @@ export class ReadModel implements HubObserver {
     return e.json
   }
 
+  /** `{"intent":<record>}` (the `GET /intents/{intentId}` body), cached until the record changes. */
+  intentResponseJson(e: IntentEntry): string {
+    if (e.responseJson === undefined) e.responseJson = `{"intent":${this.recordJson(e)}}`
+    return e.responseJson
+  }
+
   countByStatus(status: ApiIntentStatus): number {
     return this.statusCounts.get(status) ?? 0
   }
@@ -717,9 +725,23 @@ export class ReadModel implements HubObserver {
     return this.invoices.list(this.requireHub(), q)
   }
 
-  /** `listInvoices` as the response body (invoice JSON cached per epoch). */
+  private defaultInvoicePage: { readonly version: number; readonly epoch: number; readonly limit: number; readonly json: string } | undefined
+
+  /**
+   * `listInvoices` as the response body (invoice JSON cached per epoch; the first unfiltered page, the one bots
+   * poll, cached until anything changes).
+   */
   listInvoicesJson(q: InvoiceQuery): string {
-    return this.invoices.listJson(this.requireHub(), q)
+    const hub = this.requireHub()
+    const isDefault =
+      q.cursor === undefined && q.prevCursor === undefined && q.tickerHash === undefined && q.sortOrderByDiscount === undefined && !q.origins?.length && !q.destinations?.length
+    if (!isDefault) return this.invoices.listJson(hub, q)
+    const epoch = hub.state.currentEpoch()
+    const cached = this.defaultInvoicePage
+    if (cached !== undefined && cached.version === this.version && cached.epoch === epoch && cached.limit === q.limit) return cached.json
+    const json = this.invoices.listJson(hub, q)
+    this.defaultInvoicePage = { version: this.version, epoch, limit: q.limit, json }
+    return json
   }
 
   invoice(intentId: Bytes32): InvoiceRecord | undefined {
