@@ -114,7 +114,7 @@ describe("POST /intents and /intents/", () => {
     expectProblem(await post("/intents", intentBody({ max_fee: "1000001" })), 400, "InvalidRequest")
     expectProblem(await post("/intents", intentBody({ ttl: 60, isFastPath: false })), 400, "InvalidTtl")
     expectProblem(await post("/intents", intentBody({ isFastPath: true, destinations: [String(B), String(C)] })), 400, "InvalidRoute")
-    expectProblem(await post("/intents", intentBody({ outputAsset: USDC_B })), 400, "UnsupportedSwap")
+    expectProblem(await post("/intents", intentBody({ outputAsset: USDC_B })), 400, "SwapNeedsFastPath")
     expectProblem(await post("/intents", intentBody({ amount: "10" })), 400, "InvalidAmount")
     expectProblem(await post("/intents", intentBody({ callData: "0x123" })), 400, "InvalidRequest")
     expectProblem(await post("/intents", [intentBody(), intentBody({ origin: String(C), inputAsset: addr(world.assetOf("DAI", C)) })]), 400, "InvalidRequest")
@@ -310,11 +310,13 @@ describe("routes", () => {
     }
   })
 
-  it("quote over the solver limit with a fast-path error, an unroutable swap as invalid, and bad input as 400", async () => {
+  it("quote over the solver limit with a fast-path error, a swap as reqType swap, and bad input as 400", async () => {
     const quote = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, amount: "1000000" } }))
     expect(quote.fastPathQuote).toMatchObject({ error: "OverSolverLimit" })
     const swap = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, outputAsset: USDC_B, amount: "1000000" } }))
-    expect(swap).toMatchObject({ reqType: "invalid", fastPathQuote: { error: "UnsupportedSwap" } })
+    expect(swap).toMatchObject({ reqType: "swap" })
+    const fastSwap = await post("/intents", intentBody({ outputAsset: USDC_B, isFastPath: true }))
+    expect(fastSwap.status).toBe(200)
     expect(await failure(client.routes.quote({ payload: { origin: "777", destinations: [String(B)], inputAsset: DAI_A, amount: "1" } }))).toBeInstanceOf(BadRequest)
     expectProblem(await post("/routes/quotes", { origin: String(A), destinations: [String(B)], inputAsset: DAI_B, amount: "1" }), 400, "UnsupportedAsset")
     expectProblem(await post("/routes/quotes", { origin: String(A), destinations: [], inputAsset: DAI_A, amount: "1" }), 400, "InvalidRequest")

@@ -1,7 +1,8 @@
 /**
  * Route resolution shared by quotes, limits and intent creation: the input asset's ticker on the origin, the
- * ticker's asset on each destination, and the output asset. Unknown chains and assets are 400s; a route the
- * V1 hub would mark UNSUPPORTED (an output asset of another ticker: a swap) is reported as `invalid`.
+ * ticker's asset on each destination, and the output asset. Unknown chains and assets are 400s. An output
+ * asset of another ticker is a swap (`reqType: "swap"`), filled by a solver on the fast path, when the hub
+ * accepts fast-path swaps (`allowFastPathSwaps`, the default); with the V1 contracts' check it is `invalid`.
  */
 import { type Address, addressToBytes32 } from "../domain/hex.ts"
 import type { DomainAsset } from "../hub/config.ts"
@@ -15,9 +16,9 @@ export interface ResolvedRoute {
   readonly input: DomainAsset
   /** The ticker's asset on each destination, in the request's order. */
   readonly destinations: readonly DomainAsset[]
-  /** The explicit output asset, when given and of the same ticker. */
+  /** The explicit output asset, when given (of another ticker for a swap). */
   readonly output: DomainAsset | undefined
-  readonly reqType: "bridge" | "invalid"
+  readonly reqType: "bridge" | "swap" | "invalid"
   /** Why the route is invalid. */
   readonly invalidReason: string | undefined
 }
@@ -41,13 +42,19 @@ export const resolveRoute = (
   })
   let output: DomainAsset | undefined
   let invalidReason: string | undefined
+  let swap = false
   if (outputAsset !== undefined) {
     if (destinations.length !== 1) throw badRequest("InvalidRoute", "outputAsset: an output asset needs exactly one destination.")
     const found = state.assetOn(destinations[0]!, addressToBytes32(outputAsset))
     if (found === undefined) throw badRequest("UnsupportedAsset", `outputAsset: ${outputAsset} is not a supported asset on domain ${destinations[0]}.`)
-    if (found.ticker !== ticker) {
-      invalidReason = `outputAsset: ${outputAsset} is ${found.ticker.config.symbol} and inputAsset is ${ticker.config.symbol}; the hub settles a ticker only into itself (no swaps).`
-    } else output = found.asset
+    if (found.ticker === ticker) output = found.asset
+    else if (state.config.allowFastPathSwaps) {
+      output = found.asset
+      swap = true
+    } else {
+      invalidReason = `outputAsset: ${outputAsset} is ${found.ticker.config.symbol} and inputAsset is ${ticker.config.symbol}; this hub settles a ticker only into itself (no swaps).`
+    }
   }
-  return { origin, ticker, input: input.asset, destinations: assets, output, reqType: invalidReason === undefined ? "bridge" : "invalid", invalidReason }
+  const reqType = invalidReason !== undefined ? "invalid" : swap ? "swap" : "bridge"
+  return { origin, ticker, input: input.asset, destinations: assets, output, reqType, invalidReason }
 }

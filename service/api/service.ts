@@ -338,6 +338,9 @@ export class ClearingService {
     const fast = request.isFastPath === true || (requestedTtl ?? 0) > 0
     const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
     if (route.reqType === "invalid") throw badRequest("UnsupportedSwap", `${prefix}${route.invalidReason}`)
+    if (route.reqType === "swap" && request.isFastPath !== true && (requestedTtl ?? 0) === 0) {
+      throw badRequest("SwapNeedsFastPath", `${field("outputAsset")}: a swap into another asset is filled by a solver: set isFastPath true (or a ttl above 0).`)
+    }
     const xerc20 = route.input.strategy === Strategy.XERC20
     if (xerc20 && (requestedMaxFee ?? 0) > 0) throw badRequest("InvalidMaxFee", `${field("max_fee")}: must be 0 for the xERC20 asset ${inputAsset}.`)
     if (xerc20 && fast) throw badRequest("InvalidTtl", `${field("ttl")}: xERC20 assets take the native route with ttl 0 (no fast path).`)
@@ -725,7 +728,7 @@ export class ClearingService {
         expectedAmount: q.fees.expectedAmount.toString(),
         currentLimit: q.currentLimit.toString(),
         splitCount: 1,
-        reqType: "bridge",
+        reqType: route.reqType,
         fastPathQuote: fast,
         settlementEstimate: { p25Minutes: q.settlementEstimate.p25Minutes, p50Minutes: q.settlementEstimate.p50Minutes, p75Minutes: q.settlementEstimate.p75Minutes },
       }
