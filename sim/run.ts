@@ -36,6 +36,8 @@ export interface RunOptions {
   readonly outDir?: string
   /** Called about once per virtual minute with the virtual time. */
   readonly onProgress?: (nowMs: number, horizonMs: number) => void
+  /** Called with the world after the run, before the chains stop (tests, debugging, heap inspection). */
+  readonly inspect?: (world: World) => void | Promise<void>
 }
 
 export interface RunResult {
@@ -60,7 +62,8 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       })
       spokes = await createAnvilSpokes(pool, plan.spokes)
     } else {
-      spokes = createMemorySpokes(plan.spokes, { retainEvents: false })
+      // The service builds every call it hands out, so re-validating arguments at submit is redundant here.
+      spokes = createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false })
     }
     if (options.outDir !== undefined) {
       mkdirSync(options.outDir, { recursive: true })
@@ -124,6 +127,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       }
     }
     const firstEpoch = world.firstEpoch
+    await options.inspect?.(world)
     const lastEpoch = world.hub.currentEpoch()
     const section = buildMetricsSection(metrics)
     const base = {

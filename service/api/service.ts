@@ -8,7 +8,7 @@
  * transactions. Time comes from the injected `ServiceClock`.
  */
 import { Context, Effect, Layer } from "effect"
-import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex } from "../domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, ZERO_ADDRESS, type Hex } from "../domain/hex.ts"
 import { IntentStatus, IntentStatusName, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, strategyName } from "../domain/protocol.ts"
 import type { Hub } from "../hub/hub.ts"
 import type { InvoiceQuery } from "../indexer/invoices.ts"
@@ -56,6 +56,7 @@ import {
   transactionRequest,
 } from "./transactions.ts"
 import type { ContractFunctionArgs } from "viem"
+import type { SpokeCall } from "../spoke/calls.ts"
 import type { HubAbi } from "./hubAbi.ts"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -374,6 +375,19 @@ export class ClearingService {
   }
 
   private buildIntents(payload: IntentsPayload, family: Family): Effect.Effect<TransactionRequest, ApiFailure> {
+    return Effect.map(this.buildIntentsWithCall(payload, family), (built) => built.tx)
+  }
+
+  /**
+   * `POST /intents` for in-process callers (the simulator's agents): the transaction request and the typed
+   * spoke call it encodes, so that a caller holding a `SpokeChain` can submit the call without decoding the
+   * calldata back. Same validation, fees and signature as `createIntents`.
+   */
+  createIntentsWithCall(payload: IntentsPayload): Effect.Effect<{ readonly tx: TransactionRequest; readonly call: SpokeCall }, ApiFailure> {
+    return this.buildIntentsWithCall(payload, "evm")
+  }
+
+  private buildIntentsWithCall(payload: IntentsPayload, family: Family): Effect.Effect<{ readonly tx: TransactionRequest; readonly call: SpokeCall }, ApiFailure> {
     return Effect.suspend(() => {
       let prepared: PreparedIntent[]
       try {
@@ -395,10 +409,15 @@ export class ClearingService {
       const first = prepared[0]!
       const fee = prepared.reduce((sum, p) => sum + p.tokenFee, 0n)
       const deadline = BigInt(this.deadline())
-      const build = (sig: Hex): TransactionRequest => {
+      const build = (sig: Hex) => {
         const feeParams = { fee, deadline, sig }
-        const data = Array.isArray(payload) ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
-        return transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin })
+        const order = Array.isArray(payload)
+        const data = order ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
+        const params = prepared.map((p) => ({ ...p.order, outputAsset: p.order.outputAsset ?? ZERO_ADDRESS }))
+        const call: SpokeCall = order
+          ? { kind: "feeAdapter.newOrder", fee, deadline, sig, params }
+          : { kind: "feeAdapter.newIntent", ...params[0]!, feeParams }
+        return { tx: transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin }), call }
       }
       // Most requests reuse a signature: answer them without an asynchronous step.
       const cached = this.feeSigner.cached(fee, 0n, first.order.inputAsset, deadline)

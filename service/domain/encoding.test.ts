@@ -160,3 +160,36 @@ describe("fast INTENT batch decoder", () => {
     expect(() => decodeMessage(bad)).toThrow(/uint24/)
   })
 })
+
+describe("fast settlement encoder and message ids", () => {
+  const arbSettlement = fc.record({
+    intentId: bytes32,
+    amount: fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
+    asset: bytes32,
+    recipient: bytes32,
+    updateVirtualBalance: fc.boolean(),
+  })
+
+  it("encodes SETTLEMENT batches byte-equal to viem", async () => {
+    const { encodeSettlementMessageViem } = await import("./encoding.ts")
+    fc.assert(
+      fc.property(fc.array(arbSettlement, { maxLength: 6 }), (settlements) => {
+        expect(encodeSettlementMessage(settlements)).toBe(encodeSettlementMessageViem(settlements).toLowerCase())
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it("computes message ids as keccak256(abi.encode(uint32, uint32, uint256, bytes))", async () => {
+    const { messageIdOf } = await import("./encoding.ts")
+    const { encodeAbiParameters, hexToBytes } = await import("viem")
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), fc.uint8Array({ maxLength: 300 }), (o, d, n, m) => {
+        const message = `0x${Buffer.from(m).toString("hex")}` as Hex
+        const expected = viemKeccak(encodeAbiParameters([{ type: "uint32" }, { type: "uint32" }, { type: "uint256" }, { type: "bytes" }], [o, d, n, message]))
+        expect(messageIdOf(o, d, n, hexToBytes(message))).toBe(expected)
+      }),
+      { numRuns: 200 },
+    )
+  })
+})

@@ -220,11 +220,46 @@ export const encodeIntentMessage = (intents: readonly Intent[]): Hex =>
 export const encodeFillMessage = (fills: readonly FillMessage[]): Hex =>
   encodeAbiParameters(EnvelopeAbi, [MessageType.FILL, encodeAbiParameters([{ type: "tuple[]", components: FillMessageAbi.components }], [fills.map((f) => ({ ...f }))])])
 
-export const encodeSettlementMessage = (settlements: readonly Settlement[]): Hex =>
+/** `abi.encode(Settlement[])` as bytes: settlements are static tuples of five words. */
+const encodeSettlementArray = (settlements: readonly Settlement[]): Uint8Array => {
+  const out = new Uint8Array(2 * WORD + 5 * WORD * settlements.length)
+  out[WORD - 1] = 0x20
+  writeUintNumber(out, WORD, settlements.length)
+  let p = 2 * WORD
+  for (const s of settlements) {
+    writeWord(out, p, s.intentId)
+    writeUintBigInt(out, p + WORD, s.amount)
+    writeWord(out, p + 2 * WORD, s.asset)
+    writeWord(out, p + 3 * WORD, s.recipient)
+    if (s.updateVirtualBalance) out[p + 5 * WORD - 1] = 1
+    p += 5 * WORD
+  }
+  return out
+}
+
+/** The SETTLEMENT message as bytes (hashing the message id needs them). */
+export const encodeSettlementMessageBytes = (settlements: readonly Settlement[]): Uint8Array => envelope(MessageType.SETTLEMENT, encodeSettlementArray(settlements))
+
+export const encodeSettlementMessage = (settlements: readonly Settlement[]): Hex => bytesToHex(encodeSettlementMessageBytes(settlements))
+
+/** viem's encoding of the same (the reference for tests). */
+export const encodeSettlementMessageViem = (settlements: readonly Settlement[]): Hex =>
   encodeAbiParameters(EnvelopeAbi, [
     MessageType.SETTLEMENT,
     encodeAbiParameters([{ type: "tuple[]", components: SettlementAbi.components }], [settlements.map((s) => ({ ...s }))]),
   ])
+
+/** `keccak256(abi.encode(uint32 origin, uint32 destination, uint256 nonce, bytes message))`: gateway message ids. */
+export const messageIdOf = (origin: number, destination: number, nonce: bigint, message: Uint8Array): Bytes32 => {
+  const buf = new Uint8Array(5 * WORD + paddedLength(message.length))
+  writeUintNumber(buf, 0, origin)
+  writeUintNumber(buf, WORD, destination)
+  writeUintBigInt(buf, 2 * WORD, nonce)
+  writeUintNumber(buf, 3 * WORD, 4 * WORD)
+  writeUintNumber(buf, 4 * WORD, message.length)
+  buf.set(message, 5 * WORD)
+  return keccak256Bytes(buf)
+}
 
 /** VAR_UPDATE payload: `abi.encode(bytes32 variableHash, bytes encodedValue)`. */
 export const encodeVarUpdateMessage = (variableHash: Bytes32, encodedValue: Hex): Hex =>

@@ -4,8 +4,8 @@
  * and the epoch-length update with carry (§3.1).
  */
 import { encodeAbiParameters, keccak256, toBytes } from "viem"
-import { encodeSettlementMessage } from "../domain/encoding.ts"
-import type { Bytes32 } from "../domain/hex.ts"
+import { encodeSettlementMessageBytes, messageIdOf as fastMessageIdOf } from "../domain/encoding.ts"
+import { type Bytes32, bytesToHex, hexToBytes } from "../domain/hex.ts"
 import { IntentStatus, IntentStatusName, type Settlement } from "../domain/protocol.ts"
 import { keccak256Bytes } from "../domain/keccak.ts"
 import { HubRevert } from "./errors.ts"
@@ -20,14 +20,13 @@ export const RETURN_UNSUPPORTED_GAS_LIMIT = 50_000n
  * bytes message))`, the same rule the spoke gateways use for their outbound messages.
  */
 export const messageIdOf = (origin: number, destination: number, nonce: bigint, message: `0x${string}`): Bytes32 =>
-  keccak256(
-    encodeAbiParameters([{ type: "uint32" }, { type: "uint32" }, { type: "uint256" }, { type: "bytes" }], [origin, destination, nonce, message]),
-  )
+  fastMessageIdOf(origin, destination, nonce, hexToBytes(message))
 
 const send = (hub: HubState, destination: number, settlements: readonly Settlement[], gasLimit: bigint): OutboundMessage => {
   const nonce = ++hub.messageNonce
-  const messageId = messageIdOf(hub.config.hubDomain, destination, nonce, encodeSettlementMessage(settlements))
-  const message: OutboundMessage = { messageId, origin: hub.config.hubDomain, destination, nonce, settlements, gasLimit }
+  const bytes = encodeSettlementMessageBytes(settlements)
+  const messageId = fastMessageIdOf(hub.config.hubDomain, destination, nonce, bytes)
+  const message: OutboundMessage = { messageId, origin: hub.config.hubDomain, destination, nonce, settlements, gasLimit, message: bytesToHex(bytes) }
   hub.outbox.push(message)
   return message
 }

@@ -80,6 +80,7 @@ describe("settlement queue: processSettlementQueue", () => {
       nonce: 1n,
       settlements: [s1, s2],
       gasLimit: 154_000n, // (40,000 + 2 × 50,000) × 1.1
+      message: encoded,
     })
     expect(decodeMessage(encoded)).toEqual({ type: "SETTLEMENT", settlements: [s1, s2] })
     expect(t.events()).toEqual([{ kind: "SettlementQueueProcessed", messageId: first.messageId, domain: DOMAIN_B, amount: 2, quote: 0n }])
@@ -286,6 +287,7 @@ describe("unsupported intents: returnUnsupportedIntent", () => {
       nonce: 1n,
       settlements,
       gasLimit: 50_000n,
+      message: encodeSettlementMessage(settlements),
     })
     expect(t.events()).toEqual([{ kind: "ReturnUnsupportedIntent", domain: DOMAIN_A, messageId: message.messageId, intentId: id }])
     expect(t.status(id)).toBe("UNSUPPORTED_RETURNED")

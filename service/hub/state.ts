@@ -203,6 +203,8 @@ export interface OutboundMessage {
   readonly settlements: readonly Settlement[]
   /** Gas limit requested for the batch on the destination. */
   readonly gasLimit: bigint
+  /** The encoded SETTLEMENT message. */
+  readonly message: `0x${string}`
 }
 
 /** Optional hooks for observers that need more than events (the read model); never alter state. */

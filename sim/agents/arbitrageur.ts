@@ -87,7 +87,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           stats.reject("unprofitable")
           continue
         }
-        const tx = await callService(service.createIntents(request))
+        const tx = await callService(service.createIntentsWithCall(request))
         if (!tx.ok) {
           stats.reject(`intents:${tx.error}`)
           continue

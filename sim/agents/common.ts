@@ -3,20 +3,27 @@
  * as the API's `{error, message}`), sending the returned transaction request to its origin chain, counting
  * actions and rejections per population, and measuring PnL from balances.
  */
-import { Effect, Exit } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import type { ApiFailure } from "../../service/api/errors.ts"
 import type { TransactionRequest } from "../../service/api/schemas.ts"
 import type { ClearingService } from "../../service/api/service.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
+import type { SpokeCall } from "../../service/spoke/calls.ts"
 import type { SpokeReceipt } from "../../service/spoke/types.ts"
 import type { AgentPlan } from "../world/plan.ts"
 import type { ReceiptHandler, World } from "../world/world.ts"
 
 export type ServiceResult<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string; readonly message: string }
 
-/** Runs a service operation; API failures are values, defects (bugs) throw. */
+/**
+ * Runs a service operation; API failures are values, defects (bugs) throw. Synchronous operations (most are:
+ * reads, quotes, intents with a cached fee signature) run without a promise.
+ */
 export const callService = async <A>(effect: Effect.Effect<A, ApiFailure>): Promise<ServiceResult<A>> => {
-  const exit = await Effect.runPromiseExit(effect)
+  let exit = Effect.runSyncExit(effect)
+  if (Exit.isFailure(exit) && exit.cause.reasons.some((r) => Cause.isDieReason(r) && Cause.isAsyncFiberError(r.defect))) {
+    exit = await Effect.runPromiseExit(effect)
+  }
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
   if (failure !== undefined && failure._tag === "Fail") return { ok: false, error: failure.error.error, message: failure.error.message }
@@ -52,10 +59,18 @@ export class PopulationStats {
   }
 }
 
-/** Sends a transaction request built by the service to its chain (decoded into a spoke call). */
-export const sendTransaction = (world: World, from: Address, tx: TransactionRequest, onReceipt?: ReceiptHandler): void => {
-  const chain = world.chain(tx.chainId)
+/**
+ * Sends a transaction request built by the service to its chain. In-process callers also have the typed call
+ * the request encodes (`createIntentsWithCall`), which is submitted as is; otherwise the calldata is decoded.
+ */
+export const sendTransaction = (world: World, from: Address, built: TransactionRequest | { readonly tx: TransactionRequest; readonly call: SpokeCall }, onReceipt?: ReceiptHandler): void => {
+  const tx = "call" in built ? built.tx : built
   const value = BigInt(tx.value ?? "0")
+  if ("call" in built) {
+    world.submit(tx.chainId, from, built.call, value === 0n ? undefined : value, onReceipt)
+    return
+  }
+  const chain = world.chain(tx.chainId)
   chain.submitRaw({ from, to: tx.to as Address, data: tx.data as Hex, value })
   world.stats.spokeCalls++
   if (onReceipt !== undefined) world.onNextReceipt(tx.chainId, chain.pending - 1, onReceipt)

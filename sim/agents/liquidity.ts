@@ -24,7 +24,7 @@ export const startLiquidity = (world: World, service: ClearingService, entries: 
       const i = domains.indexOf(entry.chain)
       const destination = domains.find((d, j) => j > i && world.plan.assets.has(`${entry.asset}:${d}`)) ?? domains.find((d) => d !== entry.chain && world.plan.assets.has(`${entry.asset}:${d}`))!
       const tx = await callService(
-        service.createIntents({
+        service.createIntentsWithCall({
           origin: String(entry.chain),
           destinations: [String(destination)],
           inputAsset: asset.address,

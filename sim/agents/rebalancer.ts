@@ -88,7 +88,7 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
             : { max_fee: String(spec.maxDiscountDbps) }
         : { isFastPath: true, ...(spec.fastTtlSeconds === undefined ? {} : { ttl: spec.fastTtlSeconds }), ...(spec.fastMaxFeeDbps === undefined ? {} : { max_fee: String(spec.fastMaxFeeDbps) }) }),
     }
-    const tx = await callService(service.createIntents(request))
+    const tx = await callService(service.createIntentsWithCall(request))
     if (!tx.ok) return stats.reject(`intents:${tx.error}`)
     stats.act(path === "basic" && input.strategy === "xerc20" ? "xerc20" : path)
     sendTransaction(world, from, tx.value, (receipt) => stats.rejectReceipt(receipt))

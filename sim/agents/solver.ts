@@ -99,7 +99,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           if (amount <= 0n) return stats.reject("nothingToRebalance")
           world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount })
           const tx = await callService(
-            service.createIntents({
+            service.createIntentsWithCall({
               origin: String(rich.asset.domain),
               destinations: [String(poor.domain)],
               inputAsset: rich.asset.address,

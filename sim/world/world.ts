@@ -10,7 +10,7 @@
  */
 import { type Address, addressToBytes32, type Bytes32, type Hex } from "../../service/domain/hex.ts"
 import { keccak256Utf8 } from "../../service/domain/keccak.ts"
-import { decodeMessage, encodeSettlementMessage } from "../../service/domain/encoding.ts"
+import { decodeMessage } from "../../service/domain/encoding.ts"
 import type { FillMessage, Intent } from "../../service/domain/protocol.ts"
 import type { HubRevert } from "../../service/hub/errors.ts"
 import type { HubEvent, HubEventSink } from "../../service/hub/events.ts"
@@ -307,7 +307,7 @@ export class World {
   }
 
   private sendToSpoke(message: OutboundMessage): void {
-    const bytes = encodeSettlementMessage(message.settlements)
+    const bytes = message.message
     for (const delivery of this.transport.send({ messageId: message.messageId, origin: message.origin, destination: message.destination }, this.nowMs)) {
       this.scheduler.at(delivery.atMs, `deliver/${message.destination}/${message.messageId}`, () => {
         this.submit(message.destination, this.plan.relayer.address, {
