@@ -14,15 +14,19 @@ import { loadScenario, ScenarioError } from "../scenario/load.ts"
 
 const wallClock = () => performance.now()
 
+/** Progress of long runs on stderr: a live percentage on a terminal, a line every 10 % otherwise. */
 const progressLine = (label: string) => {
   let last = -1
+  const tty = process.stderr.isTTY === true
   return (nowMs: number, horizonMs: number) => {
-    if (!process.stderr.isTTY) return
     const pct = Math.floor((nowMs / horizonMs) * 100)
-    if (pct === last) return
-    last = pct
-    process.stderr.write(`\r${label} ${pct}% of virtual time`)
-    if (pct >= 100) process.stderr.write("\n")
+    const step = tty ? pct : Math.floor(pct / 10) * 10
+    if (step === last) return
+    last = step
+    if (tty) {
+      process.stderr.write(`\r${label} ${pct}% of virtual time`)
+      if (pct >= 100) process.stderr.write("\n")
+    } else if (step > 0) process.stderr.write(`${label}: ${step}% of virtual time\n`)
   }
 }
 
