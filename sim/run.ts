@@ -9,7 +9,7 @@ import { ClearingService } from "../service/api/service.ts"
 import type { Address } from "../service/domain/hex.ts"
 import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../service/spoke/spoke.ts"
 import { startArbitrageurs } from "./agents/arbitrageur.ts"
-import { holdings, type PopulationStats } from "./agents/common.ts"
+import { holdings18, type PopulationStats } from "./agents/common.ts"
 import { startKeepers } from "./agents/keepers.ts"
 import { startLiquidity } from "./agents/liquidity.ts"
 import { startRebalancers } from "./agents/rebalancer.ts"
@@ -17,7 +17,7 @@ import { startSolvers } from "./agents/solver.ts"
 import { ChainPool } from "./chains/index.ts"
 import { MetricsCollector } from "./metrics/collector.ts"
 import { evaluateProperties } from "./metrics/properties.ts"
-import { buildMetricsSection, metricsOf, type RunReport } from "./report/report.ts"
+import { buildMetricsSection, METRIC_NAMES, metricsOf, type RunReport } from "./report/report.ts"
 import type { LoadedScenario } from "./scenario/load.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
 import { planWorld } from "./world/plan.ts"
@@ -112,23 +112,28 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     world.startChains()
     await world.run(plan.horizonSeconds, options.onProgress === undefined ? undefined : (now) => options.onProgress!(now, plan.horizonSeconds * 1000))
 
-    // PnL: what each population holds now (wallets + spoke virtual balances) against its funding.
+    // Holdings change: what each population holds now (wallets + spoke virtual balances) against its funding,
+    // summed exactly in 18-decimal units.
     const inFlight = metrics.inFlight()
     for (const population of populations) {
       const members = plan.agents.filter((a) => a.population === population.population && a.kind === population.kind)
+      const change18: Record<string, bigint> = {}
       for (const agent of members) {
         for (const [symbol, tokens] of Object.entries(inFlight.get(agent.id) ?? {})) population.inFlight[symbol] = (population.inFlight[symbol] ?? 0) + tokens
-        const now = await holdings(world, agent.account.address)
-        for (const [symbol, tokens] of Object.entries(now)) {
-          const chains = [...plan.assets.values()].filter((a) => a.symbol === symbol).length
-          const funded = Number(plan.fundingTokens) * chains
-          population.pnl[symbol] = (population.pnl[symbol] ?? 0) + (tokens - funded)
+        const now = await holdings18(world, agent.account.address)
+        for (const [symbol, held18] of Object.entries(now)) {
+          const chains = BigInt([...plan.assets.values()].filter((a) => a.symbol === symbol).length)
+          change18[symbol] = (change18[symbol] ?? 0n) + held18 - plan.fundingTokens * 10n ** 18n * chains
         }
       }
+      for (const [symbol, amount18] of Object.entries(change18)) population.pnl[symbol] = metrics.tokens18(amount18)
     }
-    const firstEpoch = world.firstEpoch
     await options.inspect?.(world)
-    const lastEpoch = world.hub.currentEpoch()
+    // The epochs the run covered: the last one is the epoch of the run's last second (the horizon tick itself
+    // opens no epoch of its own).
+    const firstEpoch = world.firstEpoch
+    const lastSecond = Math.max(0, Math.ceil(plan.horizonSeconds) - 1)
+    const lastEpoch = Math.floor((plan.hubGenesisBlock + Math.floor(lastSecond / plan.hubBlockTimeSeconds)) / (spec.hub?.epochLength ?? 40))
     const section = buildMetricsSection(metrics)
     const base = {
       scenario: { name: spec.name, file: loaded.file, hash: loaded.scenarioHash, ...(spec.description === undefined ? {} : { description: spec.description }) },
@@ -160,7 +165,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     if (world.transport.stats.dropped + world.transport.stats.duplicated + world.transport.stats.reordered + world.transport.stats.heldByOutage > 0) {
       metrics.coverage.add("transportFaultInjected")
     }
-    const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage)
+    const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, METRIC_NAMES)
     const report: RunReport = { ...base, coverage: [...metrics.coverage].sort(), properties, passed: properties.every((p) => p.pass) }
     const timeseries = metrics.timeseries.map((row) => ({ run: options.run ?? 0, seed: options.seed, ...row }))
     return { report, timeseries }

@@ -123,12 +123,19 @@ const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKe
     .map((segment) => (typeof segment === "object" ? segment.key : segment))
     .reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`), "")
 
-/** Decodes `input` with `schema`; on failure returns every problem with its path (no exception). */
+/**
+ * Decodes `input` with `schema`; on failure returns every problem with its path (no exception). `strict`
+ * also reports keys the schema does not know (typos in hand-written files).
+ */
 export const decodeWithProblems = <S extends Schema.Codec<unknown, unknown>>(
   schema: S,
   input: unknown,
+  options: { readonly strict?: boolean } = {},
 ): { readonly ok: true; readonly value: S["Type"] } | { readonly ok: false; readonly problems: readonly InputProblem[] } => {
-  const exit = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)(input, { errors: "all" })
+  const exit = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"], unknown>)(input, {
+    errors: "all",
+    ...(options.strict === true ? { onExcessProperty: "error" as const } : {}),
+  })
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const error = Cause.squash(exit.cause)
   if (Schema.isSchemaError(error)) {
@@ -136,6 +143,7 @@ export const decodeWithProblems = <S extends Schema.Codec<unknown, unknown>>(
       ok: false,
       problems: formatter(error.issue).issues.map((i) => {
         const path = (i.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))
+        if (i.message.startsWith("Expected no excess property")) return { path: formatPath(path), message: "unknown key (not a field here; a typo?)" }
         return { path: formatPath(path), message: withActual(i.message, input, path) }
       }),
     }

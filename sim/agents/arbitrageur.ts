@@ -64,7 +64,14 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           continue
         }
         // Repaid where the invoice came from (its custody grew there).
-        const destination = Number(invoice.origin) === best.domain ? world.spokes.domains.find((d) => d !== best.domain)! : Number(invoice.origin)
+        const destination =
+          Number(invoice.origin) !== best.domain
+            ? Number(invoice.origin)
+            : world.spokes.domains.find((d) => d !== best.domain && world.plan.assets.has(`${symbol}:${d}`))
+        if (destination === undefined) {
+          stats.reject("noDestination")
+          continue
+        }
         const request = {
           origin: String(best.domain),
           destinations: [String(destination)],

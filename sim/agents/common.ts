@@ -8,6 +8,7 @@ import type { ApiFailure } from "../../service/api/errors.ts"
 import type { TransactionRequest } from "../../service/api/schemas.ts"
 import type { ClearingService } from "../../service/api/service.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
+import { NORMALIZED_DECIMALS, normalizeDecimals } from "../../service/domain/protocol.ts"
 import type { SpokeCall } from "../../service/spoke/calls.ts"
 import type { SpokeReceipt } from "../../service/spoke/types.ts"
 import type { AgentPlan } from "../world/plan.ts"
@@ -76,13 +77,13 @@ export const sendTransaction = (world: World, from: Address, built: TransactionR
   if (onReceipt !== undefined) world.onNextReceipt(tx.chainId, chain.pending - 1, onReceipt)
 }
 
-/** The token balance of `account` (wallet + spoke virtual balance) on every chain, in whole tokens per symbol. */
-export const holdings = async (world: World, account: Address): Promise<Record<string, number>> => {
-  const out: Record<string, number> = {}
+/** The tokens `account` holds (wallet + spoke virtual balance) on every chain, per symbol, in 18-decimal units. */
+export const holdings18 = async (world: World, account: Address): Promise<Record<string, bigint>> => {
+  const out: Record<string, bigint> = {}
   for (const asset of world.plan.assets.values()) {
     const chain = world.chain(asset.domain)
     const units = (await chain.erc20Balance(asset.address, account)) + (await chain.virtualBalance(asset.address, account))
-    out[asset.symbol] = (out[asset.symbol] ?? 0) + Number(units) / 10 ** asset.decimals
+    out[asset.symbol] = (out[asset.symbol] ?? 0n) + normalizeDecimals(units, asset.decimals, NORMALIZED_DECIMALS)
   }
   return out
 }

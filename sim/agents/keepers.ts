@@ -54,22 +54,24 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       })
     })
     let fillInFlight = false
-    let fillWaitingSince = -1
+    // Times of the fills in this chain's fill queue, oldest first (the age threshold is the oldest fill's).
+    const fillTimes: number[] = []
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        if (context.domain !== domain) return
+        if (event.name === "IntentFilled") fillTimes.push(world.timestamp)
+        else if (event.name === "FillQueueProcessed") fillTimes.splice(0, Number(event.lastIdx - event.firstIdx))
+      },
+    })
     world.scheduler.every((spec.fillQueue?.cronSeconds ?? 180) * 1000, 0, `keeper/fills/${domain}`, async () => {
       if (fillInFlight) return
       const length = await chain.fillQueueLength()
-      if (length === 0) {
-        fillWaitingSince = -1
-        return
-      }
-      if (fillWaitingSince < 0) fillWaitingSince = world.timestamp
-      if (!due(length, world.timestamp - fillWaitingSince, spec.fillQueue) && length < (spec.fillQueue?.maxSize ?? 1)) return
+      if (length === 0 || !due(length, world.timestamp - (fillTimes[0] ?? world.timestamp), spec.fillQueue)) return
       const amount = Math.min(length, MAX_QUEUE_BATCH)
       const fee = await chain.quoteMessage(hubDomain, zeros(fillMessageLength(amount)))
       fillInFlight = true
       world.submit(domain, keeper, { kind: "spoke.processFillQueue", amount }, fee, (receipt) => {
         fillInFlight = false
-        fillWaitingSince = -1
         if (receipt.status === "success") stats.fillDispatches++
         else stats.reverts++
       })
@@ -111,6 +113,8 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
     },
   })
   world.scheduler.every(600_000, 300_000, "keeper/xerc20-debt", async () => {
+    // Debts of one (domain, asset) share the bridge's minting limit: spend it once, in order.
+    const limits = new Map<string, bigint>()
     for (const [key, debt] of debts) {
       const chain = world.chain(debt.domain)
       const owed = await chain.mintable(debt.recipient, debt.asset)
@@ -118,8 +122,10 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
         debts.delete(key)
         continue
       }
-      const limit = (await chain.xerc20Limits(debt.asset)).mintingCurrentLimit
+      const limitKey = `${debt.domain}:${debt.asset}`
+      const limit = limits.get(limitKey) ?? (await chain.xerc20Limits(debt.asset)).mintingCurrentLimit
       const amount = owed < limit ? owed : limit
+      limits.set(limitKey, limit - amount)
       if (amount === 0n) continue
       world.submit(debt.domain, keeper, { kind: "xerc20Module.mintDebt", asset: debt.asset, recipient: debt.recipient, amount }, undefined, (receipt) => {
         if (receipt.status === "success") stats.debtMints++

@@ -29,8 +29,11 @@ const sampleTokens = (spec: SizeSpec, rng: Rng): number => {
   }
 }
 
-/** Whole tokens (a float from a distribution) to units, keeping at most 6 significant decimals. */
-const unitsOf = (tokens: number, decimals: number): bigint => tokensToUnits(tokens.toFixed(Math.min(6, decimals)), decimals)
+/** Whole tokens (a float from a distribution) to units, rounded to at most 6 decimals. */
+const unitsOf = (tokens: number, decimals: number): bigint => {
+  const scale = 10 ** Math.min(6, decimals)
+  return tokensToUnits(Math.round(tokens * scale) / scale, decimals)
+}
 
 export const startRebalancers = (world: World, service: ClearingService, spec: RebalancerSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("rebalancer", spec.name, agents.length)
@@ -47,11 +50,10 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     let path: Path = input.strategy === "xerc20" ? "basic" : paths[rng.weightedIndex(pathWeights.some((w) => w > 0) ? pathWeights : [1, 0, 0])]!
     const amount = unitsOf(sampleTokens(spec.size, rng), input.decimals)
     if (amount === 0n) return stats.reject("zeroAmount")
-    if (allowance !== undefined) {
-      const spent = spentByAgent.get(agent.id) ?? 0n
-      if (spent + amount > tokensToUnits(allowance, input.decimals)) return stats.reject("budgetExhausted")
-      spentByAgent.set(agent.id, spent + amount)
-    }
+    // The budget is per chain, in that chain's token units.
+    const budgetKey = `${agent.id}:${flow.from}`
+    const spent = spentByAgent.get(budgetKey) ?? 0n
+    if (allowance !== undefined && spent + amount > tokensToUnits(allowance, input.decimals)) return stats.reject("budgetExhausted")
     let outputAsset: Address | undefined
     if (path === "swap") {
       const other = [...world.plan.assets.values()].find((a) => a.domain === flow.to && a.symbol !== spec.asset && a.strategy === "default")
@@ -90,6 +92,7 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     }
     const tx = await callService(service.createIntentsWithCall(request))
     if (!tx.ok) return stats.reject(`intents:${tx.error}`)
+    spentByAgent.set(budgetKey, spent + amount)
     stats.act(path === "basic" && input.strategy === "xerc20" ? "xerc20" : path)
     sendTransaction(world, from, tx.value, (receipt) => stats.rejectReceipt(receipt))
   }

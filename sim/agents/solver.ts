@@ -97,7 +97,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           const wanted = normalizeDecimals(target / 2n, poor.decimals, rich.asset.decimals)
           const amount = surplus < wanted ? surplus : wanted
           if (amount <= 0n) return stats.reject("nothingToRebalance")
-          world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount })
+          // The intent first: only when the service accepts it does inventory leave the spoke.
           const tx = await callService(
             service.createIntentsWithCall({
               origin: String(rich.asset.domain),
@@ -109,6 +109,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
             }),
           )
           if (!tx.ok) return stats.reject(`rebalance:${tx.error}`)
+          world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount })
           stats.act("rebalance")
           sendTransaction(world, me, tx.value, (receipt) => stats.rejectReceipt(receipt))
         } finally {

@@ -14,6 +14,11 @@ import { loadScenario, ScenarioError } from "../scenario/load.ts"
 
 const wallClock = () => performance.now()
 
+/** A flag value the command cannot use (the message says which flag and what was expected). */
+class CliInputError extends Error {
+  override readonly name = "CliInputError"
+}
+
 /** Progress of long runs on stderr: a live percentage on a terminal, a line every 10 % otherwise. */
 const progressLine = (label: string) => {
   let last = -1
@@ -61,7 +66,7 @@ export const runCommand = Command.make(
     const firstSeed = Option.getOrUndefined(seed) ?? spec.seed ?? 1
     const count = Option.getOrUndefined(runs) ?? spec.runs ?? 1
     const baseDir = Option.getOrUndefined(out) ?? join("reports", "out", spec.name)
-    if (count < 1) return yield* Effect.fail(new Error(`--runs: expected a positive integer, got ${count}`))
+    if (count < 1) return yield* Effect.fail(new CliInputError(`--runs: expected a positive integer, got ${count}`))
     const reports: RunReport[] = []
     let failed = false
     for (let i = 0; i < count; i++) {
@@ -95,7 +100,8 @@ export const runCommand = Command.make(
     if (failed) process.exitCode = 1
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {
-      yield* Console.error(`clearsim: ${error instanceof ScenarioError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+      const userError = error instanceof ScenarioError || error instanceof CliInputError
+      yield* Console.error(`clearsim: ${userError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
       process.exitCode = 2
     }),
   )),

@@ -28,6 +28,8 @@ interface TrackedIntent {
   readonly amount18: bigint
   paidAt: number | undefined
   settledAt: number | undefined
+  /** After a failed xERC20 mint: what is still owed, 18-decimal units. */
+  owed18: bigint | undefined
 }
 
 export interface TimeseriesRow {
@@ -48,6 +50,11 @@ export class MetricsCollector implements WorldObserver {
   readonly settlementLatency = new Map<IntentPath, Samples>(PATHS.map((p) => [p, new Samples()]))
   readonly allUserLatency = new Samples()
   readonly allSettlementLatency = new Samples()
+  /** Samples of the current epoch only (per-epoch snapshots). */
+  private epochUserLatency = new Samples()
+  private epochSettlementLatency = new Samples()
+  /** Everything the hub settled (all owners, all strategies): the volume discounts are measured against. */
+  settledVolume18 = 0n
   /** Discount per settled invoice, bps of the invoice. */
   readonly discountBps = new Samples()
   discountPaid18 = 0n
@@ -61,6 +68,10 @@ export class MetricsCollector implements WorldObserver {
   private readonly symbolOf = new Map<Bytes32, string>()
   private readonly decimals = new Map<string, number>()
   private readonly strategy = new Map<string, string>()
+  /** The last AssetMintFailed, until the Settled that follows it in the same receipt. */
+  private mintFailure: { readonly receipt: unknown; readonly asset: Address; readonly recipient: Address } | undefined
+  /** xERC20 amounts owed to a recipient after failed mints, oldest first, per `${domain}:${asset}:${recipient}`. */
+  private readonly debts = new Map<string, { readonly intentId: Bytes32; amount: bigint }[]>()
 
   constructor(private readonly world: World) {
     for (const agent of world.plan.agents) this.agentsByAccount.set(agent.account.address.toLowerCase(), agent)
@@ -103,6 +114,7 @@ export class MetricsCollector implements WorldObserver {
           amount18: intent.amount,
           paidAt: undefined,
           settledAt: undefined,
+          owed18: undefined,
         })
         this.created[path]++
         break
@@ -110,13 +122,13 @@ export class MetricsCollector implements WorldObserver {
       case "IntentFilled": {
         const tracked = this.intents.get(event.intentId)
         if (tracked === undefined || tracked.paidAt !== undefined) break
-        tracked.paidAt = now
-        this.userLatency.get(tracked.path)!.add(now - tracked.createdAt)
-        this.allUserLatency.add(now - tracked.createdAt)
+        this.markPaid(tracked, now)
         this.coverage.add(tracked.path === "swap" ? "swapFilled" : "fastPathFilled")
         break
       }
       case "Settled": {
+        const failure = this.mintFailure
+        this.mintFailure = undefined
         const tracked = this.intents.get(event.intentId)
         if (tracked === undefined || tracked.settledAt !== undefined) break
         // A refund of an unsupported intent on its origin is not a settlement.
@@ -125,21 +137,50 @@ export class MetricsCollector implements WorldObserver {
         this.settled[tracked.path]++
         this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)
         this.allSettlementLatency.add(now - tracked.createdAt)
-        if (tracked.paidAt === undefined && event.account === tracked.receiver) {
-          tracked.paidAt = now
-          this.userLatency.get(tracked.path)!.add(now - tracked.createdAt)
-          this.allUserLatency.add(now - tracked.createdAt)
-        }
-        if (tracked.path === "xerc20") this.coverage.add("xerc20Settled")
+        this.epochSettlementLatency.add(now - tracked.createdAt)
+        // The mint just before this settlement in the same receipt failed: the receiver is owed a debt, paid
+        // when it is minted.
+        const minted = !(failure !== undefined && failure.receipt === context.receipt && failure.recipient === event.account && failure.asset === event.asset)
+        if (!minted) {
+          const key = `${context.domain}:${event.asset}:${event.account}`
+          let owed = this.debts.get(key)
+          if (owed === undefined) this.debts.set(key, (owed = []))
+          owed.push({ intentId: event.intentId, amount: event.amount })
+          tracked.owed18 = normalizeDecimals(event.amount, this.decimals.get(`${context.domain}:${event.asset}`) ?? 18, NORMALIZED_DECIMALS)
+        } else if (tracked.paidAt === undefined && event.account === tracked.receiver) this.markPaid(tracked, now)
+        if (tracked.path === "xerc20" && minted) this.coverage.add("xerc20Settled")
         break
       }
       case "AssetMintFailed":
+        this.mintFailure = { receipt: context.receipt, asset: event.asset, recipient: event.recipient }
         this.coverage.add("xerc20MintDebt")
         break
-      case "DebtMinted":
+      case "DebtMinted": {
         this.coverage.add("xerc20DebtMinted")
+        // Debts are minted in order: pay the oldest owed intents this mint covers.
+        const owed = this.debts.get(`${context.domain}:${event.asset}:${event.recipient}`)
+        let left = event.amount
+        while (owed !== undefined && owed.length > 0 && owed[0]!.amount <= left) {
+          const debt = owed.shift()!
+          left -= debt.amount
+          const tracked = this.intents.get(debt.intentId)
+          if (tracked !== undefined && tracked.paidAt === undefined) this.markPaid(tracked, now)
+        }
+        if (owed !== undefined && owed.length > 0 && left > 0n) {
+          owed[0]!.amount -= left
+          const partly = this.intents.get(owed[0]!.intentId)
+          if (partly !== undefined) partly.owed18 = normalizeDecimals(owed[0]!.amount, this.decimals.get(`${context.domain}:${event.asset}`) ?? 18, NORMALIZED_DECIMALS)
+        }
         break
+      }
     }
+  }
+
+  private markPaid(tracked: TrackedIntent, now: number): void {
+    tracked.paidAt = now
+    this.userLatency.get(tracked.path)!.add(now - tracked.createdAt)
+    this.allUserLatency.add(now - tracked.createdAt)
+    this.epochUserLatency.add(now - tracked.createdAt)
   }
 
   onHubEvent(event: HubEvent): void {
@@ -150,6 +191,7 @@ export class MetricsCollector implements WorldObserver {
         this.coverage.add("invoiceCreated")
         break
       case "SettlementEnqueued": {
+        this.settledVolume18 += event.amount
         const invoice = this.openInvoices.get(event.intentId)
         if (invoice === undefined) break
         this.openInvoices.delete(event.intentId)
@@ -194,6 +236,11 @@ export class MetricsCollector implements WorldObserver {
     this.netting.custodyOut(symbol, domain, -delta18, user)
   }
 
+  /**
+   * Snapshot of the epoch that just closed (`epoch - 1`): cumulative counters and ratios under the metric names
+   * properties use (a ratio without volume yet is left out), latency percentiles of that epoch's own samples,
+   * queue depths and custody. Rows go to the time series; the named values to the per-epoch property checks.
+   */
   onEpoch(epoch: number): void {
     const previous = epoch - 1
     const state = this.world.hub.state
@@ -202,12 +249,34 @@ export class MetricsCollector implements WorldObserver {
       this.timeseries.push({ epoch: previous, metric, value })
       values.set(metric, value)
     }
-    push("nettingRatio", ratioOf(this.netting.overall))
+    if (this.netting.overall.totalVolume18 > 0n) push("nettingRatio", ratioOf(this.netting.overall))
     const perEpoch = this.netting.byEpoch.get(previous)
-    push("nettingRatioEpoch", perEpoch === undefined ? 0 : ratioOf(perEpoch))
-    push("intentsCreated", PATHS.reduce((n, p) => n + this.created[p], 0))
-    push("intentsSettled", PATHS.reduce((n, p) => n + this.settled[p], 0))
+    if (perEpoch !== undefined && perEpoch.totalVolume18 > 0n) push("nettingRatioEpoch", ratioOf(perEpoch))
+    const created = PATHS.reduce((n, p) => n + this.created[p], 0)
+    const settled = PATHS.reduce((n, p) => n + this.settled[p], 0)
+    push("intentsCreated", created)
+    push("intentsSettled", settled)
+    if (created > 0) push("settledShare", settled / created)
+    push("invoicesCreated", this.invoicesCreated)
+    push("invoicesSettled", this.invoicesSettled)
     push("discountPaidTokens", this.tokens18(this.discountPaid18))
+    if (this.settledVolume18 > 0n) push("discountPaidBps", Number((this.discountPaid18 * 10_000_000n) / this.settledVolume18) / 1000)
+    const user = this.epochUserLatency.percentiles()
+    if (user !== undefined) {
+      for (const [q, v] of [["p50", user.p50], ["p90", user.p90], ["p99", user.p99], ["max", user.max]] as const) {
+        push(`${q}LatencySeconds`, v)
+        values.set(`latency.${q}`, v)
+      }
+    }
+    const settlement = this.epochSettlementLatency.percentiles()
+    if (settlement !== undefined) {
+      for (const [q, v] of [["p50", settlement.p50], ["p90", settlement.p90], ["p99", settlement.p99], ["max", settlement.max]] as const) {
+        push(`${q}SettlementLatencySeconds`, v)
+        values.set(`latency.settlement.${q}`, v)
+      }
+    }
+    this.epochUserLatency = new Samples()
+    this.epochSettlementLatency = new Samples()
     for (const ticker of state.tickers.values()) {
       const symbol = ticker.config.symbol
       push(`invoicesOpen.${symbol}`, ticker.invoices.length)
@@ -225,22 +294,20 @@ export class MetricsCollector implements WorldObserver {
       }
     }
     for (const [domain, queue] of state.settlementQueues) push(`settlementQueue.${domain}`, queue.size)
-    const p = this.allSettlementLatency.percentiles()
-    if (p !== undefined) push("p99LatencySeconds", p.p99)
     this.epochSnapshots.push({ epoch: previous, metrics: values })
   }
 
   /**
-   * Tokens each agent has sent and not yet received, per symbol: its intents neither settled to it nor paid by a
-   * solver (amounts before hub fees). Holdings change + in flight is the PnL once everything lands.
+   * Tokens each agent has sent and not yet received, per symbol: its intents whose receiver has not been paid
+   * (by a fill, a settlement or the mint of an xERC20 debt), amounts before hub fees. Holdings change + in flight is the PnL once everything lands.
    */
   inFlight(): Map<string, Record<string, number>> {
     const byAgent = new Map<string, Record<string, number>>()
     for (const t of this.intents.values()) {
-      if (t.agent === undefined || t.settledAt !== undefined || t.paidAt !== undefined) continue
+      if (t.agent === undefined || t.paidAt !== undefined) continue
       let out = byAgent.get(t.agent.id)
       if (out === undefined) byAgent.set(t.agent.id, (out = {}))
-      out[t.ticker] = (out[t.ticker] ?? 0) + this.tokens18(t.amount18)
+      out[t.ticker] = (out[t.ticker] ?? 0) + this.tokens18(t.owed18 ?? t.amount18)
     }
     return byAgent
   }

@@ -18,6 +18,11 @@ export class Samples {
   count = 0
   private sum = 0
 
+  /** A sorted copy (a typed-array sort: numeric, several times faster than Array#sort with a comparator). */
+  private sorted(): number[] {
+    return this.values.slice(0, this.count).sort() as unknown as number[]
+  }
+
   add(value: number): void {
     if (this.count === this.values.length) {
       const grown = new Float64Array(this.values.length * 2)
@@ -31,7 +36,7 @@ export class Samples {
   /** Percentiles of the samples so far, or undefined when there are none. */
   percentiles(): Percentiles | undefined {
     if (this.count === 0) return undefined
-    const sorted = Array.from(this.values.subarray(0, this.count)).sort((a, b) => a - b)
+    const sorted = this.sorted()
     return {
       count: this.count,
       p50: quantileSorted(sorted, 0.5),
@@ -44,7 +49,6 @@ export class Samples {
 
   quantile(p: number): number | undefined {
     if (this.count === 0) return undefined
-    const sorted = Array.from(this.values.subarray(0, this.count)).sort((a, b) => a - b)
-    return quantileSorted(sorted, p)
+    return quantileSorted(this.sorted(), p)
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Scenario properties: comparisons of a metric with a number (`nettingRatio >= 0.5`,
- * `latency.p99Seconds <= 3600`) and coverage predicates (`{ coverage: maxDiscountReached }`) proving that a
+ * `latency.p99 <= 3600`) and coverage predicates (`{ coverage: maxDiscountReached }`) proving that a
  * green run exercised what matters. Evaluated on the final metrics and on every epoch's snapshot, so a failure
  * names the first epoch where it failed.
  */
@@ -34,9 +34,10 @@ export interface Comparison {
 }
 
 export const parseComparison = (text: string): Comparison => {
-  const m = /^\s*([A-Za-z][A-Za-z0-9.]*)\s*(>=|<=|==|!=|>|<)\s*(-?[0-9.]+(?:e-?[0-9]+)?)\s*$/.exec(text)
-  if (m === null) throw new Error(`property "${text}": expected "<metric> <op> <number>"`)
-  return { metric: m[1]!, op: m[2] as Op, threshold: Number(m[3]) }
+  const m = /^\s*([A-Za-z][A-Za-z0-9.]*)\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$/.exec(text)
+  const threshold = m === null ? Number.NaN : Number(m[3])
+  if (m === null || !Number.isFinite(threshold)) throw new Error(`property "${text}": expected "<metric> <op> <number>"`)
+  return { metric: m[1]!, op: m[2] as Op, threshold }
 }
 
 /** The coverage predicates a run can prove, with what each means. */
@@ -66,6 +67,7 @@ export const evaluateProperties = (
   metrics: ReadonlyMap<string, number>,
   epochs: readonly { readonly epoch: number; readonly metrics: ReadonlyMap<string, number> }[],
   coverage: ReadonlySet<string>,
+  knownMetrics: readonly string[] = [...metrics.keys()],
 ): PropertyResult[] =>
   specs.map((spec) => {
     if (typeof spec !== "string") {
@@ -79,7 +81,11 @@ export const evaluateProperties = (
     const c = parseComparison(spec)
     const name = `${c.metric} ${c.op} ${c.threshold}`
     const value = metrics.get(c.metric)
-    if (value === undefined) return { name, pass: false, reason: `unknown metric ${c.metric} (known: ${[...metrics.keys()].join(", ")})` }
+    if (value === undefined) {
+      return knownMetrics.includes(c.metric)
+        ? { name, pass: false, reason: `no samples: the run produced no value for ${c.metric}` }
+        : { name, pass: false, reason: `unknown metric ${c.metric} (known: ${knownMetrics.join(", ")})` }
+    }
     const pass = OPS[c.op](value, c.threshold)
     if (pass) return { name, pass, value }
     const first = epochs.find((e) => {

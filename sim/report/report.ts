@@ -95,7 +95,32 @@ export const formatTokens18 = (amount18: bigint): string => {
   return `${negative ? "-" : ""}${whole}${fraction === "" ? "" : `.${fraction}`}`
 }
 
-/** The metrics scenario properties can name (`nettingRatio`, `p99LatencySeconds`, `latency.p99`, ...). */
+/** Every metric a scenario property can name (`nettingRatio`, `p99LatencySeconds`, `latency.fast.p90`, ...). */
+export const METRIC_NAMES: readonly string[] = (() => {
+  const names = [
+    "nettingRatio",
+    "netting.ratio",
+    "discountPaidBps",
+    "discounts.paidBps",
+    "invoicesCreated",
+    "invoicesSettled",
+    "intentsCreated",
+    "intentsSettled",
+    "settledShare",
+    "hubReverts",
+    "spokeReverts",
+    "transport.dropped",
+    "transport.duplicated",
+  ]
+  for (const q of ["p50", "p90", "p99", "max"]) {
+    names.push(`${q}LatencySeconds`, `latency.${q}`, `${q}SettlementLatencySeconds`, `latency.settlement.${q}`)
+    for (const path of PATHS) names.push(`latency.${path}.${q}`, `latency.settlement.${path}.${q}`)
+  }
+  for (const path of PATHS) names.push(`intents.${path}.created`, `intents.${path}.settled`)
+  return names
+})()
+
+/** The values of `METRIC_NAMES` for a report; a metric without samples (no fast intents, say) is absent. */
 export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map<string, number> => {
   const m = new Map<string, number>()
   const put = (name: string, value: number | null) => {
@@ -109,7 +134,7 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
   put("invoicesSettled", report.discounts.invoicesSettled)
   put("intentsCreated", report.intents.created)
   put("intentsSettled", report.intents.settled)
-  put("settledShare", report.intents.created === 0 ? 0 : report.intents.settled / report.intents.created)
+  put("settledShare", report.intents.created === 0 ? null : report.intents.settled / report.intents.created)
   for (const q of ["p50", "p90", "p99", "max"] as const) {
     put(`${q}LatencySeconds`, report.latency[q])
     put(`latency.${q}`, report.latency[q])
@@ -142,7 +167,7 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   const byLane: Record<string, { ratio: number; totalVolume: string }> = {}
   for (const [lane, totals] of metrics.netting.byLane) byLane[lane] = { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }
   const bySource = Object.fromEntries(Object.entries(overall.bySource18).map(([k, v]) => [k, formatTokens18(v)]))
-  const paidBps = overall.totalVolume18 === 0n ? 0 : Number((metrics.discountPaid18 * 10_000_000n) / overall.totalVolume18) / 1000
+  const paidBps = metrics.settledVolume18 === 0n ? 0 : Number((metrics.discountPaid18 * 10_000_000n) / metrics.settledVolume18) / 1000
   return {
     intents: { created, settled, byPath },
     netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane },

@@ -85,3 +85,13 @@ describe("scenario JSON Schema", () => {
     expect(committed).toBe(renderScenarioJsonSchema())
   })
 })
+
+describe("token amounts from YAML numbers", () => {
+  it("use the number's shortest decimal form, not its binary expansion", () => {
+    expect(tokensToUnits(0.1, 18)).toBe(10n ** 17n)
+    expect(tokensToUnits(0.3, 18)).toBe(3n * 10n ** 17n)
+    expect(tokensToUnits(2.675, 6)).toBe(2_675_000n)
+    expect(tokensToUnits(1e22, 6)).toBe(10n ** 28n)
+    expect(tokensToUnits(1.5e-7, 18)).toBe(150_000_000_000n)
+  })
+})

@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs"
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { decodeWithProblems, type InputProblem } from "../../service/domain/schemas.ts"
+import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
+import { METRIC_NAMES } from "../report/report.ts"
 import { ScenarioSpec, type TokenAmount } from "./schema.ts"
 
 export class ScenarioError extends Error {
@@ -51,10 +53,16 @@ export const tokensToUnits = (amount: TokenAmount, decimals: number): bigint => 
   return BigInt(whole!) * 10n ** BigInt(decimals) + (decimals > 0 ? BigInt(padded) : 0n)
 }
 
+/** The shortest decimal form of a finite non-negative number (`String(0.1)` is "0.1"), exponents expanded. */
 const numberToDecimal = (n: number): string => {
-  if (Number.isInteger(n)) return BigInt(n).toString()
-  const fixed = n.toFixed(18)
-  return fixed.replace(/0+$/, "").replace(/\.$/, "")
+  const text = String(n)
+  const m = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text)
+  if (m === null) return text
+  const digits = m[1]! + (m[2] ?? "")
+  const point = m[1]!.length + Number(m[3])
+  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`
+  if (point >= digits.length) return digits + "0".repeat(point - digits.length)
+  return `${digits.slice(0, point)}.${digits.slice(point)}`
 }
 
 export interface LoadedScenario {
@@ -78,7 +86,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
     )
   }
   if (!isMap(doc.contents) && !isSeq(doc.contents)) throw new ScenarioError(file, [{ path: "", message: "expected a mapping of scenario fields" }])
-  const decoded = decodeWithProblems(ScenarioSpec, doc.toJS())
+  const decoded = decodeWithProblems(ScenarioSpec, doc.toJS(), { strict: true })
   const located = (problems: readonly InputProblem[]) => problems.map((p) => ({ ...p, ...locate(doc, lineCounter, p.path) }))
   if (!decoded.ok) throw new ScenarioError(file, located(decoded.problems))
   const spec = decoded.value
@@ -155,6 +163,31 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     a.capital.forEach((c, j) => assetOn(`agents.arbitrageurs[${i}].capital[${j}]`, c.asset, c.chain))
   })
   spec.initialLiquidity?.forEach((l, i) => assetOn(`initialLiquidity[${i}]`, l.asset, l.chain))
+  spec.properties?.forEach((property, i) => {
+    if (typeof property !== "string") {
+      if (!Object.hasOwn(COVERAGE_PREDICATES, property.coverage)) {
+        problems.push({ path: `properties[${i}].coverage`, message: `unknown coverage predicate "${property.coverage}" (known: ${Object.keys(COVERAGE_PREDICATES).join(", ")})` })
+      }
+      return
+    }
+    let metric: string
+    try {
+      metric = parseComparison(property).metric
+    } catch {
+      problems.push({ path: `properties[${i}]`, message: `expected "<metric> <op> <number>", got ${JSON.stringify(property)}` })
+      return
+    }
+    if (!METRIC_NAMES.includes(metric)) problems.push({ path: `properties[${i}]`, message: `unknown metric "${metric}" (known: ${METRIC_NAMES.join(", ")})` })
+  })
+  spec.agents.rebalancers?.forEach((r, i) => {
+    if (r.flows.every((f) => (f.weight ?? 1) === 0)) problems.push({ path: `agents.rebalancers[${i}].flows`, message: "at least one flow needs a positive weight" })
+    const mix = r.paths
+    if (mix !== undefined && (mix.basic ?? 0) + (mix.fast ?? 0) + (mix.swap ?? 0) === 0) problems.push({ path: `agents.rebalancers[${i}].paths`, message: "at least one path needs a positive weight" })
+  })
+  spec.initialLiquidity?.forEach((l, i) => {
+    const on = assets.get(l.asset)
+    if (on !== undefined && on.size < 2) problems.push({ path: `initialLiquidity[${i}].asset`, message: `asset ${l.asset} is on one chain only: initial liquidity is sent to another chain` })
+  })
   for (const o of spec.transport?.faults?.outages ?? []) {
     if (!chainIds.has(o.domain) && o.domain !== hubDomain) problems.push({ path: "transport.faults.outages", message: `domain ${o.domain} is neither a chain nor the hub` })
     if (o.toSeconds <= o.fromSeconds) problems.push({ path: "transport.faults.outages", message: `outage of ${o.domain} ends before it starts` })

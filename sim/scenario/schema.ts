@@ -49,7 +49,7 @@ export const HubParameters = Schema.Struct({
 export const ChainSpec = Schema.Struct({
   id: ChainId,
   name: Schema.optionalKey(Name),
-  blockTimeSeconds: Schema.optionalKey(described(PositiveSeconds, "spoke block time (default 2)")),
+  blockTimeSeconds: Schema.optionalKey(described(Schema.Int.check(Schema.isGreaterThan(0, { expected: "a whole number of seconds, at least 1" })), "spoke block time in whole seconds (default 2)")),
 })
 
 export const AssetOnChain = Schema.Struct({
@@ -115,10 +115,9 @@ export const RebalancerSpec = Schema.Struct({
     Schema.isMinLength(1, { expected: "at least one flow" }),
   ),
   size: SizeSpec,
-  paths: Schema.optionalKey(
-    Schema.Struct({ basic: Schema.optionalKey(Weight), fast: Schema.optionalKey(Weight), swap: Schema.optionalKey(Weight), xerc20: Schema.optionalKey(Weight) }),
-  ),
-  /** Tokens each rebalancer holds per chain at the start (default: enough for the run). */
+  /** Path mix of the population's intents; an xERC20 asset always takes the xERC20 route. */
+  paths: Schema.optionalKey(Schema.Struct({ basic: Schema.optionalKey(Weight), fast: Schema.optionalKey(Weight), swap: Schema.optionalKey(Weight) })),
+  /** Most tokens each rebalancer sends from each chain over the run (default: no limit). */
   balanceTokens: Schema.optionalKey(TokenAmount),
   fastTtlSeconds: Schema.optionalKey(PositiveSeconds),
   fastMaxFeeDbps: Schema.optionalKey(Dbps),
@@ -158,9 +157,9 @@ export const InitialLiquidity = Schema.Struct({ chain: ChainId, asset: Symbol, t
 export const Property = Schema.Union([
   described(
     Schema.String.check(
-      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9.]*\s*(>=|<=|==|!=|>|<)\s*-?[0-9.]+(e-?[0-9]+)?\s*$/u, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
+      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9.]*\s*(>=|<=|==|!=|>|<)\s*-?([0-9]+\.?[0-9]*|\.[0-9]+)(e-?[0-9]+)?\s*$/u, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
     ),
-    "a metric compared with a number, e.g. nettingRatio >= 0.5 or latency.p99Seconds <= 3600",
+    "a metric compared with a number, e.g. nettingRatio >= 0.5 or latency.p99 <= 3600",
   ),
   Schema.Struct({ coverage: described(Schema.String, "a coverage predicate, e.g. maxDiscountReached") }),
 ])

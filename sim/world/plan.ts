@@ -12,8 +12,11 @@ import { tokensToUnits } from "../scenario/load.ts"
 import type { ScenarioSpec } from "../scenario/schema.ts"
 
 export const GENESIS_TIMESTAMP = 1_700_000_000n
-/** The hub's block number at time 0: epochs are large numbers, as on the real hub. */
+/** The hub's block number at time 0 is about this (rounded to an epoch start): epochs are large, as on the real hub. */
 export const HUB_GENESIS_BLOCK = 20_000_000
+
+/** The first hub block: `HUB_GENESIS_BLOCK` rounded up to a multiple of the epoch length, so epoch 0 of the run is whole. */
+export const hubGenesisBlock = (epochLength: number): number => Math.ceil(HUB_GENESIS_BLOCK / epochLength) * epochLength
 
 export type AgentKind = "rebalancer" | "solver" | "arbitrageur" | "liquidity"
 
@@ -38,6 +41,8 @@ export interface WorldPlan {
   readonly scenario: ScenarioSpec
   readonly hubDomain: number
   readonly hubBlockTimeSeconds: number
+  /** Hub block number at time 0. */
+  readonly hubGenesisBlock: number
   readonly genesisTimestamp: bigint
   readonly horizonSeconds: number
   readonly deployer: DevAccount
@@ -148,6 +153,7 @@ export const planWorld = (scenario: ScenarioSpec): WorldPlan => {
     scenario,
     hubDomain,
     hubBlockTimeSeconds,
+    hubGenesisBlock: hubGenesisBlock(epochLength),
     genesisTimestamp: GENESIS_TIMESTAMP,
     horizonSeconds: horizonSeconds(scenario, hubBlockTimeSeconds, epochLength),
     deployer,

@@ -5,7 +5,7 @@
  * sequence) order; a chain call is awaited before the next event starts.
  *
  * Time: virtual milliseconds since the start; chain and hub timestamps are `genesis + floor(ms / 1000)`. The hub
- * block is `HUB_GENESIS_BLOCK + floor(seconds / hubBlockTime)`; spoke chains mine a block at their block-time
+ * block is `hubGenesisBlock + floor(seconds / hubBlockTime)` (the genesis block starts an epoch); spoke chains mine a block at their block-time
  * ticks when calls are pending (empty blocks are skipped, on both backends alike).
  */
 import { type Address, addressToBytes32, type Bytes32, type Hex } from "../../service/domain/hex.ts"
@@ -28,7 +28,7 @@ import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/sp
 import { Transport, type TransportSpec } from "../../service/transport/transport.ts"
 import { RngStreams } from "../rng.ts"
 import { Scheduler } from "../scheduler.ts"
-import { HUB_GENESIS_BLOCK, type WorldPlan } from "./plan.ts"
+import type { WorldPlan } from "./plan.ts"
 
 /** Events the read model consumes (the others are ignored by it). */
 const MODEL_EVENTS = new Set<string>([
@@ -59,7 +59,7 @@ export interface WorldObserver {
   onHubEvent?(event: HubEvent): void
   /** Custody changes of the hub (netting attribution). */
   onCustody?: HubObserver["onCustody"]
-  /** Once per hub epoch, when the first input of a new epoch is applied (before it). */
+  /** Once per hub epoch, in order, when the clock first reaches it (before the input that reached it). */
   onEpoch?(epoch: number): void
 }
 
@@ -188,7 +188,7 @@ export class World {
 
   private syncHubBlock(): void {
     const seconds = this.scheduler.nowSeconds
-    const number = HUB_GENESIS_BLOCK + Math.floor(seconds / this.plan.hubBlockTimeSeconds)
+    const number = this.plan.hubGenesisBlock + Math.floor(seconds / this.plan.hubBlockTimeSeconds)
     const timestamp = this.timestamp
     if (number === this.hubBlockNumber && timestamp === this.hubTimestamp) return
     const epochBefore = this.lastEpoch
@@ -203,7 +203,8 @@ export class World {
           this.hub.checkConservation()
           this.stats.conservationChecks++
         }
-        for (const o of this.observers) o.onEpoch?.(epoch)
+        // Every epoch that began since the last input, in order (epochs without inputs included).
+        for (let e = epochBefore + 1; e <= epoch; e++) for (const o of this.observers) o.onEpoch?.(e)
       }
     }
   }
