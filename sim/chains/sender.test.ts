@@ -1,4 +1,4 @@
-import { type Address, parseEventLogs } from "viem"
+import { type Address, encodeFunctionData, getContractAddress, type Hex, parseEventLogs } from "viem"
 import { describe, expect, test, vi } from "vitest"
 import type { Chain } from "./chain.ts"
 import { ConcurrentFlushError, RpcResponseError, TransactionsFailedError } from "./errors.ts"
@@ -105,6 +105,36 @@ describe("nonces", () => {
     expect(await chain.publicClient.getBalance({ address: recipient(3) })).toBe(1n + 4n)
   })
 })
+
+/** Counts the calls of `method`, whether sent alone (`request`) or in a batch. */
+const countMethod = (chain: Chain, method: string) => {
+  const batch = vi.spyOn(chain.rpc, "batch")
+  const request = vi.spyOn(chain.rpc, "request")
+  return {
+    count: () =>
+      batch.mock.calls.reduce((total, [calls]) => total + calls.filter((call: RpcCall) => call.method === method).length, 0) +
+      request.mock.calls.filter(([name]) => name === method).length,
+    restore: () => {
+      batch.mockRestore()
+      request.mockRestore()
+    },
+  }
+}
+
+/** Top-level `trace_block` entries of a block by transaction hash: what outcomes were read from before. */
+const topLevelTraces = async (chain: Chain, blockNumber: bigint) => {
+  const traces = (await chain.rpc.request("trace_block", [`0x${blockNumber.toString(16)}`])) as {
+    transactionHash: string
+    traceAddress: number[]
+    type: string
+    error?: string
+    result?: { output?: Hex; address?: Address } | null
+  }[]
+  return new Map(traces.filter((trace) => trace.traceAddress.length === 0).map((trace) => [trace.transactionHash.toLowerCase(), trace]))
+}
+
+/** Init code that emits one LOG0 and deploys empty code: a creation with logs. */
+const LOGGING_INIT_CODE: Hex = "0x60006000a000"
 
 describe("flush", () => {
   test("2,000 transfers land in one block, in submission order", async () => {
@@ -215,5 +245,153 @@ describe("flush", () => {
     const first = sender.flush(T0 + 1n)
     await expect(sender.flush(T0 + 2n)).rejects.toThrow(ConcurrentFlushError)
     expect(requireSuccess(await first)).toHaveLength(1)
+  })
+})
+
+describe("outcome reading (logs tell success; traces only for the rest)", () => {
+  test("a block mixing success with logs, success without logs, creations and reverts", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const token = await deployToken(sender, chain, T0 + 1n)
+    const [alice, bob, carol] = [account(chain, 0), account(chain, 1), account(chain, 2)]
+    const balanceOfData = encodeFunctionData({ abi: testTokenAbi, functionName: "balanceOf", args: [alice.address] })
+    const traceTransaction = countMethod(chain, "trace_transaction")
+    const traceBlock = countMethod(chain, "trace_block")
+    let result
+    try {
+      for (let i = 3; i < 15; i++) {
+        const minter = account(chain, i)
+        sender.queueContract({ from: minter, address: token, abi: testTokenAbi, functionName: "mint", args: [minter.address, 50n], gas: 100_000n })
+      }
+      sender.queue({ from: alice, to: recipient(1), value: 9n, gas: 21_000n }) // 12: success, no logs (ETH)
+      sender.queue({ from: alice, to: token, data: balanceOfData, gas: 60_000n }) // 13: success, no logs (contract)
+      sender.queue({ from: bob, data: testTokenBytecode, gas: 1_000_000n }) // 14: creation, no logs
+      sender.queue({ from: bob, data: LOGGING_INIT_CODE, gas: 100_000n }) // 15: creation with a log
+      sender.queueContract({ from: carol, address: token, abi: testTokenAbi, functionName: "transfer", args: [bob.address, 1n], gas: 100_000n }) // 16
+      sender.queueContract({ from: carol, address: token, abi: testTokenAbi, functionName: "burn", args: [1n], gas: 100_000n }) // 17
+      sender.queue({ from: carol, to: token, data: "0xdeadbeef", gas: 100_000n }) // 18: undecoded revert
+      sender.queueContract({ from: account(chain, 3), address: token, abi: testTokenAbi, functionName: "transfer", args: [carol.address, 5n], gas: 100_000n }) // 19: logs
+      result = await sender.flush(T0 + 2n)
+      // 7 transactions without logs or creating a contract, out of 20: traced one by one, no trace_block.
+      expect(traceTransaction.count()).toBe(7)
+      expect(traceBlock.count()).toBe(0)
+    } finally {
+      traceTransaction.restore()
+      traceBlock.restore()
+    }
+    const outcomes = result.outcomes
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      ...Array(12).fill("success"),
+      "success",
+      "success",
+      "success",
+      "success",
+      "reverted",
+      "reverted",
+      "reverted",
+      "success",
+    ])
+    expect(outcomes.map((outcome) => (outcome.status === "success" ? outcome.logs.length : -1))).toEqual([
+      ...Array(12).fill(1),
+      0,
+      0,
+      0,
+      1,
+      -1,
+      -1,
+      -1,
+      1,
+    ])
+    expect(outcomes.map((outcome) => ("transactionIndex" in outcome ? outcome.transactionIndex : -1))).toEqual([...Array(20).keys()])
+    const [plainDeploy, loggingDeploy] = [outcomes[14], outcomes[15]]
+    expect(plainDeploy?.status === "success" && plainDeploy.contractAddress).toBe(
+      getContractAddress({ from: bob.address, nonce: BigInt(plainDeploy?.nonce ?? -1) }).toLowerCase(),
+    )
+    expect(loggingDeploy?.status === "success" && loggingDeploy.contractAddress).toBe(
+      getContractAddress({ from: bob.address, nonce: BigInt(loggingDeploy?.nonce ?? -1) }).toLowerCase(),
+    )
+    for (const k of [...Array(14).keys(), 19]) {
+      const outcome = outcomes[k]
+      expect(outcome?.status === "success" && outcome.contractAddress).toBeUndefined()
+    }
+    expect(outcomes[16]?.status === "reverted" && outcomes[16].revert).toMatchObject({
+      kind: "decoded",
+      errorName: "InsufficientBalance",
+      args: [carol.address, 0n, 1n],
+      message: `InsufficientBalance(${carol.address}, 0, 1)`,
+    })
+    expect(outcomes[17]?.status === "reverted" && outcomes[17].revert).toMatchObject({
+      kind: "decoded",
+      errorName: "Error",
+      args: ["burn exceeds balance"],
+      message: "Error(burn exceeds balance)",
+    })
+    expect(outcomes[18]?.status === "reverted" && outcomes[18].revert).toEqual({ kind: "undecoded", data: "0x", message: "Reverted" })
+    const [transferEvent] = parseEventLogs({ abi: testTokenAbi, logs: outcomes[19]?.status === "success" ? [...outcomes[19].logs] : [] })
+    expect(transferEvent?.args).toEqual({ from: account(chain, 3).address, to: carol.address, value: 5n })
+
+    // Differential: the same statuses, revert data and created addresses as the block's full trace.
+    const traces = await topLevelTraces(chain, result.block.number)
+    for (const outcome of outcomes) {
+      const trace = traces.get(outcome.hash)
+      expect(trace).toBeDefined()
+      if (outcome.status === "reverted") {
+        expect(trace?.error).toBeTruthy()
+        expect(outcome.revert.data).toBe(trace?.result?.output ?? "0x")
+      } else {
+        expect(outcome.status).toBe("success")
+        expect(trace?.error ?? undefined).toBeUndefined()
+        const created = trace?.type === "create" ? trace.result?.address : undefined
+        expect(outcome.status === "success" && outcome.contractAddress?.toLowerCase()).toBe(created)
+      }
+    }
+  })
+
+  test("a block where every transaction logged reads no trace at all", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const token = await deployToken(sender, chain, T0 + 1n)
+    const traceTransaction = countMethod(chain, "trace_transaction")
+    const traceBlock = countMethod(chain, "trace_block")
+    try {
+      for (let i = 0; i < 60; i++) {
+        const minter = account(chain, i % 20)
+        sender.queueContract({ from: minter, address: token, abi: testTokenAbi, functionName: "mint", args: [minter.address, 1n], gas: 100_000n })
+      }
+      const successes = requireSuccess(await sender.flush(T0 + 2n))
+      expect(successes.map((outcome) => outcome.logs.length)).toEqual(Array(60).fill(1))
+      expect(traceTransaction.count()).toBe(0)
+      expect(traceBlock.count()).toBe(0)
+    } finally {
+      traceTransaction.restore()
+      traceBlock.restore()
+    }
+  })
+
+  test("when most transactions did not log, one trace_block replaces the per-transaction traces", async () => {
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain, { errorAbi: testTokenAbi })
+    const token = await deployToken(sender, chain, T0 + 1n)
+    const traceTransaction = countMethod(chain, "trace_transaction")
+    const traceBlock = countMethod(chain, "trace_block")
+    let result
+    try {
+      for (let i = 0; i < 10; i++) sender.queue({ from: account(chain, i), to: recipient(i), value: 1n, gas: 21_000n })
+      sender.queueContract({ from: account(chain, 10), address: token, abi: testTokenAbi, functionName: "mint", args: [recipient(0), 1n], gas: 100_000n })
+      sender.queueContract({ from: account(chain, 11), address: token, abi: testTokenAbi, functionName: "burn", args: [1n], gas: 100_000n })
+      result = await sender.flush(T0 + 2n)
+      expect(traceBlock.count()).toBe(1)
+      expect(traceTransaction.count()).toBe(0)
+    } finally {
+      traceTransaction.restore()
+      traceBlock.restore()
+    }
+    expect(result.outcomes.map((outcome) => outcome.status)).toEqual([...Array(11).fill("success"), "reverted"])
+    expect(result.outcomes.map((outcome) => (outcome.status === "success" ? outcome.logs.length : -1))).toEqual([
+      ...Array(10).fill(0),
+      1,
+      -1,
+    ])
+    expect(result.outcomes[11]?.status === "reverted" && result.outcomes[11].revert.message).toBe("Error(burn exceeds balance)")
   })
 })

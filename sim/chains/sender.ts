@@ -7,8 +7,11 @@
  * 2. sign locally (viem, EIP-1559, explicit gas and fees) and submit as JSON-RPC batches of `batchSize`, one
  *    batch on the wire at a time; the next batch is signed while anvil processes the previous one;
  * 3. mine one block at `timestamp`; check that it holds the sender's transactions in submission order;
- * 4. read outcomes: status and revert data from `trace_block`, logs from `eth_getLogs` (two calls per block,
- *    whatever its size); full receipts only on request, because anvil builds them in O(n^2) per block.
+ * 4. read outcomes: logs from `eth_getLogs` (one call per block). A transaction with logs succeeded (a revert
+ *    discards its logs), so only the others, and contract creations (for the created address), need a trace:
+ *    `trace_transaction` for each of them in one batch, or `trace_block` when they are more than half of the
+ *    block; none at all when every transaction logged. Full receipts only on request, because anvil builds them
+ *    in O(n^2) per block.
  *
  * Deterministic: same queue + same chain state + same timestamp => same transactions, same block hash.
  */
@@ -435,9 +438,14 @@ export class TransactionSender {
     block: MinedBlock,
     withReceipts: boolean,
   ): Promise<readonly TransactionOutcome[]> {
-    const traces = new Map<string, TraceJson>()
-    const logs = new Map<string, Log[]>()
-    if (included.size > 0) await this.readTracesAndLogs(block, traces, logs)
+    const logs = included.size > 0 ? await this.readLogs(block) : new Map<string, Log[]>()
+    // Transactions whose status the logs do not tell (no logs: success or revert), and creations (address).
+    const untold: Hash[] = []
+    for (const item of items) {
+      if (item.signed === undefined || !included.has(item.index)) continue
+      if (item.to === undefined || !logs.has(item.signed.hash)) untold.push(item.signed.hash)
+    }
+    const traces = await this.readTraces(block, untold, included.size)
     const receipts = withReceipts ? await this.readReceipts(items, included) : new Map<string, TransactionReceipt>()
     return items.map((item): TransactionOutcome => {
       const signed = item.signed
@@ -453,52 +461,82 @@ export class TransactionSender {
       if (transactionIndex === undefined) {
         return { ...base, status: "dropped", reason: `not included in block ${block.number}; removed from the pool` }
       }
+      const receipt = receipts.get(signed.hash)
+      const withReceipt = receipt === undefined ? {} : { receipt }
+      const transactionLogs = logs.get(signed.hash)
+      const logIndex = transactionLogs?.[0]?.transactionIndex
+      if (logIndex !== undefined && logIndex !== transactionIndex) {
+        const what = `transactionIndex of the logs of ${signed.hash} in block ${block.number}`
+        throw new UnexpectedChainStateError(this.chainId, what, String(transactionIndex), String(logIndex))
+      }
       const trace = traces.get(signed.hash)
-      if (trace === undefined) {
+      if (trace === undefined && (transactionLogs === undefined || item.to === undefined)) {
         const what = `trace of ${signed.hash} in block ${block.number}`
         throw new UnexpectedChainStateError(this.chainId, what, "a top-level trace", "none")
       }
-      const receipt = receipts.get(signed.hash)
-      const withReceipt = receipt === undefined ? {} : { receipt }
-      if (trace.error !== undefined && trace.error !== null) {
+      if (trace !== undefined && trace.error !== undefined && trace.error !== null) {
+        if (transactionLogs !== undefined) {
+          const what = `status of ${signed.hash} in block ${block.number}, which has logs`
+          throw new UnexpectedChainStateError(this.chainId, what, "success", `reverted (${trace.error})`)
+        }
         const data = (trace.result?.output ?? "0x") as Hex
         const revert = decodeRevert(data, item.abi ?? this.errorAbi, trace.error)
         return { ...base, status: "reverted", transactionIndex, revert, ...withReceipt }
       }
-      const created = trace.type === "create" ? (trace.result?.address ?? undefined) : undefined
+      const created = trace?.type === "create" ? (trace.result?.address ?? undefined) : undefined
       return {
         ...base,
         status: "success",
         transactionIndex,
-        logs: logs.get(signed.hash) ?? [],
+        logs: transactionLogs ?? [],
         contractAddress: created as Address | undefined,
         ...withReceipt,
       }
     })
   }
 
-  /** `trace_block` and `eth_getLogs` of the block in one batch (both linear in block size, unlike receipts). */
-  private async readTracesAndLogs(block: MinedBlock, traces: Map<string, TraceJson>, logs: Map<string, Log[]>): Promise<void> {
-    const [traceOutcome, logsOutcome] = await this.chain.rpc.batch([
-      { method: "trace_block", params: [toQuantity(block.number)] },
-      { method: "eth_getLogs", params: [{ blockHash: block.hash }] },
-    ])
-    if (traceOutcome === undefined || !traceOutcome.ok) throw traceOutcome?.error ?? new Error("trace_block: no answer")
-    if (logsOutcome === undefined || !logsOutcome.ok) throw logsOutcome?.error ?? new Error("eth_getLogs: no answer")
-    const context = { chainId: this.chainId, url: this.chain.rpcUrl }
-    const traceList = decodeResult(TraceBlockJson, traceOutcome.result, { ...context, method: "trace_block" }) ?? []
-    for (const trace of traceList) {
-      if (trace.traceAddress.length === 0 && typeof trace.transactionHash === "string") {
-        traces.set(trace.transactionHash.toLowerCase(), trace)
-      }
-    }
-    for (const log of decodeResult(LogsJson, logsOutcome.result, { ...context, method: "eth_getLogs" })) {
+  /** `eth_getLogs` of the block, by lowercase transaction hash (only transactions that logged have an entry). */
+  private async readLogs(block: MinedBlock): Promise<Map<string, Log[]>> {
+    const result = await this.chain.rpc.request("eth_getLogs", [{ blockHash: block.hash }])
+    const logs = new Map<string, Log[]>()
+    const context = { chainId: this.chainId, url: this.chain.rpcUrl, method: "eth_getLogs" }
+    for (const log of decodeResult(LogsJson, result, context)) {
       const key = log.transactionHash.toLowerCase()
       const list = logs.get(key)
       const formatted = formatLog(log as Parameters<typeof formatLog>[0]) as Log
       if (list === undefined) logs.set(key, [formatted])
       else list.push(formatted)
     }
+    return logs
+  }
+
+  /**
+   * Top-level traces of `hashes`, by lowercase hash: one batch of `trace_transaction` (linear in the traces of
+   * those transactions only), or `trace_block` when they are more than half of the block's `included`
+   * transactions (one call is cheaper then; see README). Nothing when `hashes` is empty.
+   */
+  private async readTraces(block: MinedBlock, hashes: readonly Hash[], included: number): Promise<Map<string, TraceJson>> {
+    const traces = new Map<string, TraceJson>()
+    if (hashes.length === 0) return traces
+    const context = { chainId: this.chainId, url: this.chain.rpcUrl }
+    const keep = (list: readonly TraceJson[] | null) => {
+      for (const trace of list ?? []) {
+        if (trace.traceAddress.length === 0 && typeof trace.transactionHash === "string") {
+          traces.set(trace.transactionHash.toLowerCase(), trace)
+        }
+      }
+    }
+    if (2 * hashes.length > included) {
+      const result = await this.chain.rpc.request("trace_block", [toQuantity(block.number)])
+      keep(decodeResult(TraceBlockJson, result, { ...context, method: "trace_block" }))
+      return traces
+    }
+    const outcomes = await this.chain.rpc.batch(hashes.map((hash) => ({ method: "trace_transaction", params: [hash] })))
+    for (const outcome of outcomes) {
+      if (!outcome.ok) throw outcome.error
+      keep(decodeResult(TraceBlockJson, outcome.result, { ...context, method: "trace_transaction" }))
+    }
+    return traces
   }
 
   private async readReceipts(
