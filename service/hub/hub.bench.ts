@@ -89,6 +89,7 @@ for (const n of sizes) {
     const toB = generateLane(n, "USDC", S, B, 1_000n * E18, 1n, 1_700_000_000)
     const toS = generateLane(n, "USDC", B, S, 1_000n * E18, 1n, 1_700_000_100)
     let hub!: Hub
+    let pairings = 0
     const bench = new Bench({ iterations: n >= 1_000_000 ? 1 : 3, time: 0, warmupIterations: 1 })
     bench.add(
       `match ${n}`,
@@ -107,12 +108,17 @@ for (const n of sizes) {
           if (hub.state.tickers.values().next().value!.invoices.length !== n) throw new Error("setup: expected n invoices")
         },
         afterEach: () => {
-          if (hub.state.tickers.values().next().value!.invoices.length !== 0) throw new Error("not every invoice was matched")
+          const ticker = hub.state.tickers.values().next().value!
+          if (ticker.invoices.length !== 0) throw new Error("not every invoice was matched")
+          // Each invoice is paired with the deposit the cursor stands on, plus one more per deposit it used up.
+          const queue = ticker.depositQueue(hub.currentEpoch(), B)!
+          pairings = n + queue.firstWithPurchasePower
         },
       },
     )
     await bench.run()
     record(`processDepositsAndInvoices, ${n.toLocaleString("en")} invoices matched`, n, bench)
+    record(`  the same, per invoice–deposit pairing (${pairings.toLocaleString("en")} pairings)`, pairings, bench)
   }
 }
 
