@@ -179,7 +179,7 @@ export const makeApiConfig = (input: ClearingApiConfigInput): ClearingApiConfig 
   }
 }
 
-/** The service's notion of now: virtual in simulations, the wall clock only in `realTimeClock`. */
+/** The service's notion of now: virtual in simulations, the wall clock only in `realtimeClock`. */
 export interface ServiceClock {
   /** Unix seconds. */
   nowSeconds(): number

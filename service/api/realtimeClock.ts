@@ -4,6 +4,6 @@
  */
 import type { ServiceClock } from "./config.ts"
 
-export const realTimeClock: ServiceClock = {
+export const realtimeClock: ServiceClock = {
   nowSeconds: () => Math.floor(Date.now() / 1000),
 }
