@@ -10,7 +10,8 @@
 import { Context, Effect, Layer } from "effect"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, ZERO_ADDRESS, type Hex } from "../domain/hex.ts"
 import { IntentStatus, IntentStatusName, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, strategyName } from "../domain/protocol.ts"
-import type { Hub } from "../hub/hub.ts"
+import type { HubRevert } from "../hub/errors.ts"
+import type { Hub, HubInput } from "../hub/hub.ts"
 import type { InvoiceQuery } from "../indexer/invoices.ts"
 import type { BatchQuery, IntentEntry, IntentQuery, ReadModel } from "../indexer/readModel.ts"
 import { API_INTENT_STATUSES, type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceRecord } from "../indexer/records.ts"
@@ -199,6 +200,11 @@ export interface ClearingDeps {
   readonly clock: ServiceClock
   /** Observes hub transactions applied through the JSON-RPC endpoint. */
   readonly onHubTransaction?: (result: HubTransactionResult) => void
+  /**
+   * Applies the hub calls of JSON-RPC transactions (default: `hub.apply`). Simulations and live devnets pass
+   * their world's `applyHub`, so that such calls are traced and their SETTLEMENT messages transported.
+   */
+  readonly applyHubInput?: (input: HubInput) => HubRevert | undefined
 }
 
 /** Runs a synchronous operation that throws the API's failures; anything else is a defect (a 500). */
@@ -240,7 +246,11 @@ export class ClearingService {
     this.model = deps.model
     this.clock = deps.clock
     this.feeSigner = new FeeSigner(this.config.feeSignerKey, this.config.signatureCacheSize)
-    this.hubRpc = new HubRpc(deps.hub, { hubAddress: this.config.hubAddress, ...(deps.onHubTransaction === undefined ? {} : { onTransaction: deps.onHubTransaction }) })
+    this.hubRpc = new HubRpc(deps.hub, {
+      hubAddress: this.config.hubAddress,
+      ...(deps.onHubTransaction === undefined ? {} : { onTransaction: deps.onHubTransaction }),
+      ...(deps.applyHubInput === undefined ? {} : { apply: deps.applyHubInput }),
+    })
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -387,21 +397,50 @@ export class ClearingService {
     return this.buildIntentsWithCall(payload, "evm")
   }
 
+  /**
+   * `createIntentsWithCall` as a plain synchronous call for in-process hot loops: the result, or `undefined`
+   * when the fee signature is not cached yet (call `createIntentsWithCall`, which signs). Throws the API's
+   * `BadRequest`/`NotFound` like the Effect version fails with them.
+   */
+  createIntentsNow(payload: IntentsPayload): { readonly tx: TransactionRequest; readonly call: SpokeCall } | undefined {
+    const prepared = this.prepareIntents(payload, "evm")
+    const first = prepared[0]!
+    const fee = prepared.reduce((sum, p) => sum + p.tokenFee, 0n)
+    const deadline = BigInt(this.deadline())
+    const cached = this.feeSigner.cached(fee, 0n, first.order.inputAsset, deadline)
+    return cached === undefined ? undefined : this.buildWithSignature(payload, prepared, fee, deadline, cached)
+  }
+
+  private prepareIntents(payload: IntentsPayload, family: Family): PreparedIntent[] {
+    const list: readonly IntentRequest[] = Array.isArray(payload) ? payload : [payload as IntentRequest]
+    if (list.length === 0) throw badRequest("InvalidRequest", "body: expected an intent or a non-empty array of intents.")
+    if (list.length > this.config.maxOrderSize) throw badRequest("InvalidRequest", `body: at most ${this.config.maxOrderSize} intents per order, got ${list.length}.`)
+    const isArray = Array.isArray(payload)
+    const prepared = list.map((request, i) => this.prepareIntent(request, isArray ? `[${i}].` : "", family))
+    const first = prepared[0]!
+    prepared.forEach((p, i) => {
+      if (p.origin !== first.origin) throw badRequest("InvalidRequest", `[${i}].origin: every intent of an order must have the same origin (${first.origin}).`)
+      if (p.order.inputAsset !== first.order.inputAsset) throw badRequest("InvalidRequest", `[${i}].inputAsset: every intent of an order must have the same input asset.`)
+      if (p.from !== first.from) throw badRequest("InvalidRequest", `[${i}].from: every intent of an order must have the same sender.`)
+    })
+    return prepared
+  }
+
+  private buildWithSignature(payload: IntentsPayload, prepared: readonly PreparedIntent[], fee: bigint, deadline: bigint, sig: Hex) {
+    const first = prepared[0]!
+    const feeParams = { fee, deadline, sig }
+    const order = Array.isArray(payload)
+    const data = order ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
+    const params = prepared.map((p) => ({ ...p.order, outputAsset: p.order.outputAsset ?? ZERO_ADDRESS }))
+    const call: SpokeCall = order ? { kind: "feeAdapter.newOrder", fee, deadline, sig, params } : { kind: "feeAdapter.newIntent", ...params[0]!, feeParams }
+    return { tx: transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin }), call }
+  }
+
   private buildIntentsWithCall(payload: IntentsPayload, family: Family): Effect.Effect<{ readonly tx: TransactionRequest; readonly call: SpokeCall }, ApiFailure> {
     return Effect.suspend(() => {
       let prepared: PreparedIntent[]
       try {
-        const list: readonly IntentRequest[] = Array.isArray(payload) ? payload : [payload as IntentRequest]
-        if (list.length === 0) throw badRequest("InvalidRequest", "body: expected an intent or a non-empty array of intents.")
-        if (list.length > this.config.maxOrderSize) throw badRequest("InvalidRequest", `body: at most ${this.config.maxOrderSize} intents per order, got ${list.length}.`)
-        const isArray = Array.isArray(payload)
-        prepared = list.map((request, i) => this.prepareIntent(request, isArray ? `[${i}].` : "", family))
-        const first = prepared[0]!
-        prepared.forEach((p, i) => {
-          if (p.origin !== first.origin) throw badRequest("InvalidRequest", `[${i}].origin: every intent of an order must have the same origin (${first.origin}).`)
-          if (p.order.inputAsset !== first.order.inputAsset) throw badRequest("InvalidRequest", `[${i}].inputAsset: every intent of an order must have the same input asset.`)
-          if (p.from !== first.from) throw badRequest("InvalidRequest", `[${i}].from: every intent of an order must have the same sender.`)
-        })
+        prepared = this.prepareIntents(payload, family)
       } catch (error) {
         if (error instanceof BadRequest || error instanceof NotFound) return Effect.fail(error)
         return Effect.die(error)
@@ -409,22 +448,12 @@ export class ClearingService {
       const first = prepared[0]!
       const fee = prepared.reduce((sum, p) => sum + p.tokenFee, 0n)
       const deadline = BigInt(this.deadline())
-      const build = (sig: Hex) => {
-        const feeParams = { fee, deadline, sig }
-        const order = Array.isArray(payload)
-        const data = order ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
-        const params = prepared.map((p) => ({ ...p.order, outputAsset: p.order.outputAsset ?? ZERO_ADDRESS }))
-        const call: SpokeCall = order
-          ? { kind: "feeAdapter.newOrder", fee, deadline, sig, params }
-          : { kind: "feeAdapter.newIntent", ...params[0]!, feeParams }
-        return { tx: transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin }), call }
-      }
       // Most requests reuse a signature: answer them without an asynchronous step.
       const cached = this.feeSigner.cached(fee, 0n, first.order.inputAsset, deadline)
-      if (cached !== undefined) return Effect.succeed(build(cached))
+      if (cached !== undefined) return Effect.succeed(this.buildWithSignature(payload, prepared, fee, deadline, cached))
       return Effect.map(
         Effect.promise(() => this.feeSigner.sign(fee, 0n, first.order.inputAsset, deadline)),
-        ({ signature }) => build(signature),
+        ({ signature }) => this.buildWithSignature(payload, prepared, fee, deadline, signature),
       )
     })
   }
@@ -706,7 +735,15 @@ export class ClearingService {
 
   /** `POST /routes/quotes`. */
   quote(request: QuoteRequest): Effect.Effect<QuoteOutput, ApiFailure> {
-    return attempt(() => {
+    return attempt(() => this.quoteNow(request))
+  }
+
+  /**
+   * `POST /routes/quotes` as a plain synchronous call for in-process hot loops (the simulator's agents):
+   * the same operation as `quote`, throwing `BadRequest`/`NotFound` instead of failing an Effect.
+   */
+  quoteNow(request: QuoteRequest): QuoteOutput {
+    {
       const origin = parseDomain("origin", request.origin)
       if (!this.hub.state.supportedDomains.has(origin)) throw badRequest("UnsupportedDomain", `origin: domain ${origin} is not supported by the hub.`)
       const destinations = parseDomains("destinations", request.destinations)
@@ -751,7 +788,7 @@ export class ClearingService {
         fastPathQuote: fast,
         settlementEstimate: { p25Minutes: q.settlementEstimate.p25Minutes, p50Minutes: q.settlementEstimate.p50Minutes, p75Minutes: q.settlementEstimate.p75Minutes },
       }
-    })
+    }
   }
 
   /** `POST /routes/limits`: the basic route's capacity in the input token's units. */

@@ -69,13 +69,23 @@ export const writeHexLeftAligned = (buf: Uint8Array, offset: number, hex: string
 
 const HEX_BYTE: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
 
+/** Short inputs are converted in JS; long ones (messages) by Node's native hex codec, several times faster. */
+const NATIVE_HEX_BYTES = 64
+
 export const bytesToHex = (bytes: Uint8Array): Hex => {
+  if (bytes.length > NATIVE_HEX_BYTES) return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("hex")}`
   let out = "0x"
   for (let i = 0; i < bytes.length; i++) out += HEX_BYTE[bytes[i]!]
   return out as Hex
 }
 
 export const hexToBytes = (hex: Hex): Uint8Array => {
+  if (hex.length > 2 + 2 * NATIVE_HEX_BYTES) {
+    const buf = Buffer.from(hex.slice(2), "hex")
+    // Node's decoder stops at the first invalid digit: a short result means the input was not hex.
+    if (buf.length * 2 !== hex.length - 2) throw new Error(`not 0x-prefixed hex of even length: ${hex.slice(0, 20)}…`)
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.length)
+  }
   const out = new Uint8Array((hex.length - 2) >> 1)
   writeHexLeftAligned(out, 0, hex)
   return out

@@ -11,7 +11,7 @@ import { tokensToUnits } from "../scenario/load.ts"
 import type { ArbitrageurSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
-import { callService, PopulationStats, sendTransaction } from "./common.ts"
+import { callNow, callService, createIntents, PopulationStats, sendTransaction } from "./common.ts"
 
 export const startArbitrageurs = (world: World, service: ClearingService, spec: ArbitrageurSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("arbitrageur", spec.name, agents.length)
@@ -81,7 +81,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           from: me,
         }
         // Worth it only if the discount earned beats the fees paid (plus the margin asked for).
-        const quote = await callService(service.quote(request))
+        const quote = callNow(() => service.quoteNow(request))
         if (!quote.ok) {
           stats.reject(`quote:${quote.error}`)
           continue
@@ -94,7 +94,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           stats.reject("unprofitable")
           continue
         }
-        const tx = await callService(service.createIntentsWithCall(request))
+        const tx = await createIntents(service, request)
         if (!tx.ok) {
           stats.reject(`intents:${tx.error}`)
           continue

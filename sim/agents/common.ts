@@ -4,8 +4,8 @@
  * actions and rejections per population, and measuring PnL from balances.
  */
 import { Cause, Effect, Exit } from "effect"
-import type { ApiFailure } from "../../service/api/errors.ts"
-import type { TransactionRequest } from "../../service/api/schemas.ts"
+import { type ApiFailure, BadRequest, NotFound } from "../../service/api/errors.ts"
+import type { IntentsPayload, TransactionRequest } from "../../service/api/schemas.ts"
 import type { ClearingService } from "../../service/api/service.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../../service/domain/protocol.ts"
@@ -29,6 +29,23 @@ export const callService = async <A>(effect: Effect.Effect<A, ApiFailure>): Prom
   const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
   if (failure !== undefined && failure._tag === "Fail") return { ok: false, error: failure.error.error, message: failure.error.message }
   throw new Error(`clearing service defect: ${String(exit.cause)}`)
+}
+
+/** Runs a synchronous service operation (`quoteNow`, ...): the API's failures become values, bugs throw. */
+export const callNow = <A>(operation: () => A): ServiceResult<A> => {
+  try {
+    return { ok: true, value: operation() }
+  } catch (error) {
+    if (error instanceof BadRequest || error instanceof NotFound) return { ok: false, error: error.error, message: error.message }
+    throw error
+  }
+}
+
+/** `POST /intents` in-process: synchronous when the fee signature is cached, else through the Effect (signing). */
+export const createIntents = async (service: ClearingService, payload: IntentsPayload): Promise<ServiceResult<{ readonly tx: TransactionRequest; readonly call: SpokeCall }>> => {
+  const now = callNow(() => service.createIntentsNow(payload))
+  if (!now.ok || now.value !== undefined) return now as ServiceResult<{ readonly tx: TransactionRequest; readonly call: SpokeCall }>
+  return callService(service.createIntentsWithCall(payload))
 }
 
 /** Counters of one agent population. */

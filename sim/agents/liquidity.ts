@@ -8,7 +8,7 @@ import { tokensToUnits } from "../scenario/load.ts"
 import type { ScenarioSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
-import { callService, PopulationStats, sendTransaction } from "./common.ts"
+import { createIntents, PopulationStats, sendTransaction } from "./common.ts"
 
 export const startLiquidity = (world: World, service: ClearingService, entries: NonNullable<ScenarioSpec["initialLiquidity"]>, agent: AgentPlan): PopulationStats => {
   const stats = new PopulationStats("liquidity", "initial", 1)
@@ -23,16 +23,14 @@ export const startLiquidity = (world: World, service: ClearingService, entries: 
       const asset = world.plan.assets.get(`${entry.asset}:${entry.chain}`)!
       const i = domains.indexOf(entry.chain)
       const destination = domains.find((d, j) => j > i && world.plan.assets.has(`${entry.asset}:${d}`)) ?? domains.find((d) => d !== entry.chain && world.plan.assets.has(`${entry.asset}:${d}`))!
-      const tx = await callService(
-        service.createIntentsWithCall({
+      const tx = await createIntents(service, {
           origin: String(entry.chain),
           destinations: [String(destination)],
           inputAsset: asset.address,
           amount: tokensToUnits(entry.tokens, asset.decimals).toString(),
           to: me,
           from: me,
-        }),
-      )
+        })
       if (!tx.ok) {
         stats.reject(`intents:${tx.error}`)
         continue

@@ -12,7 +12,7 @@ import type { RebalancerSpec, SizeSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
 import type { ClearingService } from "../../service/api/service.ts"
-import { agentRng, callService, PopulationStats, sendTransaction } from "./common.ts"
+import { agentRng, callNow, createIntents, PopulationStats, sendTransaction } from "./common.ts"
 
 type Path = "basic" | "fast" | "swap"
 
@@ -70,7 +70,7 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
       from,
       ...(outputAsset === undefined ? {} : { outputAsset }),
     }
-    const quote = await callService(service.quote(base))
+    const quote = callNow(() => service.quoteNow(base))
     if (!quote.ok) return stats.reject(`quote:${quote.error}`)
     if (quote.value.reqType === "invalid") return stats.reject("quote:invalid")
     const fastQuote = quote.value.fastPathQuote
@@ -90,7 +90,7 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
             : { max_fee: String(spec.maxDiscountDbps) }
         : { isFastPath: true, ...(spec.fastTtlSeconds === undefined ? {} : { ttl: spec.fastTtlSeconds }), ...(spec.fastMaxFeeDbps === undefined ? {} : { max_fee: String(spec.fastMaxFeeDbps) }) }),
     }
-    const tx = await callService(service.createIntentsWithCall(request))
+    const tx = await createIntents(service, request)
     if (!tx.ok) return stats.reject(`intents:${tx.error}`)
     spentByAgent.set(budgetKey, spent + amount)
     stats.act(path === "basic" && input.strategy === "xerc20" ? "xerc20" : path)

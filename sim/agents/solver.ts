@@ -13,7 +13,7 @@ import { tokensToUnits } from "../scenario/load.ts"
 import type { SolverSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
-import { agentRng, callService, PopulationStats, sendTransaction } from "./common.ts"
+import { agentRng, createIntents, PopulationStats, sendTransaction } from "./common.ts"
 
 export const startSolvers = (world: World, service: ClearingService, spec: SolverSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("solver", spec.name, agents.length)
@@ -98,16 +98,14 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           const amount = surplus < wanted ? surplus : wanted
           if (amount <= 0n) return stats.reject("nothingToRebalance")
           // The intent first: only when the service accepts it does inventory leave the spoke.
-          const tx = await callService(
-            service.createIntentsWithCall({
+          const tx = await createIntents(service, {
               origin: String(rich.asset.domain),
               destinations: [String(poor.domain)],
               inputAsset: rich.asset.address,
               amount: amount.toString(),
               to: me,
               from: me,
-            }),
-          )
+            })
           if (!tx.ok) return stats.reject(`rebalance:${tx.error}`)
           world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount })
           stats.act("rebalance")

@@ -72,7 +72,8 @@ describe("start", () => {
     const taken = typeof address === "object" && address !== null ? address.port : 0
     try {
       await withChainPool({ chainIds: [777], genesisTimestamp: T0, basePort: taken }, async (pool) => {
-        expect(pool.chain(777).port).toBe(taken + 1)
+        // The taken port is skipped; the next free one is used (not necessarily taken + 1: other processes hold ports too).
+        expect(pool.chain(777).port).toBeGreaterThan(taken)
         expect(await pool.chain(777).publicClient.getChainId()).toBe(777)
       })
     } finally {
