@@ -85,6 +85,12 @@ export interface HubRpcOptions {
   readonly hubAddress: Address
   /** Called after every accepted transaction (reverted or not). */
   readonly onTransaction?: (result: HubTransactionResult) => void
+  /**
+   * Applies a decoded hub call (default: `hub.apply`). A simulation or live devnet passes its world's recorder,
+   * which first moves the hub's block to the current time, records the input in the trace and hands the outbox
+   * (SETTLEMENT messages) to the transport.
+   */
+  readonly apply?: (input: HubInput) => HubRevert | undefined
 }
 
 export class HubRpc {
@@ -248,7 +254,7 @@ export class HubRpc {
     } catch (error) {
       revert = error instanceof HubRevert ? error : new HubRevert("Hub_UnknownFunction", "the calldata matches no hub function")
     }
-    if (call !== undefined) revert = this.hub.apply(call)
+    if (call !== undefined) revert = this.options.apply === undefined ? this.hub.apply(call) : this.options.apply(call)
     const blockNumber = this.hub.state.blockNumber
     const transactionIndex = this.blockTransactionCount.get(blockNumber) ?? 0
     this.blockTransactionCount.set(blockNumber, transactionIndex + 1)
