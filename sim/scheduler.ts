@@ -42,6 +42,11 @@ export class Scheduler {
     return this.heap.length
   }
 
+  /** Time of the next event, or undefined when none is scheduled. */
+  get nextTimeMs(): TimeMs | undefined {
+    return this.heap[0]?.timeMs
+  }
+
   /** Schedules `run` at `timeMs` (not before now). */
   at(timeMs: TimeMs, label: string, run: EventHandler): void {
     if (!Number.isFinite(timeMs)) throw new SchedulerError(`event "${label}" scheduled at a non-finite time ${timeMs}`)

@@ -51,7 +51,42 @@ export type ReceiptHandler = (receipt: SpokeReceipt, block: MinedSpokeBlock) => 
 export interface SpokeEventContext {
   readonly domain: number
   readonly block: MinedSpokeBlock
-  readonly receipt: SpokeReceipt
+  /** The receipt of the world's own call, or a transaction another client sent to the chain (live devnets). */
+  readonly receipt: SpokeReceipt | ForeignTransaction
+}
+
+/**
+ * A transaction of a mined block that the world did not submit: on a live devnet (`clearsim up`), users sign
+ * transactions (e.g. the ones `POST /intents` returns) and send them to a chain's RPC URL themselves.
+ */
+export interface ForeignTransaction {
+  readonly foreign: true
+  readonly hash: Hex
+  /** Position in the block. */
+  readonly index: number
+  readonly from: Address
+  readonly nonce: number
+  readonly status: "success" | "reverted"
+  /** Decoded events of the spoke contracts (none when reverted). */
+  readonly events: readonly SpokeEvent[]
+}
+
+/** The transactions of a mined block in block order: hashes of all, details of those the world did not send. */
+export interface BlockTransactions {
+  readonly hashes: readonly Hex[]
+  readonly foreign: readonly ForeignTransaction[]
+}
+
+/**
+ * Where a live world learns about transactions other clients sent to its chains (simulations have none): a chain
+ * is mined at its block-time tick when such transactions wait, and every transaction of a mined block is processed
+ * (read model, transport of `MessageSent`, observers), not only the receipts of the world's own calls.
+ */
+export interface ForeignTransactionSource {
+  /** Whether transactions the world did not submit wait in `domain`'s pool. */
+  waiting(domain: number): Promise<boolean>
+  /** Every transaction of `block`, in block order; `own` are the hashes of the world's receipts. */
+  blockTransactions(domain: number, block: MinedSpokeBlock, own: ReadonlySet<string>): Promise<BlockTransactions>
 }
 
 export interface WorldObserver {
@@ -70,6 +105,8 @@ export interface WorldOptions {
   readonly onTraceLine?: (line: string) => void
   /** Run the hub's conservation check at every epoch (default true). */
   readonly checkConservation?: boolean
+  /** Live devnets: transactions sent to the chains by other clients (default: none). */
+  readonly foreignTransactions?: ForeignTransactionSource
 }
 
 export interface WorldStats {
@@ -118,6 +155,7 @@ export class World {
     this.rng = new RngStreams(options.seed)
     this.spokes = options.spokes
     this.checkEachEpoch = options.checkConservation ?? true
+    this.foreign = options.foreignTransactions
     this.model = new ReadModel({ solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) })
     this.hasher = new TraceHasher()
     const world = this
@@ -145,6 +183,7 @@ export class World {
   }
 
   private readonly onTraceLine: ((line: string) => void) | undefined
+  private readonly foreign: ForeignTransactionSource | undefined
 
   observe(observer: WorldObserver): void {
     this.observers.push(observer)
@@ -245,6 +284,7 @@ export class World {
 
   private mine(domain: number): void | Promise<void> {
     const chain = this.spokes.chain(domain)
+    if (this.foreign !== undefined) return this.mineLive(domain)
     if (chain.pending === 0 || this.transport.isHalted(domain, this.nowMs)) return
     const timestamp = BigInt(this.timestamp)
     if (chain.backend === "memory") {
@@ -259,27 +299,69 @@ export class World {
     return chain.mine(timestamp).then((block) => this.onBlock(domain, block))
   }
 
-  private onBlock(domain: number, block: MinedSpokeBlock): void {
+  /**
+   * Live: a block when the world has calls pending or other clients' transactions wait in the chain's pool, then
+   * every transaction of the block in block order (the world's receipts and the others').
+   */
+  private async mineLive(domain: number): Promise<void> {
+    const chain = this.spokes.chain(domain)
+    const foreign = this.foreign!
+    if (this.transport.isHalted(domain, this.nowMs)) return
+    if (chain.pending === 0 && !(await foreign.waiting(domain))) return
+    const block = await chain.mine(BigInt(this.timestamp))
+    const own = new Set<string>()
+    for (const receipt of block.receipts) if (receipt.transactionHash !== undefined) own.add(receipt.transactionHash.toLowerCase())
+    const transactions = await foreign.blockTransactions(domain, block, own)
+    this.onBlock(domain, block, transactions)
+  }
+
+  private onBlock(domain: number, block: MinedSpokeBlock, transactions?: BlockTransactions): void {
     this.stats.spokeBlocks++
     const handlers = this.receiptHandlers.get(domain)
     this.receiptHandlers.delete(domain)
     const blockNumber = Number(block.blockNumber)
     const timestamp = Number(block.timestamp)
-    for (const receipt of block.receipts) {
+    const onReceipt = (receipt: SpokeReceipt): void => {
       const nonceKey = `${domain}:${receipt.from}`
       const txNonce = this.txNonces.get(nonceKey) ?? 0
       this.txNonces.set(nonceKey, txNonce + 1)
       if (receipt.status === "reverted") this.stats.spokeReverts++
       const txHash: Hex = receipt.transactionHash ?? keccak256Utf8(`memory-tx/${domain}/${blockNumber}/${receipt.index}`)
-      const context: SpokeEventContext = { domain, block, receipt }
-      for (const event of receipt.events) {
-        if (MODEL_EVENTS.has(event.name)) {
-          this.model.onSpokeEvent(event as unknown as ModelSpokeEvent, { domain, blockNumber, timestamp, txHash, txFrom: receipt.from, txNonce })
-        }
-        if (event.name === "MessageSent") this.sendToHub(domain, event)
-        for (const o of this.observers) o.onSpokeEvent?.(event, context)
-      }
+      this.onTransactionEvents(domain, block, blockNumber, timestamp, receipt, txHash, txNonce)
       handlers?.get(receipt.index)?.(receipt, block)
+    }
+    if (transactions === undefined) {
+      for (const receipt of block.receipts) onReceipt(receipt)
+      return
+    }
+    // Block order: the world's receipts by hash, other clients' transactions in between.
+    const own = new Map<string, SpokeReceipt>()
+    for (const receipt of block.receipts) if (receipt.transactionHash !== undefined) own.set(receipt.transactionHash.toLowerCase(), receipt)
+    const foreign = new Map(transactions.foreign.map((tx) => [tx.hash.toLowerCase(), tx] as const))
+    for (const hash of transactions.hashes) {
+      const key = hash.toLowerCase()
+      const receipt = own.get(key)
+      if (receipt !== undefined) {
+        own.delete(key)
+        onReceipt(receipt)
+        continue
+      }
+      const tx = foreign.get(key)
+      if (tx !== undefined) this.onTransactionEvents(domain, block, blockNumber, timestamp, tx, tx.hash, tx.nonce)
+    }
+    // Receipts without a hash in the block (none on anvil, where a missing transaction is an error): last.
+    for (const receipt of block.receipts) if (receipt.transactionHash === undefined || own.has(receipt.transactionHash.toLowerCase())) onReceipt(receipt)
+  }
+
+  /** The events of one transaction: the read model, the transport of `MessageSent`, the observers. */
+  private onTransactionEvents(domain: number, block: MinedSpokeBlock, blockNumber: number, timestamp: number, receipt: SpokeReceipt | ForeignTransaction, txHash: Hex, txNonce: number): void {
+    const context: SpokeEventContext = { domain, block, receipt }
+    for (const event of receipt.events) {
+      if (MODEL_EVENTS.has(event.name)) {
+        this.model.onSpokeEvent(event as unknown as ModelSpokeEvent, { domain, blockNumber, timestamp, txHash, txFrom: receipt.from, txNonce })
+      }
+      if (event.name === "MessageSent") this.sendToHub(domain, event)
+      for (const o of this.observers) o.onSpokeEvent?.(event, context)
     }
   }
 
@@ -326,8 +408,7 @@ export class World {
 
   /** Runs every scheduled event up to the horizon (seconds), then stops. */
   async run(horizonSeconds: number, onProgress?: (nowMs: number) => void): Promise<void> {
-    this.syncHubBlock()
-    if (this.firstEpoch < 0) this.firstEpoch = this.hub.currentEpoch()
+    this.begin()
     let lastReport = -1
     await this.scheduler.run(horizonSeconds * 1000, (_label, timeMs) => {
       if (onProgress !== undefined) {
@@ -338,6 +419,22 @@ export class World {
         }
       }
     })
+    this.finish()
+  }
+
+  /** Before the first event: the hub's block at the start, and the first epoch. (`run` does it; live devnets too.) */
+  begin(): void {
+    this.syncHubBlock()
+    if (this.firstEpoch < 0) this.firstEpoch = this.hub.currentEpoch()
+  }
+
+  /** Moves the hub's block to the current time (a `block` input in the trace when it changed). */
+  advanceHub(): void {
+    this.syncHubBlock()
+  }
+
+  /** After the last event: the hub's block at the end, and the conservation check. */
+  finish(): void {
     this.syncHubBlock()
     this.hub.checkConservation()
     this.stats.conservationChecks++

@@ -70,6 +70,19 @@ export class UnknownSenderError extends Error {
   }
 }
 
+/** A transaction of a mined block, whoever sent it (see `blockTransactions`). */
+export interface BlockTransaction {
+  readonly hash: Hex
+  /** Position in the block. */
+  readonly index: number
+  readonly from: Address
+  readonly nonce: number
+  readonly to: Address | null
+  readonly status: "success" | "reverted"
+  /** Decoded events of this domain's contracts (none when reverted). */
+  readonly events: readonly SpokeEvent[]
+}
+
 interface PendingCall {
   readonly from: Address
   readonly call: SpokeCall
@@ -188,15 +201,7 @@ export class AnvilSpokeChain implements SpokeChain {
   }
 
   async events(fromBlock: bigint, toBlock?: bigint): Promise<readonly SpokeEvent[]> {
-    const { addresses } = this
-    const address = [
-      addresses.spoke,
-      addresses.gateway,
-      addresses.feeAdapter,
-      addresses.xerc20Module,
-      ...Object.values(addresses.tokens).map((token) => token.address),
-      ...(addresses.callTarget === undefined ? [] : [addresses.callTarget]),
-    ]
+    const address = this.contractAddresses()
     const logs = (await this.chain.rpc.request("eth_getLogs", [
       { address, fromBlock: toQuantity(fromBlock), toBlock: toBlock === undefined ? toQuantity(this.headNumber) : toQuantity(toBlock) },
     ])) as RpcLog[]
@@ -208,6 +213,74 @@ export class AnvilSpokeChain implements SpokeChain {
       events.push(event)
     }
     return events
+  }
+
+  /** Addresses of this domain's contracts (the logs `events` and `blockTransactions` decode). */
+  private contractAddresses(): Address[] {
+    const { addresses } = this
+    return [
+      addresses.spoke,
+      addresses.gateway,
+      addresses.feeAdapter,
+      addresses.xerc20Module,
+      ...Object.values(addresses.tokens).map((token) => token.address),
+      ...(addresses.callTarget === undefined ? [] : [addresses.callTarget]),
+    ]
+  }
+
+  /**
+   * Transactions waiting in anvil's pool that this backend has not sent: other clients' (a live devnet's users
+   * send signed transactions to the chain's RPC URL). This backend's own are sent only inside `mine`.
+   */
+  async poolPending(): Promise<number> {
+    const status = (await this.chain.rpc.request("txpool_status", [])) as { readonly pending?: unknown }
+    return typeof status.pending === "string" || typeof status.pending === "number" ? Number(status.pending) : 0
+  }
+
+  /**
+   * Every transaction of block `number`, in block order: the hashes of all, and for those not in `skip`
+   * (lowercase hashes, typically this backend's own) the sender, nonce, status and decoded events of the spoke
+   * contracts. One `eth_getBlockByNumber`, then one batch of transactions and receipts when there are others.
+   */
+  async blockTransactions(number: bigint, skip: ReadonlySet<string> = new Set()): Promise<{ readonly hashes: readonly Hex[]; readonly others: readonly BlockTransaction[] }> {
+    const block = (await this.chain.rpc.request("eth_getBlockByNumber", [toQuantity(number), false])) as { readonly transactions?: readonly Hex[] } | null
+    if (block === null) throw new Error(`domain ${this.domain}: block ${number} not found`)
+    const hashes = (block.transactions ?? []).map((hash) => lc<Hex>(hash))
+    const others = hashes.flatMap((hash, index) => (skip.has(hash) ? [] : [{ hash, index }]))
+    if (others.length === 0) return { hashes, others: [] }
+    const outcomes = await this.chain.rpc.batch(
+      others.flatMap(({ hash }) => [
+        { method: "eth_getTransactionByHash", params: [hash] },
+        { method: "eth_getTransactionReceipt", params: [hash] },
+      ]),
+    )
+    const known = new Set(this.contractAddresses().map((a) => a.toLowerCase()))
+    const transactions = others.map(({ hash, index }, k): BlockTransaction => {
+      const txOutcome = outcomes[2 * k]
+      const receiptOutcome = outcomes[2 * k + 1]
+      if (txOutcome === undefined || !txOutcome.ok) throw txOutcome?.error ?? new Error(`domain ${this.domain}: no answer for transaction ${hash}`)
+      if (receiptOutcome === undefined || !receiptOutcome.ok) throw receiptOutcome?.error ?? new Error(`domain ${this.domain}: no receipt for ${hash}`)
+      const tx = txOutcome.result as { readonly from: string; readonly nonce: Hex; readonly to: string | null }
+      const receipt = receiptOutcome.result as { readonly status: Hex; readonly logs: readonly RpcLog[] }
+      const events: SpokeEvent[] = []
+      for (const raw of receipt.logs) {
+        if (!known.has(raw.address.toLowerCase())) continue
+        const event = decodeSpokeLog(fromRpcLog(raw))
+        if (event === undefined) continue
+        if (event.name === "IntentAdded") this.intents.set(event.intentId, event.intent)
+        events.push(event)
+      }
+      return {
+        hash,
+        index,
+        from: lc<Address>(tx.from),
+        nonce: Number(BigInt(tx.nonce)),
+        to: tx.to === null ? null : lc<Address>(tx.to),
+        status: BigInt(receipt.status) === 1n ? "success" : "reverted",
+        events,
+      }
+    })
+    return { hashes, others: transactions }
   }
 
   // ---------------------------------------------------------------------------------------------------------
