@@ -5,12 +5,12 @@
  */
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs"
 import { join } from "node:path"
-import { ClearingService } from "../service/api/service.ts"
+import { type ClearingDeps, ClearingService } from "../service/api/service.ts"
 import type { Address } from "../service/domain/hex.ts"
 import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../service/spoke/spoke.ts"
 import { startArbitrageurs } from "./agents/arbitrageur.ts"
 import { holdings18, type PopulationStats } from "./agents/common.ts"
-import { startKeepers } from "./agents/keepers.ts"
+import { type KeeperStats, startKeepers } from "./agents/keepers.ts"
 import { startLiquidity } from "./agents/liquidity.ts"
 import { startRebalancers } from "./agents/rebalancer.ts"
 import { startSolvers } from "./agents/solver.ts"
@@ -19,9 +19,10 @@ import { MetricsCollector } from "./metrics/collector.ts"
 import { evaluateProperties } from "./metrics/properties.ts"
 import { buildMetricsSection, METRIC_NAMES, metricsOf, type RunReport } from "./report/report.ts"
 import type { LoadedScenario } from "./scenario/load.ts"
+import type { ScenarioSpec } from "./scenario/schema.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
-import { planWorld } from "./world/plan.ts"
-import { World } from "./world/world.ts"
+import { planWorld, type WorldPlan } from "./world/plan.ts"
+import { type ForeignTransactionSource, World } from "./world/world.ts"
 
 /** The hub contract's address on the hub domain (the target of hub transactions built by the service). */
 export const HUB_ADDRESS: Address = "0xa05a3380889115bf313f1db9d5f335157be4d816"
@@ -43,6 +44,169 @@ export interface RunOptions {
 export interface RunResult {
   readonly report: RunReport
   readonly timeseries: readonly { readonly run: number; readonly seed: number; readonly epoch: number; readonly metric: string; readonly value: number }[]
+}
+
+/** A wired world: hub, read model, clearing service, metrics, keepers and agents, chains scheduled. */
+export interface RunAssembly {
+  readonly world: World
+  readonly service: ClearingService
+  readonly metrics: MetricsCollector
+  readonly keepers: KeeperStats
+  readonly populations: readonly PopulationStats[]
+}
+
+export interface AssembleOptions {
+  readonly seed: number
+  readonly spokes: SpokesShape
+  /** Receives every line of the hub's input trace. */
+  readonly onTraceLine?: (line: string) => void
+  /** Start the scenario's rebalancers, solvers and arbitrageurs (default true). Keepers and initial liquidity always start. */
+  readonly agents?: boolean
+  /** Live devnets: transactions other clients send to the chains. */
+  readonly foreignTransactions?: ForeignTransactionSource
+  /** Observes hub transactions sent through the service's JSON-RPC endpoint. */
+  readonly onHubTransaction?: ClearingDeps["onHubTransaction"]
+}
+
+/**
+ * Wires a run on `spokes` (deployed from `plan.spokes`): the world, the clearing service (its clock is the
+ * world's), metrics, keepers and agents, and the chains' block production. Nothing runs until the scheduler does.
+ */
+export const assembleRun = (spec: ScenarioSpec, plan: WorldPlan, options: AssembleOptions): RunAssembly => {
+  const spokes = options.spokes
+  const world = new World(plan, {
+    seed: options.seed,
+    spokes,
+    ...(options.onTraceLine === undefined ? {} : { onTraceLine: options.onTraceLine }),
+    ...(options.foreignTransactions === undefined ? {} : { foreignTransactions: options.foreignTransactions }),
+  })
+  const service = new ClearingService({
+    hub: world.hub,
+    model: world.model,
+    clock: { nowSeconds: () => world.timestamp },
+    // Hub transactions of the JSON-RPC endpoint go through the world: traced, and their messages transported.
+    applyHubInput: (input) => world.applyHub(input),
+    ...(options.onHubTransaction === undefined ? {} : { onHubTransaction: options.onHubTransaction }),
+    config: {
+      hubAddress: HUB_ADDRESS,
+      spokes: spokes.domains.map((domain) => ({ domain, spoke: spokes.chain(domain).addresses.spoke, feeAdapter: spokes.chain(domain).addresses.feeAdapter })),
+      feeSignerKey: plan.feeSigner.privateKey,
+      // Deadlines on a 10-minute grid: equal fees share one signature for ten minutes.
+      feeDeadlineGranularitySeconds: 600,
+      quotes: {
+        bySymbol: Object.fromEntries(
+          spec.assets.map((a) => [
+            a.symbol,
+            {
+              ...(a.fixedFeeTokens === undefined ? {} : { fixedFeeTokens: String(a.fixedFeeTokens) }),
+              ...(a.maxVariableFeeBps === undefined ? {} : { maxVariableFeeBps: a.maxVariableFeeBps }),
+            },
+          ]),
+        ),
+      },
+      fastPath: { solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) },
+    },
+  })
+  const metrics = new MetricsCollector(world)
+  world.observe(metrics)
+  const keepers = startKeepers(world, spec.keepers)
+  const populations: PopulationStats[] = []
+  const agentsOf = (kind: string, name: string) => plan.agents.filter((a) => a.kind === kind && a.population === name)
+  if (options.agents ?? true) {
+    for (const s of spec.agents.solvers ?? []) populations.push(startSolvers(world, service, s, agentsOf("solver", s.name)))
+    for (const r of spec.agents.rebalancers ?? []) populations.push(startRebalancers(world, service, r, agentsOf("rebalancer", r.name)))
+    for (const a of spec.agents.arbitrageurs ?? []) populations.push(startArbitrageurs(world, service, a, agentsOf("arbitrageur", a.name)))
+  }
+  const liquidityAgent = plan.agents.find((a) => a.kind === "liquidity")
+  if (liquidityAgent !== undefined && spec.initialLiquidity !== undefined) populations.push(startLiquidity(world, service, spec.initialLiquidity, liquidityAgent))
+  world.startChains()
+  return { world, service, metrics, keepers, populations }
+}
+
+/** Tokens each population sent in intents not yet received (from the metrics; no chain reads). */
+export const measureInFlight = (plan: WorldPlan, assembly: RunAssembly): void => {
+  const inFlight = assembly.metrics.inFlight()
+  for (const population of assembly.populations) {
+    const members = plan.agents.filter((a) => a.population === population.population && a.kind === population.kind)
+    for (const agent of members) {
+      for (const [symbol, tokens] of Object.entries(inFlight.get(agent.id) ?? {})) population.inFlight[symbol] = (population.inFlight[symbol] ?? 0) + tokens
+    }
+  }
+}
+
+/**
+ * Holdings change: what each population holds now (wallets + spoke virtual balances) against its funding, summed
+ * exactly in 18-decimal units (reads every agent's balances on the chains).
+ */
+export const measureHoldingsChange = async (plan: WorldPlan, assembly: RunAssembly): Promise<void> => {
+  const { world, metrics } = assembly
+  for (const population of assembly.populations) {
+    const members = plan.agents.filter((a) => a.population === population.population && a.kind === population.kind)
+    const change18: Record<string, bigint> = {}
+    for (const agent of members) {
+      const now = await holdings18(world, agent.account.address)
+      for (const [symbol, held18] of Object.entries(now)) {
+        const chains = BigInt([...plan.assets.values()].filter((a) => a.symbol === symbol).length)
+        change18[symbol] = (change18[symbol] ?? 0n) + held18 - plan.fundingTokens * 10n ** 18n * chains
+      }
+    }
+    for (const [symbol, amount18] of Object.entries(change18)) population.pnl[symbol] = metrics.tokens18(amount18)
+  }
+}
+
+export interface ReportOptions {
+  readonly seed: number
+  readonly run: number
+  readonly backend: Backend
+  /** The virtual seconds the run covered. */
+  readonly horizonSeconds: number
+  readonly wallSeconds: number
+}
+
+/** The run's report and timeseries, from the assembly's state (no chain reads). */
+export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly: RunAssembly, options: ReportOptions): RunResult => {
+  const spec = loaded.spec
+  const { world, metrics, keepers, populations } = assembly
+  // The epochs the run covered: the last one is the epoch of the run's last second (the horizon tick itself
+  // opens no epoch of its own).
+  const firstEpoch = world.firstEpoch
+  const lastSecond = Math.max(0, Math.ceil(options.horizonSeconds) - 1)
+  const lastEpoch = Math.floor((plan.hubGenesisBlock + Math.floor(lastSecond / plan.hubBlockTimeSeconds)) / (spec.hub?.epochLength ?? 40))
+  const section = buildMetricsSection(metrics)
+  const base = {
+    scenario: { name: spec.name, file: loaded.file, hash: loaded.scenarioHash, ...(spec.description === undefined ? {} : { description: spec.description }) },
+    seed: options.seed,
+    run: options.run,
+    version: CLEARSIM_VERSION,
+    backend: options.backend,
+    traceHash: world.traceHash(),
+    hubEvents: world.hasher.events,
+    hubInputs: world.stats.hubInputs,
+    horizonSeconds: options.horizonSeconds,
+    epochs: { first: firstEpoch, last: lastEpoch, count: lastEpoch - firstEpoch + 1 },
+    ...section,
+    agents: populations.map((p) => ({
+      kind: p.kind,
+      population: p.population,
+      agents: p.agents,
+      actions: p.actions,
+      rejections: p.rejections,
+      pnl: p.pnl,
+      inFlight: p.inFlight,
+    })),
+    keepers,
+    transport: { ...world.transport.stats },
+    world: { ...world.stats },
+    coverage: [...metrics.coverage].sort(),
+    wallSeconds: options.wallSeconds,
+  }
+  if (world.transport.stats.dropped + world.transport.stats.duplicated + world.transport.stats.reordered + world.transport.stats.heldByOutage > 0) {
+    metrics.coverage.add("transportFaultInjected")
+  }
+  const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, METRIC_NAMES)
+  const report: RunReport = { ...base, coverage: [...metrics.coverage].sort(), properties, passed: properties.every((p) => p.pass) }
+  const timeseries = metrics.timeseries.map((row) => ({ run: options.run, seed: options.seed, ...row }))
+  return { report, timeseries }
 }
 
 /** Virtual-clock time of the wall clock is never read here; `wallSeconds` is measured by the caller. */
@@ -70,105 +234,23 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       trace = createWriteStream(join(options.outDir, "trace.jsonl"))
     }
     const traceStream = trace
-    const world = new World(plan, {
+    const assembly = assembleRun(spec, plan, {
       seed: options.seed,
       spokes,
       ...(traceStream === undefined ? {} : { onTraceLine: (line: string) => void traceStream.write(`${line}\n`) }),
     })
-    const service = new ClearingService({
-      hub: world.hub,
-      model: world.model,
-      clock: { nowSeconds: () => world.timestamp },
-      config: {
-        hubAddress: HUB_ADDRESS,
-        spokes: spokes.domains.map((domain) => ({ domain, spoke: spokes.chain(domain).addresses.spoke, feeAdapter: spokes.chain(domain).addresses.feeAdapter })),
-        feeSignerKey: plan.feeSigner.privateKey,
-        // Deadlines on a 10-minute grid: equal fees share one signature for ten minutes.
-        feeDeadlineGranularitySeconds: 600,
-        quotes: {
-          bySymbol: Object.fromEntries(
-            spec.assets.map((a) => [
-              a.symbol,
-              {
-                ...(a.fixedFeeTokens === undefined ? {} : { fixedFeeTokens: String(a.fixedFeeTokens) }),
-                ...(a.maxVariableFeeBps === undefined ? {} : { maxVariableFeeBps: a.maxVariableFeeBps }),
-              },
-            ]),
-          ),
-        },
-        fastPath: { solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) },
-      },
-    })
-    const metrics = new MetricsCollector(world)
-    world.observe(metrics)
-    const keepers = startKeepers(world, spec.keepers)
-    const populations: PopulationStats[] = []
-    const agentsOf = (kind: string, name: string) => plan.agents.filter((a) => a.kind === kind && a.population === name)
-    for (const s of spec.agents.solvers ?? []) populations.push(startSolvers(world, service, s, agentsOf("solver", s.name)))
-    for (const r of spec.agents.rebalancers ?? []) populations.push(startRebalancers(world, service, r, agentsOf("rebalancer", r.name)))
-    for (const a of spec.agents.arbitrageurs ?? []) populations.push(startArbitrageurs(world, service, a, agentsOf("arbitrageur", a.name)))
-    const liquidityAgent = plan.agents.find((a) => a.kind === "liquidity")
-    if (liquidityAgent !== undefined && spec.initialLiquidity !== undefined) populations.push(startLiquidity(world, service, spec.initialLiquidity, liquidityAgent))
-    world.startChains()
+    const { world } = assembly
     await world.run(plan.horizonSeconds, options.onProgress === undefined ? undefined : (now) => options.onProgress!(now, plan.horizonSeconds * 1000))
-
-    // Holdings change: what each population holds now (wallets + spoke virtual balances) against its funding,
-    // summed exactly in 18-decimal units.
-    const inFlight = metrics.inFlight()
-    for (const population of populations) {
-      const members = plan.agents.filter((a) => a.population === population.population && a.kind === population.kind)
-      const change18: Record<string, bigint> = {}
-      for (const agent of members) {
-        for (const [symbol, tokens] of Object.entries(inFlight.get(agent.id) ?? {})) population.inFlight[symbol] = (population.inFlight[symbol] ?? 0) + tokens
-        const now = await holdings18(world, agent.account.address)
-        for (const [symbol, held18] of Object.entries(now)) {
-          const chains = BigInt([...plan.assets.values()].filter((a) => a.symbol === symbol).length)
-          change18[symbol] = (change18[symbol] ?? 0n) + held18 - plan.fundingTokens * 10n ** 18n * chains
-        }
-      }
-      for (const [symbol, amount18] of Object.entries(change18)) population.pnl[symbol] = metrics.tokens18(amount18)
-    }
+    measureInFlight(plan, assembly)
+    await measureHoldingsChange(plan, assembly)
     await options.inspect?.(world)
-    // The epochs the run covered: the last one is the epoch of the run's last second (the horizon tick itself
-    // opens no epoch of its own).
-    const firstEpoch = world.firstEpoch
-    const lastSecond = Math.max(0, Math.ceil(plan.horizonSeconds) - 1)
-    const lastEpoch = Math.floor((plan.hubGenesisBlock + Math.floor(lastSecond / plan.hubBlockTimeSeconds)) / (spec.hub?.epochLength ?? 40))
-    const section = buildMetricsSection(metrics)
-    const base = {
-      scenario: { name: spec.name, file: loaded.file, hash: loaded.scenarioHash, ...(spec.description === undefined ? {} : { description: spec.description }) },
+    return buildRunResult(loaded, plan, assembly, {
       seed: options.seed,
       run: options.run ?? 0,
-      version: CLEARSIM_VERSION,
       backend: options.backend,
-      traceHash: world.traceHash(),
-      hubEvents: world.hasher.events,
-      hubInputs: world.stats.hubInputs,
       horizonSeconds: plan.horizonSeconds,
-      epochs: { first: firstEpoch, last: lastEpoch, count: lastEpoch - firstEpoch + 1 },
-      ...section,
-      agents: populations.map((p) => ({
-        kind: p.kind,
-        population: p.population,
-        agents: p.agents,
-        actions: p.actions,
-        rejections: p.rejections,
-        pnl: p.pnl,
-        inFlight: p.inFlight,
-      })),
-      keepers,
-      transport: { ...world.transport.stats },
-      world: { ...world.stats },
-      coverage: [...metrics.coverage].sort(),
       wallSeconds: (wallClock() - started) / 1000,
-    }
-    if (world.transport.stats.dropped + world.transport.stats.duplicated + world.transport.stats.reordered + world.transport.stats.heldByOutage > 0) {
-      metrics.coverage.add("transportFaultInjected")
-    }
-    const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, METRIC_NAMES)
-    const report: RunReport = { ...base, coverage: [...metrics.coverage].sort(), properties, passed: properties.every((p) => p.pass) }
-    const timeseries = metrics.timeseries.map((row) => ({ run: options.run ?? 0, seed: options.seed, ...row }))
-    return { report, timeseries }
+    })
   } finally {
     if (trace !== undefined) await new Promise<void>((resolve) => trace!.end(resolve))
     await pool?.stop()

@@ -52,6 +52,8 @@ export interface WorldPlan {
   /** Fee-vault owner of every ticker (protocol fees). */
   readonly treasury: DevAccount
   readonly agents: readonly AgentPlan[]
+  /** Funded dev accounts nothing in the world signs with (`PlanOptions.userAccounts`), after the agents'. */
+  readonly users: readonly DevAccount[]
   readonly spokes: SpokesConfig
   readonly layouts: ReadonlyMap<number, SpokeLayout>
   readonly hub: HubConfigInput
@@ -71,7 +73,18 @@ export const horizonSeconds = (scenario: ScenarioSpec, hubBlockTimeSeconds: numb
   return h.epochs * epochLength * hubBlockTimeSeconds
 }
 
-export const planWorld = (scenario: ScenarioSpec): WorldPlan => {
+export interface PlanOptions {
+  /** Chain and hub time at virtual time 0, unix seconds. @default GENESIS_TIMESTAMP */
+  readonly genesisTimestamp?: bigint
+  /**
+   * Dev accounts after the agents' that nothing in the world uses, funded like the agents (tokens on every chain):
+   * for users of a live devnet. @default 0
+   */
+  readonly userAccounts?: number
+}
+
+export const planWorld = (scenario: ScenarioSpec, options: PlanOptions = {}): WorldPlan => {
+  const genesisTimestamp = options.genesisTimestamp ?? GENESIS_TIMESTAMP
   const hubDomain = scenario.hub?.domain ?? 25327
   const hubBlockTimeSeconds = scenario.hub?.blockTimeSeconds ?? 12
   const epochLength = scenario.hub?.epochLength ?? 40
@@ -82,8 +95,10 @@ export const planWorld = (scenario: ScenarioSpec): WorldPlan => {
   ]
   if ((scenario.initialLiquidity ?? []).length > 0) populations.push({ kind: "liquidity", name: "initial", count: 1 })
   const SERVICE_ACCOUNTS = 5
+  const userAccounts = options.userAccounts ?? 0
   const total = SERVICE_ACCOUNTS + populations.reduce((n, p) => n + p.count, 0)
-  const accounts = deriveDevAccounts(TEST_MNEMONIC, total)
+  const accounts = deriveDevAccounts(TEST_MNEMONIC, total + userAccounts)
+  const users = accounts.slice(total)
   const [deployer, relayer, feeSigner, keeper, treasury] = accounts as [DevAccount, DevAccount, DevAccount, DevAccount, DevAccount]
   let next = SERVICE_ACCOUNTS
   const agents: AgentPlan[] = []
@@ -114,10 +129,10 @@ export const planWorld = (scenario: ScenarioSpec): WorldPlan => {
       lighthouse: keeper.address,
       watchtower: keeper.address,
       tokens,
-      funding: { accounts: [keeper.address, ...agents.map((a) => a.account.address)], amount: FUNDING_WHOLE_TOKENS },
+      funding: { accounts: [keeper.address, ...agents.map((a) => a.account.address), ...users.map((u) => u.address)], amount: FUNDING_WHOLE_TOKENS },
     }
   })
-  const spokes: SpokesConfig = { hubDomain, genesisTimestamp: GENESIS_TIMESTAMP, chains }
+  const spokes: SpokesConfig = { hubDomain, genesisTimestamp, chains }
   const layouts = new Map(chains.map((c) => [c.domain, planSpokeLayout(hubDomain, c)] as const))
   const assets = new Map<string, AssetOnChainPlan>()
   for (const asset of scenario.assets) {
@@ -154,7 +169,7 @@ export const planWorld = (scenario: ScenarioSpec): WorldPlan => {
     hubDomain,
     hubBlockTimeSeconds,
     hubGenesisBlock: hubGenesisBlock(epochLength),
-    genesisTimestamp: GENESIS_TIMESTAMP,
+    genesisTimestamp,
     horizonSeconds: horizonSeconds(scenario, hubBlockTimeSeconds, epochLength),
     deployer,
     relayer,
@@ -162,6 +177,7 @@ export const planWorld = (scenario: ScenarioSpec): WorldPlan => {
     keeper,
     treasury,
     agents,
+    users,
     spokes,
     layouts,
     hub,
