@@ -1,0 +1,146 @@
+/**
+ * `clearsim up [scenario.yaml] [--port 8080] [--host 127.0.0.1] [--no-agents] [--accounts 5] [--seed N] [--out DIR]`:
+ * a live local devnet in real time (`sim/live/devnet.ts`) until SIGINT/SIGTERM/SIGHUP, then a clean shutdown
+ * (API server, scheduler, chains), the trace and a report of the session in DIR, and exit 0.
+ * The wall-clock time of log lines comes from the real-time adapter.
+ */
+import { join } from "node:path"
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { type DevnetInfo, DevnetListenError, type DevnetSession, startDevnet } from "../live/devnet.ts"
+import { wallClockTimeOfDay } from "../live/realtime.ts"
+import { loadScenario, ScenarioError } from "../scenario/load.ts"
+
+/** A flag value `up` cannot use (the message names the flag and what was expected). */
+export class UpInputError extends Error {
+  override readonly name = "UpInputError"
+}
+
+export interface UpFlags {
+  readonly port: number
+  readonly host: string
+  readonly accounts: number
+}
+
+/** Checks the flags `effect/cli` cannot (ranges, forms); throws `UpInputError`. */
+export const validateUpFlags = (flags: UpFlags): void => {
+  if (!Number.isSafeInteger(flags.port) || flags.port < 0 || flags.port > 65_535) {
+    throw new UpInputError(`--port: expected a TCP port between 0 and 65535 (0 picks a free one), got ${flags.port}`)
+  }
+  if (!/^[A-Za-z0-9.:[\]-]+$/.test(flags.host)) throw new UpInputError(`--host: expected a host name or IP address to listen on, got "${flags.host}"`)
+  if (!Number.isSafeInteger(flags.accounts) || flags.accounts < 1 || flags.accounts > 1000) {
+    throw new UpInputError(`--accounts: expected a number of funded user accounts between 1 and 1000, got ${flags.accounts}`)
+  }
+}
+
+const time = wallClockTimeOfDay
+
+/** The start-up text: where everything is, and the accounts to use. */
+export const renderDevnetInfo = (info: DevnetInfo): string => {
+  const lines: string[] = []
+  lines.push(`clearsim up: ${info.scenario} (seed ${info.seed}), a live devnet in real time${info.agents ? "" : ", without agents"}. Ctrl-C stops it.`, "")
+  lines.push(`API          ${info.apiUrl}          docs ${info.docsUrl}`)
+  lines.push(`Hub          JSON-RPC ${info.hub.rpcUrl}   chain id (hub domain) ${info.hub.domain}   hub ${info.hub.address}`)
+  lines.push(`             block time ${info.hub.blockTimeSeconds} s, epoch ${info.hub.epochLength} blocks`, "")
+  for (const chain of info.chains) {
+    lines.push(`Chain ${chain.chainId}${chain.name === undefined ? "" : ` (${chain.name})`}   RPC ${chain.rpcUrl}   chain id ${chain.chainId}   block time ${chain.blockTimeSeconds} s`)
+    const c = chain.contracts
+    lines.push(`  fee adapter ${c.feeAdapter}   spoke ${c.spoke}`)
+    lines.push(`  gateway     ${c.gateway}   xERC20 module ${c.xerc20Module}`)
+    for (const [symbol, token] of Object.entries(c.tokens)) lines.push(`  ${symbol.padEnd(11)} ${token.address}   ${token.decimals} decimals${token.kind === "xerc20" ? ", xERC20" : ""}`)
+  }
+  lines.push("")
+  lines.push(`Dev accounts: PUBLIC TEST KEYS from anvil's test mnemonic ("${info.mnemonic}"); never use them on a real network.`)
+  lines.push(`Each holds 10,000 ETH and ${BigInt(info.fundingTokens).toLocaleString("en-US")} of every token on every chain. Free for you:`)
+  for (const account of info.accounts) lines.push(`  #${String(account.index).padEnd(4)} ${account.address}   key ${account.privateKey}`)
+  lines.push(`Accounts #${info.reservedAccounts.from}–#${info.reservedAccounts.to} are the devnet's own (deployer, relayer, fee signer, keepers, agents): do not send from them.`, "")
+  lines.push(`Create an intent: POST ${info.apiUrl}/intents, sign the returned transaction with a free account (approve the fee adapter`)
+  lines.push(`for the token first) and send it to the origin chain's RPC URL; follow it at GET ${info.apiUrl}/intents/{id}.`)
+  lines.push(`Written to ${info.outDir}: devnet.json now; trace.jsonl, report.json, report.md, session.json when it stops.`, "")
+  return lines.join("\n")
+}
+
+const renderSession = (session: DevnetSession, outDir: string): string => {
+  const r = session.report
+  const holding = r.properties.filter((p) => p.pass).length
+  return [
+    `clearsim up stopped after ${session.wallSeconds.toFixed(1)} s: ${r.intents.created} intents created, ${r.intents.settled} settled; ${session.foreignTransactions} chain and ${session.hubRpcTransactions} hub transactions from other clients${session.handlerErrors > 0 ? `; ${session.handlerErrors} handler errors (see the log)` : ""}`,
+    `  hub conservation: ${session.conservation}; trace hash ${session.traceHash} (${session.hubInputs} hub inputs)`,
+    `  scenario properties on this session (informational): ${holding} of ${r.properties.length} hold`,
+    `  report: ${join(outDir, "report.md")}; replay the hub: npx clearsim hub replay ${join(outDir, "trace.jsonl")}`,
+  ].join("\n")
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
+
+/**
+ * Runs the devnet until a signal, stops it, prints the session and exits the process with 0 (1 when the shutdown
+ * failed). A second signal forces the exit (the chain pool's exit handler still kills anvil). A failure to start
+ * rejects, for the command to report.
+ */
+const runUp = async (options: Parameters<typeof startDevnet>[0]): Promise<never> => {
+  let received: NodeJS.Signals | undefined
+  let wake: (() => void) | undefined
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (received !== undefined) {
+      process.stderr.write(`${signal} again: exiting now\n`)
+      process.exit(130)
+    }
+    received = signal
+    wake?.()
+  }
+  // Listening from the start: a signal during start-up stops the devnet as soon as it is up.
+  for (const name of SIGNALS) process.on(name, onSignal)
+  const devnet = await startDevnet(options)
+  process.stdout.write(`${renderDevnetInfo(devnet.info)}\n`)
+  if (received === undefined) await new Promise<void>((resolve) => (wake = resolve))
+  process.stdout.write(`\n${time()} ${received}: stopping (a second signal forces the exit)\n`)
+  try {
+    const session = await devnet.stop()
+    process.stdout.write(`${renderSession(session, options.outDir)}\n`)
+    process.exit(0)
+  } catch (error) {
+    process.stderr.write(`clearsim: the shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    process.exit(1)
+  }
+}
+
+export const upCommand = Command.make(
+  "up",
+  {
+    scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML): chains, assets, keepers, agents"), Argument.withDefault("scenarios/quickstart.yaml")),
+    port: Flag.Int("port").pipe(Flag.withDescription("API port (0: a free one)"), Flag.withDefault(8080)),
+    host: Flag.String("host").pipe(Flag.withDescription("API host to listen on (the chains listen on 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
+    agents: Flag.Boolean("agents").pipe(Flag.withDescription("Run the scenario's rebalancers, solvers and arbitrageurs; --no-agents leaves keepers and initial liquidity only"), Flag.withDefault(true)),
+    accounts: Flag.Int("accounts").pipe(Flag.withDescription("Funded dev accounts left free for you"), Flag.withDefault(5)),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("Seed of the agents' and transport's randomness (default: the scenario's, else 1)"), Flag.optional),
+    out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>)"), Flag.optional),
+  },
+  Effect.fn(
+    function* ({ scenario, port, host, agents, accounts, seed, out }) {
+      yield* Effect.try({ try: () => validateUpFlags({ port, host, accounts }), catch: (error) => error })
+      const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
+      const seedValue = Option.getOrUndefined(seed)
+      const options = {
+        loaded,
+        port,
+        host,
+        agents,
+        userAccounts: accounts,
+        outDir: Option.getOrUndefined(out) ?? join("reports", "out", `live-${loaded.spec.name}`),
+        ...(seedValue === undefined ? {} : { seed: seedValue }),
+        log: (line: string) => void process.stdout.write(`${time()} ${line}\n`),
+      }
+      // Uninterruptible: the runtime's own SIGINT handling must not cut the shutdown short. `runUp` handles the
+      // signals and exits the process once the session is written.
+      yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(options), catch: (error) => error }))
+    },
+    Effect.catch((error: unknown) =>
+      Effect.gen(function* () {
+        const userError = error instanceof UpInputError || error instanceof ScenarioError || error instanceof DevnetListenError
+        yield* Console.error(`clearsim: ${userError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+        process.exitCode = userError ? 2 : 1
+      }),
+    ),
+  ),
+).pipe(Command.withDescription("Start a live local devnet (anvil chains, contracts, the clearing service and API, keepers, agents) in real time until Ctrl-C"))

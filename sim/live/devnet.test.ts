@@ -1,0 +1,188 @@
+/**
+ * `clearsim up` end to end, as a user sees it: the command runs as a child process on free ports with a scenario
+ * of one-second blocks and crons; an external user creates an intent through `POST /intents`, signs the returned
+ * transaction with a viem wallet and sends it to the chain's RPC URL; the devnet mines it, indexes it and the
+ * keepers carry it in real time to its settlement on the destination. A hub transaction goes through `/hub/rpc`.
+ * SIGINT then stops everything: exit 0, the session's files written, the hub transaction in the trace, no anvil left.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, maxUint256 } from "viem"
+import { privateKeyToAccount } from "viem/accounts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { HubAbi } from "../../service/api/hubAbi.ts"
+import type { DevnetInfo } from "./devnet.ts"
+
+const root = new URL("../../", import.meta.url).pathname
+const bin = join(root, "bin/clearsim.js")
+const scenario = join(root, "sim/live/testdata/live-smoke.yaml")
+const out = mkdtempSync(join(tmpdir(), "clearsim-up-"))
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const until = async <T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe().catch(() => undefined)
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(100)
+  }
+}
+const getJson = async (url: string): Promise<{ status: number; body: unknown }> => {
+  const r = await fetch(url)
+  return { status: r.status, body: await r.json() }
+}
+const postJson = async (url: string, body: unknown): Promise<{ status: number; body: unknown }> => {
+  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  return { status: r.status, body: await r.json() }
+}
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+const anvilPids = (): number[] => {
+  try {
+    return execFileSync("pgrep", ["-x", "anvil"], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number)
+  } catch {
+    return [] // pgrep exits 1 when nothing matches
+  }
+}
+
+let child: ChildProcess
+let stdout = ""
+let exited: Promise<number | null>
+let info: DevnetInfo
+
+beforeAll(async () => {
+  child = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--accounts", "2", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+  child.stdout!.on("data", (chunk: Buffer) => void (stdout += chunk.toString()))
+  child.stderr!.on("data", (chunk: Buffer) => void (stdout += chunk.toString()))
+  exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)))
+  info = await until("devnet.json", 25_000, async () => {
+    if (child.exitCode !== null) throw new Error(`clearsim up exited with ${child.exitCode}:\n${stdout}`)
+    const file = join(out, "devnet.json")
+    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DevnetInfo) : undefined
+  })
+}, 40_000)
+
+afterAll(async () => {
+  if (child.exitCode === null) child.kill("SIGKILL")
+  rmSync(out, { recursive: true, force: true })
+})
+
+describe("clearsim up", () => {
+  it("prints where everything is: the API, each chain's RPC URL and contracts, the hub, the dev accounts", async () => {
+    await until("the start-up text", 5000, async () => (stdout.includes("Create an intent") ? true : undefined))
+    expect(stdout).toContain(`API          ${info.apiUrl}`)
+    expect(stdout).toContain(`${info.apiUrl}/docs`)
+    expect(stdout).toContain(`JSON-RPC ${info.hub.rpcUrl}`)
+    for (const chain of info.chains) {
+      expect(stdout).toContain(`RPC ${chain.rpcUrl}   chain id ${chain.chainId}`)
+      expect(stdout).toContain(`fee adapter ${chain.contracts.feeAdapter}`)
+      expect(stdout).toContain(chain.contracts.tokens.USDC!.address)
+    }
+    expect(stdout).toContain("PUBLIC TEST KEYS")
+    for (const account of info.accounts) expect(stdout).toContain(`${account.address}   key ${account.privateKey}`)
+    const health = await getJson(`${info.apiUrl}/health`)
+    expect(health).toMatchObject({ status: 200, body: { status: "ok", hubDomain: info.hub.domain } })
+  })
+
+  it("carries an intent a user signs and sends to the chain from ADDED to SETTLED in real time, and takes hub transactions over /hub/rpc", async () => {
+    const [origin, destination] = info.chains as [DevnetInfo["chains"][number], DevnetInfo["chains"][number]]
+    const user = privateKeyToAccount(info.accounts[0]!.privateKey)
+    const chainOf = (c: typeof origin) =>
+      defineChain({ id: c.chainId, name: `chain ${c.chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [c.rpcUrl] } } })
+    const wallet = createWalletClient({ chain: chainOf(origin), transport: http(), account: user })
+    const originClient = createPublicClient({ chain: chainOf(origin), transport: http(), pollingInterval: 100 })
+    const destinationClient = createPublicClient({ chain: chainOf(destination), transport: http(), pollingInterval: 100 })
+    const usdc = origin.contracts.tokens.USDC!.address
+    const usdcThere = destination.contracts.tokens.USDC!.address
+    const balanceThere = () => destinationClient.readContract({ address: usdcThere, abi: erc20Abi, functionName: "balanceOf", args: [user.address] })
+    const before = await balanceThere()
+
+    // The fee adapter pulls the tokens: approve it once, like any ERC-20 spender.
+    const approval = await wallet.writeContract({ address: usdc, abi: erc20Abi, functionName: "approve", args: [origin.contracts.feeAdapter, maxUint256] })
+    expect((await originClient.waitForTransactionReceipt({ hash: approval })).status).toBe("success")
+
+    const request = { origin: String(origin.chainId), destinations: [String(destination.chainId)], to: user.address, from: user.address, inputAsset: usdc, amount: "100000000" }
+    // As a careful user: wait until the route can settle the amount now (the initial liquidity has reached the hub).
+    await until("liquidity on the route", 15_000, async () => {
+      const quote = await postJson(`${info.apiUrl}/routes/quotes`, request)
+      return BigInt((quote.body as { currentLimit: string }).currentLimit) >= 100_000_000n ? true : undefined
+    })
+    const built = await postJson(`${info.apiUrl}/intents`, request)
+    expect(built.status).toBe(200)
+    const tx = built.body as { to: `0x${string}`; data: `0x${string}`; value: string; chainId: number }
+    expect(tx.chainId).toBe(origin.chainId)
+    const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: BigInt(tx.value) })
+
+    // The devnet mines it at the chain's next tick and indexes it under its transaction hash.
+    const intentId = await until("the intent indexed by its transaction", 10_000, async () => {
+      const r = await getJson(`${info.apiUrl}/intents?txHash=${hash}`)
+      return (r.body as { intents: { intent_id: string }[] }).intents[0]?.intent_id
+    })
+    const statuses: string[] = []
+    await until("the settlement", 20_000, async () => {
+      const r = await getJson(`${info.apiUrl}/intents/${intentId}`)
+      const status = (r.body as { intent: { status: string } }).intent.status
+      if (statuses.at(-1) !== status) statuses.push(status)
+      return status === "SETTLED_AND_COMPLETED" ? true : undefined
+    })
+    // Created on the origin, dispatched to the hub, a deposit there (the scenario's open invoice) settled when its
+    // epoch is processed, dispatched back, paid on the destination.
+    const order = ["ADDED_SPOKE", "DISPATCHED_SPOKE", "ADDED", "INVOICED", "SETTLED", "DISPATCHED_HUB", "SETTLED_AND_COMPLETED"]
+    expect(statuses[0]).toBe("ADDED_SPOKE")
+    expect(statuses.at(-1)).toBe("SETTLED_AND_COMPLETED")
+    expect(statuses.map((s) => order.indexOf(s))).toEqual(statuses.map((s) => order.indexOf(s)).filter((i) => i >= 0).sort((a, b) => a - b))
+    const received = (await balanceThere()) - before
+    expect(received > 99_000_000n && received < 100_000_000n).toBe(true) // the amount less the fees
+
+    // A hub transaction from a viem wallet, through the API's JSON-RPC endpoint.
+    const hubChain = defineChain({ id: info.hub.domain, name: "clearsim hub", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [info.hub.rpcUrl] } } })
+    const hubWallet = createWalletClient({ chain: hubChain, transport: http(), account: user })
+    const hubClient = createPublicClient({ chain: hubChain, transport: http(), pollingInterval: 100 })
+    const hubTx = await hubWallet.writeContract({ address: info.hub.address, abi: HubAbi, functionName: "setUpdateVirtualBalance", args: [true] })
+    expect((await hubClient.waitForTransactionReceipt({ hash: hubTx })).status).toBe("success")
+    const word = `0x${user.address.slice(2).toLowerCase().padStart(64, "0")}` as const
+    expect(await hubClient.readContract({ address: info.hub.address, abi: HubAbi, functionName: "updateVirtualBalance", args: [word] })).toBe(true)
+  }, 45_000)
+
+  it("stops cleanly on SIGINT: exit 0, trace and report written (the hub transaction recorded), no anvil left", async () => {
+    const pids = info.chains.map((c) => c.pid)
+    expect(pids.every(alive)).toBe(true)
+    child.kill("SIGINT")
+    expect(await exited).toBe(0)
+    expect(stdout).toContain("clearsim up stopped after")
+    for (const file of ["trace.jsonl", "report.json", "report.md", "timeseries.csv", "session.json"]) expect(existsSync(join(out, file))).toBe(true)
+    const trace = readFileSync(join(out, "trace.jsonl"), "utf8")
+    const user = info.accounts[0]!.address.slice(2)
+    expect(trace.split("\n").some((line) => line.includes('"setUpdateVirtualBalance"') && line.includes(user))).toBe(true)
+    const session = JSON.parse(readFileSync(join(out, "session.json"), "utf8")) as { foreignTransactions: number; hubRpcTransactions: number; conservation: string; traceHash: string }
+    expect(session.foreignTransactions).toBeGreaterThanOrEqual(2)
+    expect(session.hubRpcTransactions).toBe(1)
+    expect(session.conservation).toBe("ok")
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { traceHash: string; intents: { created: number } }
+    expect(report.traceHash).toBe(session.traceHash)
+    expect(pids.some(alive)).toBe(false)
+    expect(anvilPids().filter((pid) => pids.includes(pid))).toEqual([])
+  }, 20_000)
+
+  it("refuses a bad flag with a one-line message and exit code 2, before starting anything", () => {
+    let status: number | null = 0
+    let stderr = ""
+    try {
+      execFileSync(process.execPath, [bin, "up", scenario, "--port", "70000"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+    } catch (error) {
+      status = (error as { status: number | null }).status
+      stderr = String((error as { stderr: unknown }).stderr)
+    }
+    expect(status).toBe(2)
+    expect(stderr.trim()).toBe("clearsim: --port: expected a TCP port between 0 and 65535 (0 picks a free one), got 70000")
+  }, 20_000)
+})

@@ -1,0 +1,304 @@
+/**
+ * A live devnet (`clearsim up`): the scenario's chains on local anvil with the contracts deployed, the hub
+ * engine, read model and clearing service, the HTTP API (with the hub's JSON-RPC at `POST /hub/rpc`), the
+ * transport, keepers and agents, all paced to the wall clock by the real-time adapter (`realtime.ts`).
+ *
+ * It is the world of `clearsim run` with three differences: time is real (virtual time 0 = the genesis second,
+ * so block timestamps are wall-clock unix seconds); other clients take part (transactions users sign and send to
+ * a chain's RPC URL are mined at the chain's next block tick and every transaction of a block is processed; hub
+ * transactions sent to `/hub/rpc` go through the world, so they are traced and their SETTLEMENT messages
+ * transported); and it runs until `stop()`, which writes the trace and a report of the session.
+ */
+import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from "node:fs"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { startApiServer, type ApiServer } from "../../service/api/server.ts"
+import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
+import type { Address, Hex } from "../../service/domain/hex.ts"
+import { type AnvilSpokeChain, createAnvilSpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
+import { ChainPool, TEST_MNEMONIC } from "../chains/index.ts"
+import { renderTimeseriesCsv, writeReportFiles, type RunReport } from "../report/report.ts"
+import { assembleRun, buildRunResult, HUB_ADDRESS, measureInFlight, type RunAssembly } from "../run.ts"
+import type { LoadedScenario } from "../scenario/load.ts"
+import { planWorld, type WorldPlan } from "../world/plan.ts"
+import type { ForeignTransaction, ForeignTransactionSource } from "../world/world.ts"
+import { RealtimePacer, wallClockMs, wallClockSeconds, withTimeout } from "./realtime.ts"
+
+export interface DevnetOptions {
+  readonly loaded: LoadedScenario
+  /** API port; 0 picks a free one. */
+  readonly port: number
+  readonly host: string
+  /** Start the scenario's rebalancers, solvers and arbitrageurs (keepers and initial liquidity always run). */
+  readonly agents: boolean
+  /** Funded dev accounts left free for users. */
+  readonly userAccounts: number
+  /** Seed of the agents' and transport's randomness (default: the scenario's, else 1). */
+  readonly seed?: number
+  /** Where devnet.json (at start), trace.jsonl, report.* and session.json (at stop) go. */
+  readonly outDir: string
+  /** Activity lines: transactions of other clients, hub JSON-RPC transactions, errors, status. */
+  readonly log?: (line: string) => void
+  /** Virtual seconds between status lines (0: none). @default 60 */
+  readonly statusEverySeconds?: number
+}
+
+export interface DevnetAccount {
+  readonly index: number
+  readonly address: Address
+  readonly privateKey: Hex
+}
+
+export interface DevnetChainInfo {
+  readonly chainId: number
+  readonly name: string | undefined
+  readonly rpcUrl: string
+  readonly blockTimeSeconds: number
+  /** The anvil process. */
+  readonly pid: number
+  readonly contracts: {
+    readonly feeAdapter: Address
+    readonly spoke: Address
+    readonly gateway: Address
+    readonly xerc20Module: Address
+    readonly tokens: Readonly<Record<string, { readonly address: Address; readonly decimals: number; readonly kind: string }>>
+  }
+}
+
+/** What a client needs to use the devnet (printed at start, and written to `devnet.json`). */
+export interface DevnetInfo {
+  readonly scenario: string
+  readonly seed: number
+  readonly apiUrl: string
+  readonly docsUrl: string
+  readonly hub: { readonly rpcUrl: string; readonly domain: number; readonly address: Address; readonly blockTimeSeconds: number; readonly epochLength: number }
+  readonly chains: readonly DevnetChainInfo[]
+  readonly mnemonic: string
+  /** Funded accounts nothing in the devnet signs with: for users. */
+  readonly accounts: readonly DevnetAccount[]
+  /** Accounts the devnet signs with (deployer, relayer, fee signer, keeper, treasury, agents): do not send from them. */
+  readonly reservedAccounts: { readonly from: number; readonly to: number }
+  /** Whole tokens of every token minted to every account on every chain. */
+  readonly fundingTokens: string
+  readonly agents: boolean
+  readonly genesisTimestamp: number
+  readonly outDir: string
+}
+
+export interface DevnetSession {
+  readonly wallSeconds: number
+  readonly virtualSeconds: number
+  /** Transactions of mined blocks that other clients sent to the chains. */
+  readonly foreignTransactions: number
+  /** Transactions sent to the hub's JSON-RPC endpoint (accepted ones, reverted or not). */
+  readonly hubRpcTransactions: number
+  /** Errors of event handlers (logged; the devnet went on). */
+  readonly handlerErrors: number
+  readonly traceHash: Hex
+  readonly hubInputs: number
+  readonly report: RunReport
+  readonly conservation: "ok" | string
+}
+
+export interface Devnet {
+  readonly info: DevnetInfo
+  /** Stops the pacer, the API server and the chains, and writes the trace and the session's report (idempotent). */
+  stop(): Promise<DevnetSession>
+}
+
+/** The API port is taken (or the host cannot be bound): a user error, reported before anything starts. */
+export class DevnetListenError extends Error {
+  override readonly name = "DevnetListenError"
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly code: string,
+  ) {
+    super(
+      code === "EADDRINUSE"
+        ? `--port: ${host}:${port} is already in use (another clearsim up?); pass another --port, or --port 0 for a free one`
+        : `--host/--port: cannot listen on ${host}:${port} (${code})`,
+    )
+  }
+}
+
+const SERVICE_ACCOUNTS = 5
+
+export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
+  const { loaded, log = () => {} } = options
+  const spec = loaded.spec
+  const seed = options.seed ?? spec.seed ?? 1
+  // A taken port fails now, before the chains start (the real listen below still reports a lost race).
+  if (options.port !== 0) await probeListen(options.host, options.port)
+  // Virtual time 0 is the genesis second: block and hub timestamps are wall-clock unix seconds.
+  const genesis = wallClockSeconds()
+  const plan = planWorld(spec, { genesisTimestamp: genesis, userAccounts: options.userAccounts })
+  const pool = await ChainPool.start({
+    chainIds: spec.chains.map((c) => c.id),
+    genesisTimestamp: genesis,
+    accounts: SERVICE_ACCOUNTS + plan.agents.length + plan.users.length,
+  })
+  let trace: WriteStream | undefined
+  let server: ApiServer | undefined
+  try {
+    const spokes = await createAnvilSpokes(pool, plan.spokes)
+    mkdirSync(options.outDir, { recursive: true })
+    const traceStream = (trace = createWriteStream(join(options.outDir, "trace.jsonl")))
+    const counters = { foreignTransactions: 0, hubRpcTransactions: 0, handlerErrors: 0 }
+    const assembly = assembleRun(spec, plan, {
+      seed,
+      spokes,
+      agents: options.agents,
+      onTraceLine: (line) => void traceStream.write(`${line}\n`),
+      foreignTransactions: foreignSource(spokes, (domain, block, tx) => {
+        counters.foreignTransactions++
+        const events = tx.events.map((e) => e.name).join(", ") || "no events"
+        log(`chain ${domain} block ${block}: transaction ${tx.hash} from ${tx.from} (${tx.status}): ${events}`)
+      }),
+      onHubTransaction: (result: HubTransactionResult) => {
+        counters.hubRpcTransactions++
+        const what = result.input === undefined ? "not a hub call" : result.input.kind
+        log(`hub: transaction ${result.hash} from ${result.from}: ${what}${result.revert === undefined ? "" : `, reverted: ${result.revert.errorName}: ${result.revert.message}`}`)
+      },
+    })
+    const { world } = assembly
+    world.begin()
+    // The hub's block follows the clock even when no input arrives (health, epochs, the JSON-RPC's blocks).
+    world.scheduler.every(plan.hubBlockTimeSeconds * 1000, plan.hubBlockTimeSeconds * 1000, "live/hub-block", () => world.advanceHub())
+    const statusEvery = options.statusEverySeconds ?? 60
+    if (statusEvery > 0) world.scheduler.every(statusEvery * 1000, statusEvery * 1000, "live/status", () => log(statusLine(assembly, counters)))
+    try {
+      server = await startApiServer(assembly.service, { port: options.port, host: options.host })
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      if (typeof code === "string") throw new DevnetListenError(options.host, options.port, code)
+      throw error
+    }
+    const api = server
+    const info = describe(spec.name, seed, plan, world.hub.state.epochLengthBlocks, spokes, pool, api.url, options)
+    writeFileSync(join(options.outDir, "devnet.json"), `${JSON.stringify(info, null, 2)}\n`)
+
+    const startedWall = wallClockMs()
+    const pacer = new RealtimePacer(world.scheduler, {
+      originWallMs: Number(genesis) * 1000,
+      onError: (error, label) => {
+        counters.handlerErrors++
+        log(`error in ${label}: ${error instanceof Error ? error.message : String(error)}`)
+      },
+    })
+    const pacing = pacer.run()
+    let stopping: Promise<DevnetSession> | undefined
+    const stop = (): Promise<DevnetSession> =>
+      (stopping ??= (async () => {
+        await pacer.stop()
+        await pacing.catch(() => undefined)
+        // Open keep-alive connections must not hold the shutdown.
+        await withTimeout(api.close(), 2000, () => undefined)
+        let conservation = "ok"
+        try {
+          world.finish()
+        } catch (error) {
+          conservation = error instanceof Error ? error.message : String(error)
+        }
+        await pool.stop()
+        await new Promise<void>((resolve) => traceStream.end(resolve))
+        return writeSession(options.outDir, loaded, plan, assembly, seed, counters, conservation, (wallClockMs() - startedWall) / 1000)
+      })())
+    return { info, stop }
+  } catch (error) {
+    await server?.close().catch(() => undefined)
+    await pool.stop()
+    if (trace !== undefined) await new Promise<void>((resolve) => trace!.end(resolve))
+    throw error
+  }
+}
+
+const probeListen = (host: string, port: number): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", (error: NodeJS.ErrnoException) => reject(new DevnetListenError(host, port, error.code ?? error.message)))
+    probe.listen(port, host, () => probe.close(() => resolve()))
+  })
+
+/** Other clients' transactions on the anvil chains: pool contents and the transactions of mined blocks. */
+const foreignSource = (
+  spokes: SpokesShape<AnvilSpokeChain>,
+  onTransaction: (domain: number, block: bigint, tx: ForeignTransaction) => void,
+): ForeignTransactionSource => ({
+  waiting: async (domain) => (await spokes.chain(domain).poolPending()) > 0,
+  blockTransactions: async (domain, block, own) => {
+    const { hashes, others } = await spokes.chain(domain).blockTransactions(block.blockNumber, own)
+    const foreign = others.map((tx): ForeignTransaction => ({ foreign: true, hash: tx.hash, index: tx.index, from: tx.from, nonce: tx.nonce, status: tx.status, events: tx.events }))
+    for (const tx of foreign) onTransaction(domain, block.blockNumber, tx)
+    return { hashes, foreign }
+  },
+})
+
+const statusLine = (assembly: RunAssembly, counters: { foreignTransactions: number; hubRpcTransactions: number }): string => {
+  const { world } = assembly
+  const state = world.hub.state
+  return `t+${Math.round(world.nowMs / 1000)}s: hub block ${state.blockNumber} epoch ${world.hub.currentEpoch()}; intents ${world.model.intentCount}, open invoices ${world.model.invoices.size}; spoke blocks ${world.stats.spokeBlocks}, messages ${world.transport.stats.sent}; your transactions: ${counters.foreignTransactions} on chains, ${counters.hubRpcTransactions} on the hub`
+}
+
+const describe = (name: string, seed: number, plan: WorldPlan, epochLength: number, spokes: SpokesShape<AnvilSpokeChain>, pool: ChainPool, apiUrl: string, options: DevnetOptions): DevnetInfo => ({
+  scenario: name,
+  seed,
+  apiUrl,
+  docsUrl: `${apiUrl}/docs`,
+  hub: { rpcUrl: `${apiUrl}/hub/rpc`, domain: plan.hubDomain, address: HUB_ADDRESS, blockTimeSeconds: plan.hubBlockTimeSeconds, epochLength },
+  chains: plan.scenario.chains.map((c) => {
+    const chain = spokes.chain(c.id)
+    const a = chain.addresses
+    return {
+      chainId: c.id,
+      name: c.name,
+      rpcUrl: pool.chain(c.id).rpcUrl,
+      blockTimeSeconds: c.blockTimeSeconds ?? 2,
+      pid: pool.chain(c.id).pid,
+      contracts: {
+        feeAdapter: a.feeAdapter,
+        spoke: a.spoke,
+        gateway: a.gateway,
+        xerc20Module: a.xerc20Module,
+        tokens: Object.fromEntries(Object.values(a.tokens).map((t) => [t.symbol, { address: t.address, decimals: t.decimals, kind: t.kind }])),
+      },
+    }
+  }),
+  mnemonic: TEST_MNEMONIC,
+  accounts: plan.users.map((u) => ({ index: u.index, address: u.address.toLowerCase() as Address, privateKey: u.privateKey })),
+  reservedAccounts: { from: 0, to: SERVICE_ACCOUNTS + plan.agents.length - 1 },
+  fundingTokens: plan.fundingTokens.toString(),
+  agents: options.agents,
+  genesisTimestamp: Number(plan.genesisTimestamp),
+  outDir: options.outDir,
+})
+
+const writeSession = (
+  outDir: string,
+  loaded: LoadedScenario,
+  plan: WorldPlan,
+  assembly: RunAssembly,
+  seed: number,
+  counters: { foreignTransactions: number; hubRpcTransactions: number; handlerErrors: number },
+  conservation: string,
+  wallSeconds: number,
+): DevnetSession => {
+  const { world } = assembly
+  // Holdings are not measured: the chains may already be gone (a terminal's Ctrl-C reaches anvil too).
+  measureInFlight(plan, assembly)
+  const virtualSeconds = world.nowMs / 1000
+  const result = buildRunResult(loaded, plan, assembly, { seed, run: 0, backend: "anvil", horizonSeconds: virtualSeconds, wallSeconds })
+  writeReportFiles(outDir, result.report, renderTimeseriesCsv(result.timeseries))
+  const session: DevnetSession = {
+    wallSeconds,
+    virtualSeconds,
+    ...counters,
+    traceHash: world.traceHash(),
+    hubInputs: world.stats.hubInputs,
+    report: result.report,
+    conservation,
+  }
+  const { report: _report, ...summary } = session
+  writeFileSync(join(outDir, "session.json"), `${JSON.stringify({ mode: "live", scenario: loaded.spec.name, seed, ...summary }, null, 2)}\n`)
+  return session
+}
