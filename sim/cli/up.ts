@@ -108,11 +108,11 @@ const runUp = async (options: Parameters<typeof startDevnet>[0]): Promise<never>
 export const upCommand = Command.make(
   "up",
   {
-    scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML): chains, assets, keepers, agents"), Argument.withDefault("scenarios/quickstart.yaml")),
-    port: Flag.Int("port").pipe(Flag.withDescription("API port (0: a free one)"), Flag.withDefault(8080)),
-    host: Flag.String("host").pipe(Flag.withDescription("API host to listen on (the chains listen on 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
+    scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML): chains, assets, keepers, agents (default scenarios/quickstart.yaml)"), Argument.withDefault("scenarios/quickstart.yaml")),
+    port: Flag.Int("port").pipe(Flag.withDescription("API port (default 8080; 0 picks a free one)"), Flag.withDefault(8080)),
+    host: Flag.String("host").pipe(Flag.withDescription("API host to listen on (default 127.0.0.1; the chains always listen on 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
     agents: Flag.Boolean("agents").pipe(Flag.withDescription("Run the scenario's rebalancers, solvers and arbitrageurs; --no-agents leaves keepers and initial liquidity only"), Flag.withDefault(true)),
-    accounts: Flag.Int("accounts").pipe(Flag.withDescription("Funded dev accounts left free for you"), Flag.withDefault(5)),
+    accounts: Flag.Int("accounts").pipe(Flag.withDescription("Funded dev accounts left free for you (default 5)"), Flag.withDefault(5)),
     seed: Flag.Int("seed").pipe(Flag.withDescription("Seed of the agents' and transport's randomness (default: the scenario's, else 1)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>)"), Flag.optional),
   },
