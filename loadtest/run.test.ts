@@ -1,0 +1,156 @@
+/**
+ * `npm run loadtest` (loadtest/run.ts) as a process: without k6 on PATH it exits 1 with the install hint; with a
+ * fake `k6` on PATH (a shell script recording its arguments and exiting with a chosen code) it runs the command
+ * line we expect against a live API and exits with k6's code; an old k6 and an API that is not up are refused.
+ */
+import { spawn } from "node:child_process"
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type ApiServer, startApiServer } from "../service/api/server.ts"
+import { makeTestService } from "../service/api/testing.ts"
+import { findOnPath, k6CommandLine, parseLoadtestArgs, UsageError } from "./run.ts"
+
+const root = join(import.meta.dirname, "..")
+let dir: string
+let server: ApiServer
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "clearsim-loadtest-run-"))
+  server = await startApiServer(makeTestService().service)
+  // A fake k6: `k6 version` prints a version; `k6 run ...` records its arguments, one per line, and exits.
+  const fake = join(dir, "k6")
+  writeFileSync(
+    fake,
+    `#!/bin/sh
+if [ "$1" = "version" ]; then echo "k6 v\${FAKE_K6_VERSION:-1.3.0} (commit/fake, go1.24.4, linux/amd64)"; exit 0; fi
+for arg in "$@"; do printf '%s\\n' "$arg" >> "$FAKE_K6_LOG"; done
+exit "\${FAKE_K6_EXIT:-0}"
+`,
+  )
+  chmodSync(fake, 0o755)
+})
+afterAll(async () => {
+  await server?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+interface Ran {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `tsx loadtest/run.ts ...args` with PATH = `path` only. */
+const runner = (args: readonly string[], path: string, env: Record<string, string> = {}): Promise<Ran> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "loadtest/run.ts", ...args], { cwd: root, env: { PATH: path, ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()))
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()))
+    child.on("exit", (code) => resolve({ code, stdout, stderr }))
+  })
+
+const emptyDir = () => mkdtempSync(join(dir, "empty-"))
+
+describe("npm run loadtest", () => {
+  it("without k6 on PATH: exit 1, how to install k6, and that clearsim up must be running", async () => {
+    const { code, stderr } = await runner(["--profile", "smoke"], emptyDir())
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/^k6 was not found on PATH\./)
+    for (const hint of [
+      "brew install k6",
+      "https://dl.k6.io/deb stable main",
+      "sudo apt-get update && sudo apt-get install k6",
+      "grafana/k6 run",
+      "https://github.com/grafana/k6/releases",
+      "https://grafana.com/docs/k6/latest/set-up/install-k6/",
+      "k6 1.0 or later (it runs the TypeScript scripts natively)",
+      "`npm run up` in another terminal",
+      "npm run bench -- api",
+    ]) expect(stderr).toContain(hint)
+  })
+
+  it("with k6 on PATH: runs k6 run with the environment and the script, and forwards its exit code", async () => {
+    for (const exit of ["0", "99", "107"]) {
+      const log = join(dir, `args-${exit}.txt`)
+      const { code, stderr } = await runner(
+        ["--profile", "load", "--script", "reads", "--base-url", `${server.url}/`, "--rate", "20", "--duration", "30s", "--seed", "4", "--", "--summary-export", "out.json"],
+        dir,
+        { FAKE_K6_LOG: log, FAKE_K6_EXIT: exit },
+      )
+      expect(code, stderr).toBe(Number(exit))
+      expect(readFileSync(log, "utf8").trimEnd().split("\n")).toEqual([
+        "run",
+        "--env",
+        `BASE_URL=${server.url}`,
+        "--env",
+        "PROFILE=load",
+        "--env",
+        "RATE=20",
+        "--env",
+        "DURATION=30s",
+        "--env",
+        "SEED=4",
+        "--summary-export",
+        "out.json",
+        "loadtest/reads.ts",
+      ])
+      expect(stderr).toContain(`${join(dir, "k6")} run --env BASE_URL=${server.url}`)
+    }
+  })
+
+  it("defaults: the smoke profile, the mixed script, BASE_URL from the environment", async () => {
+    const log = join(dir, "args-default.txt")
+    const { code } = await runner([], dir, { FAKE_K6_LOG: log, BASE_URL: server.url })
+    expect(code).toBe(0)
+    expect(readFileSync(log, "utf8").trimEnd().split("\n")).toEqual(["run", "--env", `BASE_URL=${server.url}`, "--env", "PROFILE=smoke", "loadtest/mixed.ts"])
+  })
+
+  it("refuses k6 before 1.0 (no TypeScript), and an API that is not up, without running k6", async () => {
+    const log = join(dir, "args-refused.txt")
+    const old = await runner(["--base-url", server.url], dir, { FAKE_K6_LOG: log, FAKE_K6_VERSION: "0.49.0" })
+    expect(old.code).toBe(1)
+    expect(old.stderr).toContain("is k6 v0.49: the scripts are TypeScript, which k6 runs natively from 1.0 on")
+    const down = await runner(["--base-url", "http://127.0.0.1:9"], dir, { FAKE_K6_LOG: log })
+    expect(down.code).toBe(1)
+    expect(down.stderr).toContain("The load test needs a running clearsim API, but nothing answers at http://127.0.0.1:9")
+    expect(down.stderr).toContain("Start it with `npm run up` in another terminal")
+    expect(() => readFileSync(log)).toThrow() // k6 run never started
+  })
+})
+
+describe("arguments", () => {
+  it("parses options, k6 arguments after --, and rejects the unknown", () => {
+    const args = parseLoadtestArgs(["--profile", "stress", "--vus", "50", "--think-time", "0.5", "--", "--quiet"], {})
+    expect(args).toEqual({ profile: "stress", script: "mixed", baseUrl: "http://127.0.0.1:8080", env: { VUS: "50", THINK_TIME: "0.5" }, k6Args: ["--quiet"] })
+    expect(k6CommandLine(args as Exclude<typeof args, "help">)).toEqual([
+      "run",
+      "--env",
+      "BASE_URL=http://127.0.0.1:8080",
+      "--env",
+      "PROFILE=stress",
+      "--env",
+      "VUS=50",
+      "--env",
+      "THINK_TIME=0.5",
+      "--quiet",
+      "loadtest/mixed.ts",
+    ])
+    expect(parseLoadtestArgs(["--help"], {})).toBe("help")
+    expect(() => parseLoadtestArgs(["--profile", "spike"], {})).toThrow(new UsageError('--profile: expected one of smoke, load, stress, soak, got "spike"'))
+    expect(() => parseLoadtestArgs(["--script", "all"], {})).toThrow(/--script: expected one of reads, quotes, intents, mixed/)
+    expect(() => parseLoadtestArgs(["--bogus"], {})).toThrow(UsageError)
+    expect(() => parseLoadtestArgs(["--base-url", "8080"], {})).toThrow(/--base-url: expected an http\(s\) URL/)
+  })
+
+  it("finds only executable files named k6 on PATH", () => {
+    expect(findOnPath("k6", `${emptyDir()}:${dir}`)).toBe(join(dir, "k6"))
+    const notExecutable = emptyDir()
+    writeFileSync(join(notExecutable, "k6"), "")
+    expect(findOnPath("k6", notExecutable)).toBeUndefined()
+    expect(findOnPath("k6", "")).toBeUndefined()
+  })
+})

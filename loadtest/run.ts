@@ -1,0 +1,205 @@
+/**
+ * `npm run loadtest [-- options] [-- k6 arguments]`: runs a k6 script of this folder against a running clearsim
+ * API with `k6` from PATH, and exits with k6's exit code (99 when a threshold failed). When k6 is missing it
+ * says how to install it; when nothing answers at the base URL it says to start `npm run up` first.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import { accessSync, constants, statSync } from "node:fs"
+import { constants as os } from "node:os"
+import { delimiter, join } from "node:path"
+import { parseArgs } from "node:util"
+import { SCRIPTS, type Script } from "./lib/flows.ts"
+import { DEFAULT_BASE_URL, PROFILES, type Profile } from "./lib/profiles.ts"
+
+const root = join(import.meta.dirname, "..")
+
+export const USAGE = `Usage: npm run loadtest [-- options] [-- k6 arguments]
+
+Runs a k6 script of loadtest/ against a running clearsim API (start it with \`npm run up\` in another terminal).
+
+  --profile NAME     ${PROFILES.join(" | ")} (default smoke)
+  --script NAME      ${SCRIPTS.join(" | ")} (default mixed)
+  --base-url URL     the API (default $BASE_URL or ${DEFAULT_BASE_URL})
+  --rate N           iterations per second (load, soak)
+  --duration D       k6 duration such as 30s, 10m, 2h (load, soak; smoke's time limit)
+  --vus N            VUs: smoke's VUs, the most the arrival rate may use (load, soak), stress's peak
+  --iterations N     smoke's iterations
+  --seed N           seed of the traffic (default 1)
+  --think-time S     seconds a VU waits after each iteration (default: 0.1 under stress, else 0)
+  --help
+
+Arguments after a second \`--\` go to k6 as they are, e.g.
+  npm run loadtest -- --profile load -- --summary-export summary.json
+`
+
+export const INSTALL_HINT = `k6 was not found on PATH.
+
+npm run loadtest runs the k6 scripts in loadtest/ with k6, Grafana's load-testing tool, which is a Go program
+and not an npm package. Install k6 1.0 or later (it runs the TypeScript scripts natively) with one of:
+
+  macOS (Homebrew)   brew install k6
+  Debian / Ubuntu    sudo gpg -k
+                     sudo gpg --no-default-keyring --keyring /usr/share/keyrings/k6-archive-keyring.gpg \\
+                       --keyserver hkp://keyserver.ubuntu.com:80 --recv-keys C5AD17C747E3415A3642D57D77C6C491D6AC1D69
+                     echo "deb [signed-by=/usr/share/keyrings/k6-archive-keyring.gpg] https://dl.k6.io/deb stable main" \\
+                       | sudo tee /etc/apt/sources.list.d/k6.list
+                     sudo apt-get update && sudo apt-get install k6
+  Docker             docker run --rm --network host -v "$PWD":/work -w /work grafana/k6 run \\
+                       -e BASE_URL=${DEFAULT_BASE_URL} loadtest/mixed.ts
+  A release binary   https://github.com/grafana/k6/releases (unpack it and put k6 on PATH)
+  Everything else    https://grafana.com/docs/k6/latest/set-up/install-k6/
+
+Then, with the clearsim API running (\`npm run up\` in another terminal):
+  npm run loadtest -- --profile smoke
+
+Without k6, \`npm run bench -- api\` measures the API's throughput with a Node load generator (autocannon).
+`
+
+export interface LoadtestArgs {
+  readonly profile: Profile
+  readonly script: Script
+  readonly baseUrl: string
+  /** k6 `--env` variables besides BASE_URL and PROFILE. */
+  readonly env: Readonly<Record<string, string>>
+  readonly k6Args: readonly string[]
+}
+
+export class UsageError extends Error {}
+
+export const parseLoadtestArgs = (argv: readonly string[], environment: Readonly<Record<string, string | undefined>>): LoadtestArgs | "help" => {
+  const split = argv.indexOf("--")
+  const own = split < 0 ? argv : argv.slice(0, split)
+  const k6Args = split < 0 ? [] : argv.slice(split + 1)
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: [...own],
+      options: {
+        profile: { type: "string" },
+        script: { type: "string" },
+        "base-url": { type: "string" },
+        rate: { type: "string" },
+        duration: { type: "string" },
+        vus: { type: "string" },
+        iterations: { type: "string" },
+        seed: { type: "string" },
+        "think-time": { type: "string" },
+        help: { type: "boolean" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+  if (parsed.help === true) return "help"
+  const profile = parsed.profile ?? "smoke"
+  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile: expected one of ${PROFILES.join(", ")}, got "${profile}"`)
+  const script = parsed.script ?? "mixed"
+  if (!(SCRIPTS as readonly string[]).includes(script)) throw new UsageError(`--script: expected one of ${SCRIPTS.join(", ")}, got "${script}"`)
+  const baseUrl = (parsed["base-url"] ?? environment["BASE_URL"] ?? DEFAULT_BASE_URL).replace(/\/+$/, "")
+  if (!/^https?:\/\/[^/]+/.test(baseUrl)) throw new UsageError(`--base-url: expected an http(s) URL such as ${DEFAULT_BASE_URL}, got "${baseUrl}"`)
+  const env: Record<string, string> = {}
+  const names = { rate: "RATE", duration: "DURATION", vus: "VUS", iterations: "ITERATIONS", seed: "SEED", "think-time": "THINK_TIME" } as const
+  for (const option of Object.keys(names) as (keyof typeof names)[]) {
+    const value = parsed[option]
+    if (value !== undefined) env[names[option]] = value
+  }
+  return { profile: profile as Profile, script: script as Script, baseUrl, env, k6Args }
+}
+
+/** The k6 command line (after the executable) for `args`. */
+export const k6CommandLine = (args: LoadtestArgs): string[] => [
+  "run",
+  "--env",
+  `BASE_URL=${args.baseUrl}`,
+  "--env",
+  `PROFILE=${args.profile}`,
+  ...Object.entries(args.env).flatMap(([name, value]) => ["--env", `${name}=${value}`]),
+  ...args.k6Args,
+  `loadtest/${args.script}.ts`,
+]
+
+/** The first executable `name` on `path` (PATHEXT-style suffixes on Windows). */
+export const findOnPath = (name: string, path: string | undefined): string | undefined => {
+  const suffixes = process.platform === "win32" ? [".exe", ".cmd", ""] : [""]
+  for (const dir of (path ?? "").split(delimiter)) {
+    if (dir === "") continue
+    for (const suffix of suffixes) {
+      const candidate = join(dir, name + suffix)
+      try {
+        if (!statSync(candidate).isFile()) continue
+        accessSync(candidate, constants.X_OK)
+        return candidate
+      } catch {
+        // not there, or not executable
+      }
+    }
+  }
+  return undefined
+}
+
+/** `k6 version` → [major, minor], or undefined when the output is not understood. */
+export const k6Version = (k6: string): readonly [number, number] | undefined => {
+  const result = spawnSync(k6, ["version"], { encoding: "utf8", timeout: 10_000 })
+  const m = /k6 v?(\d+)\.(\d+)/.exec(`${result.stdout ?? ""}${result.stderr ?? ""}`)
+  return m === null ? undefined : [Number(m[1]), Number(m[2])]
+}
+
+/** Whether a clearsim API answers `GET /health` at `baseUrl`: undefined when it does, else why not. */
+export const preflight = async (baseUrl: string): Promise<string | undefined> => {
+  try {
+    const response = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(5_000) })
+    const body = (await response.json().catch(() => undefined)) as { status?: unknown } | undefined
+    return response.status === 200 && body?.status === "ok" ? undefined : `GET ${baseUrl}/health answered ${response.status} ${JSON.stringify(body ?? null)}`
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause
+    return `nothing answers at ${baseUrl} (${cause?.code ?? (error as Error).message})`
+  }
+}
+
+const main = async (): Promise<number> => {
+  let args: LoadtestArgs | "help"
+  try {
+    args = parseLoadtestArgs(process.argv.slice(2), process.env)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    process.stderr.write(`${error.message}\n\n${USAGE}`)
+    return 2
+  }
+  if (args === "help") {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  const k6 = findOnPath("k6", process.env["PATH"])
+  if (k6 === undefined) {
+    process.stderr.write(INSTALL_HINT)
+    return 1
+  }
+  const version = k6Version(k6)
+  if (version !== undefined && version[0] < 1) {
+    process.stderr.write(`${k6} is k6 v${version.join(".")}: the scripts are TypeScript, which k6 runs natively from 1.0 on. Upgrade k6 (https://grafana.com/docs/k6/latest/set-up/install-k6/).\n`)
+    return 1
+  }
+  const down = await preflight(args.baseUrl)
+  if (down !== undefined) {
+    process.stderr.write(`The load test needs a running clearsim API, but ${down}.\nStart it with \`npm run up\` in another terminal, or give its address with --base-url URL.\n`)
+    return 1
+  }
+  const commandLine = k6CommandLine(args)
+  process.stderr.write(`${k6} ${commandLine.join(" ")}\n`)
+  const child = spawn(k6, commandLine, { cwd: root, stdio: "inherit" })
+  // Ctrl-C reaches k6 too (same process group): let k6 stop, print its summary and choose the exit code.
+  const ignore = () => {}
+  process.on("SIGINT", ignore)
+  process.on("SIGTERM", () => child.kill("SIGTERM"))
+  return new Promise<number>((resolve) => {
+    child.on("error", (error) => {
+      process.stderr.write(`could not run ${k6}: ${error.message}\n`)
+      resolve(1)
+    })
+    child.on("exit", (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : (os.signals[signal] ?? 0))))
+  })
+}
+
+if (import.meta.main ?? process.argv[1] === import.meta.filename) process.exitCode = await main()
