@@ -1,24 +1,35 @@
 #!/usr/bin/env node
 // The `clearsim` command: runs the TypeScript CLI through tsx's loader (no build step).
 //
-// Million-intent runs keep every intent's state (hub, spokes, read model) in memory, well past V8's default
-// heap limit: the command re-executes itself once with a heap limit of 3/4 of the machine's memory (at most
-// 16 GiB) unless NODE_OPTIONS or the command line already sets one. Not for `up` (a live devnet): it must get
-// the signals (Ctrl-C, SIGTERM) itself to shut down cleanly, and a waiting parent would not forward them.
-import { spawnSync } from "node:child_process"
+// It re-executes itself once, in a child process, when
+// - the Node running it is older than 22 (prool and effect's platform need 22): the child runs the Node 22
+//   that `npm ci` installed with the project (`node_modules/node`), as `npm run` and `npx` would pick it;
+// - V8's heap limit is below 3/4 of the machine's memory (at most 16 GiB) and neither NODE_OPTIONS nor the
+//   command line sets one: million-intent runs keep every intent's state in memory.
+// The parent forwards SIGINT, SIGTERM and SIGHUP to the child (which shuts down cleanly: chains stopped,
+// files written) and exits with its status. `up` (a live devnet) keeps its heap limit and runs in this process
+// when the Node is recent enough: it is long-lived and handles its signals itself.
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { totalmem } from "node:os"
+import { fileURLToPath } from "node:url"
 import { getHeapStatistics } from "node:v8"
 
+const projectNode = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url))
+const oldNode = Number(process.versions.node.split(".")[0]) < 22 && existsSync(projectNode)
 const wantedMb = Math.min(16_384, Math.floor((totalmem() / 2 ** 20) * 0.75))
 const limited = `${process.env.NODE_OPTIONS ?? ""} ${process.execArgv.join(" ")}`.includes("max-old-space-size")
-if (!limited && process.argv[2] !== "up" && process.env.CLEARSIM_CHILD !== "1" && getHeapStatistics().heap_size_limit / 2 ** 20 < wantedMb * 0.9) {
-  const result = spawnSync(process.execPath, [`--max-old-space-size=${wantedMb}`, ...process.execArgv, process.argv[1], ...process.argv.slice(2)], {
-    stdio: "inherit",
-    env: { ...process.env, CLEARSIM_CHILD: "1" },
-  })
-  process.exit(result.status ?? (result.signal === null ? 1 : 128))
+const smallHeap = !limited && process.argv[2] !== "up" && getHeapStatistics().heap_size_limit / 2 ** 20 < wantedMb * 0.9
+if (process.env.CLEARSIM_CHILD !== "1" && (oldNode || smallHeap)) {
+  const child = spawn(
+    oldNode ? projectNode : process.execPath,
+    [...(smallHeap ? [`--max-old-space-size=${wantedMb}`] : []), ...process.execArgv, process.argv[1], ...process.argv.slice(2)],
+    { stdio: "inherit", env: { ...process.env, CLEARSIM_CHILD: "1" } },
+  )
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal))
+  child.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)))
+} else {
+  const { register } = await import("tsx/esm/api")
+  register()
+  await import("../sim/cli.ts")
 }
-
-const { register } = await import("tsx/esm/api")
-register()
-await import("../sim/cli.ts")

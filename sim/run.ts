@@ -39,6 +39,8 @@ export interface RunOptions {
   readonly onProgress?: (nowMs: number, horizonMs: number) => void
   /** Called with the world after the run, before the chains stop (tests, debugging, heap inspection). */
   readonly inspect?: (world: World) => void | Promise<void>
+  /** Aborting stops the run after the current event, stops the chains and throws `RunInterrupted`. */
+  readonly signal?: AbortSignal
 }
 
 export interface RunResult {
@@ -210,6 +212,14 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
 }
 
 /** Virtual-clock time of the wall clock is never read here; `wallSeconds` is measured by the caller. */
+/** The run was stopped before its horizon (an abort signal); nothing was reported. */
+export class RunInterrupted extends Error {
+  override readonly name = "RunInterrupted"
+  constructor(readonly atMs: number) {
+    super(`run interrupted at virtual time ${Math.floor(atMs / 1000)} s`)
+  }
+}
+
 export const runScenario = async (loaded: LoadedScenario, options: RunOptions, wallClock: () => number = () => 0): Promise<RunResult> => {
   const started = wallClock()
   const spec = loaded.spec
@@ -240,7 +250,15 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       ...(traceStream === undefined ? {} : { onTraceLine: (line: string) => void traceStream.write(`${line}\n`) }),
     })
     const { world } = assembly
-    await world.run(plan.horizonSeconds, options.onProgress === undefined ? undefined : (now) => options.onProgress!(now, plan.horizonSeconds * 1000))
+    // An abort (Ctrl-C on the CLI) stops the run after the current event; the chains are still stopped below.
+    const stop = () => world.scheduler.stop()
+    options.signal?.addEventListener("abort", stop)
+    try {
+      await world.run(plan.horizonSeconds, options.onProgress === undefined ? undefined : (now) => options.onProgress!(now, plan.horizonSeconds * 1000))
+    } finally {
+      options.signal?.removeEventListener("abort", stop)
+    }
+    if (options.signal?.aborted === true) throw new RunInterrupted(world.scheduler.nowMs)
     measureInFlight(plan, assembly)
     await measureHoldingsChange(plan, assembly)
     await options.inspect?.(world)

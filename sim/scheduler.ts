@@ -89,6 +89,9 @@ export class Scheduler {
       const result = next.run()
       if (result !== undefined) await result
       this.executed++
+      // Let the process see signals and I/O now and then (a long synchronous run would not); the order of
+      // events does not depend on it.
+      if ((this.executed & 0xfff) === 0) await new Promise<void>((resolve) => setImmediate(resolve))
     }
     if (Number.isFinite(untilMs) && !this.stopped && this.current < untilMs) this.current = untilMs
   }

@@ -73,7 +73,7 @@ export const runCommand = Command.make(
       const runSeed = firstSeed + i
       const dir = count === 1 ? baseDir : join(baseDir, `run-${i}-seed-${runSeed}`)
       const result = yield* Effect.tryPromise({
-        try: () => runScenario(loaded, { seed: runSeed, run: i, backend, outDir: dir, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
+        try: (signal) => runScenario(loaded, { seed: runSeed, run: i, backend, outDir: dir, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
         catch: (error) => error,
       })
       writeReportFiles(dir, result.report, renderTimeseriesCsv(result.timeseries))
