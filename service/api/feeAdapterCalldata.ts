@@ -39,6 +39,6 @@ export const encodeNewIntentFast = (o: OrderParameters, fee: FeeParams): Hex => 
   const dataOffset = destinationsOffset + destinations.length / 2
   const feeOffset = dataOffset + data.length / 2
   return `0x${NEW_INTENT_SELECTOR}${word(destinationsOffset)}${addressWord(o.receiver)}${addressWord(o.inputAsset)}${
-    o.outputAsset === undefined ? ZERO_WORD : addressWord(o.outputAsset)
+    addressWord(o.outputAsset)
   }${word(o.amount)}${word(o.maxFee)}${word(o.ttl)}${word(dataOffset)}${word(feeOffset)}${destinations}${data}${feeTuple}`
 }

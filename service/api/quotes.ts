@@ -10,7 +10,7 @@
  * With fixed fee 0.5376 USDC and a limit of about 5M USDC this reproduces the reference's §7 H sample exactly.
  */
 import { bytes32ToAddress } from "../domain/hex.ts"
-import { MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, Strategy } from "../domain/protocol.ts"
+import { MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, tokensToUnits } from "../domain/protocol.ts"
 import type { ReadModel } from "../indexer/readModel.ts"
 import type { SettlementPercentiles } from "../indexer/settlementTimes.ts"
 import type { ClearingApiConfig } from "./config.ts"
@@ -19,11 +19,6 @@ import type { ResolvedRoute } from "./routes.ts"
 const E4 = 10_000n
 const E8 = 100_000_000n
 
-/** Whole tokens as a decimal string to token units (extra fraction digits truncated). */
-export const tokensToUnits = (tokens: string, decimals: number): bigint => {
-  const [whole, fraction = ""] = tokens.split(".")
-  return BigInt(whole!) * 10n ** BigInt(decimals) + BigInt((fraction.slice(0, decimals) || "0").padEnd(decimals, "0"))
-}
 
 /** `max · (amount / limit)²`, with the utilization capped at 1; no limit (MAX) means 0. */
 export const utilizationFeeE4 = (maxE4: bigint, amount: bigint, limit: bigint): bigint => {

@@ -381,7 +381,7 @@ export class ClearingService {
     if (normalizeDecimals(intentAmount, route.input.decimals, NORMALIZED_DECIMALS) === 0n) {
       throw badRequest("InvalidAmount", `${field("amount")}: ${amount} is below one unit of the 18-decimal hub amount.`)
     }
-    return { origin, registry, from, tokenFee, order: { destinations, receiver: to, inputAsset, outputAsset, amount: intentAmount, maxFee, ttl, data } }
+    return { origin, registry, from, tokenFee, order: { destinations, receiver: to, inputAsset, outputAsset: outputAsset ?? ZERO_ADDRESS, amount: intentAmount, maxFee, ttl, data } }
   }
 
   private buildIntents(payload: IntentsPayload, family: Family): Effect.Effect<TransactionRequest, ApiFailure> {
@@ -431,7 +431,7 @@ export class ClearingService {
     const feeParams = { fee, deadline, sig }
     const order = Array.isArray(payload)
     const data = order ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
-    const params = prepared.map((p) => ({ ...p.order, outputAsset: p.order.outputAsset ?? ZERO_ADDRESS }))
+    const params = prepared.map((p) => p.order)
     const call: SpokeCall = order ? { kind: "feeAdapter.newOrder", fee, deadline, sig, params } : { kind: "feeAdapter.newIntent", ...params[0]!, feeParams }
     return { tx: transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin }), call }
   }

@@ -3,36 +3,25 @@
  * `ClearingSpoke.executeIntentCalldata`, ERC-20 approvals, and every public hub function (`HubAbi`).
  */
 import { type ContractFunctionArgs, type ContractFunctionName, encodeFunctionData, erc20Abi, maxUint256 } from "viem"
-import { type Address, type Hex, ZERO_ADDRESS } from "../domain/hex.ts"
+import type { Address, Hex } from "../domain/hex.ts"
 import type { Intent } from "../domain/protocol.ts"
 import { ClearingSpokeAbi, FeeAdapterAbi } from "../spoke/abi.ts"
+import type { FeeParams, NewIntentParams } from "../spoke/calls.ts"
 import { HubAbi } from "./hubAbi.ts"
 import type { TransactionRequest } from "./schemas.ts"
 
-/** One intent as the fee adapter takes it (`OrderParameters`); amounts in input-token units. */
-export interface OrderParameters {
-  readonly destinations: readonly number[]
-  readonly receiver: Address
-  readonly inputAsset: Address
-  readonly outputAsset: Address | undefined
-  /** Amount of the intent, fee excluded. */
-  readonly amount: bigint
-  readonly maxFee: number
-  readonly ttl: number
-  readonly data: Hex
-}
-
-export interface FeeParams {
-  readonly fee: bigint
-  readonly deadline: bigint
-  readonly sig: Hex
-}
+/**
+ * One intent as the fee adapter takes it (`OrderParameters`): the spoke's `NewIntentParams` (amount in input-token
+ * units, fee excluded; `outputAsset` zero for netting intents).
+ */
+export type OrderParameters = NewIntentParams
+export type { FeeParams }
 
 const orderArgs = (o: OrderParameters) => ({
   destinations: [...o.destinations],
   receiver: o.receiver,
   inputAsset: o.inputAsset,
-  outputAsset: o.outputAsset ?? ZERO_ADDRESS,
+  outputAsset: o.outputAsset,
   amount: o.amount,
   maxFee: o.maxFee,
   ttl: o.ttl,
@@ -44,7 +33,7 @@ export const encodeNewIntent = (o: OrderParameters, fee: FeeParams): Hex =>
   encodeFunctionData({
     abi: FeeAdapterAbi,
     functionName: "newIntent",
-    args: [[...o.destinations], o.receiver, o.inputAsset, o.outputAsset ?? ZERO_ADDRESS, o.amount, o.maxFee, o.ttl, o.data, { ...fee }],
+    args: [[...o.destinations], o.receiver, o.inputAsset, o.outputAsset, o.amount, o.maxFee, o.ttl, o.data, { ...fee }],
   })
 
 /** `FeeAdapter.newOrder(fee, deadline, sig, params)`: one fee for every intent of the order. */

@@ -101,3 +101,26 @@ export const normalizeDecimals = (amount: bigint, fromDecimals: number, toDecima
   if (fromDecimals < toDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals)
   return amount / 10n ** BigInt(fromDecimals - toDecimals)
 }
+
+/**
+ * Whole tokens (a decimal string like "0.000001", or a number: its shortest decimal form, so 0.1 is exactly
+ * one tenth) to integer units of a token with `decimals`; fraction digits beyond `decimals` are truncated.
+ */
+export const tokensToUnits = (tokens: string | number, decimals: number): bigint => {
+  const text = typeof tokens === "number" ? numberToDecimal(tokens) : tokens
+  const [whole, fraction = ""] = text.split(".")
+  const padded = (fraction + "0".repeat(decimals)).slice(0, decimals)
+  return BigInt(whole!) * 10n ** BigInt(decimals) + (decimals > 0 ? BigInt(padded) : 0n)
+}
+
+/** The shortest decimal form of a finite non-negative number (`String(0.1)` is "0.1"), exponents expanded. */
+const numberToDecimal = (n: number): string => {
+  const text = String(n)
+  const m = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text)
+  if (m === null) return text
+  const digits = m[1]! + (m[2] ?? "")
+  const point = m[1]!.length + Number(m[3])
+  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`
+  if (point >= digits.length) return digits + "0".repeat(point - digits.length)
+  return `${digits.slice(0, point)}.${digits.slice(point)}`
+}

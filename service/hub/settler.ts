@@ -6,7 +6,7 @@ import type { Bytes32 } from "../domain/hex.ts"
 import { DBPS_DENOMINATOR, IntentStatus, Strategy } from "../domain/protocol.ts"
 import type { DomainAsset } from "./config.ts"
 import { HubRevert } from "./errors.ts"
-import { type DepositQueue, type HubState, type IntentContext, InvoiceNode, type TickerState } from "./state.ts"
+import { type DepositQueue, type HubState, type IntentContext, type InvoiceEvaluation, InvoiceNode, type TickerState } from "./state.ts"
 
 // ---------------------------------------------------------------------------------------------------------
 // Destinations
@@ -136,15 +136,7 @@ export const discountDbps = (hub: HubState, ticker: TickerState, epoch: number, 
 // ---------------------------------------------------------------------------------------------------------
 // processDepositsAndInvoices
 
-/** What invoice processing found for one invoice on its chosen domain (read model, min-amounts). */
-export interface InvoiceEvaluation {
-  readonly discountDbps: number
-  readonly domain: number
-  readonly liquidity18: bigint
-  readonly toDiscount18: bigint
-  readonly rewards18: bigint
-  readonly amountAfterDiscount18: bigint
-}
+export type { InvoiceEvaluation }
 
 /**
  * `_findLowestDiscountAndHighestLiquidity`: per DEFAULT domain, the discount applies to the part covered by

@@ -207,6 +207,16 @@ export interface OutboundMessage {
   readonly message: `0x${string}`
 }
 
+/** What invoice processing found for one invoice on its chosen domain (read model, min-amounts). */
+export interface InvoiceEvaluation {
+  readonly discountDbps: number
+  readonly domain: number
+  readonly liquidity18: bigint
+  readonly toDiscount18: bigint
+  readonly rewards18: bigint
+  readonly amountAfterDiscount18: bigint
+}
+
 /** Optional hooks for observers that need more than events (the read model); never alter state. */
 export interface HubObserver {
   /** Custody of a DEFAULT asset changed on `domain`: `+amount` on intake, `-amount` on a settlement from custody. */
@@ -216,7 +226,7 @@ export interface HubObserver {
     ticker: TickerState,
     invoice: InvoiceNode,
     epoch: number,
-    chosen: { readonly discountDbps: number; readonly domain: number; readonly liquidity18: bigint; readonly toDiscount18: bigint; readonly rewards18: bigint; readonly amountAfterDiscount18: bigint } | undefined,
+    chosen: InvoiceEvaluation | undefined,
   ): void
 }
 

@@ -14,7 +14,7 @@ import { DBPS_DENOMINATOR, type Intent, normalizeDecimals, NORMALIZED_DECIMALS }
 import type { HubEvent, HubEventSink } from "../hub/events.ts"
 import type { Hub } from "../hub/hub.ts"
 import { discountDbps } from "../hub/settler.ts"
-import type { HubObserver, InvoiceNode, TickerState } from "../hub/state.ts"
+import type { HubObserver, InvoiceEvaluation, InvoiceNode, TickerState } from "../hub/state.ts"
 import type { Delivery, HubEventMeta, SpokeEventBody, SpokeEventMeta } from "./inputs.ts"
 import { candidateCustody, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
 import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
@@ -347,14 +347,7 @@ export class ReadModel implements HubObserver {
     ticker: TickerState,
     invoice: InvoiceNode,
     epoch: number,
-    chosen: {
-      readonly discountDbps: number
-      readonly domain: number
-      readonly liquidity18: bigint
-      readonly toDiscount18: bigint
-      readonly rewards18: bigint
-      readonly amountAfterDiscount18: bigint
-    } | undefined,
+    chosen: InvoiceEvaluation | undefined,
   ): void {
     const hub = this.requireHub()
     const ctx = invoice.ctx

@@ -7,7 +7,7 @@
  */
 import type { ClearingService } from "../../service/api/service.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../../service/domain/protocol.ts"
-import { tokensToUnits } from "../scenario/load.ts"
+import { tokensToUnits } from "../../service/domain/protocol.ts"
 import type { ArbitrageurSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"

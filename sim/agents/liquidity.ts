@@ -4,7 +4,7 @@
  * "initial" in the netting attribution.
  */
 import type { ClearingService } from "../../service/api/service.ts"
-import { tokensToUnits } from "../scenario/load.ts"
+import { tokensToUnits } from "../../service/domain/protocol.ts"
 import type { ScenarioSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"

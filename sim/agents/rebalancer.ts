@@ -7,7 +7,7 @@
  */
 import type { Address } from "../../service/domain/hex.ts"
 import type { Rng } from "../rng.ts"
-import { tokensToUnits } from "../scenario/load.ts"
+import { tokensToUnits } from "../../service/domain/protocol.ts"
 import type { RebalancerSpec, SizeSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"

@@ -9,7 +9,7 @@ import { IntentStatus, NORMALIZED_DECIMALS, normalizeDecimals, Strategy } from "
 import type { HubEvent } from "../../service/hub/events.ts"
 import type { TickerState } from "../../service/hub/state.ts"
 import type { SpokeEvent } from "../../service/spoke/events.ts"
-import type { AgentKind, AgentPlan } from "../world/plan.ts"
+import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
 import { type NettingTotals, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
 import { type Percentiles, Samples } from "./percentiles.ts"
@@ -66,8 +66,8 @@ export class MetricsCollector implements WorldObserver {
   readonly epochSnapshots: { epoch: number; metrics: Map<string, number> }[] = []
   private epochNetting: NettingTotals | undefined
   private readonly symbolOf = new Map<Bytes32, string>()
-  private readonly decimals = new Map<string, number>()
-  private readonly strategy = new Map<string, string>()
+  /** The run's assets by `${domain}:${address}`. */
+  private readonly assetAt = new Map<string, AssetOnChainPlan>()
   /** The last AssetMintFailed, until the Settled that follows it in the same receipt. */
   private mintFailure: { readonly receipt: unknown; readonly asset: Address; readonly recipient: Address } | undefined
   /** xERC20 amounts owed to a recipient after failed mints, oldest first, per `${domain}:${asset}:${recipient}`. */
@@ -76,17 +76,14 @@ export class MetricsCollector implements WorldObserver {
   constructor(private readonly world: World) {
     for (const agent of world.plan.agents) this.agentsByAccount.set(agent.account.address.toLowerCase(), agent)
     for (const ticker of world.hub.state.tickers.values()) this.symbolOf.set(ticker.config.tickerHash, ticker.config.symbol)
-    for (const a of world.plan.assets.values()) {
-      this.decimals.set(`${a.domain}:${a.address}`, a.decimals)
-      this.strategy.set(`${a.domain}:${a.address}`, a.strategy)
-    }
+    for (const a of world.plan.assets.values()) this.assetAt.set(`${a.domain}:${a.address}`, a)
   }
 
-  private pathOf(domain: number, inputAsset: Address, outputAsset: Address, ttl: number): IntentPath {
-    if (this.strategy.get(`${domain}:${inputAsset}`) === "xerc20") return "xerc20"
+  private pathOf(domain: number, inputAsset: Address, destination: number, outputAsset: Address, ttl: number): IntentPath {
+    const input = this.assetAt.get(`${domain}:${inputAsset}`)
+    if (input?.strategy === "xerc20") return "xerc20"
     if (ttl === 0) return "basic"
-    const input = [...this.world.plan.assets.values()].find((a) => a.domain === domain && a.address === inputAsset)
-    const output = [...this.world.plan.assets.values()].find((a) => a.address === outputAsset)
+    const output = this.assetAt.get(`${destination}:${outputAsset}`)
     return input !== undefined && output !== undefined && output.symbol !== input.symbol ? "swap" : "fast"
   }
 
@@ -101,8 +98,8 @@ export class MetricsCollector implements WorldObserver {
       case "IntentAdded": {
         const intent = event.intent
         const inputAsset = bytes32ToAddress(intent.inputAsset)
-        const path = this.pathOf(context.domain, inputAsset, bytes32ToAddress(intent.outputAsset), intent.ttl)
-        const asset = [...this.world.plan.assets.values()].find((a) => a.domain === context.domain && a.address === inputAsset)
+        const path = this.pathOf(context.domain, inputAsset, intent.destinations[0] ?? 0, bytes32ToAddress(intent.outputAsset), intent.ttl)
+        const asset = this.assetAt.get(`${context.domain}:${inputAsset}`)
         this.intents.set(event.intentId, {
           agent: this.agentsByAccount.get(context.receipt.from.toLowerCase()),
           path,
@@ -146,7 +143,7 @@ export class MetricsCollector implements WorldObserver {
           let owed = this.debts.get(key)
           if (owed === undefined) this.debts.set(key, (owed = []))
           owed.push({ intentId: event.intentId, amount: event.amount })
-          tracked.owed18 = normalizeDecimals(event.amount, this.decimals.get(`${context.domain}:${event.asset}`) ?? 18, NORMALIZED_DECIMALS)
+          tracked.owed18 = normalizeDecimals(event.amount, this.assetAt.get(`${context.domain}:${event.asset}`)?.decimals ?? 18, NORMALIZED_DECIMALS)
         } else if (tracked.paidAt === undefined && event.account === tracked.receiver) this.markPaid(tracked, now)
         if (tracked.path === "xerc20" && minted) this.coverage.add("xerc20Settled")
         break
@@ -169,7 +166,7 @@ export class MetricsCollector implements WorldObserver {
         if (owed !== undefined && owed.length > 0 && left > 0n) {
           owed[0]!.amount -= left
           const partly = this.intents.get(owed[0]!.intentId)
-          if (partly !== undefined) partly.owed18 = normalizeDecimals(owed[0]!.amount, this.decimals.get(`${context.domain}:${event.asset}`) ?? 18, NORMALIZED_DECIMALS)
+          if (partly !== undefined) partly.owed18 = normalizeDecimals(owed[0]!.amount, this.assetAt.get(`${context.domain}:${event.asset}`)?.decimals ?? 18, NORMALIZED_DECIMALS)
         }
         break
       }

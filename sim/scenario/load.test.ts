@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { parseScenario, ScenarioError, tokensToUnits } from "./load.ts"
+import { tokensToUnits } from "../../service/domain/protocol.ts"
+import { parseScenario, ScenarioError } from "./load.ts"
 
 const valid = `
 name: two-chain

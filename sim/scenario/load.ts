@@ -9,7 +9,7 @@ import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { decodeWithProblems, type InputProblem } from "../../service/domain/schemas.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { METRIC_NAMES } from "../report/report.ts"
-import { ScenarioSpec, type TokenAmount } from "./schema.ts"
+import { ScenarioSpec } from "./schema.ts"
 
 export class ScenarioError extends Error {
   override readonly name = "ScenarioError"
@@ -43,26 +43,6 @@ const locate = (doc: Document, lineCounter: LineCounter, path: string): { line?:
     parts = parts.slice(0, -1)
   }
   return {}
-}
-
-/** Converts whole tokens (number or decimal string) to integer units of a token with `decimals`. */
-export const tokensToUnits = (amount: TokenAmount, decimals: number): bigint => {
-  const text = typeof amount === "number" ? numberToDecimal(amount) : amount
-  const [whole, fraction = ""] = text.split(".")
-  const padded = (fraction + "0".repeat(decimals)).slice(0, decimals)
-  return BigInt(whole!) * 10n ** BigInt(decimals) + (decimals > 0 ? BigInt(padded) : 0n)
-}
-
-/** The shortest decimal form of a finite non-negative number (`String(0.1)` is "0.1"), exponents expanded. */
-const numberToDecimal = (n: number): string => {
-  const text = String(n)
-  const m = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text)
-  if (m === null) return text
-  const digits = m[1]! + (m[2] ?? "")
-  const point = m[1]!.length + Number(m[3])
-  if (point <= 0) return `0.${"0".repeat(-point)}${digits}`
-  if (point >= digits.length) return digits + "0".repeat(point - digits.length)
-  return `${digits.slice(0, point)}.${digits.slice(point)}`
 }
 
 export interface LoadedScenario {

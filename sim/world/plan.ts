@@ -8,7 +8,7 @@ import { type Address, addressToBytes32 } from "../../service/domain/hex.ts"
 import type { HubConfigInput } from "../../service/hub/config.ts"
 import { planSpokeLayout, type SpokeChainConfig, type SpokeLayout, type SpokesConfig } from "../../service/spoke/layout.ts"
 import type { TokenSpec } from "../../service/spoke/deploy.ts"
-import { tokensToUnits } from "../scenario/load.ts"
+import { tokensToUnits } from "../../service/domain/protocol.ts"
 import type { ScenarioSpec } from "../scenario/schema.ts"
 
 export const GENESIS_TIMESTAMP = 1_700_000_000n

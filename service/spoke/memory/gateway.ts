@@ -6,7 +6,7 @@ import type { Address, Bytes32, Hex } from "../../domain/hex.ts"
 import { hexToBytes } from "../../domain/hex.ts"
 import type { GatewayFees } from "../deploy.ts"
 import { checkedAdd, checkedMul, revert } from "./journal.ts"
-import { gatewayMessageId } from "./messages.ts"
+import { messageIdOf } from "../../domain/encoding.ts"
 import type { MemoryWorld } from "./world.ts"
 
 export class MemoryGateway {
@@ -49,7 +49,7 @@ export class MemoryGateway {
     const nonce = this.nonce + 1n
     this.ctx.journal.field(this as MemoryGateway, "nonce", nonce)
     this.ctx.journal.field(this as MemoryGateway, "nativeBalance", this.nativeBalance + value)
-    const messageId = gatewayMessageId(this.ctx.domain, destination, nonce, hexToBytes(message))
+    const messageId = messageIdOf(this.ctx.domain, destination, nonce, hexToBytes(message))
     this.ctx.emit(this.address, { name: "MessageSent", messageId, destination, nonce, message, fee: value })
     return messageId
   }

@@ -4,7 +4,6 @@
  * intent calldata `abi.encode(address target, bytes callData)`, and the gateway's message id.
  */
 import { type Address, type Bytes32, bytesToHex, type Hex, hexToBytes } from "../../domain/hex.ts"
-import { keccak256Bytes } from "../../domain/keccak.ts"
 import { revertEmpty } from "./journal.ts"
 
 const WORD = 32
@@ -106,18 +105,3 @@ export const decodeIntentCalldata = (data: Hex): { readonly target: Address; rea
   return { target: bytesToHex(bytes.subarray(12, WORD)) as Address, callData: bytesToHex(bytesAt(bytes, 0, WORD)) }
 }
 
-/** `keccak256(abi.encode(uint32 origin, uint32 destination, uint256 nonce, bytes message))`. */
-export const gatewayMessageId = (origin: number, destination: number, nonce: bigint, message: Uint8Array): Bytes32 => {
-  const padded = Math.ceil(message.length / WORD) * WORD
-  const buf = new Uint8Array(5 * WORD + padded)
-  const view = new DataView(buf.buffer)
-  view.setUint32(WORD - 4, origin)
-  view.setUint32(2 * WORD - 4, destination)
-  let n = nonce
-  for (let j = 3 * WORD - 1; n > 0n; j--, n >>= 8n) buf[j] = Number(n & 0xffn)
-  buf[4 * WORD - 1] = 4 * WORD
-  let length = message.length
-  for (let j = 5 * WORD - 1; length > 0; j--, length = Math.floor(length / 256)) buf[j] = length % 256
-  buf.set(message, 5 * WORD)
-  return keccak256Bytes(buf)
-}
