@@ -14,7 +14,14 @@ import type { HubRevert } from "../hub/errors.ts"
 import type { Hub, HubInput } from "../hub/hub.ts"
 import type { InvoiceQuery } from "../indexer/invoices.ts"
 import type { BatchQuery, IntentEntry, IntentQuery, ReadModel } from "../indexer/readModel.ts"
-import { API_INTENT_STATUSES, type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceRecord } from "../indexer/records.ts"
+import {
+  API_INTENT_STATUSES,
+  type ApiIntentStatus,
+  type BatchRecord,
+  type IntentRecord,
+  type InvoiceProcessingHistoryEntry,
+  type InvoiceRecord,
+} from "../indexer/records.ts"
 import { type ClearingApiConfig, type ClearingApiConfigInput, makeApiConfig, type ServiceClock, type SpokeRegistry } from "./config.ts"
 import { type ApiFailure, BadRequest, badRequest, NotFound, notFound, registriesNotFound } from "./errors.ts"
 import { FeeSigner } from "./feeSigner.ts"
@@ -178,18 +185,7 @@ export interface HealthOutput {
 }
 
 export interface HistoryOutput {
-  readonly invoiceProcessingHistory: readonly {
-    readonly epoch: number
-    readonly domain: number
-    readonly custodiedAssets: string
-    readonly amountToBeDiscounted: string
-    readonly rewardsForDepositors: string
-    readonly amountAfterDiscount: string
-    readonly discountdbps: number
-    readonly selectedDestinationDomain: number
-    readonly selectedDestinationDomainLiquidity: string
-    readonly timestamp: string
-  }[]
+  readonly invoiceProcessingHistory: readonly InvoiceProcessingHistoryEntry[]
   readonly nextCursor: string | null
 }
 

@@ -46,11 +46,8 @@ export interface GatewayFees {
 export const DEFAULT_GATEWAY_FEES: GatewayFees = { baseFee: 1_000_000_000n, feePerByte: 1_000_000n }
 export const DEFAULT_XERC20_LIMIT = 10n ** 30n
 
-export interface DeploySpokeParameters {
-  readonly publicClient: PublicClient
-  /** The deployer; it becomes the owner of every contract. */
-  readonly walletClient: WalletClient<Transport, Chain, Account>
-  readonly hubDomain: number
+/** The roles, tokens, fees and funding of one spoke domain (shared by deployments and planned layouts). */
+export interface SpokeSettings {
   /** The transport relayer, the only address allowed to deliver hub messages to the gateway. */
   readonly relayer: Address
   readonly feeSigner: Address
@@ -63,8 +60,15 @@ export interface DeploySpokeParameters {
   readonly tokens?: readonly TokenSpec[]
   /** Default `DEFAULT_GATEWAY_FEES`. */
   readonly gatewayFees?: GatewayFees
-  /** Mints `amount` whole tokens (scaled by each token's decimals) of every token to every account. */
+  /** Mints `amount` whole tokens (scaled by each token's decimals) of every token to every account at deployment. */
   readonly funding?: { readonly accounts: readonly Address[]; readonly amount: bigint }
+}
+
+export interface DeploySpokeParameters extends SpokeSettings {
+  readonly publicClient: PublicClient
+  /** The deployer; it becomes the owner of every contract. */
+  readonly walletClient: WalletClient<Transport, Chain, Account>
+  readonly hubDomain: number
   /** Default: `loadArtifacts()`. */
   readonly artifacts?: Artifacts
   /** For automine off: mines one block; called after each transaction is sent. */

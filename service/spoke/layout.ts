@@ -8,30 +8,16 @@
 import { getContractAddress } from "viem"
 import type { Address } from "../domain/hex.ts"
 import { Strategy } from "../domain/protocol.ts"
-import { DEFAULT_GATEWAY_FEES, DEFAULT_XERC20_LIMIT, type GatewayFees, type TokenKind, type TokenSpec } from "./deploy.ts"
+import { DEFAULT_GATEWAY_FEES, DEFAULT_XERC20_LIMIT, type GatewayFees, type SpokeSettings, type TokenKind } from "./deploy.ts"
 
 /** One spoke domain of a run; both backends build it from the same description. */
-export interface SpokeChainConfig {
+export interface SpokeChainConfig extends SpokeSettings {
   /** The domain, equal to the chain id. */
   readonly domain: number
   /** Owner of every contract; on anvil a dev account of the pool. */
   readonly deployer: Address
   /** Deployer nonce before the deployment. Default 0 (a fresh chain). */
   readonly deployerNonce?: number
-  /** The transport relayer, the only address allowed to deliver hub messages to the gateway. */
-  readonly relayer: Address
-  readonly feeSigner: Address
-  /** Default: the deployer. */
-  readonly feeRecipient?: Address
-  /** Default: the deployer. */
-  readonly lighthouse?: Address
-  /** Default: the deployer. */
-  readonly watchtower?: Address
-  readonly tokens?: readonly TokenSpec[]
-  /** Default `DEFAULT_GATEWAY_FEES`. */
-  readonly gatewayFees?: GatewayFees
-  /** Mints `amount` whole tokens of every token to every account at deployment. */
-  readonly funding?: { readonly accounts: readonly Address[]; readonly amount: bigint }
   /** Also deploy a `TestCallTarget` (a target for intent calldata in tests). Default false. */
   readonly callTarget?: boolean
 }
