@@ -22,6 +22,7 @@ import {
   Role,
   SPOKE_CHAIN_ID,
   type SpokeFixture,
+  latestTimestamp,
   units,
   useSpokeFixture,
   XT_BURN_LIMIT,
@@ -32,8 +33,9 @@ const fixture = useSpokeFixture(async (f) => {
   await approveAll(f, f.deployment.xerc20Module, [Role.user])
 })
 
-const simulateNewIntent = (f: SpokeFixture, overrides: Partial<NewIntentParameters> = {}, from: number = Role.user) =>
+const simulateNewIntent = (f: SpokeFixture, overrides: Partial<NewIntentParameters> = {}, from: number = Role.user, blockTag: "latest" | "pending" = "latest") =>
   f.chain.publicClient.simulateContract({
+    blockTag,
     address: f.deployment.spoke,
     abi: abis.spoke,
     functionName: "newIntent",
@@ -60,7 +62,10 @@ describe("ClearingSpoke.newIntent", () => {
     const f = fixture()
     const usdc = f.token("USDC")
     const before = await read.balanceOf(f, usdc, f.accounts[Role.user]!)
-    const simulated = await simulateNewIntent(f, { amount: 100_500_000n })
+    // The intent id covers block.timestamp: pin the next block's, and simulate on the pending block, so that the
+    // simulation and the mined transaction see the same second (block times otherwise follow the wall clock).
+    await f.chain.testClient.setNextBlockTimestamp({ timestamp: BigInt((await latestTimestamp(f)) + 1) })
+    const simulated = await simulateNewIntent(f, { amount: 100_500_000n }, Role.user, "pending")
     const { intentId: id, intent, queueIdx, receipt } = await createIntent(f, { amount: 100_500_000n })
     const block = await f.chain.publicClient.getBlock({ blockNumber: receipt.blockNumber })
 
