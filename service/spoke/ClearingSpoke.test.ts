@@ -22,7 +22,6 @@ import {
   Role,
   SPOKE_CHAIN_ID,
   type SpokeFixture,
-  latestTimestamp,
   units,
   useSpokeFixture,
   XT_BURN_LIMIT,
@@ -62,9 +61,7 @@ describe("ClearingSpoke.newIntent", () => {
     const f = fixture()
     const usdc = f.token("USDC")
     const before = await read.balanceOf(f, usdc, f.accounts[Role.user]!)
-    // The intent id covers block.timestamp: pin the next block's, and simulate on the pending block, so that the
-    // simulation and the mined transaction see the same second (block times otherwise follow the wall clock).
-    await f.chain.testClient.setNextBlockTimestamp({ timestamp: BigInt((await latestTimestamp(f)) + 1) })
+    // The intent id covers block.timestamp: simulate on the pending block, the one the write lands in.
     const simulated = await simulateNewIntent(f, { amount: 100_500_000n }, Role.user, "pending")
     const { intentId: id, intent, queueIdx, receipt } = await createIntent(f, { amount: 100_500_000n })
     const block = await f.chain.publicClient.getBlock({ blockNumber: receipt.blockNumber })

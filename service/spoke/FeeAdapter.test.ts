@@ -67,8 +67,10 @@ const adapterArgs = (f: SpokeFixture, call: AdapterCall) => {
   return [p.destinations, p.receiver, p.inputAsset, p.outputAsset, p.amount, p.maxFee, p.ttl, p.data, { fee: call.fee.fee, deadline: call.fee.deadline, sig: call.sig }] as const
 }
 
-const simulateNewIntent = (f: SpokeFixture, call: AdapterCall, from: number = Role.user) =>
+/** Simulates on the latest block's state and time; `"pending"` simulates the next block, the one a write lands in. */
+const simulateNewIntent = (f: SpokeFixture, call: AdapterCall, from: number = Role.user, blockTag: "latest" | "pending" = "latest") =>
   f.chain.publicClient.simulateContract({
+    blockTag,
     address: f.deployment.feeAdapter,
     abi: abis.feeAdapter,
     functionName: "newIntent",
@@ -101,7 +103,7 @@ describe("FeeAdapter.newIntent", () => {
       tokenBalance(f, usdc, recipient),
       f.chain.publicClient.getBalance({ address: recipient }),
     ])
-    const simulated = await simulateNewIntent(f, call)
+    const simulated = await simulateNewIntent(f, call, Role.user, "pending")
     const receipt = await mined(f, newIntent(f, call))
 
     const [added] = parseEventLogs({ abi: abis.spoke, eventName: "IntentAdded", logs: receipt.logs })
@@ -226,8 +228,10 @@ describe("FeeAdapter.newOrder", () => {
     const p = newIntentParameters(f, overrides)
     return { ...p, destinations: [...p.destinations] }
   }
+  // On the pending block: the intent ids cover the timestamp of the block the write lands in.
   const simulateNewOrder = (f: SpokeFixture, fee: Fee, sig: Hex, params: readonly ReturnType<typeof orderParameters>[]) =>
     f.chain.publicClient.simulateContract({
+      blockTag: "pending",
       address: f.deployment.feeAdapter,
       abi: abis.feeAdapter,
       functionName: "newOrder",

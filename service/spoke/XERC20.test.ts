@@ -12,13 +12,14 @@ const DAY = 86_400n
 
 describe("XERC20Token", () => {
   const xt = (f: SpokeFixture) => ({ address: f.token("XT"), abi: abis.xerc20 }) as const
-  /** Makes `bridge` a bridge of XT with the given limits; returns the block timestamp of the change. */
+  /** Makes `bridge` a bridge of XT with the given limits; returns the number of the block that changed them. */
   const setLimits = async (f: SpokeFixture, bridge: Address, mint: bigint, burn: bigint): Promise<bigint> => {
     const receipt = await mined(f, f.chain.wallet(Role.owner).writeContract({ ...xt(f), functionName: "setLimits", args: [bridge, mint, burn] }))
-    return (await f.chain.publicClient.getBlock({ blockNumber: receipt.blockNumber })).timestamp
+    return receipt.blockNumber
   }
-  const mintingLimit = (f: SpokeFixture, bridge: Address) =>
-    f.chain.publicClient.readContract({ ...xt(f), functionName: "mintingCurrentLimitOf", args: [bridge] })
+  /** The minting limit at the latest block, or at the end of block `blockNumber` (and at its timestamp). */
+  const mintingLimit = (f: SpokeFixture, bridge: Address, blockNumber?: bigint) =>
+    f.chain.publicClient.readContract({ ...xt(f), functionName: "mintingCurrentLimitOf", args: [bridge], blockNumber })
   const burningLimit = (f: SpokeFixture, bridge: Address) =>
     f.chain.publicClient.readContract({ ...xt(f), functionName: "burningCurrentLimitOf", args: [bridge] })
   const at = async (f: SpokeFixture, timestamp: bigint) => {
@@ -59,11 +60,11 @@ describe("XERC20Token", () => {
     await setLimits(f, bridge, parseEther("100"), 0n)
     await mined(f, f.chain.wallet(Role.other).writeContract({ ...xt(f), functionName: "mint", args: [bridge, parseEther("60")] }))
     const lowered = await setLimits(f, bridge, parseEther("30"), 0n)
-    await at(f, lowered)
-    expect(await mintingLimit(f, bridge)).toBe(0n)
+    expect(await mintingLimit(f, bridge, lowered)).toBe(0n)
+    // Raise in the same second, so that nothing refills in between.
+    await f.chain.testClient.setNextBlockTimestamp({ timestamp: (await f.chain.publicClient.getBlock({ blockNumber: lowered })).timestamp })
     const raised = await setLimits(f, bridge, parseEther("230"), 0n)
-    await at(f, raised)
-    expect(await mintingLimit(f, bridge)).toBe(parseEther("200"))
+    expect(await mintingLimit(f, bridge, raised)).toBe(parseEther("200"))
   })
 
   it("reverts: XERC20Token_NotHighEnoughLimits(bridge, requested, available) for mint and burn", async () => {

@@ -1,6 +1,7 @@
 /**
  * Test chain: ONE anvil per vitest worker (started by prool), on port `8545 + VITEST_POOL_ID * 10 + k`, with
- * the standard test mnemonic, a pinned genesis timestamp and a raised block gas limit. Callers stop it in afterAll.
+ * the standard test mnemonic, a pinned genesis timestamp, one second between blocks and a raised block gas limit.
+ * Callers stop it in afterAll.
  */
 import { existsSync } from "node:fs"
 import { join } from "node:path"
@@ -50,6 +51,26 @@ export interface StartTestChainParameters {
   readonly blockGasLimit?: bigint
 }
 
+/**
+ * anvil fills in the gas of an `eth_sendTransaction` by estimating on the latest block, whose timestamp is one
+ * second before the block that mines the transaction: a contract that stores `block.timestamp` (the XERC20 limits)
+ * pays a no-op SSTORE in the estimate, a real one when mined, and runs out of gas. Fill it in on the pending block.
+ */
+const estimateOnPending = (transport: Transport): Transport => (options) => {
+  const inner = transport(options)
+  const request: typeof inner.request = async (args, requestOptions) => {
+    if (args.method === "eth_sendTransaction" && Array.isArray(args.params) && args.params.length === 1) {
+      const [tx] = args.params as [Record<string, unknown>]
+      if (tx.gas === undefined) {
+        const gas = await inner.request({ method: "eth_estimateGas", params: [tx, "pending"] }, requestOptions)
+        return inner.request({ ...args, params: [{ ...tx, gas }] }, requestOptions)
+      }
+    }
+    return inner.request(args, requestOptions)
+  }
+  return { ...inner, request }
+}
+
 export const startTestChain = async (parameters: StartTestChainParameters = {}): Promise<TestChain> => {
   const k = parameters.k ?? 0
   const chainId = parameters.chainId ?? 31_337
@@ -73,9 +94,12 @@ export const startTestChain = async (parameters: StartTestChainParameters = {}):
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   })
-  const transport = http(rpcUrl)
+  const transport = estimateOnPending(http(rpcUrl))
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
   const testClient = createTestClient({ chain, transport, mode: "anvil" })
+  // Each block is one second after the previous one, whatever the wall clock does: a call simulated on the
+  // pending block sees the timestamp of the block that will include it, and test runs are reproducible.
+  await testClient.setBlockTimestampInterval({ interval: 1 })
   const accounts = Array.from({ length: 10 }, (_, i) => mnemonicToAccount(TEST_MNEMONIC, { addressIndex: i }).address)
   const wallets = new Map<number | Address, WalletClient<Transport, Chain, Account>>()
   const wallet = (from: number | Address): WalletClient<Transport, Chain, Account> => {

@@ -142,9 +142,18 @@ export const useSpokeFixture = (setup?: (fixture: SpokeFixture) => Promise<void>
 
 /** Waits for a transaction and fails the test when it reverted. */
 export const mined = async (fixture: SpokeFixture, hash: Promise<Hash> | Hash): Promise<TransactionReceipt> => {
-  const receipt = await fixture.chain.publicClient.waitForTransactionReceipt({ hash: await hash, pollingInterval: 10 })
-  expect(receipt.status).toBe("success")
-  return receipt
+  const client = fixture.chain.publicClient
+  const receipt = await client.waitForTransactionReceipt({ hash: await hash, pollingInterval: 10 })
+  if (receipt.status === "success") return receipt
+  // Say why: replay the call on the parent block, and show whether the gas limit ran out.
+  const tx = await client.getTransaction({ hash: receipt.transactionHash })
+  const replay = await client
+    .call({ account: tx.from, to: tx.to, data: tx.input, value: tx.value, gas: tx.gas, blockNumber: receipt.blockNumber - 1n })
+    .then(
+      () => "the replay on the parent block succeeds",
+      (error: unknown) => (error instanceof BaseError ? error.shortMessage : String(error)),
+    )
+  expect.fail(`transaction ${receipt.transactionHash} reverted (gas used ${receipt.gasUsed} of ${tx.gas}): ${replay}`)
 }
 
 /** Asserts that `call` reverts with the custom error `errorName` (and `args`, when given). */
