@@ -14,7 +14,7 @@ import {
   tickerHash,
 } from "./encoding.ts"
 import { addressToBytes32, type Bytes32, type Hex, ZERO_BYTES32 } from "./hex.ts"
-import { keccak256Bytes, Keccak256Stream } from "./keccak.ts"
+import { KECCAK_SCRATCH_BYTES, keccak256Bytes, Keccak256Stream } from "./keccak.ts"
 import type { Intent } from "./protocol.ts"
 
 // "initiator 0x11…11" in the reference is the 20-byte address 0x1111…1111, left-padded like every address
@@ -118,6 +118,29 @@ describe("fill and settlement messages", () => {
     expect(decodeMessage(encodeFillMessage([fill]))).toEqual({ type: "FILL", fills: [fill] })
     const settlement = { intentId: `0x${"01".repeat(32)}`, amount: 970n * 10n ** 18n, asset: `0x${"02".repeat(32)}`, recipient: `0x${"03".repeat(32)}`, updateVirtualBalance: true } as const
     expect(decodeMessage(encodeSettlementMessage([settlement, settlement]))).toEqual({ type: "SETTLEMENT", settlements: [settlement, settlement] })
+  })
+})
+
+describe("keccak256Bytes", () => {
+  it("hashes like viem's keccak256 at every length around the rate and the 16 KB input buffer", () => {
+    const lengths = [0, 1, 135, 136, 137, 272, 512, KECCAK_SCRATCH_BYTES - 1, KECCAK_SCRATCH_BYTES, KECCAK_SCRATCH_BYTES + 1, 3 * KECCAK_SCRATCH_BYTES + 77]
+    for (const length of lengths) {
+      const data = Uint8Array.from({ length }, (_, i) => (i * 31 + length) & 0xff)
+      expect(keccak256Bytes(data), `length ${length}`).toBe(viemKeccak(data))
+    }
+  })
+
+  it("gives intent ids of huge calldata (encoded outside the input buffer) like viem", () => {
+    const intent: Intent = { ...vectorIntent, data: `0x${"ab".repeat(KECCAK_SCRATCH_BYTES)}` }
+    expect(intentId(intent)).toBe(viemKeccak(encodeIntentViem(intent)))
+  })
+
+  it("leaves an open stream's state alone", () => {
+    const stream = new Keccak256Stream()
+    stream.writeUtf8("a".repeat(70_000))
+    keccak256Bytes(new Uint8Array(1000))
+    stream.writeUtf8("b")
+    expect(stream.digest()).toBe(viemKeccak(toBytes(`${"a".repeat(70_000)}b`)))
   })
 })
 

@@ -8,7 +8,7 @@
  */
 import { decodeAbiParameters, encodeAbiParameters, type AbiParameter } from "viem"
 import { bytesToHex, type Bytes32, type Hex, writeDigitsRightAligned, writeHexLeftAligned, writeHexRightAligned } from "./hex.ts"
-import { keccak256Bytes } from "./keccak.ts"
+import { KECCAK_SCRATCH_BYTES, keccak256Bytes, keccak256Scratch, keccakScratch } from "./keccak.ts"
 import { type FillMessage, type Intent, MessageType, type Settlement } from "./protocol.ts"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -161,11 +161,7 @@ export class IntentEncoder {
   /** `abi.encode(intent)`: the offset word 0x20, then the tuple. */
   encode(intent: Intent): Uint8Array {
     const size = WORD + intentTupleSize(intent)
-    const buf = this.ensure(size)
-    buf.fill(0, 0, size)
-    buf[WORD - 1] = 0x20
-    writeIntentTuple(buf, WORD, intent)
-    return buf.subarray(0, size)
+    return encodeIntentInto(this.ensure(size), size, intent)
   }
 
   /** `abi.encode(intents)` for `Intent[]`: offset, length, per-element offsets, then the tuples. */
@@ -185,10 +181,20 @@ export class IntentEncoder {
     return buf.subarray(0, size)
   }
 
-  /** `keccak256(abi.encode(intent))`. */
+  /** `keccak256(abi.encode(intent))`, encoded straight into the hasher's input buffer when it fits. */
   intentId(intent: Intent): Bytes32 {
-    return keccak256Bytes(this.encode(intent))
+    const size = WORD + intentTupleSize(intent)
+    if (size > KECCAK_SCRATCH_BYTES) return keccak256Bytes(this.encode(intent))
+    encodeIntentInto(keccakScratch(size), size, intent)
+    return keccak256Scratch(size)
   }
+}
+
+const encodeIntentInto = (buf: Uint8Array, size: number, intent: Intent): Uint8Array => {
+  buf.fill(0, 0, size)
+  buf[WORD - 1] = 0x20
+  writeIntentTuple(buf, WORD, intent)
+  return buf.subarray(0, size)
 }
 
 const sharedEncoder = new IntentEncoder()

@@ -4,7 +4,9 @@
  *
  * Pitfalls handled here: workloads are generated before timing; each timed iteration gets a fresh hub in
  * `beforeEach` (not timed); one warm-up iteration lets V8 optimize the hot functions; events go to a sink
- * that drops them (the trace hash is measured separately); GC pauses are part of the figures, as in real runs.
+ * that drops them (the trace hash is measured separately); GC pauses are part of the figures, as in real runs,
+ * but each iteration starts from a collected heap (`global.gc`, `npm run bench` passes `--expose-gc`) so that
+ * it does not pay for sweeping the previous iteration's hub.
  */
 import { Bench } from "tinybench"
 import { IntentEncoder } from "../domain/encoding.ts"
@@ -25,6 +27,14 @@ const record = (name: string, n: number, bench: Bench) => {
   if (result.state !== "completed") throw new Error(`${name}: ${result.state}`, { cause: "error" in result ? result.error : undefined })
   const ms = result.latency.mean
   rows.push({ case: name, n, ms: Math.round(ms), perSecond: Math.round((n / ms) * 1000), nsPerOp: Math.round((ms * 1e6) / n) })
+}
+
+/** A fresh hub at block 40,000, after a full collection of whatever the previous iteration left. */
+const freshHub = (sink: ConstructorParameters<typeof Hub>[1]): Hub => {
+  globalThis.gc?.()
+  const hub = new Hub(workloadConfig(), sink)
+  hub.setBlock(40_000, 1_700_000_000)
+  return hub
 }
 
 const intake = (hub: Hub, intents: readonly Intent[]) => {
@@ -62,8 +72,8 @@ for (const n of sizes) {
     const bench = new Bench({ iterations: n >= 1_000_000 ? 2 : 5, time: 0, warmupIterations: 1 })
     bench.add(`intake ${n}`, () => intake(hub, intents), {
       beforeEach: () => {
-        hub = new Hub(workloadConfig(), discardSink)
-        hub.setBlock(40_000, 1_700_000_000)
+        hub = undefined!
+        hub = freshHub(discardSink)
       },
     })
     await bench.run()
@@ -75,8 +85,8 @@ for (const n of sizes) {
     const bench = new Bench({ iterations: n >= 1_000_000 ? 1 : 3, time: 0, warmupIterations: 1 })
     bench.add(`intake+trace ${n}`, () => intake(hub, intents), {
       beforeEach: () => {
-        hub = new Hub(workloadConfig(), new TraceHasher())
-        hub.setBlock(40_000, 1_700_000_000)
+        hub = undefined!
+        hub = freshHub(new TraceHasher())
       },
     })
     await bench.run()
@@ -98,8 +108,8 @@ for (const n of sizes) {
       },
       {
         beforeEach: () => {
-          hub = new Hub(workloadConfig(), discardSink)
-          hub.setBlock(40_000, 1_700_000_000) // epoch 1000
+          hub = undefined!
+          hub = freshHub(discardSink) // block 40,000: epoch 1000
           intake(hub, toB) // one invoice, then n-1 deposits of epoch 1000 on S
           hub.setBlock(40_040, 1_700_000_480) // epoch 1001: the deposits become invoices (B holds nothing)
           hub.processDepositsAndInvoices("USDC")

@@ -38,7 +38,7 @@ const receiveIntent = (hub: HubState, intent: Intent): void => {
   const existing = hub.contexts.get(intentId)
   // De-duplication: only a new intent, or one whose fill arrived first, is processed.
   if (existing !== undefined && existing.status !== IntentStatus.NONE && existing.status !== IntentStatus.FILLED) return
-  const ctx = existing ?? hub.context(intentId)
+  const ctx = existing ?? hub.newContext(intentId)
   ctx.intent = intent
   const support = supportedTicker(hub, intent)
   if (support === undefined) {

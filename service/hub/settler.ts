@@ -20,6 +20,7 @@ export const settlementDomains = (hub: HubState, ticker: TickerState, ctx: Inten
   const own = hub.userSupportedDomains.get(recipient)
   const listed = own !== undefined && own.length > 0 ? own : (ctx.intent?.destinations ?? ctx.paymentDestinations ?? [])
   if (listed.length === 0) return ticker.config.domains
+  if (listed.length === 1) return ticker.onlyDomain.get(listed[0]!) ?? []
   const out: DomainAsset[] = []
   for (const d of listed) {
     const asset = ticker.assetByDomain.get(d)

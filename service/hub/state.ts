@@ -126,6 +126,8 @@ export class TickerState {
   readonly feeVault18 = new Map<Bytes32, bigint>()
   lastClosedEpochsProcessed: number
   readonly assetByDomain = new Map<number, DomainAsset>()
+  /** `[asset]` per domain: the destination list of a one-destination intent, shared instead of rebuilt. */
+  readonly onlyDomain = new Map<number, readonly DomainAsset[]>()
   readonly ledger: TickerLedger = { intakeCustodied18: 0n, settledFromCustody18: 0n, xerc20Intake18: 0n, xerc20Settled18: 0n, surplus18: 0n }
 
   constructor(
@@ -135,6 +137,7 @@ export class TickerState {
     this.lastClosedEpochsProcessed = lastClosedEpochsProcessed
     for (const d of config.domains) {
       this.assetByDomain.set(d.domain, d)
+      this.onlyDomain.set(d.domain, [d])
       this.custodied18.set(d.domain, 0n)
     }
   }
@@ -283,6 +286,13 @@ export class HubState {
 
   emit(event: HubEvent): void {
     this.sink.emit(event)
+  }
+
+  /** A context for an id known to have none (one map operation instead of two). */
+  newContext(intentId: Bytes32): IntentContext {
+    const ctx = new IntentContext(intentId)
+    this.contexts.set(intentId, ctx)
+    return ctx
   }
 
   context(intentId: Bytes32): IntentContext {
