@@ -1,25 +1,29 @@
 /**
- * HTTP benchmark of the API with autocannon, each endpoint beside a raw `node:http` hello-world measured in the
- * same run: GET /intents/{id}, GET /invoices, POST /routes/quotes, POST /intents, and the two GETs again with the
- * server's `fastReads` lane. Run: `npm run bench -- api`
- * (or `node --import tsx service/api/api.bench.ts`); environment: API_BENCH_SECONDS (default 5),
- * API_BENCH_ROUNDS (default 3), API_BENCH_CONNECTIONS (default 10).
+ * HTTP benchmark of the API, each endpoint beside a raw `node:http` hello-world measured in the same run:
+ * GET /intents/{id}, GET /invoices, POST /routes/quotes, POST /intents (the server's defaults: the two GETs
+ * answered by the `fastReads` lane), and the two GETs again with `fastReads: false` (through effect's HttpApi
+ * pipeline alone). Run: `npm run bench -- api` (or `node --import tsx service/api/api.bench.ts`); environment:
+ * API_BENCH_SECONDS (default 5), API_BENCH_ROUNDS (default 3), API_BENCH_CONNECTIONS (default 10),
+ * API_BENCH_LOADGEN (`wrk` when it is on PATH, else `autocannon`), API_BENCH_FLOORS (1).
  *
- * Each server runs in its own child process (the load generator would otherwise share its event loop); rounds
- * alternate raw and API so that drifting load on the machine hits both; the figures are medians of the rounds.
- * The world behind the API: 10,000 intents, 2,000 of them open invoices (so pages and lookups are not trivially
- * small). Two more rows give effect's own floor on the same machine: a hello-world on the bare HttpRouter and on
- * a one-endpoint HttpApi (API_BENCH_FLOORS=0 skips them). Server CPU per request comes from /proc (Linux). On a
- * 2-core machine the load generator and the server compete for the cores: read the ratio to the raw server,
- * measured the same way, and the CPU per request, rather than absolute numbers.
+ * Load generator: wrk (Debian's `wrk` package; C, a fraction of the CPU per request) pinned to core 0 with the
+ * servers pinned to core 1 (`taskset`), so that each server gets one whole core and the ratio to the raw
+ * server measures the servers, not the generator; autocannon (Node) is the fallback, and then generator and
+ * server share the two cores. Each server runs in its own child process; rounds alternate raw and API so that
+ * drifting load on the machine hits both; the figures are medians of the rounds. The world behind the API:
+ * 10,000 intents, 2,000 of them open invoices (so pages and lookups are not trivially small). Two more rows
+ * give effect's own floor on the same machine: a hello-world on the bare HttpRouter and on a one-endpoint
+ * HttpApi. Server CPU per request comes from /proc (Linux).
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import autocannon from "autocannon"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, readFileSync } from "node:fs"
+import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -68,9 +72,9 @@ const serveApi = async () => {
   world.epoch(11)
   world.process("DAI")
   const server = await startApiServer(service)
-  const fast = await startApiServer(service, { fastReads: true })
+  const plain = await startApiServer(service, { fastReads: false })
   console.log(`URL ${server.url}`)
-  console.log(`FASTURL ${fast.url}`)
+  console.log(`PLAINURL ${plain.url}`)
   console.log(`IDS ${JSON.stringify(ids.filter((_, i) => i % 97 === 0))}`)
   console.log(`INVOICES ${world.model.invoices.size}`)
 }
@@ -81,9 +85,17 @@ interface Child {
   readonly lines: Map<string, string>
 }
 
+const onPath = (command: string): boolean => spawnSync("sh", ["-c", `command -v ${command}`]).status === 0
+const loadgen = (process.env.API_BENCH_LOADGEN ?? (onPath("wrk") ? "wrk" : "autocannon")) as "wrk" | "autocannon"
+if (loadgen !== "wrk" && loadgen !== "autocannon") throw new Error(`API_BENCH_LOADGEN must be wrk or autocannon, not ${String(loadgen)}`)
+/** Pinning needs taskset and two cores; then servers run on core 1 and wrk on core 0. */
+const pin = loadgen === "wrk" && onPath("taskset")
+
 const startChild = (childMode: string): Promise<Child> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, childMode], { stdio: ["ignore", "pipe", "inherit"] })
+    const node = [process.execPath, "--import", "tsx", import.meta.filename, childMode]
+    const command = pin ? ["taskset", "-c", "1", ...node] : node
+    const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "inherit"] })
     const lines = new Map<string, string>()
     let buffer = ""
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -125,9 +137,60 @@ interface Measurement {
   readonly cpuMicros: number | undefined
 }
 
+const scripts = mkdtempSync(join(tmpdir(), "clearsim-wrk-"))
+const luaString = (text: string): string => JSON.stringify(text)
+
+/** A wrk Lua script for `target`: its method, body and paths (the first 1,000, cycled). */
+const wrkScript = (target: Target | undefined): string => {
+  const file = join(scripts, `${(target?.name ?? "raw").replace(/[^a-z0-9]+/gi, "_")}.lua`)
+  const paths = Array.from({ length: 1000 }, (_, i) => target?.path(i) ?? "/")
+  const lines = [
+    `wrk.method = ${luaString(target?.method ?? "GET")}`,
+    ...(target?.body === undefined ? [] : [`wrk.body = ${luaString(target.body)}`, `wrk.headers["Content-Type"] = "application/json"`]),
+    `local paths = { ${paths.map(luaString).join(", ")} }`,
+    "local i = 0",
+    "request = function()",
+    "  i = i % #paths + 1",
+    "  return wrk.format(nil, paths[i])",
+    "end",
+  ]
+  writeFileSync(file, `${lines.join("\n")}\n`)
+  return file
+}
+
+const wrkMillis = (text: string): number => {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(text)
+  if (m === null) return Number.NaN
+  return Number(m[1]) * (m[2] === "us" ? 0.001 : m[2] === "ms" ? 1 : 1000)
+}
+
+/** Runs wrk and reads requests/s, p99 latency (ms) and errors from its report. */
+const runWrk = (url: string, target: Target | undefined, seconds: number, connections: number): Promise<{ rps: number; p99: number; errors: number; total: number }> =>
+  new Promise((resolve, reject) => {
+    const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-s", wrkScript(target), url]
+    const command = pin ? ["taskset", "-c", "0", "wrk", ...args] : ["wrk", ...args]
+    execFile(command[0]!, command.slice(1), (error, stdout) => {
+      if (error) return reject(error)
+      const rps = /Requests\/sec:\s+([\d.]+)/.exec(stdout)
+      const total = /(\d+) requests in/.exec(stdout)
+      const p99 = /\s99%\s+(\S+)/.exec(stdout)
+      if (rps === null || total === null || p99 === null) return reject(new Error(`unexpected wrk output:\n${stdout}`))
+      const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0)
+      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout)
+      const socketErrors = socket === null ? 0 : socket.slice(1).reduce((sum, n) => sum + Number(n), 0)
+      resolve({ rps: Number(rps[1]), p99: wrkMillis(p99[1]!), errors: non2xx + socketErrors, total: Number(total[1]) })
+    })
+  })
+
 const measure = async (server: Child, target: Target | undefined, seconds: number, connections: number): Promise<Measurement> => {
   const url = server.url
   const cpuBefore = cpuSeconds(server.process.pid)
+  if (loadgen === "wrk") {
+    const result = await runWrk(url, target, seconds, connections)
+    const cpuAfter = cpuSeconds(server.process.pid)
+    const cpuMicros = cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1e6) / result.total
+    return { rps: result.rps, p99: result.p99, errors: result.errors, cpuMicros }
+  }
   let n = 0
   const result = await autocannon({
     url,
@@ -178,10 +241,10 @@ const main = async () => {
       body: JSON.stringify({ origin: "1", destinations: ["10"], to: `0x${"11".repeat(20)}`, from: `0x${"22".repeat(20)}`, inputAsset: dai1, amount: "1000000000000000000000", callData: "0x" }),
     },
   ]
-  const apiFast: Child = { process: api.process, url: api.lines.get("FASTURL")!, lines: api.lines }
+  const apiPlain: Child = { process: api.process, url: api.lines.get("PLAINURL")!, lines: api.lines }
   targets.push(
-    { name: "GET /intents/{id} (fastReads)", method: "GET", path: (i) => `/intents/${ids[i % ids.length]}`, server: apiFast },
-    { name: "GET /invoices (fastReads)", method: "GET", path: () => "/invoices", server: apiFast },
+    { name: "GET /intents/{id}, HttpApi only", method: "GET", path: (i) => `/intents/${ids[i % ids.length]}`, server: apiPlain },
+    { name: "GET /invoices, HttpApi only", method: "GET", path: () => "/invoices", server: apiPlain },
   )
   if (floors.length === 2) {
     targets.push(
@@ -225,6 +288,7 @@ const main = async () => {
     rows.push(row)
     console.log(JSON.stringify(row))
   }
+  console.log(`load generator: ${loadgen}${pin ? " on core 0, servers on core 1 (taskset)" : " sharing the cores with the servers"}, Node ${process.version}`)
   console.table(rows)
   for (const child of [raw, api, ...floors]) child.process.kill()
 }
