@@ -1,6 +1,6 @@
 /**
  * `clearsim run <scenario> [--seed N] [--runs N] [--chains memory|anvil] [--out DIR] [--check-determinism]`:
- * runs a scenario (each run with seed, seed+1, ...), writes report.json, report.md, timeseries.csv and
+ * runs a scenario (each run with seed, seed+1, ...), writes report.json, report.md, report.html, timeseries.csv and
  * trace.jsonl per run, prints a summary, and exits non-zero with the failing properties and the replay command.
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { renderTimeseriesCsv, writeReportFiles, type RunReport } from "../report/report.ts"
+import { writeReportFiles, type RunReport } from "../report/report.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
 
@@ -45,7 +45,7 @@ const summary = (r: RunReport, dir: string): string => {
   for (const p of r.properties.filter((p) => !p.pass)) {
     lines.push(`  FAILED ${p.name}${p.value === undefined ? "" : ` (value ${p.value})`}${p.firstFailingEpoch === undefined ? "" : `, first at epoch ${p.firstFailingEpoch}`}${p.reason === undefined ? "" : `: ${p.reason}`}`)
   }
-  lines.push(`  report: ${join(dir, "report.md")}`)
+  lines.push(`  report: ${join(dir, "report.html")} (also report.md, report.json, timeseries.csv, trace.jsonl)`)
   return lines.join("\n")
 }
 
@@ -76,7 +76,7 @@ export const runCommand = Command.make(
         try: (signal) => runScenario(loaded, { seed: runSeed, run: i, backend, outDir: dir, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
         catch: (error) => error,
       })
-      writeReportFiles(dir, result.report, renderTimeseriesCsv(result.timeseries))
+      writeReportFiles(dir, result.report, result.timeseries)
       reports.push(result.report)
       yield* Console.log(summary(result.report, dir))
       if (checkDeterminism) {

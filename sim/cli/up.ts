@@ -56,7 +56,7 @@ export const renderDevnetInfo = (info: DevnetInfo): string => {
   lines.push(`Accounts #${info.reservedAccounts.from}–#${info.reservedAccounts.to} are the devnet's own (deployer, relayer, fee signer, keepers, agents): do not send from them.`, "")
   lines.push(`Create an intent: POST ${info.apiUrl}/intents, sign the returned transaction with a free account (approve the fee adapter`)
   lines.push(`for the token first) and send it to the origin chain's RPC URL; follow it at GET ${info.apiUrl}/intents/{id}.`)
-  lines.push(`Written to ${info.outDir}: devnet.json now; trace.jsonl, report.json, report.md, session.json when it stops.`, "")
+  lines.push(`Written to ${info.outDir}: devnet.json now; trace.jsonl, report.json, report.md, report.html, session.json when it stops.`, "")
   return lines.join("\n")
 }
 
@@ -67,7 +67,7 @@ const renderSession = (session: DevnetSession, outDir: string): string => {
     `clearsim up stopped after ${session.wallSeconds.toFixed(1)} s: ${r.intents.created} intents created, ${r.intents.settled} settled; ${session.foreignTransactions} chain and ${session.hubRpcTransactions} hub transactions from other clients${session.handlerErrors > 0 ? `; ${session.handlerErrors} handler errors (see the log)` : ""}`,
     `  hub conservation: ${session.conservation}; trace hash ${session.traceHash} (${session.hubInputs} hub inputs)`,
     `  scenario properties on this session (informational): ${holding} of ${r.properties.length} hold`,
-    `  report: ${join(outDir, "report.md")}; replay the hub: npx clearsim hub replay ${join(outDir, "trace.jsonl")}`,
+    `  report: ${join(outDir, "report.html")}; replay the hub: npx clearsim hub replay ${join(outDir, "trace.jsonl")}`,
   ].join("\n")
 }
 

@@ -159,7 +159,7 @@ describe("clearsim up", () => {
     child.kill("SIGINT")
     expect(await exited).toBe(0)
     expect(stdout).toContain("clearsim up stopped after")
-    for (const file of ["trace.jsonl", "report.json", "report.md", "timeseries.csv", "session.json"]) expect(existsSync(join(out, file))).toBe(true)
+    for (const file of ["trace.jsonl", "report.json", "report.md", "report.html", "timeseries.csv", "session.json"]) expect(existsSync(join(out, file))).toBe(true)
     const trace = readFileSync(join(out, "trace.jsonl"), "utf8")
     const user = info.accounts[0]!.address.slice(2)
     expect(trace.split("\n").some((line) => line.includes('"setUpdateVirtualBalance"') && line.includes(user))).toBe(true)

@@ -17,7 +17,7 @@ import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
 import { type AnvilSpokeChain, createAnvilSpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
 import { ChainPool, TEST_MNEMONIC } from "../chains/index.ts"
-import { renderTimeseriesCsv, writeReportFiles, type RunReport } from "../report/report.ts"
+import { writeReportFiles, type RunReport } from "../report/report.ts"
 import { assembleRun, buildRunResult, HUB_ADDRESS, measureInFlight, type RunAssembly } from "../run.ts"
 import type { LoadedScenario } from "../scenario/load.ts"
 import { planWorld, type WorldPlan } from "../world/plan.ts"
@@ -288,7 +288,7 @@ const writeSession = (
   measureInFlight(plan, assembly)
   const virtualSeconds = world.nowMs / 1000
   const result = buildRunResult(loaded, plan, assembly, { seed, run: 0, backend: "anvil", horizonSeconds: virtualSeconds, wallSeconds })
-  writeReportFiles(outDir, result.report, renderTimeseriesCsv(result.timeseries))
+  writeReportFiles(outDir, result.report, result.timeseries)
   const session: DevnetSession = {
     wallSeconds,
     virtualSeconds,

@@ -1,6 +1,7 @@
 /**
  * The run report: `report.json` (field names are API: add, never rename), `report.md` (properties first, then
- * metrics) and `timeseries.csv` (tidy rows: run, seed, epoch, metric, value). Amounts are whole tokens of the
+ * metrics), `report.html` (the same with per-epoch charts, `html.ts`) and `timeseries.csv` (tidy rows: run,
+ * seed, epoch, metric, value). Amounts are whole tokens of the
  * ticker (decimal strings for totals, numbers in distributions); latencies are seconds.
  */
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -13,6 +14,7 @@ import { ratioOf } from "../metrics/netting.ts"
 import type { Percentiles } from "../metrics/percentiles.ts"
 import type { PropertyResult } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
+import { renderHtml, type SeriesRow } from "./html.ts"
 
 export interface LatencySummary {
   readonly count: number
@@ -226,12 +228,14 @@ export const renderMarkdown = (r: RunReport): string => {
   return `${lines.join("\n")}\n`
 }
 
-export const renderTimeseriesCsv = (rows: readonly { readonly run: number; readonly seed: number; readonly epoch: number; readonly metric: string; readonly value: number }[]): string =>
+export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string =>
   `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${r.value}`).join("\n")}${rows.length > 0 ? "\n" : ""}`
 
-export const writeReportFiles = (dir: string, report: RunReport, timeseriesCsv: string): void => {
+/** Writes report.json, report.md, report.html and timeseries.csv into `dir` (created if needed). */
+export const writeReportFiles = (dir: string, report: RunReport, timeseries: readonly SeriesRow[]): void => {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`)
   writeFileSync(join(dir, "report.md"), renderMarkdown(report))
-  writeFileSync(join(dir, "timeseries.csv"), timeseriesCsv)
+  writeFileSync(join(dir, "report.html"), renderHtml(report, timeseries))
+  writeFileSync(join(dir, "timeseries.csv"), renderTimeseriesCsv(timeseries))
 }

@@ -1,0 +1,214 @@
+/**
+ * `report.html`: one self-contained page (no script, no network) with the verdict, the properties, the headline
+ * metrics, latency by path, the agents, and SVG line charts of the per-epoch series of `timeseries.csv`
+ * (netting, latency percentiles, invoices and deposits, custody, settlement queues, discounts, intents).
+ * Scales, ticks and line paths come from d3-scale and d3-shape (strings, no DOM); number formats from d3-format.
+ */
+import { format } from "d3-format"
+import { scaleLinear } from "d3-scale"
+import { line } from "d3-shape"
+import { PATHS } from "../metrics/collector.ts"
+import type { LatencySummary, RunReport } from "./report.ts"
+
+export interface SeriesRow {
+  readonly run: number
+  readonly seed: number
+  readonly epoch: number
+  readonly metric: string
+  readonly value: number
+}
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+
+/** Tableau 10: distinguishable colours for up to ten lines per chart (more wrap around). */
+const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+
+interface Line {
+  readonly name: string
+  readonly points: readonly (readonly [epoch: number, value: number])[]
+}
+
+interface ChartSpec {
+  readonly title: string
+  readonly unit: string
+  /** Metric names of the chart, or a prefix ending in "." that takes every metric under it. */
+  readonly metrics: readonly string[]
+  /** Legend name of a metric (default: the metric without the chart's prefix). */
+  readonly label?: (metric: string) => string
+}
+
+const CHARTS: readonly ChartSpec[] = [
+  { title: "Netting ratio", unit: "share of settled volume", metrics: ["nettingRatio", "nettingRatioEpoch"], label: (m) => (m === "nettingRatio" ? "cumulative" : "this epoch") },
+  { title: "User latency", unit: "seconds, cumulative percentiles", metrics: ["p50LatencySeconds", "p90LatencySeconds", "p99LatencySeconds"], label: (m) => m.slice(0, 3) },
+  {
+    title: "Settlement latency",
+    unit: "seconds, cumulative percentiles",
+    metrics: ["p50SettlementLatencySeconds", "p90SettlementLatencySeconds", "p99SettlementLatencySeconds"],
+    label: (m) => m.slice(0, 3),
+  },
+  { title: "Open invoices by ticker", unit: "invoices", metrics: ["invoicesOpen."] },
+  { title: "Deposits queued in the current epoch, by ticker", unit: "deposits", metrics: ["depositsQueued."] },
+  { title: "Fast-path deposits waiting for a fill, by ticker", unit: "deposits", metrics: ["depositsWaiting."] },
+  { title: "Hub custody by ticker and chain", unit: "tokens", metrics: ["custody."] },
+  { title: "Settlement queue depth by chain", unit: "settlements", metrics: ["settlementQueue."] },
+  { title: "Discount paid", unit: "bps of settled volume, cumulative", metrics: ["discountPaidBps"], label: () => "discount" },
+  { title: "Intents", unit: "cumulative", metrics: ["intentsCreated", "intentsSettled", "invoicesCreated", "invoicesSettled"] },
+]
+
+/** The lines of a chart from the rows of one run, in the order metrics first appear. */
+const linesOf = (spec: ChartSpec, rows: readonly SeriesRow[]): Line[] => {
+  const byMetric = new Map<string, [number, number][]>()
+  for (const row of rows) {
+    const matches = spec.metrics.some((m) => (m.endsWith(".") ? row.metric.startsWith(m) : row.metric === m))
+    if (!matches) continue
+    let points = byMetric.get(row.metric)
+    if (points === undefined) {
+      points = []
+      byMetric.set(row.metric, points)
+    }
+    points.push([row.epoch, row.value])
+  }
+  const prefix = spec.metrics.length === 1 && spec.metrics[0]!.endsWith(".") ? spec.metrics[0]! : ""
+  const ordered = spec.metrics.some((m) => m.endsWith(".")) ? [...byMetric.keys()] : spec.metrics.filter((m) => byMetric.has(m))
+  return ordered.map((metric) => ({ name: spec.label?.(metric) ?? metric.slice(prefix.length), points: byMetric.get(metric)! }))
+}
+
+const WIDTH = 560
+const HEIGHT = 220
+const MARGIN = { top: 12, right: 16, bottom: 34, left: 64 }
+
+/** Tick labels: SI prefixes from a thousand up (2k, 1.5M), plain numbers below (0.25, 40). */
+const siNumber = format("~s")
+const plainNumber = format("~g")
+const axisNumber = (v: number): string => (Math.abs(v) >= 1000 ? siNumber(v) : plainNumber(v))
+const epochNumber = format("d")
+
+/** One line chart as inline SVG: x = epoch, y from 0 (or the data's minimum when negative). */
+export const lineChartSvg = (lines: readonly Line[], unit: string): string => {
+  const all = lines.flatMap((l) => l.points)
+  const xs = all.map((p) => p[0])
+  const ys = all.map((p) => p[1])
+  const x = scaleLinear()
+    .domain([Math.min(...xs), Math.max(Math.max(...xs), Math.min(...xs) + 1)])
+    .range([MARGIN.left, WIDTH - MARGIN.right])
+  const yMax = Math.max(...ys)
+  const yMin = Math.min(0, ...ys)
+  const y = scaleLinear()
+    .domain([yMin, yMax > yMin ? yMax : yMin + 1])
+    .nice()
+    .range([HEIGHT - MARGIN.bottom, MARGIN.top])
+  const path = line<readonly [number, number]>()
+    .x((p) => x(p[0]))
+    .y((p) => y(p[1]))
+  const parts: string[] = []
+  parts.push(`<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escapeHtml(unit)}">`)
+  for (const t of y.ticks(5)) {
+    const ty = y(t).toFixed(1)
+    parts.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${ty}" y2="${ty}" class="grid"/>`)
+    parts.push(`<text x="${MARGIN.left - 6}" y="${ty}" class="tick" text-anchor="end" dominant-baseline="middle">${escapeHtml(axisNumber(t))}</text>`)
+  }
+  for (const t of x.ticks(6).filter(Number.isInteger)) {
+    const tx = x(t).toFixed(1)
+    parts.push(`<line x1="${tx}" x2="${tx}" y1="${HEIGHT - MARGIN.bottom}" y2="${HEIGHT - MARGIN.bottom + 4}" class="axis"/>`)
+    parts.push(`<text x="${tx}" y="${HEIGHT - MARGIN.bottom + 16}" class="tick" text-anchor="middle">${epochNumber(t)}</text>`)
+  }
+  parts.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${HEIGHT - MARGIN.bottom}" y2="${HEIGHT - MARGIN.bottom}" class="axis"/>`)
+  parts.push(`<text x="${(MARGIN.left + WIDTH - MARGIN.right) / 2}" y="${HEIGHT - 4}" class="tick" text-anchor="middle">epoch</text>`)
+  lines.forEach((l, i) => {
+    const colour = PALETTE[i % PALETTE.length]!
+    parts.push(`<path d="${path(l.points) ?? ""}" fill="none" stroke="${colour}" stroke-width="1.6"><title>${escapeHtml(l.name)}</title></path>`)
+  })
+  parts.push("</svg>")
+  return parts.join("")
+}
+
+const legend = (lines: readonly Line[]): string =>
+  `<ul class="legend">${lines
+    .map((l, i) => {
+      const last = l.points.at(-1)
+      const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(format(",.4~g")(last[1]))}</span>`
+      return `<li><span class="swatch" style="background:${PALETTE[i % PALETTE.length]}"></span>${escapeHtml(l.name)}${value}</li>`
+    })
+    .join("")}</ul>`
+
+const cell = (v: number | null | undefined): string => (v === null || v === undefined ? "–" : escapeHtml(String(v)))
+
+const latencyRow = (name: string, created: number, settled: number, u: LatencySummary, s: LatencySummary): string =>
+  `<tr><td>${escapeHtml(name)}</td><td>${created}</td><td>${settled}</td><td>${cell(u.p50)}</td><td>${cell(u.p90)}</td><td>${cell(u.p99)}</td><td>${cell(u.max)}</td><td>${cell(s.p50)}</td><td>${cell(s.p99)}</td></tr>`
+
+const STYLE = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1180px;padding:0 16px;color:#1d2330}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}code{font-size:12px}
+.pass{color:#2e7d32}.fail{color:#c62828}.muted{color:#69707d}
+table{border-collapse:collapse;margin:4px 0 8px}td,th{border-bottom:1px solid #e3e6eb;padding:4px 10px;text-align:right}td:first-child,th:first-child{text-align:left}
+.kpis{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}.kpi{border:1px solid #e3e6eb;border-radius:6px;padding:8px 14px;min-width:150px}
+.kpi b{display:block;font-size:20px}.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(570px,1fr));gap:18px}
+figure{margin:0}figcaption{font-weight:600}figcaption span{font-weight:400}
+svg .grid{stroke:#eef0f3}svg .axis{stroke:#9aa1ac}svg .tick{font-size:10px;fill:#69707d}
+.legend{list-style:none;padding:0;margin:2px 0 0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px}
+.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}
+`
+
+/** The whole page for one run; `rows` are that run's rows of `timeseries.csv`. */
+export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => {
+  const out: string[] = []
+  const verdict = r.passed ? `<span class="pass">PASS</span>` : `<span class="fail">FAIL</span>`
+  out.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`)
+  out.push(`<title>${escapeHtml(r.scenario.name)}: ${r.passed ? "PASS" : "FAIL"} · clearsim</title><style>${STYLE}</style></head><body>`)
+  out.push(`<h1>${escapeHtml(r.scenario.name)}: ${verdict}</h1>`)
+  if (r.scenario.description !== undefined) out.push(`<p>${escapeHtml(r.scenario.description)}</p>`)
+  out.push(
+    `<p class="muted">seed ${r.seed}, run ${r.run}, backend ${escapeHtml(r.backend)}, clearsim ${escapeHtml(r.version)}, ${r.epochs.count} epochs (${r.epochs.first}–${r.epochs.last}), ${r.horizonSeconds} s of virtual time in ${r.wallSeconds.toFixed(1)} s; trace hash <code>${escapeHtml(r.traceHash)}</code></p>`,
+  )
+  const settledShare = r.intents.created === 0 ? "–" : format(".1%")(r.intents.settled / r.intents.created)
+  const kpis: [string, string][] = [
+    ["netting ratio", format(".4f")(r.netting.ratio)],
+    ["discount paid", `${format(",.4~f")(Number(r.discounts.paid))} tokens`],
+    ["discount, bps of volume", String(r.discounts.paidBps)],
+    ["user latency p50 / p99", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
+    ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],
+    ["intents settled", `${r.intents.settled} of ${r.intents.created} (${settledShare})`],
+  ]
+  out.push(`<div class="kpis">${kpis.map(([k, v]) => `<div class="kpi"><span class="muted">${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</div>`)
+  out.push(`<h2>Properties</h2><table><tr><th>property</th><th>result</th><th>value</th><th>first failing epoch</th></tr>`)
+  for (const p of r.properties) {
+    const result = p.pass ? `<span class="pass">pass</span>` : `<span class="fail">fail</span>${p.reason === undefined ? "" : `: ${escapeHtml(p.reason)}`}`
+    out.push(`<tr><td><code>${escapeHtml(p.name)}</code></td><td>${result}</td><td>${cell(p.value)}</td><td>${cell(p.firstFailingEpoch)}</td></tr>`)
+  }
+  if (r.properties.length === 0) out.push(`<tr><td colspan="4" class="muted">none</td></tr>`)
+  out.push(`</table>`)
+  out.push(`<h2>Latency by path</h2><table><tr><th>path</th><th>created</th><th>settled</th><th>user p50 s</th><th>p90</th><th>p99</th><th>max</th><th>settlement p50 s</th><th>p99</th></tr>`)
+  for (const p of PATHS) out.push(latencyRow(p, r.intents.byPath[p].created, r.intents.byPath[p].settled, r.latency.byPath[p], r.latency.settlement.byPath[p]))
+  out.push(latencyRow("all", r.intents.created, r.intents.settled, r.latency, r.latency.settlement), `</table>`)
+  out.push(`<h2>Per epoch</h2><div class="charts">`)
+  for (const spec of CHARTS) {
+    const lines = linesOf(spec, rows)
+    if (lines.length === 0) continue
+    out.push(`<figure><figcaption>${escapeHtml(spec.title)} <span class="muted">(${escapeHtml(spec.unit)})</span></figcaption>${lineChartSvg(lines, spec.unit)}${legend(lines)}</figure>`)
+  }
+  out.push(`</div>`)
+  if (r.agents.length > 0) {
+    const fmt = (o: Record<string, number>) =>
+      escapeHtml(
+        Object.entries(o)
+          .map(([k, v]) => `${k} ${format(",.6~f")(v)}`)
+          .join(", ") || "–",
+      )
+    out.push(`<h2>Agents</h2><table><tr><th>population</th><th>kind</th><th>agents</th><th>actions</th><th>rejections</th><th>holdings change (tokens)</th><th>in flight</th></tr>`)
+    for (const a of r.agents) {
+      out.push(`<tr><td>${escapeHtml(a.population)}</td><td>${escapeHtml(a.kind)}</td><td>${a.agents}</td><td>${fmt(a.actions)}</td><td>${fmt(a.rejections)}</td><td>${fmt(a.pnl)}</td><td>${fmt(a.inFlight)}</td></tr>`)
+    }
+    out.push(`</table>`)
+  }
+  out.push(`<h2>Run</h2><ul>`)
+  out.push(`<li>hub: ${r.hubInputs} inputs, ${r.hubEvents} events, ${r.world.hubReverts} reverted calls, ${r.world.conservationChecks} conservation checks</li>`)
+  out.push(`<li>spokes: ${r.world.spokeBlocks} blocks, ${r.world.spokeCalls} calls, ${r.world.spokeReverts} reverted</li>`)
+  out.push(
+    `<li>transport: ${r.transport.sent} messages, ${r.transport.dropped} dropped, ${r.transport.duplicated} duplicated, ${r.transport.reordered} reordered, ${r.transport.heldByOutage} held by outages</li>`,
+  )
+  out.push(`<li>coverage: ${escapeHtml(r.coverage.join(", ") || "–")}</li></ul>`)
+  out.push(`<p class="muted">Files beside this page: report.json, report.md, timeseries.csv, trace.jsonl (replay: <code>npx clearsim hub replay trace.jsonl</code>).</p>`)
+  out.push(`</body></html>\n`)
+  return out.join("\n")
+}

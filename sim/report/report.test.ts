@@ -1,0 +1,111 @@
+/**
+ * The report files of a run: report.json, report.md, report.html (charts from the per-epoch series) and
+ * timeseries.csv, written from the quickstart scenario in memory; and the chart geometry on hand-made series.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type RunResult, runScenario } from "../run.ts"
+import { loadScenario } from "../scenario/load.ts"
+import { lineChartSvg, renderHtml } from "./html.ts"
+import { writeReportFiles } from "./report.ts"
+
+const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
+afterAll(() => rmSync(out, { recursive: true, force: true }))
+
+describe("report files of a run", () => {
+  let result: RunResult
+  beforeAll(async () => {
+    result = await runScenario(loadScenario(new URL("../../scenarios/quickstart.yaml", import.meta.url).pathname), { seed: 1, backend: "memory" })
+    writeReportFiles(out, result.report, result.timeseries)
+  })
+
+  it("writes report.json as the report and timeseries.csv as tidy rows of the series", () => {
+    expect(JSON.parse(readFileSync(join(out, "report.json"), "utf8"))).toEqual(JSON.parse(JSON.stringify(result.report)))
+    const csv = readFileSync(join(out, "timeseries.csv"), "utf8").trimEnd().split("\n")
+    expect(csv[0]).toBe("run,seed,epoch,metric,value")
+    expect(csv.length - 1).toBe(result.timeseries.length)
+    const first = result.timeseries[0]!
+    expect(csv[1]).toBe(`${first.run},${first.seed},${first.epoch},${first.metric},${first.value}`)
+  })
+
+  it("writes report.html: verdict, properties, KPIs, latency table and one chart per series group", () => {
+    const html = readFileSync(join(out, "report.html"), "utf8")
+    const r = result.report
+    expect(html).toContain(`<title>quickstart: ${r.passed ? "PASS" : "FAIL"} · clearsim</title>`)
+    expect(html).toContain(r.traceHash)
+    for (const p of r.properties) expect(html).toContain(`<code>${p.name.replace(/>/g, "&gt;").replace(/</g, "&lt;")}</code>`)
+    expect(html).toContain(r.netting.ratio.toFixed(4))
+    for (const title of ["Netting ratio", "User latency", "Settlement latency", "Open invoices by ticker", "Hub custody by ticker and chain", "Settlement queue depth by chain", "Intents"]) {
+      expect(html, title).toContain(`<figcaption>${title} `)
+    }
+    // Every chart has a path per line with as many points as epochs in the series.
+    const epochs = new Set(result.timeseries.map((row) => row.epoch)).size
+    const paths = [...html.matchAll(/<path d="M([^"]*)"/g)].map((m) => m[1]!.split("L").length)
+    expect(paths.length).toBeGreaterThan(10)
+    for (const points of paths) expect(points).toBe(epochs)
+    // Self-contained: no script and nothing fetched.
+    expect(html).not.toMatch(/<script|https?:\/\//)
+  })
+
+  it("writes report.md with the properties first", () => {
+    const md = readFileSync(join(out, "report.md"), "utf8")
+    expect(md.indexOf("## Properties")).toBeLessThan(md.indexOf("## Metrics"))
+  })
+})
+
+describe("chart geometry", () => {
+  it("maps epochs to x and values to y, from zero up to a nice maximum", () => {
+    const svg = lineChartSvg(
+      [
+        { name: "a", points: [[10, 0], [11, 50], [12, 100]] },
+        { name: "b", points: [[10, 100], [12, 0]] },
+      ],
+      "tokens",
+    )
+    // x range 64..544 over epochs 10..12; y range 186..12 over values 0..100.
+    expect(svg).toContain(`<path d="M64,186L304,99L544,12"`)
+    expect(svg).toContain(`<path d="M64,12L544,186"`)
+    expect(svg).toContain(`>100</text>`)
+    expect(svg).toContain(`>0</text>`)
+    expect(lineChartSvg([{ name: "r", points: [[1, 0.1], [2, 0.9]] }], "share")).toContain(`>0.2</text>`)
+    expect(lineChartSvg([{ name: "t", points: [[1, 0], [2, 2_500_000]] }], "tokens")).toContain(`>2.5M</text>`)
+  })
+
+  it("escapes names from scenario files", () => {
+    const base = minimalReport()
+    const report = { ...base, scenario: { ...base.scenario, name: `<b>"x"</b>` } } as unknown as Parameters<typeof renderHtml>[0]
+    const html = renderHtml(report, [{ run: 0, seed: 1, epoch: 1, metric: "invoicesOpen.<T>", value: 1 }])
+    expect(html).not.toContain(`<b>"x"`)
+    expect(html).toContain(`<h1>&lt;b&gt;&quot;x&quot;&lt;/b&gt;: <span class="pass">PASS</span></h1>`)
+    expect(html).toContain("&lt;T&gt;")
+  })
+})
+
+const latency = { count: 0, p50: null, p90: null, p99: null, max: null, mean: null }
+const byPath = { basic: latency, fast: latency, swap: latency, xerc20: latency }
+const minimalReport = () => ({
+  scenario: { name: "x", file: "x.yaml", hash: `0x${"0".repeat(64)}` },
+  seed: 1,
+  run: 0,
+  version: "0",
+  backend: "memory",
+  traceHash: `0x${"0".repeat(64)}`,
+  hubEvents: 0,
+  hubInputs: 0,
+  horizonSeconds: 0,
+  epochs: { first: 0, last: 0, count: 0 },
+  intents: { created: 0, settled: 0, byPath: { basic: { created: 0, settled: 0 }, fast: { created: 0, settled: 0 }, swap: { created: 0, settled: 0 }, xerc20: { created: 0, settled: 0 } } },
+  netting: { ratio: 0, nettedVolume: "0", totalVolume: "0", bySource: {}, byLane: {} },
+  discounts: { paid: "0", paidBps: 0, invoicesCreated: 0, invoicesSettled: 0, perInvoiceBps: latency },
+  latency: { ...latency, byPath, settlement: { ...latency, byPath } },
+  agents: [],
+  keepers: {},
+  transport: { sent: 0, dropped: 0, duplicated: 0, reordered: 0, heldByOutage: 0 },
+  world: { hubReverts: 0, spokeReverts: 0, spokeBlocks: 0, spokeCalls: 0, conservationChecks: 0 },
+  coverage: [],
+  properties: [],
+  passed: true,
+  wallSeconds: 0,
+})
