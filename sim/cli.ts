@@ -7,6 +7,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { ConservationViolation } from "../service/hub/errors.ts"
 import { InputLineError } from "../service/hub/inputs.ts"
 import { replayFile } from "../service/hub/replay.ts"
+import { checkCommand, compareCommand } from "./cli/check.ts"
 import { runCommand } from "./cli/run.ts"
 import { upCommand } from "./cli/up.ts"
 import { renderScenarioJsonSchema } from "./scenario/jsonSchema.ts"
@@ -77,7 +78,7 @@ const hub = Command.make("hub").pipe(Command.withDescription("Hub engine tools")
 
 const clearsim = Command.make("clearsim").pipe(
   Command.withDescription("Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service"),
-  Command.withSubcommands([runCommand, upCommand, hub, replayCommand("replay"), schemaCommand]),
+  Command.withSubcommands([runCommand, checkCommand, compareCommand, upCommand, hub, replayCommand("replay"), schemaCommand]),
 )
 
 clearsim.pipe(Command.run({ version: CLEARSIM_VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

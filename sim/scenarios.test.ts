@@ -1,13 +1,16 @@
 /**
- * Every shipped scenario: its properties hold, a second run gives the same trace hash, and its trace.jsonl
- * replays through `clearsim hub replay`'s engine to that hash. (The 1M-intent stress scenario runs here with a
- * shortened horizon; its full run is a benchmark.)
+ * Every shipped scenario: its properties hold, a second run gives the same trace hash, its trace.jsonl
+ * replays through `clearsim hub replay`'s engine to that hash, and its KPIs and trace hash equal the committed
+ * baseline in reports/baseline/ (what `clearsim check` compares; rewrite them with `clearsim check --update`
+ * when a change of behaviour is intended). (The 1M-intent stress scenario runs here with a shortened horizon
+ * and has no baseline; its full run is a benchmark.)
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { replayFile } from "../service/hub/replay.ts"
+import { baselineOf, compareBaselines, readBaseline, renderComparison } from "./report/baseline.ts"
 import { runScenario } from "./run.ts"
 import { loadScenario, parseScenario } from "./scenario/load.ts"
 
@@ -38,5 +41,11 @@ describe.each(files)("scenario %s", (file) => {
     const replayed = await replayFile(join(outDir, "trace.jsonl"), { onLine: () => {} })
     expect(replayed.traceHash).toBe(first.report.traceHash)
     expect(replayed.events).toBe(first.report.hubEvents)
+    const baselineFile = new URL(`../reports/baseline/${loaded.spec.name}.json`, import.meta.url).pathname
+    if (file === "stress-1m.yaml") expect(existsSync(baselineFile)).toBe(false)
+    else {
+      const comparison = compareBaselines(readBaseline(baselineFile), baselineOf(first.report, `scenarios/${file}`))
+      expect(comparison.traceChanged || comparison.diffs.length > 0 ? renderComparison(comparison) : "same as the baseline").toBe("same as the baseline")
+    }
   })
 })

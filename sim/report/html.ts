@@ -40,15 +40,15 @@ interface ChartSpec {
 
 const CHARTS: readonly ChartSpec[] = [
   { title: "Netting ratio", unit: "share of settled volume", metrics: ["nettingRatio", "nettingRatioEpoch"], label: (m) => (m === "nettingRatio" ? "cumulative" : "this epoch") },
-  { title: "User latency", unit: "seconds, cumulative percentiles", metrics: ["p50LatencySeconds", "p90LatencySeconds", "p99LatencySeconds"], label: (m) => m.slice(0, 3) },
+  { title: "User latency", unit: "seconds, percentiles of the intents paid in the epoch", metrics: ["p50LatencySeconds", "p90LatencySeconds", "p99LatencySeconds"], label: (m) => m.slice(0, 3) },
   {
     title: "Settlement latency",
-    unit: "seconds, cumulative percentiles",
+    unit: "seconds, percentiles of the intents settled in the epoch",
     metrics: ["p50SettlementLatencySeconds", "p90SettlementLatencySeconds", "p99SettlementLatencySeconds"],
     label: (m) => m.slice(0, 3),
   },
   { title: "Open invoices by ticker", unit: "invoices", metrics: ["invoicesOpen."] },
-  { title: "Deposits queued in the current epoch, by ticker", unit: "deposits", metrics: ["depositsQueued."] },
+  { title: "Deposits in the hub's deposit queues, by ticker", unit: "deposits", metrics: ["depositsQueued."] },
   { title: "Fast-path deposits waiting for a fill, by ticker", unit: "deposits", metrics: ["depositsWaiting."] },
   { title: "Hub custody by ticker and chain", unit: "tokens", metrics: ["custody."] },
   { title: "Settlement queue depth by chain", unit: "settlements", metrics: ["settlementQueue."] },
@@ -132,7 +132,8 @@ const legend = (lines: readonly Line[]): string =>
     })
     .join("")}</ul>`
 
-const cell = (v: number | null | undefined): string => (v === null || v === undefined ? "–" : escapeHtml(String(v)))
+const significant = format(",.6~g")
+const cell = (v: number | null | undefined): string => (v === null || v === undefined ? "–" : escapeHtml(Number.isInteger(v) ? String(v) : significant(v)))
 
 const latencyRow = (name: string, created: number, settled: number, u: LatencySummary, s: LatencySummary): string =>
   `<tr><td>${escapeHtml(name)}</td><td>${created}</td><td>${settled}</td><td>${cell(u.p50)}</td><td>${cell(u.p90)}</td><td>${cell(u.p99)}</td><td>${cell(u.max)}</td><td>${cell(s.p50)}</td><td>${cell(s.p99)}</td></tr>`
@@ -143,7 +144,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}code{font-s
 .pass{color:#2e7d32}.fail{color:#c62828}.muted{color:#69707d}
 table{border-collapse:collapse;margin:4px 0 8px}td,th{border-bottom:1px solid #e3e6eb;padding:4px 10px;text-align:right}td:first-child,th:first-child{text-align:left}
 .kpis{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}.kpi{border:1px solid #e3e6eb;border-radius:6px;padding:8px 14px;min-width:150px}
-.kpi b{display:block;font-size:20px}.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(570px,1fr));gap:18px}
+.kpi b{display:block;font-size:20px}.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:18px}
 figure{margin:0}figcaption{font-weight:600}figcaption span{font-weight:400}
 svg .grid{stroke:#eef0f3}svg .axis{stroke:#9aa1ac}svg .tick{font-size:10px;fill:#69707d}
 .legend{list-style:none;padding:0;margin:2px 0 0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:12px}

@@ -1,0 +1,160 @@
+/**
+ * `clearsim check [scenario.yaml ...] [--baseline-dir DIR] [--update] [--kpis-only]`: runs scenarios (memory
+ * backend, the baseline's seed) and compares their KPIs with the committed baselines in `reports/baseline/`;
+ * exits 1 on a regression (or, without `--kpis-only`, on a changed trace hash) with a readable diff. Without
+ * scenario arguments it checks every baseline in the directory. `--update` writes the baselines instead.
+ *
+ * `clearsim compare <baseline report.json> <current report.json>`: the same comparison between two reports.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join, relative } from "node:path"
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { type Baseline, BaselineFileError, baselineOf, compareBaselines, readBaseline, renderComparison } from "../report/baseline.ts"
+import type { RunReport } from "../report/report.ts"
+import { runScenario } from "../run.ts"
+import { loadScenario, ScenarioError } from "../scenario/load.ts"
+
+export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
+
+class CheckInputError extends Error {
+  override readonly name = "CheckInputError"
+}
+
+const baselinePath = (dir: string, scenario: string): string => join(dir, `${scenario}.json`)
+
+/** Every baseline file of `dir`, sorted by name. */
+const baselinesIn = (dir: string): Baseline[] => {
+  if (!existsSync(dir)) throw new CheckInputError(`${dir}: no baseline directory (write one with: npx clearsim check <scenario.yaml ...> --update)`)
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+  if (files.length === 0) throw new CheckInputError(`${dir}: no baselines (write them with: npx clearsim check <scenario.yaml ...> --update)`)
+  return files.map((f) => readBaseline(join(dir, f)))
+}
+
+export interface CheckOutcome {
+  readonly output: string
+  /** 0: no regression; 1: a regression, or a changed trace hash when trace changes count. */
+  readonly exitCode: 0 | 1
+}
+
+/** Runs the scenarios and compares (or, with `update`, writes) their baselines. The CLI's logic, testable. */
+export const checkScenarios = async (options: {
+  readonly scenarios: readonly string[]
+  readonly baselineDir: string
+  readonly update: boolean
+  readonly kpisOnly: boolean
+  readonly log?: (line: string) => void
+}): Promise<CheckOutcome> => {
+  const log = options.log ?? (() => {})
+  const out: string[] = []
+  const say = (text: string) => {
+    out.push(text)
+    log(text)
+  }
+  // Scenario files to run, each with the seed of its baseline (or its own seed when writing a new one).
+  const targets: { file: string; baseline: Baseline | undefined }[] =
+    options.scenarios.length > 0
+      ? options.scenarios.map((file) => {
+          const name = loadScenario(file).spec.name
+          const path = baselinePath(options.baselineDir, name)
+          const baseline = existsSync(path) ? readBaseline(path) : undefined
+          if (baseline === undefined && !options.update) throw new CheckInputError(`${file}: no baseline at ${path} (write it with --update)`)
+          return { file, baseline }
+        })
+      : baselinesIn(options.baselineDir).map((baseline) => ({ file: baseline.file, baseline }))
+  let regressions = 0
+  let traceChanges = 0
+  for (const target of targets) {
+    const loaded = loadScenario(target.file)
+    const seed = target.baseline?.seed ?? loaded.spec.seed ?? 1
+    const result = await runScenario(loaded, { seed, backend: "memory" })
+    const current = baselineOf(result.report, relative(process.cwd(), target.file) || target.file)
+    if (options.update) {
+      mkdirSync(options.baselineDir, { recursive: true })
+      const path = baselinePath(options.baselineDir, current.scenario)
+      writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`)
+      say(`${current.scenario}: baseline written to ${path} (trace hash ${current.traceHash})`)
+      continue
+    }
+    const comparison = compareBaselines(target.baseline!, current)
+    if (comparison.regressed) regressions++
+    if (comparison.traceChanged) traceChanges++
+    say(renderComparison(comparison))
+  }
+  if (options.update) return { output: out.join("\n"), exitCode: 0 }
+  const failing = regressions > 0 || (!options.kpisOnly && traceChanges > 0)
+  say(
+    `${targets.length} scenario${targets.length === 1 ? "" : "s"} checked: ${regressions} with regressions, ${traceChanges} with a changed trace hash${
+      failing ? (regressions > 0 ? "" : " (behaviour changed; if intended, rewrite the baselines with --update, or gate on KPIs alone with --kpis-only)") : ""
+    }`,
+  )
+  return { output: out.join("\n"), exitCode: failing ? 1 : 0 }
+}
+
+const describe = (error: unknown): string =>
+  error instanceof ScenarioError || error instanceof CheckInputError || error instanceof BaselineFileError
+    ? error.message
+    : error instanceof Error
+      ? (error.stack ?? error.message)
+      : String(error)
+
+export const checkCommand = Command.make(
+  "check",
+  {
+    scenarios: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenarios to check (default: every baseline in the directory)"), Argument.variadic()),
+    baselineDir: Flag.String("baseline-dir").pipe(Flag.withDescription(`Baseline directory (default ${DEFAULT_BASELINE_DIR})`), Flag.optional),
+    update: Flag.Boolean("update").pipe(Flag.withDescription("Write the baselines from these runs instead of comparing"), Flag.withDefault(false)),
+    kpisOnly: Flag.Boolean("kpis-only").pipe(Flag.withDescription("Fail on KPI regressions only, not on a changed trace hash"), Flag.withDefault(false)),
+  },
+  Effect.fn(function* ({ scenarios, baselineDir, update, kpisOnly }) {
+    const outcome = yield* Effect.tryPromise({
+      try: () =>
+        checkScenarios({ scenarios, baselineDir: Option.getOrUndefined(baselineDir) ?? DEFAULT_BASELINE_DIR, update, kpisOnly, log: (line) => console.log(line) }),
+      catch: (error) => error,
+    })
+    if (outcome.exitCode !== 0) process.exitCode = outcome.exitCode
+  }, Effect.catch((error: unknown) =>
+    Effect.gen(function* () {
+      yield* Console.error(`clearsim check: ${describe(error)}`)
+      process.exitCode = 2
+    }),
+  )),
+).pipe(Command.withDescription("Run scenarios and compare their KPIs with the committed baselines (reports/baseline/); exit 1 on a regression"))
+
+const readReport = (path: string): RunReport => {
+  let data: unknown
+  try {
+    data = JSON.parse(readFileSync(path, "utf8"))
+  } catch (error) {
+    throw new CheckInputError(`${path}: cannot read a report (${error instanceof Error ? error.message : String(error)})`)
+  }
+  const r = data as Partial<RunReport>
+  if (typeof r !== "object" || r === null || typeof r.traceHash !== "string" || r.scenario === undefined || r.netting === undefined || r.latency === undefined) {
+    throw new CheckInputError(`${path}: not a clearsim report.json (expected scenario, traceHash, netting, latency, ...)`)
+  }
+  return data as RunReport
+}
+
+export const compareCommand = Command.make(
+  "compare",
+  {
+    baseline: Argument.String("baseline/report.json").pipe(Argument.withDescription("The reference report")),
+    current: Argument.String("current/report.json").pipe(Argument.withDescription("The report to judge against it")),
+    kpisOnly: Flag.Boolean("kpis-only").pipe(Flag.withDescription("Exit 0 when only the trace hash changed"), Flag.withDefault(false)),
+  },
+  Effect.fn(function* ({ baseline, current, kpisOnly }) {
+    const comparison = yield* Effect.try({
+      try: () => compareBaselines(baselineOf(readReport(baseline), baseline), baselineOf(readReport(current), current)),
+      catch: (error) => error,
+    })
+    yield* Console.log(renderComparison(comparison))
+    if (comparison.regressed || (!kpisOnly && comparison.traceChanged)) process.exitCode = 1
+  }, Effect.catch((error: unknown) =>
+    Effect.gen(function* () {
+      yield* Console.error(`clearsim compare: ${describe(error)}`)
+      process.exitCode = 2
+    }),
+  )),
+).pipe(Command.withDescription("Compare two report.json files' KPIs; exit 1 on a regression or a changed trace hash"))

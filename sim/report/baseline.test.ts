@@ -1,0 +1,137 @@
+/**
+ * Baselines and `clearsim check` / `clearsim compare`: the verdict rules on hand-made baselines, and the
+ * commands end to end (real runs of the quickstart scenario, real files, the CLI's exit codes).
+ */
+import { spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { checkScenarios } from "../cli/check.ts"
+import { type Baseline, compareBaselines, readBaseline, renderComparison } from "./baseline.ts"
+
+const root = new URL("../../", import.meta.url).pathname
+const tmp = mkdtempSync(join(tmpdir(), "clearsim-baseline-"))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+const base: Baseline = {
+  scenario: "s",
+  file: "scenarios/s.yaml",
+  seed: 1,
+  backend: "memory",
+  version: "0.1.0",
+  traceHash: `0x${"aa".repeat(32)}`,
+  kpis: { nettingRatio: 0.8, settledShare: 0.99, discountPaidBps: 1, p50LatencySeconds: 100, p90LatencySeconds: 200, p99LatencySeconds: 1000, p99SettlementLatencySeconds: 900, hubReverts: 0, spokeReverts: 2 },
+  counts: { intentsCreated: 100, intentsSettled: 99, invoicesCreated: 10, invoicesSettled: 10 },
+  properties: { "nettingRatio >= 0.5": true, "p99LatencySeconds <= 3600": true },
+}
+const withKpis = (kpis: Record<string, number | null>, extra: Partial<Baseline> = {}): Baseline => ({ ...base, traceHash: `0x${"bb".repeat(32)}`, kpis: { ...base.kpis, ...kpis }, ...extra })
+
+describe("compareBaselines", () => {
+  it("finds nothing between equal baselines", () => {
+    const c = compareBaselines(base, base)
+    expect([c.regressed, c.traceChanged, c.diffs, c.newlyFailing]).toEqual([false, false, [], []])
+    expect(renderComparison(c)).toContain("s: same")
+  })
+
+  it("calls a worse KPI beyond its tolerance a regression, in the KPI's own direction", () => {
+    const c = compareBaselines(base, withKpis({ nettingRatio: 0.79, p99LatencySeconds: 1100, discountPaidBps: 0.5 }))
+    expect(c.diffs.map((d) => [d.name, d.verdict])).toEqual([
+      ["nettingRatio", "regression"],
+      ["discountPaidBps", "better"],
+      ["p99LatencySeconds", "regression"],
+    ])
+    expect(c.regressed).toBe(true)
+    const text = renderComparison(c)
+    expect(text).toContain("s: REGRESSION")
+    expect(text).toMatch(/✗ nettingRatio\s+0\.8 -> 0\.79\s+-0\.01 \(-1\.3 %\)\s+regression/)
+    expect(text).toMatch(/✓ discountPaidBps .* better/)
+  })
+
+  it("accepts moves within tolerance (absolute or relative, whichever is larger) but shows them", () => {
+    const c = compareBaselines(base, withKpis({ nettingRatio: 0.796, p99LatencySeconds: 1049, p50LatencySeconds: 100.9 }))
+    expect(c.diffs.map((d) => d.verdict)).toEqual(["within tolerance", "within tolerance", "within tolerance"])
+    expect(c.regressed).toBe(false)
+    expect(c.traceChanged).toBe(true)
+    expect(renderComparison(c)).toContain("s: CHANGED")
+  })
+
+  it("allows no new revert, and reports changed counts without judging them", () => {
+    const c = compareBaselines(base, withKpis({ hubReverts: 1 }, { counts: { ...base.counts, intentsCreated: 101 } }))
+    expect(c.diffs.map((d) => [d.name, d.verdict])).toEqual([
+      ["hubReverts", "regression"],
+      ["intentsCreated", "changed"],
+    ])
+  })
+
+  it("calls a property that passed and now fails a regression, and a missing metric a change", () => {
+    const c = compareBaselines(base, withKpis({ p99SettlementLatencySeconds: null }, { properties: { ...base.properties, "p99LatencySeconds <= 3600": false } }))
+    expect(c.newlyFailing).toEqual(["p99LatencySeconds <= 3600"])
+    expect(c.diffs).toEqual([{ name: "p99SettlementLatencySeconds", baseline: 900, current: null, verdict: "changed" }])
+    expect(c.regressed).toBe(true)
+    expect(renderComparison(c)).toContain("✗ property `p99LatencySeconds <= 3600` now fails")
+  })
+
+  it("rejects a file that is not a baseline, naming it", () => {
+    const path = join(tmp, "bad.json")
+    writeFileSync(path, JSON.stringify({ ...base, seed: "one" }))
+    expect(() => readBaseline(path)).toThrow(/bad\.json: not a clearsim baseline: .*seed/s)
+  })
+})
+
+describe("clearsim check and compare", () => {
+  const dir = join(tmp, "baseline")
+  const quickstart = join(root, "scenarios/quickstart.yaml")
+
+  it("writes a baseline with --update, then passes against it", async () => {
+    const written = await checkScenarios({ scenarios: [quickstart], baselineDir: dir, update: true, kpisOnly: false })
+    expect(written.exitCode).toBe(0)
+    const baseline = readBaseline(join(dir, "quickstart.json"))
+    expect(baseline.traceHash).toBe(readBaseline(join(root, "reports/baseline/quickstart.json")).traceHash)
+    const checked = await checkScenarios({ scenarios: [], baselineDir: dir, update: false, kpisOnly: false })
+    expect(checked.exitCode).toBe(0)
+    expect(checked.output).toContain("quickstart: same")
+    expect(checked.output).toContain("1 scenario checked: 0 with regressions, 0 with a changed trace hash")
+  })
+
+  it("exits 1 from the CLI on a regression, with the diff; --kpis-only ignores a trace change alone", () => {
+    const path = join(dir, "quickstart.json")
+    const good = readBaseline(path)
+    const run = (...args: string[]) => spawnSync(process.execPath, [join(root, "bin/clearsim.js"), "check", "--baseline-dir", dir, ...args], { cwd: root, encoding: "utf8" })
+    writeFileSync(path, JSON.stringify({ ...good, kpis: { ...good.kpis, nettingRatio: (good.kpis.nettingRatio ?? 0) + 0.1 } }))
+    const regressed = run()
+    expect(regressed.status, regressed.stderr).toBe(1)
+    expect(regressed.stdout).toContain("quickstart: REGRESSION")
+    expect(regressed.stdout).toMatch(/✗ nettingRatio .* regression/)
+    writeFileSync(path, JSON.stringify({ ...good, traceHash: `0x${"00".repeat(32)}` }))
+    expect(run().status).toBe(1)
+    const kpisOnly = run("--kpis-only")
+    expect(kpisOnly.status, kpisOnly.stdout).toBe(0)
+    expect(kpisOnly.stdout).toContain("quickstart: CHANGED")
+    writeFileSync(path, "{")
+    const broken = run()
+    expect(broken.status).toBe(2)
+    expect(broken.stderr).toContain(`clearsim check: ${path}: cannot read a baseline`)
+  })
+
+  it("compares two report.json files", async () => {
+    const { runScenario } = await import("../run.ts")
+    const { loadScenario } = await import("../scenario/load.ts")
+    const report = (await runScenario(loadScenario(quickstart), { seed: 1, backend: "memory" })).report
+    const a = join(tmp, "a.json")
+    const b = join(tmp, "b.json")
+    writeFileSync(a, JSON.stringify(report))
+    writeFileSync(b, JSON.stringify({ ...report, latency: { ...report.latency, p99: (report.latency.p99 ?? 0) * 2 } }))
+    const compare = (x: string, y: string) => spawnSync(process.execPath, [join(root, "bin/clearsim.js"), "compare", x, y], { cwd: root, encoding: "utf8" })
+    expect(compare(a, a).status).toBe(0)
+    const worse = compare(a, b)
+    expect(worse.status).toBe(1)
+    expect(worse.stdout).toMatch(/✗ p99LatencySeconds .* regression/)
+    mkdirSync(join(tmp, "x"), { recursive: true })
+    writeFileSync(join(tmp, "x/report.json"), JSON.stringify({ hello: 1 }))
+    const bad = compare(a, join(tmp, "x/report.json"))
+    expect(bad.status).toBe(2)
+    expect(bad.stderr).toContain("not a clearsim report.json")
+    expect(readFileSync(a, "utf8")).toBe(JSON.stringify(report))
+  })
+})

@@ -1,0 +1,176 @@
+/**
+ * Baselines: the KPIs of a scenario run, committed under `reports/baseline/<scenario>.json`, and the comparison
+ * of a new run (or any report.json) with them. `clearsim check` gates CI on it, `clearsim compare` compares two
+ * report.json files.
+ *
+ * A run is a function of scenario, seed and clearsim's code, so an unchanged engine gives the same trace hash and
+ * identical KPIs. The comparison therefore reports three things: KPI regressions (worse than the baseline by
+ * more than the KPI's tolerance), KPI changes within tolerance or for the better, and a changed trace hash
+ * (the hub saw different inputs: behaviour changed, even if no KPI moved past its tolerance).
+ */
+import { readFileSync } from "node:fs"
+import { Schema } from "effect"
+import type { RunReport } from "./report.ts"
+import { metricsOf } from "./report.ts"
+
+export interface KpiSpec {
+  readonly name: string
+  readonly better: "higher" | "lower"
+  /** A regression is a move in the worse direction by more than max(abs, rel × |baseline|). */
+  readonly abs: number
+  readonly rel: number
+}
+
+/** The KPIs a baseline records. Tolerances: the noise a deliberate, harmless change could cause. */
+export const KPIS: readonly KpiSpec[] = [
+  { name: "nettingRatio", better: "higher", abs: 0.005, rel: 0 },
+  { name: "settledShare", better: "higher", abs: 0.005, rel: 0 },
+  { name: "discountPaidBps", better: "lower", abs: 0.01, rel: 0.05 },
+  { name: "p50LatencySeconds", better: "lower", abs: 1, rel: 0.05 },
+  { name: "p90LatencySeconds", better: "lower", abs: 1, rel: 0.05 },
+  { name: "p99LatencySeconds", better: "lower", abs: 1, rel: 0.05 },
+  { name: "p99SettlementLatencySeconds", better: "lower", abs: 1, rel: 0.05 },
+  { name: "hubReverts", better: "lower", abs: 0, rel: 0 },
+  { name: "spokeReverts", better: "lower", abs: 0, rel: 0 },
+]
+
+/** Counted, not judged: a change is shown but is neither better nor worse. */
+export const COUNTS: readonly string[] = ["intentsCreated", "intentsSettled", "invoicesCreated", "invoicesSettled"]
+
+const Kpis = Schema.Record(Schema.String, Schema.NullOr(Schema.Number))
+
+export const Baseline = Schema.Struct({
+  scenario: Schema.String,
+  /** The scenario file, relative to the directory `clearsim check` runs in (the project root). */
+  file: Schema.String,
+  seed: Schema.Number,
+  backend: Schema.Literals(["memory", "anvil"]),
+  /** clearsim's version when the baseline was written (informational). */
+  version: Schema.String,
+  traceHash: Schema.String,
+  kpis: Kpis,
+  counts: Kpis,
+  /** Property name → passed. */
+  properties: Schema.Record(Schema.String, Schema.Boolean),
+})
+export type Baseline = typeof Baseline.Type
+
+/** The baseline of a run's report. */
+export const baselineOf = (report: RunReport, file: string): Baseline => {
+  const metrics = metricsOf(report)
+  const pick = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, metrics.get(n) ?? null]))
+  return {
+    scenario: report.scenario.name,
+    file,
+    seed: report.seed,
+    backend: report.backend === "anvil" ? "anvil" : "memory",
+    version: report.version,
+    traceHash: report.traceHash,
+    kpis: pick(KPIS.map((k) => k.name)),
+    counts: pick(COUNTS),
+    properties: Object.fromEntries(report.properties.map((p) => [p.name, p.pass])),
+  }
+}
+
+export class BaselineFileError extends Error {
+  override readonly name = "BaselineFileError"
+}
+
+const decodeBaseline = Schema.decodeUnknownSync(Baseline)
+
+/** Reads and validates a baseline file; errors name the file and what was expected. */
+export const readBaseline = (path: string): Baseline => {
+  let data: unknown
+  try {
+    data = JSON.parse(readFileSync(path, "utf8"))
+  } catch (error) {
+    throw new BaselineFileError(`${path}: cannot read a baseline (${error instanceof Error ? error.message : String(error)})`)
+  }
+  try {
+    return decodeBaseline(data)
+  } catch (error) {
+    throw new BaselineFileError(`${path}: not a clearsim baseline: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+export type Verdict = "regression" | "better" | "within tolerance" | "changed"
+
+export interface KpiDiff {
+  readonly name: string
+  readonly baseline: number | null
+  readonly current: number | null
+  readonly verdict: Verdict
+}
+
+export interface Comparison {
+  readonly scenario: string
+  readonly traceChanged: boolean
+  readonly baselineTrace: string
+  readonly currentTrace: string
+  /** Every KPI and count that differs, in KPI order. */
+  readonly diffs: readonly KpiDiff[]
+  /** Properties that passed in the baseline and fail now (or are new and fail). */
+  readonly newlyFailing: readonly string[]
+  readonly regressed: boolean
+}
+
+const judge = (spec: KpiSpec, baseline: number | null, current: number | null): Verdict => {
+  if (baseline === null || current === null) return "changed"
+  const worse = spec.better === "higher" ? baseline - current : current - baseline
+  if (worse <= 0) return "better"
+  return worse > Math.max(spec.abs, spec.rel * Math.abs(baseline)) ? "regression" : "within tolerance"
+}
+
+/** Compares `current` (a new baseline, from a run or a report.json) with `baseline`. */
+export const compareBaselines = (baseline: Baseline, current: Baseline): Comparison => {
+  const diffs: KpiDiff[] = []
+  for (const spec of KPIS) {
+    const b = baseline.kpis[spec.name] ?? null
+    const c = current.kpis[spec.name] ?? null
+    if (b !== c) diffs.push({ name: spec.name, baseline: b, current: c, verdict: judge(spec, b, c) })
+  }
+  for (const name of COUNTS) {
+    const b = baseline.counts[name] ?? null
+    const c = current.counts[name] ?? null
+    if (b !== c) diffs.push({ name, baseline: b, current: c, verdict: "changed" })
+  }
+  const newlyFailing = Object.entries(current.properties)
+    .filter(([name, pass]) => !pass && baseline.properties[name] !== false)
+    .map(([name]) => name)
+  return {
+    scenario: current.scenario,
+    traceChanged: baseline.traceHash !== current.traceHash,
+    baselineTrace: baseline.traceHash,
+    currentTrace: current.traceHash,
+    diffs,
+    newlyFailing,
+    regressed: newlyFailing.length > 0 || diffs.some((d) => d.verdict === "regression"),
+  }
+}
+
+const show = (v: number | null): string => (v === null ? "–" : String(Math.round(v * 1e6) / 1e6))
+
+const change = (d: KpiDiff): string => {
+  if (d.baseline === null || d.current === null) return ""
+  const delta = d.current - d.baseline
+  const pct = d.baseline === 0 ? "" : ` (${delta > 0 ? "+" : ""}${((delta / Math.abs(d.baseline)) * 100).toFixed(1)} %)`
+  return `${delta > 0 ? "+" : ""}${show(delta)}${pct}`
+}
+
+/** A readable diff: one line per changed KPI, aligned, with the verdict. */
+export const renderComparison = (c: Comparison): string => {
+  const lines: string[] = []
+  const status = c.regressed ? "REGRESSION" : c.traceChanged ? "CHANGED" : "same"
+  lines.push(`${c.scenario}: ${status}`)
+  if (c.traceChanged) lines.push(`  trace hash ${c.baselineTrace} -> ${c.currentTrace} (the hub's inputs differ: behaviour changed)`)
+  else lines.push(`  trace hash ${c.currentTrace} unchanged`)
+  if (c.diffs.length > 0) {
+    const width = Math.max(...c.diffs.map((d) => d.name.length))
+    for (const d of c.diffs) {
+      const mark = d.verdict === "regression" ? "✗" : d.verdict === "better" ? "✓" : "·"
+      lines.push(`  ${mark} ${d.name.padEnd(width)}  ${show(d.baseline).padStart(12)} -> ${show(d.current).padEnd(12)} ${change(d).padEnd(20)} ${d.verdict}`)
+    }
+  } else if (c.traceChanged) lines.push("  every KPI is equal")
+  for (const p of c.newlyFailing) lines.push(`  ✗ property \`${p}\` now fails`)
+  return lines.join("\n")
+}
