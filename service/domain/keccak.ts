@@ -52,7 +52,20 @@ const scratch = new Uint8Array(wasm.memory.buffer, scratchOffset, KECCAK_SCRATCH
 const stateOffset = wasm.Hash_GetState()
 const stateSize = new DataView(wasm.memory.buffer).getUint32(wasm.STATE_SIZE.value, true)
 
-const digestHex = (): Bytes32 => `0x${memory.toString("hex", scratchOffset, scratchOffset + 32)}`
+/** Two ASCII hex digits per byte value, as one little-endian 16-bit word. */
+const HEX_PAIRS = new Uint16Array(256)
+for (let i = 0; i < 256; i++) HEX_PAIRS[i] = "0123456789abcdef".charCodeAt(i >> 4) | ("0123456789abcdef".charCodeAt(i & 15) << 8)
+const digestText = Buffer.from("0x" + "0".repeat(64), "latin1")
+const digestPairs = new Uint16Array(digestText.buffer, digestText.byteOffset, 33)
+
+/**
+ * The digest as `0x` + 64 lowercase hex digits, built in one flat string (a template around
+ * `toString("hex")` makes a cons string that V8 flattens again when it is first used as a map key).
+ */
+const digestHex = (): Bytes32 => {
+  for (let i = 0; i < 32; i++) digestPairs[i + 1] = HEX_PAIRS[memory[scratchOffset + i]!]!
+  return digestText.toString("latin1") as Bytes32
+}
 
 const absorb = (data: Uint8Array): void => {
   for (let read = 0; read < data.length; read += KECCAK_SCRATCH_BYTES) {

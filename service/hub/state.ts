@@ -2,6 +2,7 @@
  * The hub's state, as plain mutable structures over which the operations in this folder run. Nothing here
  * iterates an unordered collection: JS Maps iterate in insertion order, and insertion follows the inputs.
  */
+import { IdMap } from "./idMap.ts"
 import type { Bytes32 } from "../domain/hex.ts"
 import { type Intent, IntentStatus, type Settlement } from "../domain/protocol.ts"
 import type { DomainAsset, HubConfig, TickerConfig } from "./config.ts"
@@ -242,7 +243,7 @@ export class HubState {
   epochLengthBlocks: number
   carryEpoch = 0
   lastBlockNumberCarryEpochUpdated = 0
-  readonly contexts = new Map<Bytes32, IntentContext>()
+  readonly contexts = new IdMap<IntentContext>()
   readonly tickers = new Map<Bytes32, TickerState>()
   /** Asset lookup: domain → asset (bytes32) → (ticker, asset config). */
   readonly assets = new Map<number, Map<Bytes32, { readonly ticker: TickerState; readonly asset: DomainAsset }>>()
