@@ -5,7 +5,10 @@
 // - the Node running it is older than 22 (prool and effect's platform need 22): the child runs the Node 22
 //   that `npm ci` installed with the project (`node_modules/node`), as `npm run` and `npx` would pick it;
 // - V8's heap limit is below 3/4 of the machine's memory (at most 16 GiB) and neither NODE_OPTIONS nor the
-//   command line sets one: million-intent runs keep every intent's state in memory.
+//   command line sets one: million-intent runs keep every intent's state in memory. The child also gets a
+//   larger young generation (`--max-semi-space-size=128`, unless set): per-intent objects that die young are
+//   then collected there instead of being promoted, which cuts the garbage collector's time on such runs by
+//   about a third (a V8 setting: results do not depend on it).
 // The parent forwards SIGINT, SIGTERM and SIGHUP to the child (which shuts down cleanly: chains stopped,
 // files written) and exits with its status. `up` (a live devnet) keeps its heap limit and runs in this process
 // when the Node is recent enough: it is long-lived and handles its signals itself.
@@ -20,10 +23,16 @@ const oldNode = Number(process.versions.node.split(".")[0]) < 22 && existsSync(p
 const wantedMb = Math.min(16_384, Math.floor((totalmem() / 2 ** 20) * 0.75))
 const limited = `${process.env.NODE_OPTIONS ?? ""} ${process.execArgv.join(" ")}`.includes("max-old-space-size")
 const smallHeap = !limited && process.argv[2] !== "up" && getHeapStatistics().heap_size_limit / 2 ** 20 < wantedMb * 0.9
+const semiSpaceSet = `${process.env.NODE_OPTIONS ?? ""} ${process.execArgv.join(" ")}`.includes("max-semi-space-size")
 if (process.env.CLEARSIM_CHILD !== "1" && (oldNode || smallHeap)) {
   const child = spawn(
     oldNode ? projectNode : process.execPath,
-    [...(smallHeap ? [`--max-old-space-size=${wantedMb}`] : []), ...process.execArgv, process.argv[1], ...process.argv.slice(2)],
+    [
+      ...(smallHeap ? [`--max-old-space-size=${wantedMb}`, ...(semiSpaceSet ? [] : ["--max-semi-space-size=128"])] : []),
+      ...process.execArgv,
+      process.argv[1],
+      ...process.argv.slice(2),
+    ],
     { stdio: "inherit", env: { ...process.env, CLEARSIM_CHILD: "1" } },
   )
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal))

@@ -30,9 +30,19 @@ export const parseDomain = (field: string, value: unknown): number => {
   return Number(text)
 }
 
+/** Valid addresses seen before → their lowercase form (requests repeat the same few); bounded, cleared when full. */
+const knownAddresses = new Map<string, Address>()
+
 export const parseAddress = (field: string, value: unknown): Address => {
+  if (typeof value === "string") {
+    const known = knownAddresses.get(value)
+    if (known !== undefined) return known
+  }
   if (typeof value !== "string" || !ADDRESS_RE.test(value)) throw invalid("InvalidAddress", field, "a 0x-prefixed 20-byte address", value)
-  return value.toLowerCase() as Address
+  const address = value.toLowerCase() as Address
+  if (knownAddresses.size >= 1 << 14) knownAddresses.clear()
+  knownAddresses.set(value, address)
+  return address
 }
 
 /** An optional address where the zero address means "none". */
@@ -98,12 +108,19 @@ export const parseDomains = (field: string, value: unknown, max = 10): number[] 
   if (!Array.isArray(value) || value.length === 0 || value.length > max) {
     throw invalid("InvalidDomain", field, `an array of 1 to ${max} chain ids`, value)
   }
-  const domains = value.map((v, i) => parseDomain(`${field}[${i}]`, v))
-  const seen = new Set<number>()
-  domains.forEach((d, i) => {
-    if (seen.has(d)) throw badRequest("InvalidDomain", `${field}[${i}]: domain ${d} is listed twice.`)
-    seen.add(d)
-  })
+  const domains: number[] = new Array(value.length)
+  for (let i = 0; i < value.length; i++) {
+    const v: unknown = value[i]
+    // The element's field name is only built for an error.
+    domains[i] = typeof v === "string" && DOMAIN_RE.test(v) && Number(v) <= 0xffff_ffff ? Number(v) : parseDomain(`${field}[${i}]`, v)
+  }
+  if (domains.length > 1) {
+    const seen = new Set<number>()
+    domains.forEach((d, i) => {
+      if (seen.has(d)) throw badRequest("InvalidDomain", `${field}[${i}]: domain ${d} is listed twice.`)
+      seen.add(d)
+    })
+  }
   return domains
 }
 

@@ -79,10 +79,23 @@ export const basicLimit18 = (route: ResolvedRoute): { readonly limit18: bigint; 
 
 const toInputUnits = (amount18: bigint, decimals: number): bigint => (amount18 === MAX_UINT256 ? MAX_UINT256 : normalizeDecimals(amount18, NORMALIZED_DECIMALS, decimals))
 
+/** `tokensToUnits(fixedFeeTokens, decimals)` of the fee strings quotes use (a handful per run). */
+const fixedFeeCache = new Map<string, Map<number, bigint>>()
+const fixedFeeUnits = (tokens: string, decimals: number): bigint => {
+  let byDecimals = fixedFeeCache.get(tokens)
+  if (byDecimals === undefined) {
+    if (fixedFeeCache.size >= 1024) fixedFeeCache.clear()
+    fixedFeeCache.set(tokens, (byDecimals = new Map()))
+  }
+  let units = byDecimals.get(decimals)
+  if (units === undefined) byDecimals.set(decimals, (units = tokensToUnits(tokens, decimals)))
+  return units
+}
+
 export const quoteRoute = (model: ReadModel, config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): RouteQuote => {
   const params = config.quoteFor(route.ticker.config.symbol)
   const decimals = route.input.decimals
-  const fixed = tokensToUnits(params.fixedFeeTokens, decimals)
+  const fixed = fixedFeeUnits(params.fixedFeeTokens, decimals)
   const { limit18, destination } = basicLimit18(route)
   const currentLimit = toInputUnits(limit18, decimals)
   const fees = feeBreakdown(amount, fixed, utilizationFeeE4(params.maxVariableFeeE4, amount, currentLimit))

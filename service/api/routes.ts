@@ -4,7 +4,7 @@
  * asset of another ticker is a swap (`reqType: "swap"`), filled by a solver on the fast path, when the hub
  * accepts fast-path swaps (`allowFastPathSwaps`, the default); with the V1 contracts' check it is `invalid`.
  */
-import { type Address, addressToBytes32 } from "../domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32 } from "../domain/hex.ts"
 import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
 import type { TickerState } from "../hub/state.ts"
@@ -23,6 +23,17 @@ export interface ResolvedRoute {
   readonly invalidReason: string | undefined
 }
 
+/** Asset addresses as the hub's words (requests name the same few assets); bounded, cleared when full. */
+const words = new Map<Address, Bytes32>()
+const wordOf = (address: Address): Bytes32 => {
+  let word = words.get(address)
+  if (word === undefined) {
+    if (words.size >= 4096) words.clear()
+    words.set(address, (word = addressToBytes32(address)))
+  }
+  return word
+}
+
 export const resolveRoute = (
   hub: Hub,
   origin: number,
@@ -31,7 +42,7 @@ export const resolveRoute = (
   outputAsset: Address | undefined,
 ): ResolvedRoute => {
   const state = hub.state
-  const input = state.assetOn(origin, addressToBytes32(inputAsset))
+  const input = state.assetOn(origin, wordOf(inputAsset))
   if (input === undefined) throw badRequest("UnsupportedAsset", `inputAsset: ${inputAsset} is not a supported asset on domain ${origin}.`)
   const ticker = input.ticker
   const assets = destinations.map((d, i) => {
@@ -45,7 +56,7 @@ export const resolveRoute = (
   let swap = false
   if (outputAsset !== undefined) {
     if (destinations.length !== 1) throw badRequest("InvalidRoute", "outputAsset: an output asset needs exactly one destination.")
-    const found = state.assetOn(destinations[0]!, addressToBytes32(outputAsset))
+    const found = state.assetOn(destinations[0]!, wordOf(outputAsset))
     if (found === undefined) throw badRequest("UnsupportedAsset", `outputAsset: ${outputAsset} is not a supported asset on domain ${destinations[0]}.`)
     if (found.ticker === ticker) output = found.asset
     else if (state.config.allowFastPathSwaps) {

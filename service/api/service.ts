@@ -227,6 +227,15 @@ interface PreparedIntent {
 
 type Family = "evm" | "altchain1" | "altchain2"
 
+/** A `POST /intents` answer as the typed call it encodes: what to submit, where, from whom, with what native value. */
+export interface IntentCall {
+  readonly chainId: number
+  readonly to: Address
+  readonly from: Address
+  readonly value: bigint
+  readonly call: SpokeCall
+}
+
 export class ClearingService {
   readonly config: ClearingApiConfig
   readonly hub: Hub
@@ -407,6 +416,22 @@ export class ClearingService {
     return cached === undefined ? undefined : this.buildWithSignature(payload, prepared, fee, deadline, cached)
   }
 
+  /**
+   * `createIntentsNow` for in-process callers that submit the typed call (the simulator's agents): the same
+   * validation, fees and fee signature, giving the call with its chain and native value but no calldata (its
+   * ABI encoding is only needed by callers that send bytes). Undefined when the fee signature is not cached yet
+   * (`createIntentsWithCall` signs).
+   */
+  createIntentCallNow(payload: IntentsPayload): IntentCall | undefined {
+    const prepared = this.prepareIntents(payload, "evm")
+    const first = prepared[0]!
+    const fee = prepared.reduce((sum, p) => sum + p.tokenFee, 0n)
+    const deadline = BigInt(this.deadline())
+    const cached = this.feeSigner.cached(fee, 0n, first.order.inputAsset, deadline)
+    if (cached === undefined) return undefined
+    return { chainId: first.origin, to: first.registry.feeAdapter, from: first.from, value: 0n, call: this.callWithSignature(payload, prepared, fee, deadline, cached) }
+  }
+
   private prepareIntents(payload: IntentsPayload, family: Family): PreparedIntent[] {
     const list: readonly IntentRequest[] = Array.isArray(payload) ? payload : [payload as IntentRequest]
     if (list.length === 0) throw badRequest("InvalidRequest", "body: expected an intent or a non-empty array of intents.")
@@ -422,13 +447,17 @@ export class ClearingService {
     return prepared
   }
 
+  private callWithSignature(payload: IntentsPayload, prepared: readonly PreparedIntent[], fee: bigint, deadline: bigint, sig: Hex): SpokeCall {
+    const feeParams = { fee, deadline, sig }
+    if (Array.isArray(payload)) return { kind: "feeAdapter.newOrder", fee, deadline, sig, params: prepared.map((p) => p.order) }
+    return { kind: "feeAdapter.newIntent", ...prepared[0]!.order, feeParams }
+  }
+
   private buildWithSignature(payload: IntentsPayload, prepared: readonly PreparedIntent[], fee: bigint, deadline: bigint, sig: Hex) {
     const first = prepared[0]!
     const feeParams = { fee, deadline, sig }
-    const order = Array.isArray(payload)
-    const data = order ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
-    const params = prepared.map((p) => p.order)
-    const call: SpokeCall = order ? { kind: "feeAdapter.newOrder", fee, deadline, sig, params } : { kind: "feeAdapter.newIntent", ...params[0]!, feeParams }
+    const data = Array.isArray(payload) ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
+    const call = this.callWithSignature(payload, prepared, fee, deadline, sig)
     return { tx: transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin }), call }
   }
 

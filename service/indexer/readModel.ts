@@ -19,7 +19,7 @@ import type { Delivery, HubEventMeta, SpokeEventBody, SpokeEventMeta } from "./i
 import { candidateCustody, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
 import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
 import { type ApiIntentStatus, type BatchRecord, emptyIntentRecord, type IntentRecord, type InvoiceProcessingHistoryEntry, type InvoiceRecord } from "./records.ts"
-import { mergeAsc, mergeDesc, RangeSeqs, type SeqSource, SortedSeqs } from "./sequence.ts"
+import { KeyedSeqs, mergeAsc, mergeDesc, RangeSeqs, type SeqSource, SortedSeqs } from "./sequence.ts"
 import { SettlementTimes } from "./settlementTimes.ts"
 import { deriveStatus, type HubStatus, type OriginStatus, type SettlementStatus } from "./status.ts"
 
@@ -33,8 +33,8 @@ export class IntentEntry {
   /** Who the hub settles to, on which domain, and whether to their virtual balance. */
   settlementOwner: Bytes32 | undefined = undefined
   settlementVirtual = false
-  /** Addresses a `userAddress` filter matches (lowercase 20-byte). */
-  readonly users = new Set<string>()
+  /** Addresses a `userAddress` filter matches (lowercase 20-byte; a few per intent, in an array of exactly that size). */
+  users: readonly string[] = []
   /** Cached `JSON.stringify(record)` and `{"intent":<record>}`, dropped on every change. */
   json: string | undefined = undefined
   responseJson: string | undefined = undefined
@@ -105,9 +105,47 @@ export interface HistoryPage {
   readonly nextCursor: string | null
 }
 
-const lowerAddress = (address: string): string => address.toLowerCase()
+/**
+ * One shared copy of each recurring short string (addresses, small amounts, domain ids): records of a million
+ * intents name the same few hundred senders, initiators and fees. Bounded: forgotten when full (copies still
+ * compare equal; only the sharing is lost).
+ */
+const INTERN_LIMIT = 1 << 16
+const interned = new Map<string, string>()
+const intern = (value: string): string => {
+  const known = interned.get(value)
+  if (known !== undefined) return known
+  if (interned.size >= INTERN_LIMIT) interned.clear()
+  interned.set(value, value)
+  return value
+}
+const lowerAddress = (address: string): string => intern(address.toLowerCase())
+/** Addresses of recurring address words (receivers, initiators), by word. Bounded: cleared when full. */
+const wordUsers = new Map<string, string>()
 /** A protocol word as an address when it is one (for `userAddress` matching). */
-const wordUser = (word: Bytes32): string | undefined => (isAddressWord(word) ? bytes32ToAddress(word) : undefined)
+const wordUser = (word: Bytes32): string | undefined => {
+  if (!isAddressWord(word)) return undefined
+  let user = wordUsers.get(word)
+  if (user === undefined) {
+    if (wordUsers.size >= INTERN_LIMIT) wordUsers.clear()
+    wordUsers.set(word, (user = intern(bytes32ToAddress(word))))
+  }
+  return user
+}
+/** One-destination lists as records show them (`["10"]`), one array per domain: records never modify them. */
+const singleDestinations = new Map<number, string[]>()
+const destinationStrings = (destinations: readonly number[]): string[] => {
+  if (destinations.length !== 1) return destinations.map((d) => intern(String(d)))
+  const d = destinations[0]!
+  let list = singleDestinations.get(d)
+  if (list === undefined) {
+    if (singleDestinations.size >= 4096) singleDestinations.clear()
+    singleDestinations.set(d, (list = [intern(String(d))]))
+  }
+  return list
+}
+/** Decimal strings of amounts: small recurring ones (fees, mostly 0) shared. */
+const amountString = (amount: bigint): string => (amount < 1_000_000n ? intern(amount.toString()) : amount.toString())
 
 const addTo = <K>(map: Map<K, SortedSeqs>, key: K, seq: number): void => {
   let index = map.get(key)
@@ -133,8 +171,13 @@ export class ReadModel implements HubObserver {
   private readonly byDestination = new Map<number, SortedSeqs>()
   private readonly byTicker = new Map<Bytes32, SortedSeqs>()
   private readonly byFastPath = new Map<boolean, SortedSeqs>()
-  private readonly byUser = new Map<string, SortedSeqs>()
-  private readonly byTxHash = new Map<string, SortedSeqs>()
+  private readonly byUser = new KeyedSeqs<string>()
+  /**
+   * Creation and fill transaction hashes → records, built on the first `txHash` query and brought up to date by
+   * each one after it (`txHashesPending`): most runs never query by hash, and a map of a million hashes costs.
+   */
+  private readonly byTxHash = new KeyedSeqs<string>()
+  private txHashesPending: (string | number)[] = []
   private readonly byAsset = new Map<Bytes32, SortedSeqs>()
   private readonly statusCounts = new Map<ApiIntentStatus, number>()
   private readonly countMemo = new Map<string, { readonly version: number; readonly count: number }>()
@@ -215,9 +258,9 @@ export class ReadModel implements HubObserver {
   private addUser(e: IntentEntry, address: string | undefined): void {
     if (address === undefined) return
     const a = lowerAddress(address)
-    if (e.users.has(a)) return
-    e.users.add(a)
-    addTo(this.byUser, a, e.seq)
+    if (e.users.includes(a)) return
+    e.users = [...e.users, a]
+    this.byUser.add(a, e.seq)
   }
 
   private decimalsOf(domain: number, asset: Bytes32): number {
@@ -234,15 +277,15 @@ export class ReadModel implements HubObserver {
     r.input_asset = intent.inputAsset
     r.output_asset = intent.outputAsset
     r.origin_amount = normalizeDecimals(intent.amount, NORMALIZED_DECIMALS, inputDecimals).toString()
-    r.origin = String(intent.origin)
-    r.destinations = intent.destinations.map(String)
+    r.origin = intern(String(intent.origin))
+    r.destinations = destinationStrings(intent.destinations)
     r.nonce = Number(intent.nonce)
     r.intent_created_timestamp = intent.timestamp
     r.call_data = intent.data
     r.initiator = intent.initiator
     r.ttl = intent.ttl
     r.is_fast_path = intent.ttl > 0
-    r.max_fee = String(intent.maxFee)
+    r.max_fee = intern(String(intent.maxFee))
     r.amount_out_min =
       intent.ttl > 0
         ? normalizeDecimals(intent.amount - (intent.amount * BigInt(intent.maxFee)) / DBPS_DENOMINATOR, NORMALIZED_DECIMALS, inputDecimals).toString()
@@ -308,7 +351,7 @@ export class ReadModel implements HubObserver {
         e.hubStatus = "SETTLED"
         e.settlementOwner = event.owner
         e.settlementVirtual = event.updateVirtualBalance
-        e.record.hub_settlement_domain = String(event.domain)
+        e.record.hub_settlement_domain = intern(String(event.domain))
         this.touch(e)
         return
       }
@@ -390,8 +433,8 @@ export class ReadModel implements HubObserver {
       }
       case "IntentWithFeesAdded": {
         const e = this.entry(event.intentId)
-        e.record.token_fee = event.tokenFee.toString()
-        e.record.native_fee = event.nativeFee.toString()
+        e.record.token_fee = amountString(event.tokenFee)
+        e.record.native_fee = amountString(event.nativeFee)
         e.record.fee_adapter_initiator = wordUser(event.initiator) ?? event.initiator
         this.addUser(e, wordUser(event.initiator))
         this.touch(e)
@@ -401,8 +444,8 @@ export class ReadModel implements HubObserver {
         // One fee for the whole order: the first intent carries it, the others 0, so sums stay right.
         event.intentIds.forEach((id, i) => {
           const e = this.entry(id)
-          e.record.token_fee = i === 0 ? event.tokenFee.toString() : "0"
-          e.record.native_fee = i === 0 ? event.nativeFee.toString() : "0"
+          e.record.token_fee = i === 0 ? amountString(event.tokenFee) : "0"
+          e.record.native_fee = i === 0 ? amountString(event.nativeFee) : "0"
           e.record.fee_adapter_initiator = wordUser(event.initiator) ?? event.initiator
           this.addUser(e, wordUser(event.initiator))
           this.touch(e)
@@ -428,7 +471,7 @@ export class ReadModel implements HubObserver {
     r.tx_origin = lowerAddress(meta.txFrom)
     r.tx_nonce = meta.txNonce
     r.origin_gas_fees = meta.gasFee === undefined ? null : meta.gasFee.toString()
-    addTo(this.byTxHash, r.transaction_hash, e.seq)
+    this.txHashesPending.push(r.transaction_hash, e.seq)
     this.addUser(e, meta.txFrom)
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
@@ -476,8 +519,8 @@ export class ReadModel implements HubObserver {
     const feeToken = (amountOut * totalFeeDbps) / DBPS_DENOMINATOR
     r.filled = true
     r.fill_solver = lowerAddress(solver)
-    r.fill_domain = String(meta.domain)
-    r.fill_destinations = intent.destinations.map(String)
+    r.fill_domain = intern(String(meta.domain))
+    r.fill_destinations = destinationStrings(intent.destinations)
     r.fill_transaction_hash = meta.txHash.toLowerCase()
     r.fill_timestamp = meta.timestamp
     r.fill_amount = (amountOut - feeToken).toString()
@@ -492,7 +535,7 @@ export class ReadModel implements HubObserver {
     // On the fast path the receiver is paid by the fill.
     r.destination_amount = r.fill_amount
     r.destination_gas_fees = meta.gasFee === undefined ? null : meta.gasFee.toString()
-    addTo(this.byTxHash, r.fill_transaction_hash, e.seq)
+    this.txHashesPending.push(r.fill_transaction_hash, e.seq)
     this.addUser(e, meta.txFrom)
     this.moveSolverBalance(meta.domain, bytes32ToAddress(intent.outputAsset), solver, -(amountOut - feeToken))
     this.settlementTimes.record(intent.origin, meta.domain, "fast", meta.timestamp - intent.timestamp)
@@ -571,14 +614,23 @@ export class ReadModel implements HubObserver {
     return this.statusCounts.get(status) ?? 0
   }
 
+  private txHashIndex(): KeyedSeqs<string> {
+    const pending = this.txHashesPending
+    if (pending.length > 0) {
+      for (let i = 0; i < pending.length; i += 2) this.byTxHash.add(pending[i] as string, pending[i + 1] as number)
+      this.txHashesPending = []
+    }
+    return this.byTxHash
+  }
+
   private intentSources(q: IntentQuery): readonly SeqSource[] {
     const options: (readonly SeqSource[])[] = [[this.all]]
-    const pick = <K>(map: Map<K, SortedSeqs>, keys: readonly K[]): SeqSource[] =>
-      keys.map((k) => map.get(k)).filter((s): s is SortedSeqs => s !== undefined)
+    const pick = <K>(map: { get(key: K): SeqSource | undefined }, keys: readonly K[]): SeqSource[] =>
+      keys.map((k) => map.get(k)).filter((s): s is SeqSource => s !== undefined)
     if (q.origins !== undefined && q.origins.length > 0) options.push(pick(this.byOrigin, q.origins))
     if (q.destinations !== undefined && q.destinations.length > 0) options.push(pick(this.byDestination, q.destinations))
     for (const d of q.allDestinations ?? []) options.push(pick(this.byDestination, [d]))
-    if (q.txHash !== undefined) options.push(pick(this.byTxHash, [q.txHash]))
+    if (q.txHash !== undefined) options.push(pick(this.txHashIndex(), [q.txHash]))
     if (q.userAddress !== undefined) options.push(pick(this.byUser, [q.userAddress]))
     if (q.tickerHash !== undefined) options.push(pick(this.byTicker, [q.tickerHash]))
     if (q.asset !== undefined) options.push(pick(this.byAsset, [q.asset]))
@@ -599,7 +651,7 @@ export class ReadModel implements HubObserver {
       if (q.allDestinations !== undefined && q.allDestinations.length > 0 && (intent === undefined || !q.allDestinations.every((d) => intent.destinations.includes(d))))
         return false
       if (q.txHash !== undefined && r.transaction_hash !== q.txHash && r.fill_transaction_hash !== q.txHash) return false
-      if (q.userAddress !== undefined && !e.users.has(q.userAddress)) return false
+      if (q.userAddress !== undefined && !e.users.includes(q.userAddress)) return false
       if (q.tickerHash !== undefined && e.tickerHash !== q.tickerHash) return false
       if (q.asset !== undefined && r.input_asset !== q.asset) return false
       if (q.isFastPath !== undefined && r.is_fast_path !== q.isFastPath) return false

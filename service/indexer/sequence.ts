@@ -57,6 +57,45 @@ export class SortedSeqs implements SeqSource {
   }
 }
 
+/** One sequence number as a `SeqSource`. */
+class SingleSeq implements SeqSource {
+  constructor(private readonly seq: number) {}
+  get size(): number {
+    return 1
+  }
+  atOrAfter(seq: number): number | undefined {
+    return this.seq >= seq ? this.seq : undefined
+  }
+  atOrBefore(seq: number): number | undefined {
+    return this.seq <= seq ? this.seq : undefined
+  }
+}
+
+/**
+ * `SortedSeqs` by key, for indexes where most keys hold one sequence number (transaction hashes): a key's
+ * first number is stored as is, and a `SortedSeqs` is made only when a second one comes.
+ */
+export class KeyedSeqs<K> {
+  private readonly map = new Map<K, number | SortedSeqs>()
+
+  add(key: K, seq: number): void {
+    const current = this.map.get(key)
+    if (current === undefined) this.map.set(key, seq)
+    else if (typeof current === "number") {
+      if (current === seq) return
+      const seqs = new SortedSeqs()
+      seqs.add(current)
+      seqs.add(seq)
+      this.map.set(key, seqs)
+    } else current.add(seq)
+  }
+
+  get(key: K): SeqSource | undefined {
+    const current = this.map.get(key)
+    return typeof current === "number" ? new SingleSeq(current) : current
+  }
+}
+
 /** Every sequence number in `[0, size)`: the index of all records, without storing it. */
 export class RangeSeqs implements SeqSource {
   constructor(private readonly count: () => number) {}

@@ -49,7 +49,8 @@ class Window {
 }
 
 export class SettlementTimes {
-  private readonly byRoute = new Map<string, Window>()
+  /** Per path, origin, then destination. */
+  private readonly byRoute = new Map<SettlementPath, Map<number, Map<number, Window>>>()
   private readonly byPath = new Map<SettlementPath, Window>()
 
   constructor(
@@ -62,9 +63,12 @@ export class SettlementTimes {
   record(origin: number, destination: number, path: SettlementPath, seconds: number): void {
     if (!(seconds >= 0)) return
     const minutes = seconds / 60
-    const key = `${origin}:${destination}:${path}`
-    let route = this.byRoute.get(key)
-    if (route === undefined) this.byRoute.set(key, (route = new Window(this.window)))
+    let byOrigin = this.byRoute.get(path)
+    if (byOrigin === undefined) this.byRoute.set(path, (byOrigin = new Map()))
+    let byDestination = byOrigin.get(origin)
+    if (byDestination === undefined) byOrigin.set(origin, (byDestination = new Map()))
+    let route = byDestination.get(destination)
+    if (route === undefined) byDestination.set(destination, (route = new Window(this.window)))
     route.add(minutes)
     let all = this.byPath.get(path)
     if (all === undefined) this.byPath.set(path, (all = new Window(this.window)))
@@ -73,7 +77,7 @@ export class SettlementTimes {
 
   /** The route's percentiles, else the path's, else `prior`. */
   estimate(origin: number, destination: number, path: SettlementPath, prior: SettlementPercentiles): SettlementPercentiles {
-    const route = this.byRoute.get(`${origin}:${destination}:${path}`)
+    const route = this.byRoute.get(path)?.get(origin)?.get(destination)
     if (route !== undefined && route.size >= this.minObservations) return route.percentiles()
     const all = this.byPath.get(path)
     if (all !== undefined && all.size >= this.minObservations) return all.percentiles()

@@ -41,11 +41,29 @@ export const callNow = <A>(operation: () => A): ServiceResult<A> => {
   }
 }
 
+/** What an agent submits for a `POST /intents` answer: the typed call, its chain and its native value. */
+export interface IntentSubmission {
+  readonly chainId: number
+  readonly value: bigint
+  readonly call: SpokeCall
+}
+
+/**
+ * `POST /intents` in-process, synchronously: the call to submit, or `undefined` when the fee signature is not
+ * cached yet (then `createIntents`, which signs).
+ */
+export const createIntentsNow = (service: ClearingService, payload: IntentsPayload): ServiceResult<IntentSubmission> | undefined => {
+  const now = callNow(() => service.createIntentCallNow(payload))
+  return now.ok && now.value === undefined ? undefined : (now as ServiceResult<IntentSubmission>)
+}
+
 /** `POST /intents` in-process: synchronous when the fee signature is cached, else through the Effect (signing). */
-export const createIntents = async (service: ClearingService, payload: IntentsPayload): Promise<ServiceResult<{ readonly tx: TransactionRequest; readonly call: SpokeCall }>> => {
-  const now = callNow(() => service.createIntentsNow(payload))
-  if (!now.ok || now.value !== undefined) return now as ServiceResult<{ readonly tx: TransactionRequest; readonly call: SpokeCall }>
-  return callService(service.createIntentsWithCall(payload))
+export const createIntents = async (service: ClearingService, payload: IntentsPayload): Promise<ServiceResult<IntentSubmission>> => {
+  const now = createIntentsNow(service, payload)
+  if (now !== undefined) return now
+  const signed = await callService(service.createIntentsWithCall(payload))
+  if (!signed.ok) return signed
+  return { ok: true, value: { chainId: signed.value.tx.chainId, value: BigInt(signed.value.tx.value ?? "0"), call: signed.value.call } }
 }
 
 /** Counters of one agent population. */
@@ -78,20 +96,19 @@ export class PopulationStats {
 }
 
 /**
- * Sends a transaction request built by the service to its chain. In-process callers also have the typed call
- * the request encodes (`createIntentsWithCall`), which is submitted as is; otherwise the calldata is decoded.
+ * Sends what the service built to its chain: a typed call (in-process callers, `createIntents`) is submitted as
+ * is; a transaction request's calldata is decoded.
  */
-export const sendTransaction = (world: World, from: Address, built: TransactionRequest | { readonly tx: TransactionRequest; readonly call: SpokeCall }, onReceipt?: ReceiptHandler): void => {
-  const tx = "call" in built ? built.tx : built
-  const value = BigInt(tx.value ?? "0")
+export const sendTransaction = (world: World, from: Address, built: TransactionRequest | IntentSubmission, onReceipt?: ReceiptHandler): void => {
   if ("call" in built) {
-    world.submit(tx.chainId, from, built.call, value === 0n ? undefined : value, onReceipt)
+    world.submit(built.chainId, from, built.call, built.value === 0n ? undefined : built.value, onReceipt)
     return
   }
-  const chain = world.chain(tx.chainId)
-  chain.submitRaw({ from, to: tx.to as Address, data: tx.data as Hex, value })
+  const value = BigInt(built.value ?? "0")
+  const chain = world.chain(built.chainId)
+  chain.submitRaw({ from, to: built.to as Address, data: built.data as Hex, value })
   world.stats.spokeCalls++
-  if (onReceipt !== undefined) world.onNextReceipt(tx.chainId, chain.pending - 1, onReceipt)
+  if (onReceipt !== undefined) world.onNextReceipt(built.chainId, chain.pending - 1, onReceipt)
 }
 
 /** The tokens `account` holds (wallet + spoke virtual balance) on every chain, per symbol, in 18-decimal units. */

@@ -4,7 +4,8 @@
  * `processDepositsAndInvoices` per ticker and `handleExpiredIntents` on their crons. Defaults are mainnet's:
  * size 1 / age 60 s, crons 60 s (fill queue 180 s, expired intents 600 s).
  */
-import { encodeIntentMessage } from "../../service/domain/encoding.ts"
+import { intentTupleSize } from "../../service/domain/encoding.ts"
+import type { Intent } from "../../service/domain/protocol.ts"
 import type { Address, Bytes32, Hex } from "../../service/domain/hex.ts"
 import { settlementBatchGasLimit } from "../../service/hub/handler.ts"
 import type { KeeperSpec } from "../scenario/schema.ts"
@@ -27,6 +28,15 @@ export interface KeeperStats {
 
 /** Byte length of a FILL message of `n` fills: envelope (3 words) + array (2 words) + 5 words per fill. */
 export const fillMessageLength = (n: number): number => 5 * 32 + 160 * n
+/**
+ * Byte length of an INTENT message of `intents`: envelope (3 words) + array (2 words) + an offset word and the
+ * tuple per intent (the length of `encodeIntentMessage(intents)`, without encoding it).
+ */
+export const intentMessageLength = (intents: readonly Intent[]): number => {
+  let length = 5 * 32 + 32 * intents.length
+  for (const intent of intents) length += intentTupleSize(intent)
+  return length
+}
 const zeros = (length: number): Hex => `0x${"00".repeat(length)}`
 
 export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats => {
@@ -36,6 +46,14 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
   const due = (size: number, oldestAgeSeconds: number, threshold: { maxSize?: number; maxAgeSeconds?: number } | undefined) =>
     size > 0 && (size >= (threshold?.maxSize ?? 1) || oldestAgeSeconds >= (threshold?.maxAgeSeconds ?? 60))
 
+  const fillTimesByDomain = new Map<number, number[]>()
+  // One observer for every chain's fill queue (most events are neither fills nor fill dispatches).
+  world.observe({
+    onSpokeEvent: (event, context) => {
+      if (event.name === "IntentFilled") fillTimesByDomain.get(context.domain)?.push(world.timestamp)
+      else if (event.name === "FillQueueProcessed") fillTimesByDomain.get(context.domain)?.splice(0, Number(event.lastIdx - event.firstIdx))
+    },
+  })
   for (const domain of world.spokes.domains) {
     const chain = world.chain(domain)
     let intentInFlight = false
@@ -45,7 +63,8 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       const oldest = queue[0]
       if (oldest === undefined || !due(queue.length, world.timestamp - oldest.intent.timestamp, spec.intentQueue)) return
       const intents = queue.map((q) => q.intent)
-      const fee = await chain.quoteMessage(hubDomain, encodeIntentMessage(intents))
+      // The gateway's quote depends on the message's length only (`baseFee + feePerByte * message.length`).
+      const fee = await chain.quoteMessage(hubDomain, zeros(intentMessageLength(intents)))
       intentInFlight = true
       world.submit(domain, keeper, { kind: "spoke.processIntentQueue", intents }, fee, (receipt) => {
         intentInFlight = false
@@ -56,13 +75,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
     let fillInFlight = false
     // Times of the fills in this chain's fill queue, oldest first (the age threshold is the oldest fill's).
     const fillTimes: number[] = []
-    world.observe({
-      onSpokeEvent: (event, context) => {
-        if (context.domain !== domain) return
-        if (event.name === "IntentFilled") fillTimes.push(world.timestamp)
-        else if (event.name === "FillQueueProcessed") fillTimes.splice(0, Number(event.lastIdx - event.firstIdx))
-      },
-    })
+    fillTimesByDomain.set(domain, fillTimes)
     world.scheduler.every((spec.fillQueue?.cronSeconds ?? 180) * 1000, 0, `keeper/fills/${domain}`, async () => {
       if (fillInFlight) return
       const length = await chain.fillQueueLength()

@@ -12,7 +12,7 @@ import type { RebalancerSpec, SizeSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
 import type { ClearingService } from "../../service/api/service.ts"
-import { agentRng, callNow, createIntents, PopulationStats, sendTransaction } from "./common.ts"
+import { agentRng, callNow, createIntents, createIntentsNow, type IntentSubmission, PopulationStats, type ServiceResult, sendTransaction } from "./common.ts"
 
 type Path = "basic" | "fast" | "swap"
 
@@ -29,10 +29,19 @@ const sampleTokens = (spec: SizeSpec, rng: Rng): number => {
   }
 }
 
+const POW10: bigint[] = []
+const pow10 = (e: number): bigint => (POW10[e] ??= 10n ** BigInt(e))
+
 /** Whole tokens (a float from a distribution) to units, rounded to at most 6 decimals. */
 const unitsOf = (tokens: number, decimals: number): bigint => {
-  const scale = 10 ** Math.min(6, decimals)
-  return tokensToUnits(Math.round(tokens * scale) / scale, decimals)
+  const digits = Math.min(6, decimals)
+  const scale = 10 ** digits
+  const scaled = Math.round(tokens * scale)
+  // Below 10^15 the shortest decimal form of scaled / scale is exactly `scaled` shifted by `digits` places
+  // (decimals of at most 15 significant digits survive a round trip through a double): the same units as
+  // `tokensToUnits`, without formatting and parsing the number.
+  if (scaled >= 0 && scaled < 1e15) return BigInt(scaled) * pow10(decimals - digits)
+  return tokensToUnits(scaled / scale, decimals)
 }
 
 export const startRebalancers = (world: World, service: ClearingService, spec: RebalancerSpec, agents: readonly AgentPlan[]): PopulationStats => {
@@ -43,16 +52,23 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
   const pathWeights = [mix.basic ?? 0, mix.fast ?? 0, mix.swap ?? 0]
   const allowance = spec.balanceTokens
 
-  const act = async (agent: AgentPlan, rng: Rng): Promise<void> => {
-    const flow = spec.flows[rng.weightedIndex(flowWeights)]!
-    const input = world.plan.assets.get(`${spec.asset}:${flow.from}`)!
-    const output = world.plan.assets.get(`${spec.asset}:${flow.to}`)!
-    let path: Path = input.strategy === "xerc20" ? "basic" : paths[rng.weightedIndex(pathWeights.some((w) => w > 0) ? pathWeights : [1, 0, 0])]!
+  const anyPathWeight = pathWeights.some((w) => w > 0)
+  const flows = spec.flows.map((flow) => ({
+    flow,
+    input: world.plan.assets.get(`${spec.asset}:${flow.from}`)!,
+    output: world.plan.assets.get(`${spec.asset}:${flow.to}`)!,
+    origin: String(flow.from),
+    destinations: [String(flow.to)] as readonly string[],
+  }))
+
+  const act = (agent: AgentPlan, rng: Rng): void | Promise<void> => {
+    const { flow, input, origin, destinations } = flows[rng.weightedIndex(flowWeights)]!
+    let path: Path = input.strategy === "xerc20" ? "basic" : paths[rng.weightedIndex(anyPathWeight ? pathWeights : [1, 0, 0])]!
     const amount = unitsOf(sampleTokens(spec.size, rng), input.decimals)
     if (amount === 0n) return stats.reject("zeroAmount")
     // The budget is per chain, in that chain's token units.
-    const budgetKey = `${agent.id}:${flow.from}`
-    const spent = spentByAgent.get(budgetKey) ?? 0n
+    const budgetKey = allowance === undefined ? "" : `${agent.id}:${flow.from}`
+    const spent = allowance === undefined ? 0n : (spentByAgent.get(budgetKey) ?? 0n)
     if (allowance !== undefined && spent + amount > tokensToUnits(allowance, input.decimals)) return stats.reject("budgetExhausted")
     let outputAsset: Address | undefined
     if (path === "swap") {
@@ -62,8 +78,8 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     }
     const from = agent.account.address
     const base = {
-      origin: String(flow.from),
-      destinations: [String(flow.to)],
+      origin,
+      destinations,
       inputAsset: input.address,
       amount: amount.toString(),
       to: from,
@@ -80,21 +96,28 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
       path = "basic" // the user falls back to netting, as the quick-start guide suggests
     }
     if (path === "basic" && BigInt(quote.value.currentLimit) < amount) stats.reject("overLimit") // still sent: it will be invoiced
-    const request = {
-      ...base,
-      ...(path === "basic"
+    const request =
+      path === "basic"
         ? input.strategy === "xerc20"
-          ? { max_fee: "0" }
+          ? { ...base, max_fee: "0" }
           : spec.maxDiscountDbps === undefined
-            ? {}
-            : { max_fee: String(spec.maxDiscountDbps) }
-        : { isFastPath: true, ...(spec.fastTtlSeconds === undefined ? {} : { ttl: spec.fastTtlSeconds }), ...(spec.fastMaxFeeDbps === undefined ? {} : { max_fee: String(spec.fastMaxFeeDbps) }) }),
+            ? base
+            : { ...base, max_fee: String(spec.maxDiscountDbps) }
+        : {
+            ...base,
+            isFastPath: true,
+            ...(spec.fastTtlSeconds === undefined ? {} : { ttl: spec.fastTtlSeconds }),
+            ...(spec.fastMaxFeeDbps === undefined ? {} : { max_fee: String(spec.fastMaxFeeDbps) }),
+          }
+    const send = (tx: ServiceResult<IntentSubmission>): void => {
+      if (!tx.ok) return stats.reject(`intents:${tx.error}`)
+      if (allowance !== undefined) spentByAgent.set(budgetKey, spent + amount)
+      stats.act(path === "basic" && input.strategy === "xerc20" ? "xerc20" : path)
+      sendTransaction(world, from, tx.value, (receipt) => stats.rejectReceipt(receipt))
     }
-    const tx = await createIntents(service, request)
-    if (!tx.ok) return stats.reject(`intents:${tx.error}`)
-    spentByAgent.set(budgetKey, spent + amount)
-    stats.act(path === "basic" && input.strategy === "xerc20" ? "xerc20" : path)
-    sendTransaction(world, from, tx.value, (receipt) => stats.rejectReceipt(receipt))
+    // Synchronous while the fee signature is cached (almost always); signing a new one is asynchronous.
+    const now = createIntentsNow(service, request)
+    return now !== undefined ? send(now) : createIntents(service, request).then(send)
   }
 
   const spentByAgent = new Map<string, bigint>()
@@ -120,12 +143,12 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     const meanSeconds = (3600 * agents.length) / arrival.perHour
     for (const agent of agents) {
       const rng = agentRng(world, agent)
-      const next = () => {
-        world.scheduler.after(rng.exponential(meanSeconds) * 1000, `rebalancer/${agent.id}`, async () => {
-          next()
-          await act(agent, rng)
-        })
+      const label = `rebalancer/${agent.id}`
+      const arrive = (): void | Promise<void> => {
+        next()
+        return act(agent, rng)
       }
+      const next = () => world.scheduler.after(rng.exponential(meanSeconds) * 1000, label, arrive)
       next()
     }
   } else {

@@ -5,13 +5,13 @@
  * ratios) and coverage flags for scenario properties.
  */
 import { type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
-import { IntentStatus, NORMALIZED_DECIMALS, normalizeDecimals, Strategy } from "../../service/domain/protocol.ts"
+import { type Intent, IntentStatus, NORMALIZED_DECIMALS, normalizeDecimals, Strategy } from "../../service/domain/protocol.ts"
 import type { HubEvent } from "../../service/hub/events.ts"
 import type { TickerState } from "../../service/hub/state.ts"
 import type { SpokeEvent } from "../../service/spoke/events.ts"
 import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
-import { type NettingTotals, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
+import { type CustodySource, type NettingTotals, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
 import { type Percentiles, Samples } from "./percentiles.ts"
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
@@ -87,6 +87,43 @@ export class MetricsCollector implements WorldObserver {
     return input !== undefined && output !== undefined && output.symbol !== input.symbol ? "swap" : "fast"
   }
 
+  /** Path and input symbol of intents by input asset, output asset, origin, then destination and fast-path flag. */
+  private readonly classified = new Map<Bytes32, Map<Bytes32, Map<number, Map<number, { readonly path: IntentPath; readonly symbol: string }>>>>()
+
+  /** The intent's path and input asset symbol (memoized: the intents of a run share a few asset combinations). */
+  private classify(domain: number, intent: Intent): { readonly path: IntentPath; readonly symbol: string } {
+    const destination = intent.destinations[0] ?? 0
+    let byOutput = this.classified.get(intent.inputAsset)
+    if (byOutput === undefined) this.classified.set(intent.inputAsset, (byOutput = new Map()))
+    let byOrigin = byOutput.get(intent.outputAsset)
+    if (byOrigin === undefined) byOutput.set(intent.outputAsset, (byOrigin = new Map()))
+    let byRoute = byOrigin.get(domain)
+    if (byRoute === undefined) byOrigin.set(domain, (byRoute = new Map()))
+    const routeKey = destination * 2 + (intent.ttl > 0 ? 1 : 0)
+    let c = byRoute.get(routeKey)
+    if (c === undefined) {
+      const inputAsset = bytes32ToAddress(intent.inputAsset)
+      c = {
+        path: this.pathOf(domain, inputAsset, destination, bytes32ToAddress(intent.outputAsset), intent.ttl),
+        symbol: this.assetAt.get(`${domain}:${inputAsset}`)?.symbol ?? "?",
+      }
+      byRoute.set(routeKey, c)
+    }
+    return c
+  }
+
+  /** Receivers' addresses by word: one string per receiver, not per intent. Bounded (cleared when full). */
+  private readonly addresses = new Map<Bytes32, Address>()
+
+  private addressOf(word: Bytes32): Address {
+    let address = this.addresses.get(word)
+    if (address === undefined) {
+      if (this.addresses.size >= 1 << 16) this.addresses.clear()
+      this.addresses.set(word, (address = bytes32ToAddress(word)))
+    }
+    return address
+  }
+
   /** The agent that owns an intent (for netting attribution and PnL); undefined for unknown senders. */
   ownerOf(intentId: Bytes32): AgentPlan | undefined {
     return this.intents.get(intentId)?.agent
@@ -97,16 +134,14 @@ export class MetricsCollector implements WorldObserver {
     switch (event.name) {
       case "IntentAdded": {
         const intent = event.intent
-        const inputAsset = bytes32ToAddress(intent.inputAsset)
-        const path = this.pathOf(context.domain, inputAsset, intent.destinations[0] ?? 0, bytes32ToAddress(intent.outputAsset), intent.ttl)
-        const asset = this.assetAt.get(`${context.domain}:${inputAsset}`)
+        const { path, symbol } = this.classify(context.domain, intent)
         this.intents.set(event.intentId, {
           agent: this.agentsByAccount.get(context.receipt.from.toLowerCase()),
           path,
-          ticker: asset?.symbol ?? "?",
+          ticker: symbol,
           origin: intent.origin,
           destination: intent.destinations[0] ?? 0,
-          receiver: bytes32ToAddress(intent.receiver),
+          receiver: this.addressOf(intent.receiver),
           createdAt: now,
           amount18: intent.amount,
           paidAt: undefined,
@@ -218,17 +253,37 @@ export class MetricsCollector implements WorldObserver {
     }
   }
 
+  /** Custody sources by agent id (one object per agent, shared by its lots). */
+  private readonly sources = new Map<string, CustodySource>()
+  private static readonly UNKNOWN_SOURCE: CustodySource = { kind: "protocol", owner: "unknown" }
+  /** Lane names `${origin}>${destination}` by origin, then destination. */
+  private readonly lanes = new Map<number, Map<number, string>>()
+
+  private sourceOf(agent: AgentPlan | undefined): CustodySource {
+    if (agent === undefined) return MetricsCollector.UNKNOWN_SOURCE
+    let source = this.sources.get(agent.id)
+    if (source === undefined) this.sources.set(agent.id, (source = { kind: SOURCE_OF[agent.kind], owner: agent.id }))
+    return source
+  }
+
+  private laneOf(origin: number, destination: number): string {
+    let byDestination = this.lanes.get(origin)
+    if (byDestination === undefined) this.lanes.set(origin, (byDestination = new Map()))
+    let lane = byDestination.get(destination)
+    if (lane === undefined) byDestination.set(destination, (lane = `${origin}>${destination}`))
+    return lane
+  }
+
   onCustody(ticker: TickerState, domain: number, delta18: bigint, intentId: Bytes32): void {
     const symbol = ticker.config.symbol
     const tracked = this.intents.get(intentId)
     if (delta18 > 0n) {
-      const agent = tracked?.agent
-      this.netting.custodyIn(symbol, domain, delta18, agent === undefined ? { kind: "protocol", owner: "unknown" } : { kind: SOURCE_OF[agent.kind], owner: agent.id })
+      this.netting.custodyIn(symbol, domain, delta18, this.sourceOf(tracked?.agent))
       return
     }
     const user =
       tracked?.agent?.kind === "rebalancer"
-        ? { owner: tracked.agent.id, lane: `${tracked.origin}>${tracked.destination}`, epoch: this.world.hubEpoch }
+        ? { owner: tracked.agent.id, lane: this.laneOf(tracked.origin, tracked.destination), epoch: this.world.hubEpoch }
         : undefined
     this.netting.custodyOut(symbol, domain, -delta18, user)
   }

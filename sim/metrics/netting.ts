@@ -66,16 +66,26 @@ const emptyTotals = (): NettingTotals => ({
 
 export const ratioOf = (t: NettingTotals): number => (t.totalVolume18 === 0n ? 0 : Number((t.nettedVolume18 * 1_000_000n) / t.totalVolume18) / 1_000_000)
 
+const IGNORE = (): void => {}
+
 export class NettingTracker {
   private readonly queues = new Map<string, LotQueue>()
   readonly overall: NettingTotals = emptyTotals()
   readonly byLane = new Map<string, NettingTotals>()
   readonly byEpoch = new Map<number, NettingTotals>()
 
+  /** The queues by ticker, then domain (the same queues as `queues`, without building a key per call). */
+  private readonly byTicker = new Map<string, Map<number, LotQueue>>()
+
   private queue(ticker: string, domain: number): LotQueue {
-    const key = `${ticker}:${domain}`
-    let q = this.queues.get(key)
-    if (q === undefined) this.queues.set(key, (q = new LotQueue()))
+    let byDomain = this.byTicker.get(ticker)
+    if (byDomain === undefined) this.byTicker.set(ticker, (byDomain = new Map()))
+    let q = byDomain.get(domain)
+    if (q === undefined) {
+      q = new LotQueue()
+      byDomain.set(domain, q)
+      this.queues.set(`${ticker}:${domain}`, q)
+    }
     return q
   }
 
@@ -89,20 +99,36 @@ export class NettingTracker {
    * is a user's (its volume counts); otherwise the lots are consumed without counting.
    */
   custodyOut(ticker: string, domain: number, amount18: bigint, user: { readonly owner: string; readonly lane: string; readonly epoch: number } | undefined): void {
-    const parts: [CustodySource, bigint][] = []
-    const uncovered = this.queue(ticker, domain).consume(amount18, (source, part) => void parts.push([source, part]))
-    if (user === undefined) return
-    const targets = [this.overall, this.totals(this.byLane, user.lane), this.totals(this.byEpoch, user.epoch)]
-    for (const t of targets) {
-      t.totalVolume18 += amount18
-      t.bySource18.unattributed += uncovered
-      for (const [source, part] of parts) {
-        if (source.kind === "user" && source.owner !== user.owner) {
-          t.nettedVolume18 += part
-          t.bySource18.user += part
-        } else if (source.kind === "user") t.bySource18.self += part
-        else t.bySource18[source.kind] += part
-      }
+    const queue = this.queue(ticker, domain)
+    if (user === undefined) {
+      queue.consume(amount18, IGNORE)
+      return
+    }
+    const parts = this.parts
+    parts.length = 0
+    const uncovered = queue.consume(amount18, this.collect)
+    this.add(this.overall, amount18, uncovered, user.owner)
+    this.add(this.totals(this.byLane, user.lane), amount18, uncovered, user.owner)
+    this.add(this.totals(this.byEpoch, user.epoch), amount18, uncovered, user.owner)
+    parts.length = 0
+  }
+
+  /** The (source, part) pairs of the settlement being consumed, flat (reused between calls). */
+  private readonly parts: (CustodySource | bigint)[] = []
+  private readonly collect = (source: CustodySource, part18: bigint): void => void this.parts.push(source, part18)
+
+  private add(t: NettingTotals, amount18: bigint, uncovered: bigint, owner: string): void {
+    const parts = this.parts
+    t.totalVolume18 += amount18
+    t.bySource18.unattributed += uncovered
+    for (let i = 0; i < parts.length; i += 2) {
+      const source = parts[i] as CustodySource
+      const part = parts[i + 1] as bigint
+      if (source.kind === "user" && source.owner !== owner) {
+        t.nettedVolume18 += part
+        t.bySource18.user += part
+      } else if (source.kind === "user") t.bySource18.self += part
+      else t.bySource18[source.kind] += part
     }
   }
 

@@ -9,7 +9,7 @@
  * ticks when calls are pending (empty blocks are skipped, on both backends alike).
  */
 import { type Address, addressToBytes32, type Bytes32, type Hex } from "../../service/domain/hex.ts"
-import { keccak256Utf8 } from "../../service/domain/keccak.ts"
+import { keccak256Scratch, keccakScratch } from "../../service/domain/keccak.ts"
 import { decodeMessage } from "../../service/domain/encoding.ts"
 import type { FillMessage, Intent } from "../../service/domain/protocol.ts"
 import type { HubRevert } from "../../service/hub/errors.ts"
@@ -23,12 +23,22 @@ import { ReadModel } from "../../service/indexer/readModel.ts"
 import type { SpokeCall } from "../../service/spoke/calls.ts"
 import type { SpokeEvent } from "../../service/spoke/events.ts"
 import type { MemorySpokeChain } from "../../service/spoke/memory/chain.ts"
+import { memorySentIntents } from "../../service/spoke/memory/gateway.ts"
+import { attachSettlements } from "../../service/spoke/memory/messages.ts"
 import type { SpokesShape } from "../../service/spoke/spoke.ts"
 import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/spoke/types.ts"
 import { Transport, type TransportSpec } from "../../service/transport/transport.ts"
 import { RngStreams } from "../rng.ts"
 import { Scheduler } from "../scheduler.ts"
 import type { WorldPlan } from "./plan.ts"
+
+/** `keccak256(utf8("memory-tx/<domain>/<block>/<index>"))`: the hash of a memory-backend transaction (ASCII, hashed in place). */
+export const memoryTxHash = (domain: number, blockNumber: number, index: number): Hex => {
+  const text = `memory-tx/${domain}/${blockNumber}/${index}`
+  const buf = keccakScratch(text.length)
+  for (let i = 0; i < text.length; i++) buf[i] = text.charCodeAt(i)
+  return keccak256Scratch(text.length)
+}
 
 /** Events the read model consumes (the others are ignored by it). */
 const MODEL_EVENTS = new Set<string>([
@@ -138,7 +148,8 @@ export class World {
   }
   private readonly observers: WorldObserver[] = []
   private readonly receiptHandlers = new Map<number, Map<number, ReceiptHandler>>()
-  private readonly txNonces = new Map<string, number>()
+  /** Transactions sent so far per domain and sender. */
+  private readonly txNonces = new Map<number, Map<string, number>>()
   private readonly hubDelivered = new Set<string>()
   private hubBlockNumber = -1
   private hubTimestamp = -1
@@ -159,10 +170,11 @@ export class World {
     this.model = new ReadModel({ solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) })
     this.hasher = new TraceHasher()
     const world = this
+    const modelSink = this.model.hubSink()
     const sink: HubEventSink = {
       emit(event) {
         world.hasher.emit(event)
-        world.model.hubSink().emit(event)
+        modelSink.emit(event)
         for (const o of world.observers) o.onHubEvent?.(event)
       },
     }
@@ -321,12 +333,14 @@ export class World {
     this.receiptHandlers.delete(domain)
     const blockNumber = Number(block.blockNumber)
     const timestamp = Number(block.timestamp)
+    let nonces = this.txNonces.get(domain)
+    if (nonces === undefined) this.txNonces.set(domain, (nonces = new Map()))
+    const txNonces = nonces
     const onReceipt = (receipt: SpokeReceipt): void => {
-      const nonceKey = `${domain}:${receipt.from}`
-      const txNonce = this.txNonces.get(nonceKey) ?? 0
-      this.txNonces.set(nonceKey, txNonce + 1)
+      const txNonce = txNonces.get(receipt.from) ?? 0
+      txNonces.set(receipt.from, txNonce + 1)
       if (receipt.status === "reverted") this.stats.spokeReverts++
-      const txHash: Hex = receipt.transactionHash ?? keccak256Utf8(`memory-tx/${domain}/${blockNumber}/${receipt.index}`)
+      const txHash: Hex = receipt.transactionHash ?? memoryTxHash(domain, blockNumber, receipt.index)
       this.onTransactionEvents(domain, block, blockNumber, timestamp, receipt, txHash, txNonce)
       handlers?.get(receipt.index)?.(receipt, block)
     }
@@ -355,11 +369,12 @@ export class World {
 
   /** The events of one transaction: the read model, the transport of `MessageSent`, the observers. */
   private onTransactionEvents(domain: number, block: MinedSpokeBlock, blockNumber: number, timestamp: number, receipt: SpokeReceipt | ForeignTransaction, txHash: Hex, txNonce: number): void {
+    const events = receipt.events
+    if (events.length === 0) return
     const context: SpokeEventContext = { domain, block, receipt }
-    for (const event of receipt.events) {
-      if (MODEL_EVENTS.has(event.name)) {
-        this.model.onSpokeEvent(event as unknown as ModelSpokeEvent, { domain, blockNumber, timestamp, txHash, txFrom: receipt.from, txNonce })
-      }
+    const meta = { domain, blockNumber, timestamp, txHash, txFrom: receipt.from, txNonce }
+    for (const event of events) {
+      if (MODEL_EVENTS.has(event.name)) this.model.onSpokeEvent(event as unknown as ModelSpokeEvent, meta)
       if (event.name === "MessageSent") this.sendToHub(domain, event)
       for (const o of this.observers) o.onSpokeEvent?.(event, context)
     }
@@ -370,19 +385,21 @@ export class World {
 
   private sendToHub(origin: number, event: Extract<SpokeEvent, { readonly name: "MessageSent" }>): void {
     const message = { messageId: event.messageId, origin, destination: this.plan.hubDomain, bytes: event.message }
+    // A memory spoke hands over the intents it encoded: decoding the bytes would give the same values.
+    const intents = memorySentIntents(event)
     for (const delivery of this.transport.send(message, this.nowMs)) {
-      this.scheduler.at(delivery.atMs, `deliver/hub/${event.messageId}`, () => this.deliverToHub(delivery.message))
+      this.scheduler.at(delivery.atMs, `deliver/hub/${event.messageId}`, () => this.deliverToHub(delivery.message, intents))
     }
   }
 
-  private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly bytes: Hex }): void {
+  private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly bytes: Hex }, intents?: readonly Intent[]): void {
     // The hub gateway (like Hyperlane's mailbox) accepts a message id once.
     if (this.hubDelivered.has(message.messageId)) {
       this.stats.duplicateHubDeliveries++
       return
     }
     this.hubDelivered.add(message.messageId)
-    const decoded = decodeMessage(message.bytes)
+    const decoded = intents !== undefined ? { type: "INTENT" as const, intents } : decodeMessage(message.bytes)
     this.syncHubBlock()
     if (decoded.type === "INTENT") this.applyRecorded({ kind: "intents", intents: decoded.intents as Intent[] })
     else if (decoded.type === "FILL") this.applyRecorded({ kind: "fills", fills: decoded.fills as FillMessage[] })
@@ -393,12 +410,10 @@ export class World {
     const bytes = message.message
     for (const delivery of this.transport.send({ messageId: message.messageId, origin: message.origin, destination: message.destination }, this.nowMs)) {
       this.scheduler.at(delivery.atMs, `deliver/${message.destination}/${message.messageId}`, () => {
-        this.submit(message.destination, this.plan.relayer.address, {
-          kind: "gateway.receiveMessage",
-          origin: message.origin,
-          messageId: message.messageId,
-          message: bytes,
-        })
+        const call: SpokeCall = { kind: "gateway.receiveMessage", origin: message.origin, messageId: message.messageId, message: bytes }
+        // A memory spoke takes the hub's settlements along and does not decode the bytes again.
+        attachSettlements(call, message.settlements)
+        this.submit(message.destination, this.plan.relayer.address, call)
       })
     }
   }

@@ -77,8 +77,20 @@ export class MemorySpokeChain implements SpokeChain {
   submit(submission: SpokeSubmission): SubmittedCall {
     if (this.validateCalls) validateSpokeCall(submission.call)
     const index = this.queue.length
-    this.queue.push({ from: submission.from.toLowerCase() as Address, call: submission.call, value: submission.value ?? 0n })
+    this.queue.push({ from: this.lower(submission.from), call: submission.call, value: submission.value ?? 0n })
     return { domain: this.domain, index }
+  }
+
+  /** Senders in lowercase, one string per sender (a few hundred accounts send every call); bounded. */
+  private readonly senders = new Map<string, Address>()
+
+  private lower(address: Address): Address {
+    let lower = this.senders.get(address)
+    if (lower === undefined) {
+      if (this.senders.size >= 4096) this.senders.clear()
+      this.senders.set(address, (lower = address.toLowerCase() as Address))
+    }
+    return lower
   }
 
   submitRaw(submission: RawSubmission): SubmittedCall {

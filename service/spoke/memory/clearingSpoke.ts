@@ -4,8 +4,8 @@
  * line by line: the same checks in the same order, the same errors and arguments, the same truncations and events.
  */
 import { encodeAbiParameters, keccak256 } from "viem"
-import { encodeFillMessage, encodeIntentMessage, IntentEncoder } from "../../domain/encoding.ts"
-import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
+import { encodeFillMessage, IntentEncoder } from "../../domain/encoding.ts"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, bytesToHex, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
 import {
   DBPS_DENOMINATOR,
   type FillMessage,
@@ -13,6 +13,7 @@ import {
   IntentStatus,
   MAX_CALLDATA_SIZE,
   MAX_DESTINATIONS,
+  MessageType,
   NORMALIZED_DECIMALS,
   Strategy,
 } from "../../domain/protocol.ts"
@@ -20,7 +21,7 @@ import type { NewIntentParams } from "../calls.ts"
 import type { QueuedIntent } from "../types.ts"
 import { get2, set2 } from "./context.ts"
 import { checkedAdd, checkedMul, PANIC_OVERFLOW, revert, SpokeRevert } from "./journal.ts"
-import { decodeIntentCalldata, decodeSettlementMessage, type ParsedHubMessage } from "./messages.ts"
+import { decodeIntentCalldata, type DecodedSettlement, decodeSettlementMessage, type ParsedHubMessage } from "./messages.ts"
 import type { MemoryWorld } from "./world.ts"
 
 const variableHash = (name: string): Bytes32 => keccak256(encodeAbiParameters([{ type: "string" }], [name])).toLowerCase() as Bytes32
@@ -33,6 +34,20 @@ export const VARIABLE_HASHES = {
 }
 
 const EXECUTE_COPY_BYTES = 256
+
+const WORD = 32
+
+/** `abi.encode(uint8(INTENT), abi.encode(intents))` as bytes (the same bytes as `encodeIntentMessage`). */
+const intentMessageBytes = (encoder: IntentEncoder, intents: readonly Intent[]): Uint8Array => {
+  const payload = encoder.encodeArray(intents)
+  // The payload is a whole number of words: no padding after it.
+  const out = new Uint8Array(3 * WORD + payload.length)
+  out[WORD - 1] = MessageType.INTENT
+  out[2 * WORD - 1] = 0x40
+  new DataView(out.buffer).setUint32(3 * WORD - 4, payload.length)
+  out.set(payload, 3 * WORD)
+  return out
+}
 
 /** `Protocol.normalizeDecimals` with Solidity's checked multiplication. */
 export const normalizeChecked = (amount: bigint, fromDecimals: number, toDecimals: number): bigint => {
@@ -73,6 +88,7 @@ export class MemoryClearingSpoke {
   readonly fillQueue = new Map<number, FillMessage>()
   private readonly encoder = new IntentEncoder()
   private readonly initiatorWords = new Map<Address, Bytes32>()
+  private readonly wordAddresses = new Map<Bytes32, Address>()
 
   constructor(
     private readonly world: MemoryWorld,
@@ -111,6 +127,16 @@ export class MemoryClearingSpoke {
       if (this.initiatorWords.size < 1024) this.initiatorWords.set(address, word)
     }
     return word
+  }
+
+  /** `address(uint160(uint256(word)))`, cached for the few words that recur (assets, receivers). */
+  private addressOf(word: Bytes32): Address {
+    let address = this.wordAddresses.get(word)
+    if (address === undefined) {
+      address = bytes32ToAddress(word)
+      if (this.wordAddresses.size < 4096) this.wordAddresses.set(word, address)
+    }
+    return address
   }
 
   intentId(intent: Intent): Bytes32 {
@@ -190,7 +216,8 @@ export class MemoryClearingSpoke {
       this.ctx.journal.delete(this.intentQueue, first + i)
     }
     this.ctx.journal.field(this as MemoryClearingSpoke, "intentQueueFirst", first + amount)
-    const { messageId, quote } = this.sendToHub(value, encodeIntentMessage(intents))
+    const bytes = intentMessageBytes(this.encoder, intents)
+    const { messageId, quote } = this.sendToHub(value, bytesToHex(bytes), bytes, intents)
     this.ctx.emit(this.address, {
       name: "IntentQueueProcessed",
       messageId,
@@ -212,7 +239,7 @@ export class MemoryClearingSpoke {
     const current = this.status.get(intentId) ?? IntentStatus.NONE
     if (current !== IntentStatus.NONE) revert("ClearingSpoke_FillIntent_InvalidStatus", current)
 
-    const outputAsset = bytes32ToAddress(intent.outputAsset)
+    const outputAsset = this.addressOf(intent.outputAsset)
     const amountOut = this.amountAfterFee(outputAsset, intent.amount, fee)
     const available = this.balanceOf(outputAsset, sender)
     if (available < amountOut) revert("ClearingSpoke_FillIntent_InsufficientFunds", amountOut, available)
@@ -230,7 +257,7 @@ export class MemoryClearingSpoke {
     this.ctx.journal.field(this as MemoryClearingSpoke, "fillQueueLast", queueIdx)
     this.ctx.journal.set(this.fillQueue, queueIdx, fillMessage)
 
-    const receiver = bytes32ToAddress(intent.receiver)
+    const receiver = this.addressOf(intent.receiver)
     if (receiver !== ZERO_ADDRESS && outputAsset !== ZERO_ADDRESS && amountOut !== 0n) this.push(outputAsset, receiver, amountOut)
     if (intent.data.length > 2) this.executeCalldata(intentId, intent.data)
     this.ctx.emit(this.address, {
@@ -279,10 +306,11 @@ export class MemoryClearingSpoke {
   // ---------------------------------------------------------------------------------------------------------
   // Messages from the hub
 
-  receiveMessage(sender: Address, message: Hex): void {
+  /** `settlements` (when given) are what decoding the SETTLEMENT `message` gives: it is not decoded again. */
+  receiveMessage(sender: Address, message: Hex, settlements?: readonly DecodedSettlement[]): void {
     if (sender !== this.gateway) revert("ClearingSpoke_ReceiveMessage_NotGateway", sender)
     if (this.paused) revert("ClearingSpoke_Paused")
-    const parsed: ParsedHubMessage = decodeSettlementMessage(message)
+    const parsed: ParsedHubMessage = settlements !== undefined ? { type: "SETTLEMENT", settlements } : decodeSettlementMessage(message)
     switch (parsed.type) {
       case "SETTLEMENT":
         for (const settlement of parsed.settlements) {
@@ -377,12 +405,12 @@ export class MemoryClearingSpoke {
     if (first + amount - 1 > last) revert("ClearingSpoke_ProcessQueue_InvalidAmount", BigInt(first), BigInt(last), BigInt(amount))
   }
 
-  private sendToHub(value: bigint, message: Hex): { readonly messageId: Bytes32; readonly quote: bigint } {
+  private sendToHub(value: bigint, message: Hex, bytes?: Uint8Array, intents?: readonly Intent[]): { readonly messageId: Bytes32; readonly quote: bigint } {
     const gateway = this.world.gatewayAt(this.gateway)
     const destination = this.hubDomain
     const quote = gateway.quoteMessage(message)
     if (value < quote) revert("ClearingSpoke_ProcessQueue_InsufficientFee", value, quote)
-    const messageId = gateway.sendMessage(this.address, value, destination, message)
+    const messageId = gateway.sendMessage(this.address, value, destination, message, bytes, intents)
     return { messageId, quote }
   }
 
@@ -404,8 +432,8 @@ export class MemoryClearingSpoke {
     const current = this.status.get(intentId) ?? IntentStatus.NONE
     if (current === IntentStatus.SETTLED || current === IntentStatus.SETTLED_AND_MANUALLY_EXECUTED) return
     this.ctx.journal.set(this.status, intentId, IntentStatus.SETTLED)
-    const asset = bytes32ToAddress(assetWord)
-    const recipient = bytes32ToAddress(recipientWord)
+    const asset = this.addressOf(assetWord)
+    const recipient = this.addressOf(recipientWord)
     const decimals = this.world.tryDecimals(asset) ?? NORMALIZED_DECIMALS
     const amount = normalizeChecked(amount18, NORMALIZED_DECIMALS, decimals)
     if (amount > 0n) {

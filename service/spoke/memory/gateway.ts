@@ -3,11 +3,25 @@
  * origin and duplicate checks (contracts/SpokeGateway.sol).
  */
 import type { Address, Bytes32, Hex } from "../../domain/hex.ts"
+import type { Intent } from "../../domain/protocol.ts"
+import type { SpokeEvent } from "../events.ts"
 import { hexToBytes } from "../../domain/hex.ts"
 import type { GatewayFees } from "../deploy.ts"
 import { checkedAdd, checkedMul, revert } from "./journal.ts"
 import { messageIdOf } from "../../domain/encoding.ts"
+import type { DecodedSettlement } from "./messages.ts"
 import type { MemoryWorld } from "./world.ts"
+
+/** The intents of the INTENT messages the memory spokes sent, by their `MessageSent` event (see `memorySentIntents`). */
+const SENT_INTENTS = new WeakMap<object, readonly Intent[]>()
+
+/**
+ * The intents a memory spoke's `MessageSent` event carries, as the spoke held them: the message is their
+ * `encodeIntentMessage`, so `decodeMessage(event.message)` gives the same values. In-process consumers (the
+ * simulator's transport to the hub) use them instead of decoding the bytes again. Undefined for other events,
+ * other message types and the anvil backend.
+ */
+export const memorySentIntents = (event: SpokeEvent): readonly Intent[] | undefined => SENT_INTENTS.get(event)
 
 export class MemoryGateway {
   owner: Address
@@ -42,24 +56,28 @@ export class MemoryGateway {
     return checkedAdd(this.baseFee, checkedMul(this.feePerByte, BigInt((message.length - 2) >> 1)))
   }
 
-  sendMessage(sender: Address, value: bigint, destination: number, message: Hex): Bytes32 {
+  /** `bytes` (when given) are `message` as bytes; `intents` (when given) the intents `message` encodes. */
+  sendMessage(sender: Address, value: bigint, destination: number, message: Hex, bytes?: Uint8Array, intents?: readonly Intent[]): Bytes32 {
     if (sender !== this.spoke) revert("SpokeGateway_SendMessage_NotSpoke", sender)
     const required = this.quoteMessage(message)
     if (value < required) revert("SpokeGateway_SendMessage_InsufficientFee", value, required)
     const nonce = this.nonce + 1n
     this.ctx.journal.field(this as MemoryGateway, "nonce", nonce)
     this.ctx.journal.field(this as MemoryGateway, "nativeBalance", this.nativeBalance + value)
-    const messageId = messageIdOf(this.ctx.domain, destination, nonce, hexToBytes(message))
-    this.ctx.emit(this.address, { name: "MessageSent", messageId, destination, nonce, message, fee: value })
+    const messageId = messageIdOf(this.ctx.domain, destination, nonce, bytes ?? hexToBytes(message))
+    const event = { name: "MessageSent" as const, messageId, destination, nonce, message, fee: value }
+    this.ctx.emit(this.address, event)
+    if (intents !== undefined) SENT_INTENTS.set(event, intents)
     return messageId
   }
 
-  receiveMessage(sender: Address, origin: number, messageId: Bytes32, message: Hex): void {
+  /** `settlements` (when given) are what decoding the SETTLEMENT `message` gives. */
+  receiveMessage(sender: Address, origin: number, messageId: Bytes32, message: Hex, settlements?: readonly DecodedSettlement[]): void {
     if (sender !== this.relayer) revert("SpokeGateway_ReceiveMessage_NotRelayer", sender)
     if (origin !== this.hubDomain) revert("SpokeGateway_ReceiveMessage_InvalidOrigin", origin, this.hubDomain)
     if (this.delivered.has(messageId)) revert("SpokeGateway_ReceiveMessage_AlreadyDelivered", messageId)
     this.ctx.journal.set(this.delivered, messageId, true)
-    this.world.spokeAt(this.spoke).receiveMessage(this.address, message)
+    this.world.spokeAt(this.spoke).receiveMessage(this.address, message, settlements)
     this.ctx.emit(this.address, { name: "MessageReceived", messageId, origin })
   }
 

@@ -75,6 +75,34 @@ const decodeSettlements = (data: Uint8Array): DecodedSettlement[] => {
   return settlements
 }
 
+/** Settlements of SETTLEMENT messages handed over with the relayer's call, by call object (see `attachSettlements`). */
+const ATTACHED = new WeakMap<object, readonly DecodedSettlement[]>()
+
+/**
+ * Hands over, with a `gateway.receiveMessage` call whose message is `encodeSettlementMessage(settlements)`, the
+ * settlements themselves: the memory spoke then skips decoding the bytes (in-process relayers, like the
+ * simulator's, hold the hub's decoded batch). Ignored by the anvil backend.
+ */
+export const attachSettlements = (call: object, settlements: readonly DecodedSettlement[]): void => {
+  ATTACHED.set(call, settlements)
+}
+
+const MAX_UINT256 = (1n << 256n) - 1n
+const isLower = (word: string): boolean => word.toLowerCase() === word
+
+/**
+ * The settlements attached to `call`, when they are exactly what decoding its message gives (lowercase words,
+ * amounts in range); else undefined (decode the message).
+ */
+export const attachedSettlements = (call: object): readonly DecodedSettlement[] | undefined => {
+  const settlements = ATTACHED.get(call)
+  if (settlements === undefined) return undefined
+  for (const s of settlements) {
+    if (!isLower(s.intentId) || !isLower(s.asset) || !isLower(s.recipient) || s.amount < 0n || s.amount > MAX_UINT256 || typeof s.updateVirtualBalance !== "boolean") return undefined
+  }
+  return settlements
+}
+
 /** `abi.decode(message, (uint8, bytes))` and the payload of the types the spoke handles. */
 export const decodeSettlementMessage = (message: Hex): ParsedHubMessage => {
   const bytes = hexToBytes(message)

@@ -15,6 +15,7 @@ import type { ExecutionContext } from "./context.ts"
 import { MemoryFeeAdapter } from "./feeAdapter.ts"
 import { MemoryGateway } from "./gateway.ts"
 import { Journal, revertEmpty, SpokeRevert } from "./journal.ts"
+import { attachedSettlements } from "./messages.ts"
 import { FeeSignatureCache } from "./signature.ts"
 import { MemoryToken } from "./tokens.ts"
 import { MemoryXERC20Module } from "./xerc20Module.ts"
@@ -323,7 +324,7 @@ export class MemoryWorld implements ExecutionContext {
       case "spoke.setModuleForStrategy":
         return this.spoke.setModuleForStrategy(sender, call.strategy, lc(call.module))
       case "gateway.receiveMessage":
-        return this.gateway.receiveMessage(sender, call.origin, lc(call.messageId), lc(call.message))
+        return this.gateway.receiveMessage(sender, call.origin, lc(call.messageId), lc(call.message), attachedSettlements(call))
       case "gateway.setFees":
         return this.gateway.setFees(sender, call.baseFee, call.feePerByte)
       case "gateway.updateRelayer":
