@@ -28,10 +28,14 @@ describe("hub properties over random traces", () => {
       }),
       { numRuns: 400 },
     )
-    // Coverage: the generator reaches the paths that matter (a green run proves something).
-    for (const kind of ["InvoiceEnqueued", "DepositEnqueued", "SettlementEnqueued", "FillProcessed", "ClosedEpochsProcessed", "SettlementQueueProcessed", "ReturnUnsupportedIntent", "ExpiredIntentsHandled", "FeesWithdrawn", "EpochLengthUpdated"]) {
-      expect(reachedKinds, kind).toContain(kind)
+    // Coverage: the generator reaches the paths that matter (a green run proves something). The rarest paths
+    // (expired fast-path intents) show up in under 1 % of traces, so a few hundred random traces can miss one:
+    // more traces are drawn, in batches, until every path is reached (conservation is checked on them too).
+    const kinds = ["InvoiceEnqueued", "DepositEnqueued", "SettlementEnqueued", "FillProcessed", "ClosedEpochsProcessed", "SettlementQueueProcessed", "ReturnUnsupportedIntent", "ExpiredIntentsHandled", "FeesWithdrawn", "EpochLengthUpdated"]
+    for (let batch = 0; batch < 30 && !kinds.every((k) => reachedKinds.has(k)); batch++) {
+      for (const inputs of fc.sample(arbTrace(), 100)) for (const e of run(inputs).events) reachedKinds.add(e.kind)
     }
+    for (const kind of kinds) expect(reachedKinds, kind).toContain(kind)
   })
 
   it("never settles an intent twice and never moves a settled intent again", () => {
