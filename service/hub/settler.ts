@@ -144,6 +144,13 @@ export type { InvoiceEvaluation }
  * this epoch's deposits there; the domain must hold `after` in custody; the largest `after` wins, ties to the
  * strictly larger liquidity (so list order breaks exact ties).
  */
+/** `BigInt(dbps)` for the small discounts that occur (0 to a ticker's cap), made once each. */
+const DISCOUNT_BIGINTS: bigint[] = []
+const discountAsBigInt = (dbps: number): bigint => {
+  if (dbps > 100_000) return BigInt(dbps)
+  return (DISCOUNT_BIGINTS[dbps] ??= BigInt(dbps))
+}
+
 export const evaluateInvoice = (
   ticker: TickerState,
   epoch: number,
@@ -151,7 +158,7 @@ export const evaluateInvoice = (
   discount: number,
   domains: readonly DomainAsset[],
 ): InvoiceEvaluation | undefined => {
-  const discountBig = BigInt(discount)
+  const discountBig = discountAsBigInt(discount)
   let best: InvoiceEvaluation | undefined
   for (const d of domains) {
     if (d.strategy !== Strategy.DEFAULT) continue
@@ -178,15 +185,23 @@ const distributeRewards = (hub: HubState, queue: DepositQueue | undefined, after
   let remaining18 = after18
   let credited18 = 0n
   const items = queue.items
+  // Arithmetic as written in the contract; shortcuts only where the result is the same value (a whole
+  // invoice's share is `rewards` itself; adding to zero is the addend), which saves bigint allocations.
   while (remaining18 > 0n && queue.firstWithPurchasePower < items.length) {
     const deposit = items[queue.firstWithPurchasePower]!
-    const consumed18 = deposit.purchasePower18 < remaining18 ? deposit.purchasePower18 : remaining18
-    const reward18 = (consumed18 * rewards18) / after18
-    deposit.ctx.pendingRewards18 += reward18
-    credited18 += reward18
-    deposit.purchasePower18 -= consumed18
+    const power18 = deposit.purchasePower18
+    const consumed18 = power18 < remaining18 ? power18 : remaining18
+    const reward18 = consumed18 === after18 ? rewards18 : rewards18 === 0n ? 0n : (consumed18 * rewards18) / after18
+    const ctx = deposit.ctx
+    if (reward18 !== 0n) {
+      ctx.pendingRewards18 = ctx.pendingRewards18 === 0n ? reward18 : ctx.pendingRewards18 + reward18
+      credited18 = credited18 === 0n ? reward18 : credited18 + reward18
+    }
+    if (consumed18 === power18) {
+      deposit.purchasePower18 = 0n
+      queue.firstWithPurchasePower++
+    } else deposit.purchasePower18 = power18 - consumed18
     remaining18 -= consumed18
-    if (deposit.purchasePower18 === 0n) queue.firstWithPurchasePower++
   }
   return credited18
 }
@@ -211,7 +226,9 @@ const processInvoice = (hub: HubState, ticker: TickerState, epoch: number, invoi
     const after18 = found.amountAfterDiscount18
     const credited18 = distributeRewards(hub, queue, after18, found.rewards18)
     if (queue !== undefined) queue.available18 = queue.available18 > after18 ? queue.available18 - after18 : 0n
-    ticker.ledger.surplus18 += invoice.amount18 - after18 - credited18
+    // amount - after - credited, where amount - after is exactly the rewards.
+    const surplus18 = found.rewards18 - credited18
+    if (surplus18 !== 0n) ticker.ledger.surplus18 += surplus18
     createSettlement(hub, ticker, invoice.intentId, ctx, after18, ticker.assetByDomain.get(found.domain)!, invoice.owner)
     return true
   }
