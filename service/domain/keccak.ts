@@ -137,10 +137,24 @@ export class Keccak256Stream {
     if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
   }
 
+  /** Appends the UTF-8 bytes of `text`, then `\n` (the same as `writeUtf8(text + "\n")`). */
+  writeLine(text: string): void {
+    this.pending.push(text, "\n")
+    this.pendingLength += text.length + 1
+    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
+  }
+
+  /** Hashes the pending text, encoded to UTF-8 straight into the module's input buffer chunk by chunk. */
   private flush(): void {
     if (this.pendingLength === 0) return
     this.load()
-    absorb(encoder.encode(this.pending.join("")))
+    let rest = this.pending.join("")
+    for (;;) {
+      const { read, written } = encoder.encodeInto(rest, scratch)
+      wasm.Hash_Update(written)
+      if (read >= rest.length) break
+      rest = rest.slice(read)
+    }
     this.save()
     this.pending = []
     this.pendingLength = 0

@@ -98,9 +98,14 @@ export const strategyName = (strategy: Strategy): StrategyName => (strategy === 
  */
 export const normalizeDecimals = (amount: bigint, fromDecimals: number, toDecimals: number): bigint => {
   if (fromDecimals === toDecimals) return amount
-  if (fromDecimals < toDecimals) return amount * 10n ** BigInt(toDecimals - fromDecimals)
-  return amount / 10n ** BigInt(fromDecimals - toDecimals)
+  if (fromDecimals < toDecimals) return amount * powerOfTen(toDecimals - fromDecimals)
+  return amount / powerOfTen(fromDecimals - toDecimals)
 }
+
+/** `10n ** BigInt(exponent)` for a non-negative integer exponent, made once each up to 10^255. */
+const POWERS_OF_TEN: bigint[] = []
+export const powerOfTen = (exponent: number): bigint =>
+  exponent >= 0 && exponent < 256 && Number.isInteger(exponent) ? (POWERS_OF_TEN[exponent] ??= 10n ** BigInt(exponent)) : 10n ** BigInt(exponent)
 
 /**
  * Whole tokens (a decimal string like "0.000001", or a number: its shortest decimal form, so 0.1 is exactly

@@ -14,7 +14,7 @@ export class TraceHasher implements HubEventSink {
 
   emit(event: HubEvent): void {
     const line = formatEvent(event)
-    this.stream.writeUtf8(`${line}\n`)
+    this.stream.writeLine(line)
     this.events++
     this.onLine?.(line, event)
   }

@@ -14,8 +14,22 @@ export interface SettlementPercentiles {
   readonly observations: number
 }
 
+/** The first index of `sorted` whose value is not below `value` (values are never NaN). */
+const lowerBound = (sorted: readonly number[], value: number): number => {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 class Window {
   private readonly values: number[] = []
+  /** The same values in ascending order, kept sorted as they come and go (instead of sorting per query). */
+  private readonly sorted: number[] = []
   private next = 0
   private cached: SettlementPercentiles | undefined
   constructor(private readonly capacity: number) {}
@@ -27,15 +41,18 @@ class Window {
   add(minutes: number): void {
     if (this.values.length < this.capacity) this.values.push(minutes)
     else {
+      const evicted = this.values[this.next]!
+      this.sorted.splice(lowerBound(this.sorted, evicted), 1)
       this.values[this.next] = minutes
       this.next = (this.next + 1) % this.capacity
     }
+    this.sorted.splice(lowerBound(this.sorted, minutes), 0, minutes)
     this.cached = undefined
   }
 
   percentiles(): SettlementPercentiles {
     if (this.cached !== undefined) return this.cached
-    const sorted = [...this.values].sort((a, b) => a - b)
+    const sorted = this.sorted
     const at = (q: number): number => {
       const pos = (sorted.length - 1) * q
       const lo = Math.floor(pos)

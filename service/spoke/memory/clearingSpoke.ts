@@ -15,6 +15,7 @@ import {
   MAX_DESTINATIONS,
   MessageType,
   NORMALIZED_DECIMALS,
+  powerOfTen,
   Strategy,
 } from "../../domain/protocol.ts"
 import type { NewIntentParams } from "../calls.ts"
@@ -55,11 +56,11 @@ export const normalizeChecked = (amount: bigint, fromDecimals: number, toDecimal
   if (fromDecimals < toDecimals) {
     // `10 ** difference` is itself checked: from 78 on it overflows, whatever the amount.
     if (toDecimals - fromDecimals > 77) throw new SpokeRevert("Panic", [PANIC_OVERFLOW])
-    return checkedMul(amount, 10n ** BigInt(toDecimals - fromDecimals))
+    return checkedMul(amount, powerOfTen(toDecimals - fromDecimals))
   }
   const difference = fromDecimals - toDecimals
   if (difference > 77) return 0n
-  return amount / 10n ** BigInt(difference)
+  return amount / powerOfTen(difference)
 }
 
 interface StoredIntent {
