@@ -1,11 +1,12 @@
 /**
  * `npm run bench [-- filter...]`: runs every `*.bench.ts` of the project (or those whose path contains a
  * filter) one after another, each in its own process so that one suite's heap and JIT state do not skew the
- * next. Output is each suite's own table.
+ * next, with the V8 flags clearsim's own runs use (`bin/v8-flags.json`). Output is each suite's own table.
  */
 import { spawnSync } from "node:child_process"
 import { readdirSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
+import v8Flags from "../bin/v8-flags.json" with { type: "json" }
 
 const root = join(import.meta.dirname, "..")
 const skip = new Set(["node_modules", ".git", ".cache", ".scratch", "reports"])
@@ -29,7 +30,7 @@ if (suites.length === 0) {
 let failed = 0
 for (const suite of suites) {
   console.log(`\n=== ${suite}`)
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--expose-gc", suite], { cwd: root, stdio: "inherit" })
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--expose-gc", ...v8Flags.largeRun, suite], { cwd: root, stdio: "inherit" })
   if (result.status !== 0) failed++
 }
 process.exit(failed === 0 ? 0 : 1)

@@ -5,10 +5,10 @@
 // - the Node running it is older than 22 (prool and effect's platform need 22): the child runs the Node 22
 //   that `npm ci` installed with the project (`node_modules/node`), as `npm run` and `npx` would pick it;
 // - V8's heap limit is below 3/4 of the machine's memory (at most 16 GiB) and neither NODE_OPTIONS nor the
-//   command line sets one: million-intent runs keep every intent's state in memory. The child also gets a
-//   larger young generation (`--max-semi-space-size=128`, unless set): per-intent objects that die young are
-//   then collected there instead of being promoted, which cuts the garbage collector's time on such runs by
-//   about a third (a V8 setting: results do not depend on it).
+//   command line sets one: million-intent runs keep every intent's state in memory. The child also gets the
+//   flags of `v8-flags.json` (a 128 MB semi-space, unless one is set): per-intent objects that die young are
+//   then collected in the young generation instead of being promoted, which cuts the garbage collector's time
+//   on such runs by about a third (V8 settings: results do not depend on them). `npm run bench` uses the same.
 // The parent forwards SIGINT, SIGTERM and SIGHUP to the child (which shuts down cleanly: chains stopped,
 // files written) and exits with its status. `up` (a live devnet) keeps its heap limit and runs in this process
 // when the Node is recent enough: it is long-lived and handles its signals itself.
@@ -17,6 +17,7 @@ import { existsSync } from "node:fs"
 import { totalmem } from "node:os"
 import { fileURLToPath } from "node:url"
 import { getHeapStatistics } from "node:v8"
+import v8Flags from "./v8-flags.json" with { type: "json" }
 
 const projectNode = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url))
 const oldNode = Number(process.versions.node.split(".")[0]) < 22 && existsSync(projectNode)
@@ -28,7 +29,7 @@ if (process.env.CLEARSIM_CHILD !== "1" && (oldNode || smallHeap)) {
   const child = spawn(
     oldNode ? projectNode : process.execPath,
     [
-      ...(smallHeap ? [`--max-old-space-size=${wantedMb}`, ...(semiSpaceSet ? [] : ["--max-semi-space-size=128"])] : []),
+      ...(smallHeap ? [`--max-old-space-size=${wantedMb}`, ...(semiSpaceSet ? [] : v8Flags.largeRun)] : []),
       ...process.execArgv,
       process.argv[1],
       ...process.argv.slice(2),
