@@ -121,6 +121,9 @@ const writeWord = (buf: Uint8Array, wordStart: number, hex: string): void => {
   buf.set(bytes, wordStart)
 }
 
+/** A word seen once (an intent id): parsed in place, kept out of the cache it would only churn. */
+const writeUniqueWord = (buf: Uint8Array, wordStart: number, hex: string): void => writeHexRightAligned(buf, wordStart + WORD, hex)
+
 /** Writes the intent tuple at `offset` (the region must be zeroed). Returns the number of bytes written. */
 const writeIntentTuple = (buf: Uint8Array, offset: number, intent: Intent): number => {
   writeWord(buf, offset, intent.initiator)
@@ -233,7 +236,7 @@ const encodeSettlementArray = (settlements: readonly Settlement[]): Uint8Array =
   writeUintNumber(out, WORD, settlements.length)
   let p = 2 * WORD
   for (const s of settlements) {
-    writeWord(out, p, s.intentId)
+    writeUniqueWord(out, p, s.intentId)
     writeUintBigInt(out, p + WORD, s.amount)
     writeWord(out, p + 2 * WORD, s.asset)
     writeWord(out, p + 3 * WORD, s.recipient)

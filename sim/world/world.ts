@@ -384,7 +384,9 @@ export class World {
   // Transport
 
   private sendToHub(origin: number, event: Extract<SpokeEvent, { readonly name: "MessageSent" }>): void {
-    const message = { messageId: event.messageId, origin, destination: this.plan.hubDomain, bytes: event.message }
+    // The event, not its `message`: a memory spoke's hex is only made when read, and with the intents handed
+    // over it never is.
+    const message = { messageId: event.messageId, origin, destination: this.plan.hubDomain, event }
     // A memory spoke hands over the intents it encoded: decoding the bytes would give the same values.
     const intents = memorySentIntents(event)
     for (const delivery of this.transport.send(message, this.nowMs)) {
@@ -392,14 +394,14 @@ export class World {
     }
   }
 
-  private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly bytes: Hex }, intents?: readonly Intent[]): void {
+  private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly event: { readonly message: Hex } }, intents?: readonly Intent[]): void {
     // The hub gateway (like Hyperlane's mailbox) accepts a message id once.
     if (this.hubDelivered.has(message.messageId)) {
       this.stats.duplicateHubDeliveries++
       return
     }
     this.hubDelivered.add(message.messageId)
-    const decoded = intents !== undefined ? { type: "INTENT" as const, intents } : decodeMessage(message.bytes)
+    const decoded = intents !== undefined ? { type: "INTENT" as const, intents } : decodeMessage(message.event.message)
     this.syncHubBlock()
     if (decoded.type === "INTENT") this.applyRecorded({ kind: "intents", intents: decoded.intents as Intent[] })
     else if (decoded.type === "FILL") this.applyRecorded({ kind: "fills", fills: decoded.fills as FillMessage[] })

@@ -5,7 +5,7 @@
  */
 import { encodeAbiParameters, keccak256 } from "viem"
 import { encodeFillMessage, IntentEncoder } from "../../domain/encoding.ts"
-import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, bytesToHex, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
 import {
   DBPS_DENOMINATOR,
   type FillMessage,
@@ -218,7 +218,7 @@ export class MemoryClearingSpoke {
     }
     this.ctx.journal.field(this as MemoryClearingSpoke, "intentQueueFirst", first + amount)
     const bytes = intentMessageBytes(this.encoder, intents)
-    const { messageId, quote } = this.sendToHub(value, bytesToHex(bytes), bytes, intents)
+    const { messageId, quote } = this.sendToHub(value, undefined, bytes, intents)
     this.ctx.emit(this.address, {
       name: "IntentQueueProcessed",
       messageId,
@@ -406,10 +406,11 @@ export class MemoryClearingSpoke {
     if (first + amount - 1 > last) revert("ClearingSpoke_ProcessQueue_InvalidAmount", BigInt(first), BigInt(last), BigInt(amount))
   }
 
-  private sendToHub(value: bigint, message: Hex, bytes?: Uint8Array, intents?: readonly Intent[]): { readonly messageId: Bytes32; readonly quote: bigint } {
+  /** `message` as hex, or `undefined` with its `bytes` (the gateway's event makes the hex only if it is read). */
+  private sendToHub(value: bigint, message: Hex | undefined, bytes?: Uint8Array, intents?: readonly Intent[]): { readonly messageId: Bytes32; readonly quote: bigint } {
     const gateway = this.world.gatewayAt(this.gateway)
     const destination = this.hubDomain
-    const quote = gateway.quoteMessage(message)
+    const quote = message !== undefined ? gateway.quoteMessage(message) : gateway.quoteBytes(bytes!.length)
     if (value < quote) revert("ClearingSpoke_ProcessQueue_InsufficientFee", value, quote)
     const messageId = gateway.sendMessage(this.address, value, destination, message, bytes, intents)
     return { messageId, quote }

@@ -5,7 +5,7 @@
 import type { Address, Bytes32, Hex } from "../../domain/hex.ts"
 import type { Intent } from "../../domain/protocol.ts"
 import type { SpokeEvent } from "../events.ts"
-import { hexToBytes } from "../../domain/hex.ts"
+import { bytesToHex, hexToBytes } from "../../domain/hex.ts"
 import type { GatewayFees } from "../deploy.ts"
 import { checkedAdd, checkedMul, revert } from "./journal.ts"
 import { messageIdOf } from "../../domain/encoding.ts"
@@ -22,6 +22,22 @@ const SENT_INTENTS = new WeakMap<object, readonly Intent[]>()
  * other message types and the anvil backend.
  */
 export const memorySentIntents = (event: SpokeEvent): readonly Intent[] | undefined => SENT_INTENTS.get(event)
+
+/**
+ * Makes `event.message` (already a key of `event`, which keeps its place) an enumerable property whose hex is made
+ * from `bytes` on first read and then stored as a plain value. `bytes` must not change afterwards.
+ */
+const lazyHex = (event: { message: Hex }, bytes: Uint8Array): void => {
+  Object.defineProperty(event, "message", {
+    enumerable: true,
+    configurable: true,
+    get(): Hex {
+      const hex = bytesToHex(bytes)
+      Object.defineProperty(event, "message", { value: hex, enumerable: true, writable: true, configurable: true })
+      return hex
+    },
+  })
+}
 
 export class MemoryGateway {
   owner: Address
@@ -53,19 +69,30 @@ export class MemoryGateway {
   }
 
   quoteMessage(message: Hex): bigint {
-    return checkedAdd(this.baseFee, checkedMul(this.feePerByte, BigInt((message.length - 2) >> 1)))
+    return this.quoteBytes((message.length - 2) >> 1)
   }
 
-  /** `bytes` (when given) are `message` as bytes; `intents` (when given) the intents `message` encodes. */
-  sendMessage(sender: Address, value: bigint, destination: number, message: Hex, bytes?: Uint8Array, intents?: readonly Intent[]): Bytes32 {
+  /** `quoteMessage` of a message of `byteLength` bytes. */
+  quoteBytes(byteLength: number): bigint {
+    return checkedAdd(this.baseFee, checkedMul(this.feePerByte, BigInt(byteLength)))
+  }
+
+  /**
+   * `message` is the message as hex, or `undefined` when `bytes` are given instead: the event's `message` is then
+   * converted on first read (consumers in process take `intents` and never read it; a million intents make a
+   * gigabyte of hex). `intents` (when given) are the intents the message encodes.
+   */
+  sendMessage(sender: Address, value: bigint, destination: number, message: Hex | undefined, bytes?: Uint8Array, intents?: readonly Intent[]): Bytes32 {
     if (sender !== this.spoke) revert("SpokeGateway_SendMessage_NotSpoke", sender)
-    const required = this.quoteMessage(message)
+    if (message === undefined && bytes === undefined) throw new Error("MemoryGateway.sendMessage: message or bytes required")
+    const required = message !== undefined ? this.quoteMessage(message) : this.quoteBytes(bytes!.length)
     if (value < required) revert("SpokeGateway_SendMessage_InsufficientFee", value, required)
     const nonce = this.nonce + 1n
     this.ctx.journal.field(this as MemoryGateway, "nonce", nonce)
     this.ctx.journal.field(this as MemoryGateway, "nativeBalance", this.nativeBalance + value)
-    const messageId = messageIdOf(this.ctx.domain, destination, nonce, bytes ?? hexToBytes(message))
-    const event = { name: "MessageSent" as const, messageId, destination, nonce, message, fee: value }
+    const messageId = messageIdOf(this.ctx.domain, destination, nonce, bytes ?? hexToBytes(message!))
+    const event = { name: "MessageSent" as const, messageId, destination, nonce, message: message as Hex, fee: value }
+    if (message === undefined) lazyHex(event, bytes!)
     this.ctx.emit(this.address, event)
     if (intents !== undefined) SENT_INTENTS.set(event, intents)
     return messageId
