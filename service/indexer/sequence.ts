@@ -8,7 +8,8 @@
  * Both answer `atOrAfter(seq)` / `atOrBefore(seq)`; `mergeAsc`/`mergeDesc` walk the union of several.
  */
 
-const lowerBound = (arr: readonly number[], seq: number): number => {
+/** The first index of the ascending `arr` whose value is not below `seq` (values are never NaN). */
+export const lowerBound = (arr: readonly number[], seq: number): number => {
   let lo = 0
   let hi = arr.length
   while (lo < hi) {

@@ -3,6 +3,7 @@
  * of each (origin, destination, path) and of each path overall, with p25/p50/p75 (linear interpolation
  * between closest ranks). Deterministic: a ring buffer, no sampling.
  */
+import { lowerBound } from "./sequence.ts"
 
 export type SettlementPath = "basic" | "fast"
 
@@ -12,18 +13,6 @@ export interface SettlementPercentiles {
   readonly p75Minutes: number
   /** Observations behind the figures (0 for a prior). */
   readonly observations: number
-}
-
-/** The first index of `sorted` whose value is not below `value` (values are never NaN). */
-const lowerBound = (sorted: readonly number[], value: number): number => {
-  let lo = 0
-  let hi = sorted.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 class Window {

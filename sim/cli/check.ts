@@ -6,14 +6,14 @@
  *
  * `clearsim compare <baseline report.json> <current report.json>`: the same comparison between two reports.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { type Baseline, BaselineFileError, baselineOf, compareBaselines, readBaseline, renderComparison } from "../report/baseline.ts"
+import { type Baseline, BaselineFileError, baselineOf, compareBaselines, readBaseline, readJsonFile, renderComparison } from "../report/baseline.ts"
 import type { RunReport } from "../report/report.ts"
 import { runScenario } from "../run.ts"
-import { loadScenario, ScenarioError } from "../scenario/load.ts"
+import { type LoadedScenario, loadScenario, ScenarioError } from "../scenario/load.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
 
@@ -53,21 +53,21 @@ export const checkScenarios = async (options: {
     out.push(text)
     log(text)
   }
-  // Scenario files to run, each with the seed of its baseline (or its own seed when writing a new one).
-  const targets: { file: string; baseline: Baseline | undefined }[] =
+  // Scenarios to run (each loaded once), with the seed of its baseline (or its own seed when writing a new one).
+  const targets: { file: string; loaded: LoadedScenario; baseline: Baseline | undefined }[] =
     options.scenarios.length > 0
       ? options.scenarios.map((file) => {
-          const name = loadScenario(file).spec.name
-          const path = baselinePath(options.baselineDir, name)
+          const loaded = loadScenario(file)
+          const path = baselinePath(options.baselineDir, loaded.spec.name)
           const baseline = existsSync(path) ? readBaseline(path) : undefined
           if (baseline === undefined && !options.update) throw new CheckInputError(`${file}: no baseline at ${path} (write it with --update)`)
-          return { file, baseline }
+          return { file, loaded, baseline }
         })
-      : baselinesIn(options.baselineDir).map((baseline) => ({ file: baseline.file, baseline }))
+      : baselinesIn(options.baselineDir).map((baseline) => ({ file: baseline.file, loaded: loadScenario(baseline.file), baseline }))
   let regressions = 0
   let traceChanges = 0
   for (const target of targets) {
-    const loaded = loadScenario(target.file)
+    const loaded = target.loaded
     const seed = target.baseline?.seed ?? loaded.spec.seed ?? 1
     const result = await runScenario(loaded, { seed, backend: "memory" })
     const current = baselineOf(result.report, relative(process.cwd(), target.file) || target.file)
@@ -124,12 +124,7 @@ export const checkCommand = Command.make(
 ).pipe(Command.withDescription("Run scenarios and compare their KPIs with the committed baselines (reports/baseline/); exit 1 on a regression"))
 
 const readReport = (path: string): RunReport => {
-  let data: unknown
-  try {
-    data = JSON.parse(readFileSync(path, "utf8"))
-  } catch (error) {
-    throw new CheckInputError(`${path}: cannot read a report (${error instanceof Error ? error.message : String(error)})`)
-  }
+  const data = readJsonFile(path, "a report")
   const r = data as Partial<RunReport>
   if (typeof r !== "object" || r === null || typeof r.traceHash !== "string" || r.scenario === undefined || r.netting === undefined || r.latency === undefined) {
     throw new CheckInputError(`${path}: not a clearsim report.json (expected scenario, traceHash, netting, latency, ...)`)

@@ -78,14 +78,18 @@ export class BaselineFileError extends Error {
 
 const decodeBaseline = Schema.decodeUnknownSync(Baseline)
 
+/** A JSON file's value; an unreadable file or bad JSON is a `BaselineFileError` naming the file and `what`. */
+export const readJsonFile = (path: string, what: string): unknown => {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"))
+  } catch (error) {
+    throw new BaselineFileError(`${path}: cannot read ${what} (${error instanceof Error ? error.message : String(error)})`)
+  }
+}
+
 /** Reads and validates a baseline file; errors name the file and what was expected. */
 export const readBaseline = (path: string): Baseline => {
-  let data: unknown
-  try {
-    data = JSON.parse(readFileSync(path, "utf8"))
-  } catch (error) {
-    throw new BaselineFileError(`${path}: cannot read a baseline (${error instanceof Error ? error.message : String(error)})`)
-  }
+  const data = readJsonFile(path, "a baseline")
   try {
     return decodeBaseline(data)
   } catch (error) {

@@ -123,11 +123,14 @@ export const lineChartSvg = (lines: readonly Line[], unit: string): string => {
   return parts.join("")
 }
 
+const legendNumber = format(",.4~g")
+const agentNumber = format(",.6~f")
+
 const legend = (lines: readonly Line[]): string =>
   `<ul class="legend">${lines
     .map((l, i) => {
       const last = l.points.at(-1)
-      const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(format(",.4~g")(last[1]))}</span>`
+      const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(legendNumber(last[1]))}</span>`
       return `<li><span class="swatch" style="background:${PALETTE[i % PALETTE.length]}"></span>${escapeHtml(l.name)}${value}</li>`
     })
     .join("")}</ul>`
@@ -193,7 +196,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     const fmt = (o: Record<string, number>) =>
       escapeHtml(
         Object.entries(o)
-          .map(([k, v]) => `${k} ${format(",.6~f")(v)}`)
+          .map(([k, v]) => `${k} ${agentNumber(v)}`)
           .join(", ") || "–",
       )
     out.push(`<h2>Agents</h2><table><tr><th>population</th><th>kind</th><th>agents</th><th>actions</th><th>rejections</th><th>holdings change (tokens)</th><th>in flight</th></tr>`)

@@ -218,7 +218,7 @@ export class MemoryClearingSpoke {
     }
     this.ctx.journal.field(this as MemoryClearingSpoke, "intentQueueFirst", first + amount)
     const bytes = intentMessageBytes(this.encoder, intents)
-    const { messageId, quote } = this.sendToHub(value, undefined, bytes, intents)
+    const { messageId, quote } = this.sendToHub(value, bytes, intents)
     this.ctx.emit(this.address, {
       name: "IntentQueueProcessed",
       messageId,
@@ -406,13 +406,13 @@ export class MemoryClearingSpoke {
     if (first + amount - 1 > last) revert("ClearingSpoke_ProcessQueue_InvalidAmount", BigInt(first), BigInt(last), BigInt(amount))
   }
 
-  /** `message` as hex, or `undefined` with its `bytes` (the gateway's event makes the hex only if it is read). */
-  private sendToHub(value: bigint, message: Hex | undefined, bytes?: Uint8Array, intents?: readonly Intent[]): { readonly messageId: Bytes32; readonly quote: bigint } {
+  /** `message` as hex, or as bytes (the gateway's event makes the hex only if it is read). */
+  private sendToHub(value: bigint, message: Hex | Uint8Array, intents?: readonly Intent[]): { readonly messageId: Bytes32; readonly quote: bigint } {
     const gateway = this.world.gatewayAt(this.gateway)
     const destination = this.hubDomain
-    const quote = message !== undefined ? gateway.quoteMessage(message) : gateway.quoteBytes(bytes!.length)
+    const quote = gateway.quote(message)
     if (value < quote) revert("ClearingSpoke_ProcessQueue_InsufficientFee", value, quote)
-    const messageId = gateway.sendMessage(this.address, value, destination, message, bytes, intents)
+    const messageId = gateway.sendMessage(this.address, value, destination, message, intents)
     return { messageId, quote }
   }
 

@@ -77,22 +77,27 @@ export class MemoryGateway {
     return checkedAdd(this.baseFee, checkedMul(this.feePerByte, BigInt(byteLength)))
   }
 
+  /** `quoteMessage` of a message given as hex or as bytes. */
+  quote(message: Hex | Uint8Array): bigint {
+    return typeof message === "string" ? this.quoteMessage(message) : this.quoteBytes(message.length)
+  }
+
   /**
-   * `message` is the message as hex, or `undefined` when `bytes` are given instead: the event's `message` is then
-   * converted on first read (consumers in process take `intents` and never read it; a million intents make a
-   * gigabyte of hex). `intents` (when given) are the intents the message encodes.
+   * `message` as hex, or as bytes: the event's `message` is then made hex on first read (consumers in process take
+   * `intents` and never read it; a million intents make a gigabyte of hex). `intents` (when given) are the intents
+   * the message encodes.
    */
-  sendMessage(sender: Address, value: bigint, destination: number, message: Hex | undefined, bytes?: Uint8Array, intents?: readonly Intent[]): Bytes32 {
+  sendMessage(sender: Address, value: bigint, destination: number, message: Hex | Uint8Array, intents?: readonly Intent[]): Bytes32 {
     if (sender !== this.spoke) revert("SpokeGateway_SendMessage_NotSpoke", sender)
-    if (message === undefined && bytes === undefined) throw new Error("MemoryGateway.sendMessage: message or bytes required")
-    const required = message !== undefined ? this.quoteMessage(message) : this.quoteBytes(bytes!.length)
+    const required = this.quote(message)
     if (value < required) revert("SpokeGateway_SendMessage_InsufficientFee", value, required)
     const nonce = this.nonce + 1n
     this.ctx.journal.field(this as MemoryGateway, "nonce", nonce)
     this.ctx.journal.field(this as MemoryGateway, "nativeBalance", this.nativeBalance + value)
-    const messageId = messageIdOf(this.ctx.domain, destination, nonce, bytes ?? hexToBytes(message!))
-    const event = { name: "MessageSent" as const, messageId, destination, nonce, message: message as Hex, fee: value }
-    if (message === undefined) lazyHex(event, bytes!)
+    const hex = typeof message === "string" ? message : undefined
+    const messageId = messageIdOf(this.ctx.domain, destination, nonce, hex === undefined ? (message as Uint8Array) : hexToBytes(hex))
+    const event = { name: "MessageSent" as const, messageId, destination, nonce, message: hex as Hex, fee: value }
+    if (hex === undefined) lazyHex(event, message as Uint8Array)
     this.ctx.emit(this.address, event)
     if (intents !== undefined) SENT_INTENTS.set(event, intents)
     return messageId
