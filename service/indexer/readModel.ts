@@ -18,31 +18,142 @@ import type { HubObserver, InvoiceEvaluation, InvoiceNode, TickerState } from ".
 import type { Delivery, HubEventMeta, SpokeEventBody, SpokeEventMeta } from "./inputs.ts"
 import { candidateCustody, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
 import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
-import { type ApiIntentStatus, type BatchRecord, emptyIntentRecord, type IntentRecord, type InvoiceProcessingHistoryEntry, type InvoiceRecord } from "./records.ts"
+import { type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceProcessingHistoryEntry, type InvoiceRecord } from "./records.ts"
 import { KeyedSeqs, mergeAsc, mergeDesc, RangeSeqs, type SeqSource, SortedSeqs } from "./sequence.ts"
 import { SettlementTimes } from "./settlementTimes.ts"
 import { deriveStatus, type HubStatus, type OriginStatus, type SettlementStatus } from "./status.ts"
 
-/** One intent as the read model knows it: the API record plus what the status derivation needs. */
+/** What a fill told the read model (fast path): the `fill_*` fields of the record. */
+interface FillFacts {
+  readonly solver: string
+  readonly domain: number
+  readonly txHash: string
+  readonly timestamp: number
+  /** Token units the receiver got, and the solver's fee (destination decimals). */
+  readonly amount: bigint
+  readonly feeToken: bigint
+  readonly feeDbps: bigint
+  readonly intent: Intent
+  readonly sender: string
+  readonly gasFee: bigint | undefined
+}
+
+/**
+ * One intent as the read model knows it: the facts its events told (the intent struct, transactions, fees,
+ * statuses), not the API record. The record (49 fields of strings, mostly `null` for a while) is built from the
+ * facts when a query asks for it: a simulation indexes a million intents and reads a few.
+ */
 export class IntentEntry {
   intent: Intent | undefined = undefined
+  /** Decimals of the input asset on the origin when the intent was first seen. */
+  inputDecimals = NORMALIZED_DECIMALS
   originStatus: OriginStatus = "NONE"
   hubStatus: HubStatus = "NONE"
   settlementStatus: SettlementStatus = "NONE"
+  status: ApiIntentStatus = "NONE"
   tickerHash: Bytes32 | undefined = undefined
   /** Who the hub settles to, on which domain, and whether to their virtual balance. */
   settlementOwner: Bytes32 | undefined = undefined
   settlementVirtual = false
+  settlementDomain: number | undefined = undefined
   /** Addresses a `userAddress` filter matches (lowercase 20-byte; a few per intent, in an array of exactly that size). */
   users: readonly string[] = []
+  // Creation (origin spoke): `IntentAdded`, then the intent-queue dispatch.
+  queueIdx: number | undefined = undefined
+  createdTxHash: string | undefined = undefined
+  createdBlock: number | undefined = undefined
+  txOrigin: string | undefined = undefined
+  txNonce: number | undefined = undefined
+  originGasFee: bigint | undefined = undefined
+  batchId: Bytes32 | undefined = undefined
+  // Fees through the fee adapter (undefined: not known).
+  tokenFee: bigint | undefined = undefined
+  nativeFee: bigint | undefined = undefined
+  feeAdapterInitiator: string | undefined = undefined
+  fill: FillFacts | undefined = undefined
+  // Settlement on the destination spoke.
+  receiveTxHash: string | undefined = undefined
+  receiveBlock: number | undefined = undefined
+  settlementTimestamp: number | undefined = undefined
+  /** Paid to the receiver by the settlement (token units), when the settlement paid the receiver. */
+  settledAmount: bigint | undefined = undefined
+  settledGasFee: bigint | undefined = undefined
   /** Cached `JSON.stringify(record)` and `{"intent":<record>}`, dropped on every change. */
   json: string | undefined = undefined
   responseJson: string | undefined = undefined
   constructor(
     readonly seq: number,
-    readonly record: IntentRecord,
+    readonly intentId: Bytes32,
   ) {}
+
+  get isFastPath(): boolean | null {
+    return this.intent === undefined ? null : this.intent.ttl > 0
+  }
+
+  /** The API record (SPEC.md's Intent, every field in its order), made from the facts; a new object each call. */
+  get record(): IntentRecord {
+    const intent = this.intent
+    const fill = this.fill
+    const decimals = this.inputDecimals
+    const fillAmount = fill === undefined ? null : fill.amount.toString()
+    return {
+      intent_id: this.intentId,
+      batch_id: this.batchId ?? null,
+      queue_idx: this.queueIdx ?? null,
+      message_id: this.batchId ?? null,
+      status: this.status,
+      receiver: intent?.receiver ?? null,
+      input_asset: intent?.inputAsset ?? null,
+      output_asset: intent?.outputAsset ?? null,
+      origin_amount: intent === undefined ? null : normalizeDecimals(intent.amount, NORMALIZED_DECIMALS, decimals).toString(),
+      destination_amount: fill !== undefined ? fillAmount : optionalString(this.settledAmount),
+      origin: intent === undefined ? null : String(intent.origin),
+      destinations: intent === undefined ? null : intent.destinations.map(String),
+      nonce: intent === undefined ? null : Number(intent.nonce),
+      transaction_hash: this.createdTxHash ?? null,
+      receive_tx_hash: this.receiveTxHash ?? null,
+      intent_created_timestamp: intent?.timestamp ?? null,
+      settlement_timestamp: this.settlementTimestamp ?? null,
+      intent_created_block_number: this.createdBlock ?? null,
+      receive_blocknumber: this.receiveBlock ?? null,
+      tx_origin: this.txOrigin ?? null,
+      tx_nonce: this.txNonce ?? null,
+      auto_id: this.seq,
+      amount_out_min:
+        intent === undefined || intent.ttl <= 0
+          ? null
+          : normalizeDecimals(intent.amount - (intent.amount * BigInt(intent.maxFee)) / DBPS_DENOMINATOR, NORMALIZED_DECIMALS, decimals).toString(),
+      call_data: intent?.data ?? null,
+      filled: fill !== undefined,
+      initiator: intent?.initiator ?? null,
+      native_fee: optionalString(this.nativeFee),
+      token_fee: optionalString(this.tokenFee),
+      fee_adapter_initiator: this.feeAdapterInitiator ?? null,
+      origin_gas_fees: optionalString(this.originGasFee),
+      destination_gas_fees: fill !== undefined ? optionalString(fill.gasFee) : optionalString(this.settledGasFee),
+      hub_settlement_domain: this.settlementDomain === undefined ? null : String(this.settlementDomain),
+      ttl: intent?.ttl ?? null,
+      is_fast_path: this.isFastPath,
+      fill_solver: fill?.solver ?? null,
+      fill_domain: fill === undefined ? null : String(fill.domain),
+      fill_destinations: fill === undefined ? null : fill.intent.destinations.map(String),
+      fill_transaction_hash: fill?.txHash ?? null,
+      fill_timestamp: fill?.timestamp ?? null,
+      fill_amount: fillAmount,
+      fill_fee_token: fill === undefined ? null : fill.feeToken.toString(),
+      fill_fee_dbps: fill === undefined ? null : fill.feeDbps.toString(),
+      fill_input_asset: fill?.intent.inputAsset ?? null,
+      fill_output_asset: fill?.intent.outputAsset ?? null,
+      fill_sender: fill?.sender ?? null,
+      fill_status: fill === undefined ? null : "FILLED",
+      fill_initiator: fill?.intent.initiator ?? null,
+      fill_receiver: fill?.intent.receiver ?? null,
+      max_fee: intent === undefined ? null : String(intent.maxFee),
+    }
+  }
 }
+
+const optionalString = (value: bigint | undefined): string | null => (value === undefined ? null : value.toString())
 
 interface BatchEntry {
   readonly seq: number
@@ -132,21 +243,6 @@ const wordUser = (word: Bytes32): string | undefined => {
   }
   return user
 }
-/** One-destination lists as records show them (`["10"]`), one array per domain: records never modify them. */
-const singleDestinations = new Map<number, string[]>()
-const destinationStrings = (destinations: readonly number[]): string[] => {
-  if (destinations.length !== 1) return destinations.map((d) => intern(String(d)))
-  const d = destinations[0]!
-  let list = singleDestinations.get(d)
-  if (list === undefined) {
-    if (singleDestinations.size >= 4096) singleDestinations.clear()
-    singleDestinations.set(d, (list = [intern(String(d))]))
-  }
-  return list
-}
-/** Decimal strings of amounts: small recurring ones (fees, mostly 0) shared. */
-const amountString = (amount: bigint): string => (amount < 1_000_000n ? intern(amount.toString()) : amount.toString())
-
 const addTo = <K>(map: Map<K, SortedSeqs>, key: K, seq: number): void => {
   let index = map.get(key)
   if (index === undefined) map.set(key, (index = new SortedSeqs()))
@@ -233,7 +329,7 @@ export class ReadModel implements HubObserver {
     let e = this.byId.get(intentId)
     if (e === undefined) {
       const seq = this.entries.length
-      e = new IntentEntry(seq, emptyIntentRecord(intentId, seq))
+      e = new IntentEntry(seq, intentId)
       this.entries.push(e)
       this.byId.set(intentId, e)
       this.statusCounts.set("NONE", (this.statusCounts.get("NONE") ?? 0) + 1)
@@ -245,10 +341,10 @@ export class ReadModel implements HubObserver {
   private touch(e: IntentEntry): void {
     const hasCalldata = e.intent !== undefined && e.intent.data !== "0x"
     const status = deriveStatus(e.originStatus, e.hubStatus, e.settlementStatus, hasCalldata)
-    if (status !== e.record.status) {
-      this.statusCounts.set(e.record.status, (this.statusCounts.get(e.record.status) ?? 1) - 1)
+    if (status !== e.status) {
+      this.statusCounts.set(e.status, (this.statusCounts.get(e.status) ?? 1) - 1)
       this.statusCounts.set(status, (this.statusCounts.get(status) ?? 0) + 1)
-      e.record.status = status
+      e.status = status
     }
     e.json = undefined
     e.responseJson = undefined
@@ -271,25 +367,7 @@ export class ReadModel implements HubObserver {
   private applyIntent(e: IntentEntry, intent: Intent): void {
     if (e.intent !== undefined) return
     e.intent = intent
-    const r = e.record
-    const inputDecimals = this.decimalsOf(intent.origin, intent.inputAsset)
-    r.receiver = intent.receiver
-    r.input_asset = intent.inputAsset
-    r.output_asset = intent.outputAsset
-    r.origin_amount = normalizeDecimals(intent.amount, NORMALIZED_DECIMALS, inputDecimals).toString()
-    r.origin = intern(String(intent.origin))
-    r.destinations = destinationStrings(intent.destinations)
-    r.nonce = Number(intent.nonce)
-    r.intent_created_timestamp = intent.timestamp
-    r.call_data = intent.data
-    r.initiator = intent.initiator
-    r.ttl = intent.ttl
-    r.is_fast_path = intent.ttl > 0
-    r.max_fee = intern(String(intent.maxFee))
-    r.amount_out_min =
-      intent.ttl > 0
-        ? normalizeDecimals(intent.amount - (intent.amount * BigInt(intent.maxFee)) / DBPS_DENOMINATOR, NORMALIZED_DECIMALS, inputDecimals).toString()
-        : null
+    e.inputDecimals = this.decimalsOf(intent.origin, intent.inputAsset)
     addTo(this.byOrigin, intent.origin, e.seq)
     for (const d of intent.destinations) addTo(this.byDestination, d, e.seq)
     addTo(this.byFastPath, intent.ttl > 0, e.seq)
@@ -351,7 +429,7 @@ export class ReadModel implements HubObserver {
         e.hubStatus = "SETTLED"
         e.settlementOwner = event.owner
         e.settlementVirtual = event.updateVirtualBalance
-        e.record.hub_settlement_domain = intern(String(event.domain))
+        e.settlementDomain = event.domain
         this.touch(e)
         return
       }
@@ -433,9 +511,9 @@ export class ReadModel implements HubObserver {
       }
       case "IntentWithFeesAdded": {
         const e = this.entry(event.intentId)
-        e.record.token_fee = amountString(event.tokenFee)
-        e.record.native_fee = amountString(event.nativeFee)
-        e.record.fee_adapter_initiator = wordUser(event.initiator) ?? event.initiator
+        e.tokenFee = event.tokenFee
+        e.nativeFee = event.nativeFee
+        e.feeAdapterInitiator = wordUser(event.initiator) ?? event.initiator
         this.addUser(e, wordUser(event.initiator))
         this.touch(e)
         return
@@ -444,9 +522,9 @@ export class ReadModel implements HubObserver {
         // One fee for the whole order: the first intent carries it, the others 0, so sums stay right.
         event.intentIds.forEach((id, i) => {
           const e = this.entry(id)
-          e.record.token_fee = i === 0 ? amountString(event.tokenFee) : "0"
-          e.record.native_fee = i === 0 ? amountString(event.nativeFee) : "0"
-          e.record.fee_adapter_initiator = wordUser(event.initiator) ?? event.initiator
+          e.tokenFee = i === 0 ? event.tokenFee : 0n
+          e.nativeFee = i === 0 ? event.nativeFee : 0n
+          e.feeAdapterInitiator = wordUser(event.initiator) ?? event.initiator
           this.addUser(e, wordUser(event.initiator))
           this.touch(e)
         })
@@ -464,14 +542,14 @@ export class ReadModel implements HubObserver {
   private onIntentAdded(intentId: Bytes32, queueIdx: bigint, intent: Intent, meta: SpokeEventMeta): void {
     const e = this.entry(intentId)
     this.applyIntent(e, intent)
-    const r = e.record
-    r.queue_idx = Number(queueIdx)
-    r.transaction_hash = meta.txHash.toLowerCase()
-    r.intent_created_block_number = meta.blockNumber
-    r.tx_origin = lowerAddress(meta.txFrom)
-    r.tx_nonce = meta.txNonce
-    r.origin_gas_fees = meta.gasFee === undefined ? null : meta.gasFee.toString()
-    this.txHashesPending.push(r.transaction_hash, e.seq)
+    const txHash = meta.txHash.toLowerCase()
+    e.queueIdx = Number(queueIdx)
+    e.createdTxHash = txHash
+    e.createdBlock = meta.blockNumber
+    e.txOrigin = lowerAddress(meta.txFrom)
+    e.txNonce = meta.txNonce
+    e.originGasFee = meta.gasFee
+    this.txHashesPending.push(txHash, e.seq)
     this.addUser(e, meta.txFrom)
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
@@ -490,8 +568,7 @@ export class ReadModel implements HubObserver {
       intentIds.push(id)
       const e = this.entry(id)
       e.originStatus = "DISPATCHED"
-      e.record.batch_id = messageId
-      e.record.message_id = messageId
+      e.batchId = messageId
       this.touch(e)
     }
     const batch: BatchEntry = {
@@ -513,29 +590,24 @@ export class ReadModel implements HubObserver {
   private onIntentFilled(intentId: Bytes32, solver: Address, totalFeeDbps: bigint, intent: Intent, meta: SpokeEventMeta): void {
     const e = this.entry(intentId)
     this.applyIntent(e, intent)
-    const r = e.record
     const outputDecimals = this.decimalsOf(meta.domain, intent.outputAsset)
     const amountOut = normalizeDecimals(intent.amount, NORMALIZED_DECIMALS, outputDecimals)
     const feeToken = (amountOut * totalFeeDbps) / DBPS_DENOMINATOR
-    r.filled = true
-    r.fill_solver = lowerAddress(solver)
-    r.fill_domain = intern(String(meta.domain))
-    r.fill_destinations = destinationStrings(intent.destinations)
-    r.fill_transaction_hash = meta.txHash.toLowerCase()
-    r.fill_timestamp = meta.timestamp
-    r.fill_amount = (amountOut - feeToken).toString()
-    r.fill_fee_token = feeToken.toString()
-    r.fill_fee_dbps = totalFeeDbps.toString()
-    r.fill_input_asset = intent.inputAsset
-    r.fill_output_asset = intent.outputAsset
-    r.fill_sender = lowerAddress(meta.txFrom)
-    r.fill_status = "FILLED"
-    r.fill_initiator = intent.initiator
-    r.fill_receiver = intent.receiver
-    // On the fast path the receiver is paid by the fill.
-    r.destination_amount = r.fill_amount
-    r.destination_gas_fees = meta.gasFee === undefined ? null : meta.gasFee.toString()
-    this.txHashesPending.push(r.fill_transaction_hash, e.seq)
+    const txHash = meta.txHash.toLowerCase()
+    // On the fast path the receiver is paid by the fill: the record's destination amount is the fill's.
+    e.fill = {
+      solver: lowerAddress(solver),
+      domain: meta.domain,
+      txHash,
+      timestamp: meta.timestamp,
+      amount: amountOut - feeToken,
+      feeToken,
+      feeDbps: totalFeeDbps,
+      intent,
+      sender: lowerAddress(meta.txFrom),
+      gasFee: meta.gasFee,
+    }
+    this.txHashesPending.push(txHash, e.seq)
     this.addUser(e, meta.txFrom)
     this.moveSolverBalance(meta.domain, bytes32ToAddress(intent.outputAsset), solver, -(amountOut - feeToken))
     this.settlementTimes.record(intent.origin, meta.domain, "fast", meta.timestamp - intent.timestamp)
@@ -546,16 +618,15 @@ export class ReadModel implements HubObserver {
     const e = this.byId.get(intentId)
     if (e === undefined) return
     // A returned unsupported intent is paid back on its origin; that is a refund, not the settlement.
-    if (e.record.hub_settlement_domain !== String(meta.domain)) return
-    const r = e.record
+    if (e.settlementDomain !== meta.domain) return
     if (e.settlementStatus === "NONE") e.settlementStatus = "SETTLED"
-    r.receive_tx_hash = meta.txHash.toLowerCase()
-    r.receive_blocknumber = meta.blockNumber
-    r.settlement_timestamp = meta.timestamp
-    const toReceiver = e.intent !== undefined && e.settlementOwner === e.intent.receiver && !r.filled
+    e.receiveTxHash = meta.txHash.toLowerCase()
+    e.receiveBlock = meta.blockNumber
+    e.settlementTimestamp = meta.timestamp
+    const toReceiver = e.intent !== undefined && e.settlementOwner === e.intent.receiver && e.fill === undefined
     if (toReceiver) {
-      r.destination_amount = amount.toString()
-      r.destination_gas_fees = meta.gasFee === undefined ? null : meta.gasFee.toString()
+      e.settledAmount = amount
+      e.settledGasFee = meta.gasFee
       if (e.intent !== undefined) this.settlementTimes.record(e.intent.origin, meta.domain, "basic", meta.timestamp - e.intent.timestamp)
     }
     if (e.settlementVirtual && e.settlementOwner === addressToBytes32(account)) {
@@ -642,21 +713,20 @@ export class ReadModel implements HubObserver {
   private intentPredicate(q: IntentQuery): (e: IntentEntry) => boolean {
     const statuses = q.statuses !== undefined && q.statuses.length > 0 ? new Set<string>(q.statuses) : undefined
     return (e) => {
-      const r = e.record
       const intent = e.intent
-      if (statuses !== undefined && !statuses.has(r.status)) return false
+      if (statuses !== undefined && !statuses.has(e.status)) return false
       if (q.origins !== undefined && q.origins.length > 0 && (intent === undefined || !q.origins.includes(intent.origin))) return false
       if (q.destinations !== undefined && q.destinations.length > 0 && (intent === undefined || !intent.destinations.some((d) => q.destinations!.includes(d))))
         return false
       if (q.allDestinations !== undefined && q.allDestinations.length > 0 && (intent === undefined || !q.allDestinations.every((d) => intent.destinations.includes(d))))
         return false
-      if (q.txHash !== undefined && r.transaction_hash !== q.txHash && r.fill_transaction_hash !== q.txHash) return false
+      if (q.txHash !== undefined && e.createdTxHash !== q.txHash && e.fill?.txHash !== q.txHash) return false
       if (q.userAddress !== undefined && !e.users.includes(q.userAddress)) return false
       if (q.tickerHash !== undefined && e.tickerHash !== q.tickerHash) return false
-      if (q.asset !== undefined && r.input_asset !== q.asset) return false
-      if (q.isFastPath !== undefined && r.is_fast_path !== q.isFastPath) return false
-      if (q.startDate !== undefined && (r.intent_created_timestamp === null || r.intent_created_timestamp < q.startDate)) return false
-      if (q.endDate !== undefined && (r.intent_created_timestamp === null || r.intent_created_timestamp > q.endDate)) return false
+      if (q.asset !== undefined && intent?.inputAsset !== q.asset) return false
+      if (q.isFastPath !== undefined && e.isFastPath !== q.isFastPath) return false
+      if (q.startDate !== undefined && (intent === undefined || intent.timestamp < q.startDate)) return false
+      if (q.endDate !== undefined && (intent === undefined || intent.timestamp > q.endDate)) return false
       return true
     }
   }
@@ -748,13 +818,13 @@ export class ReadModel implements HubObserver {
     for (let seq = start; seq >= 0; seq--) {
       const batch = this.batches[seq]!
       if (q.origins !== undefined && q.origins.length > 0 && !q.origins.includes(batch.domain)) continue
-      const records = batch.intentIds.map((id) => this.byId.get(id)!.record)
-      if (q.isFastPath !== undefined && !records.some((r) => r.is_fast_path === q.isFastPath)) continue
+      const entries = batch.intentIds.map((id) => this.byId.get(id)!)
+      if (q.isFastPath !== undefined && !entries.some((e) => e.isFastPath === q.isFastPath)) continue
       if (items.length === q.limit) {
         nextCursor = String(seq)
         break
       }
-      items.push(this.batchRecord(batch, records))
+      items.push(this.batchRecord(batch, entries.map((e) => e.record)))
     }
     return { items, nextCursor }
   }
