@@ -18,7 +18,16 @@ import { HubState, type OutboundMessage } from "./state.ts"
 /** One hub input, as recorded in traces (`trace.jsonl`) and replayed by `clearsim hub replay`. */
 export type HubInput =
   | { readonly kind: "block"; readonly number: number; readonly timestamp: number }
-  | { readonly kind: "intents"; readonly intents: readonly Intent[] }
+  | {
+      readonly kind: "intents"
+      readonly intents: readonly Intent[]
+      /**
+       * The intents' ids when whoever hands the batch over already computed them with the same encoding (the
+       * simulator's memory spokes): the hub uses them instead of hashing each intent again. Not part of the
+       * trace (replays recompute them), so a wrong id here is the caller's bug, not an input.
+       */
+      readonly knownIds?: readonly Bytes32[]
+    }
   | { readonly kind: "fills"; readonly fills: readonly FillMessage[] }
   | {
       readonly kind: "processDepositsAndInvoices"
@@ -71,8 +80,8 @@ export class Hub {
     Handler.setBlock(this.state, blockNumber, timestamp)
   }
 
-  receiveIntents(intents: readonly Intent[]): void {
-    receiveIntents(this.state, intents)
+  receiveIntents(intents: readonly Intent[], knownIds?: readonly Bytes32[]): void {
+    receiveIntents(this.state, intents, knownIds)
   }
 
   receiveFills(fills: readonly FillMessage[]): void {
@@ -134,7 +143,7 @@ export class Hub {
           this.setBlock(input.number, input.timestamp)
           break
         case "intents":
-          this.receiveIntents(input.intents)
+          this.receiveIntents(input.intents, input.knownIds)
           break
         case "fills":
           this.receiveFills(input.fills)

@@ -28,13 +28,19 @@ const supportedTicker = (hub: HubState, intent: Intent): { ticker: TickerState; 
   return { ticker: input.ticker, strategy: input.asset.strategy }
 }
 
-/** An INTENT message: each intent of the batch in order. */
-export const receiveIntents = (hub: HubState, intents: readonly Intent[]): void => {
-  for (const intent of intents) receiveIntent(hub, intent)
+/**
+ * An INTENT message: each intent of the batch in order. `knownIds[i]`, when given, is `intentId(intents[i])`
+ * as the sender computed it (see `HubInput`).
+ */
+export const receiveIntents = (hub: HubState, intents: readonly Intent[], knownIds?: readonly Bytes32[]): void => {
+  if (knownIds !== undefined && knownIds.length !== intents.length) throw new Error(`receiveIntents: ${knownIds.length} known ids for ${intents.length} intents`)
+  for (let i = 0; i < intents.length; i++) {
+    const intent = intents[i]!
+    receiveIntent(hub, intent, knownIds === undefined ? encoder.intentId(intent) : knownIds[i]!)
+  }
 }
 
-const receiveIntent = (hub: HubState, intent: Intent): void => {
-  const intentId: Bytes32 = encoder.intentId(intent)
+const receiveIntent = (hub: HubState, intent: Intent, intentId: Bytes32): void => {
   const existing = hub.contexts.get(intentId)
   // De-duplication: only a new intent, or one whose fill arrived first, is processed.
   if (existing !== undefined && existing.status !== IntentStatus.NONE && existing.status !== IntentStatus.FILLED) return

@@ -23,7 +23,7 @@ import { ReadModel } from "../../service/indexer/readModel.ts"
 import type { SpokeCall } from "../../service/spoke/calls.ts"
 import type { SpokeEvent } from "../../service/spoke/events.ts"
 import type { MemorySpokeChain } from "../../service/spoke/memory/chain.ts"
-import { memorySentIntents } from "../../service/spoke/memory/gateway.ts"
+import { memorySentIntents, type SentIntents } from "../../service/spoke/memory/gateway.ts"
 import { attachSettlements } from "../../service/spoke/memory/messages.ts"
 import type { SpokesShape } from "../../service/spoke/spoke.ts"
 import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/spoke/types.ts"
@@ -388,24 +388,30 @@ export class World {
     // over it never is.
     const message = { messageId: event.messageId, origin, destination: this.plan.hubDomain, event }
     // A memory spoke hands over the intents it encoded: decoding the bytes would give the same values.
-    const intents = memorySentIntents(event)
+    const sent = memorySentIntents(event)
     for (const delivery of this.transport.send(message, this.nowMs)) {
-      this.scheduler.at(delivery.atMs, `deliver/hub/${event.messageId}`, () => this.deliverToHub(delivery.message, intents))
+      this.scheduler.at(delivery.atMs, `deliver/hub/${event.messageId}`, () => this.deliverToHub(delivery.message, sent))
     }
   }
 
-  private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly event: { readonly message: Hex } }, intents?: readonly Intent[]): void {
+  private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly event: { readonly message: Hex } }, sent?: SentIntents): void {
     // The hub gateway (like Hyperlane's mailbox) accepts a message id once.
     if (this.hubDelivered.has(message.messageId)) {
       this.stats.duplicateHubDeliveries++
       return
     }
     this.hubDelivered.add(message.messageId)
-    const decoded = intents !== undefined ? { type: "INTENT" as const, intents } : decodeMessage(message.event.message)
     this.syncHubBlock()
+    // The ids the memory spoke computed ride along: the hub does not hash each intent again (replays do).
+    if (sent !== undefined) this.applyRecorded({ kind: "intents", intents: sent.intents, knownIds: sent.ids })
+    else this.applyDecoded(message.event.message)
+    this.model.onDelivery({ messageId: message.messageId, origin: message.origin, destination: this.plan.hubDomain, timestamp: this.timestamp })
+  }
+
+  private applyDecoded(message: Hex): void {
+    const decoded = decodeMessage(message)
     if (decoded.type === "INTENT") this.applyRecorded({ kind: "intents", intents: decoded.intents as Intent[] })
     else if (decoded.type === "FILL") this.applyRecorded({ kind: "fills", fills: decoded.fills as FillMessage[] })
-    this.model.onDelivery({ messageId: message.messageId, origin: message.origin, destination: this.plan.hubDomain, timestamp: this.timestamp })
   }
 
   private sendToSpoke(message: OutboundMessage): void {

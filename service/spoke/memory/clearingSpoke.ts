@@ -19,6 +19,7 @@ import {
   Strategy,
 } from "../../domain/protocol.ts"
 import type { NewIntentParams } from "../calls.ts"
+import type { SentIntents } from "./gateway.ts"
 import type { QueuedIntent } from "../types.ts"
 import { get2, set2 } from "./context.ts"
 import { checkedAdd, checkedMul, PANIC_OVERFLOW, revert, SpokeRevert } from "./journal.ts"
@@ -208,17 +209,19 @@ export class MemoryClearingSpoke {
     const amount = intents.length
     const first = this.intentQueueFirst
     this.validateQueueAmount(first, this.intentQueueLast, amount)
+    const ids: Bytes32[] = new Array(amount)
     for (let i = 0; i < amount; i++) {
       const given = intents[i]!
       const stored = this.intentQueue.get(first + i)
       // The stored intent object is immutable: passing it back (what keepers do) needs no re-hash.
       const intentId = stored !== undefined && stored.intent === given ? stored.intentId : this.encoder.intentId(given)
       if (stored?.intentId !== intentId) revert("ClearingSpoke_ProcessIntentQueue_NotFound", intentId, BigInt(i))
+      ids[i] = intentId
       this.ctx.journal.delete(this.intentQueue, first + i)
     }
     this.ctx.journal.field(this as MemoryClearingSpoke, "intentQueueFirst", first + amount)
     const bytes = intentMessageBytes(this.encoder, intents)
-    const { messageId, quote } = this.sendToHub(value, bytes, intents)
+    const { messageId, quote } = this.sendToHub(value, bytes, { intents, ids })
     this.ctx.emit(this.address, {
       name: "IntentQueueProcessed",
       messageId,
@@ -407,7 +410,7 @@ export class MemoryClearingSpoke {
   }
 
   /** `message` as hex, or as bytes (the gateway's event makes the hex only if it is read). */
-  private sendToHub(value: bigint, message: Hex | Uint8Array, intents?: readonly Intent[]): { readonly messageId: Bytes32; readonly quote: bigint } {
+  private sendToHub(value: bigint, message: Hex | Uint8Array, intents?: SentIntents): { readonly messageId: Bytes32; readonly quote: bigint } {
     const gateway = this.world.gatewayAt(this.gateway)
     const destination = this.hubDomain
     const quote = gateway.quote(message)

@@ -12,16 +12,22 @@ import { messageIdOf } from "../../domain/encoding.ts"
 import type { DecodedSettlement } from "./messages.ts"
 import type { MemoryWorld } from "./world.ts"
 
+/** The intents of an INTENT message as the spoke held them, with the ids it computed for them (same order). */
+export interface SentIntents {
+  readonly intents: readonly Intent[]
+  readonly ids: readonly Bytes32[]
+}
+
 /** The intents of the INTENT messages the memory spokes sent, by their `MessageSent` event (see `memorySentIntents`). */
-const SENT_INTENTS = new WeakMap<object, readonly Intent[]>()
+const SENT_INTENTS = new WeakMap<object, SentIntents>()
 
 /**
- * The intents a memory spoke's `MessageSent` event carries, as the spoke held them: the message is their
- * `encodeIntentMessage`, so `decodeMessage(event.message)` gives the same values. In-process consumers (the
- * simulator's transport to the hub) use them instead of decoding the bytes again. Undefined for other events,
- * other message types and the anvil backend.
+ * The intents a memory spoke's `MessageSent` event carries, as the spoke held them, and their ids: the message is
+ * their `encodeIntentMessage`, so `decodeMessage(event.message)` gives the same values. In-process consumers (the
+ * simulator's transport to the hub) use them instead of decoding the bytes and hashing each intent again.
+ * Undefined for other events, other message types and the anvil backend.
  */
-export const memorySentIntents = (event: SpokeEvent): readonly Intent[] | undefined => SENT_INTENTS.get(event)
+export const memorySentIntents = (event: SpokeEvent): SentIntents | undefined => SENT_INTENTS.get(event)
 
 /**
  * Makes `event.message` (already a key of `event`, which keeps its place) an enumerable property whose hex is made
@@ -85,9 +91,9 @@ export class MemoryGateway {
   /**
    * `message` as hex, or as bytes: the event's `message` is then made hex on first read (consumers in process take
    * `intents` and never read it; a million intents make a gigabyte of hex). `intents` (when given) are the intents
-   * the message encodes.
+   * the message encodes, with their ids.
    */
-  sendMessage(sender: Address, value: bigint, destination: number, message: Hex | Uint8Array, intents?: readonly Intent[]): Bytes32 {
+  sendMessage(sender: Address, value: bigint, destination: number, message: Hex | Uint8Array, intents?: SentIntents): Bytes32 {
     if (sender !== this.spoke) revert("SpokeGateway_SendMessage_NotSpoke", sender)
     const required = this.quote(message)
     if (value < required) revert("SpokeGateway_SendMessage_InsufficientFee", value, required)
