@@ -355,7 +355,8 @@ export class ReadModel implements HubObserver {
     if (address === undefined) return
     const a = lowerAddress(address)
     if (e.users.includes(a)) return
-    e.users = [...e.users, a]
+    // Exactly sized (a spread would leave room for 16 more: 170 bytes per intent).
+    e.users = e.users.length === 0 ? [a] : e.users.concat(a)
     this.byUser.add(a, e.seq)
   }
 

@@ -124,7 +124,7 @@ export class MetricsCollector implements WorldObserver {
     return address
   }
 
-  /** The agent that owns an intent (for netting attribution and PnL); undefined for unknown senders. */
+  /** The agent that owns an intent still in flight (netting attribution); undefined for unknown senders and finished intents. */
   ownerOf(intentId: Bytes32): AgentPlan | undefined {
     return this.intents.get(intentId)?.agent
   }
@@ -181,6 +181,7 @@ export class MetricsCollector implements WorldObserver {
           tracked.owed18 = normalizeDecimals(event.amount, this.assetAt.get(`${context.domain}:${event.asset}`)?.decimals ?? 18, NORMALIZED_DECIMALS)
         } else if (tracked.paidAt === undefined && event.account === tracked.receiver) this.markPaid(tracked, now)
         if (tracked.path === "xerc20" && minted) this.coverage.add("xerc20Settled")
+        this.forgetIfDone(event.intentId, tracked)
         break
       }
       case "AssetMintFailed":
@@ -196,7 +197,10 @@ export class MetricsCollector implements WorldObserver {
           const debt = owed.shift()!
           left -= debt.amount
           const tracked = this.intents.get(debt.intentId)
-          if (tracked !== undefined && tracked.paidAt === undefined) this.markPaid(tracked, now)
+          if (tracked !== undefined && tracked.paidAt === undefined) {
+            this.markPaid(tracked, now)
+            this.forgetIfDone(debt.intentId, tracked)
+          }
         }
         if (owed !== undefined && owed.length > 0 && left > 0n) {
           owed[0]!.amount -= left
@@ -206,6 +210,14 @@ export class MetricsCollector implements WorldObserver {
         break
       }
     }
+  }
+
+  /**
+   * A settled intent whose receiver was paid has nothing left to measure (no later event names it): it is dropped,
+   * so that a million-intent run does not keep a million of these.
+   */
+  private forgetIfDone(intentId: Bytes32, tracked: TrackedIntent): void {
+    if (tracked.settledAt !== undefined && tracked.paidAt !== undefined) this.intents.delete(intentId)
   }
 
   private markPaid(tracked: TrackedIntent, now: number): void {
