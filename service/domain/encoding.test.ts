@@ -157,6 +157,29 @@ describe("Keccak256Stream", () => {
     stream.writeUtf8("more")
     expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}more`)))
   })
+
+  it("hands its sponge to a worker thread past offloadAfterBytes and gives the same digests", () => {
+    // Lines of every UTF-8 width, flushed here, then in the worker; digests mid-stream and at the end.
+    const stream = new Keccak256Stream({ offloadAfterBytes: 100_000 })
+    const here = new Keccak256Stream()
+    const parts: string[] = []
+    const digests: [string, string][] = []
+    for (let i = 0; i < 40_000; i++) {
+      const line = `{"i":${i},"s":"${"é€😀".repeat(i % 5)}"}`
+      parts.push(line, "\n")
+      stream.writeLine(line)
+      here.writeLine(line)
+      if (i % 9_999 === 0) digests.push([stream.digest(), here.digest()])
+    }
+    expect(stream.offloaded).toBe(true)
+    expect(here.offloaded).toBe(false)
+    for (const [offloaded, local] of digests) expect(offloaded).toBe(local)
+    expect(stream.digest()).toBe(viemKeccak(toBytes(parts.join(""))))
+    // The main thread's module is free for other hashes meanwhile, and the stream goes on after a digest.
+    expect(keccak256Bytes(new Uint8Array(0))).toBe(viemKeccak(new Uint8Array(0)))
+    stream.writeUtf8("tail")
+    expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}tail`)))
+  })
 })
 
 describe("fast INTENT batch decoder", () => {

@@ -11,6 +11,7 @@
  */
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { Worker } from "node:worker_threads"
 import type { Bytes32 } from "./hex.ts"
 
 /** The parts of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
@@ -36,15 +37,17 @@ const BITS = 256
 /** Size of the module's input buffer (hash-wasm's MAIN_BUFFER_SIZE): longer inputs are fed in chunks. */
 export const KECCAK_SCRATCH_BYTES = 16 * 1024
 
-const loadModule = (): KeccakExports => {
+const loadModule = (): object => {
   const require = createRequire(import.meta.url)
   const file = require.resolve("hash-wasm/dist/index.umd.js")
   const match = /var name\$\w+ = "sha3";\s*var data\$\w+ = "([A-Za-z0-9+/=]+)"/.exec(readFileSync(file, "utf8"))
   if (match === null) throw new Error(`keccak: hash-wasm's SHA-3 module was not found in ${file} (expected hash-wasm 4.13.0)`)
-  return new Instance(new Module(Buffer.from(match[1]!, "base64")), {}).exports as KeccakExports
+  return new Module(Buffer.from(match[1]!, "base64"))
 }
 
-const wasm = loadModule()
+/** The compiled module (offloaded streams instantiate it again in their worker thread). */
+const wasmModule = loadModule()
+const wasm = new Instance(wasmModule, {}).exports as KeccakExports
 const scratchOffset = wasm.Hash_GetBuffer()
 /** The module's memory does not grow (no allocation inside), so these views stay valid. */
 const memory = Buffer.from(wasm.memory.buffer)
@@ -62,10 +65,13 @@ const digestPairs = new Uint16Array(digestText.buffer, digestText.byteOffset, 33
  * The digest as `0x` + 64 lowercase hex digits, built in one flat string (a template around
  * `toString("hex")` makes a cons string that V8 flattens again when it is first used as a map key).
  */
-const digestHex = (): Bytes32 => {
-  for (let i = 0; i < 32; i++) digestPairs[i + 1] = HEX_PAIRS[memory[scratchOffset + i]!]!
+const hex32 = (bytes: Uint8Array, offset: number): Bytes32 => {
+  for (let i = 0; i < 32; i++) digestPairs[i + 1] = HEX_PAIRS[bytes[offset + i]!]!
   return digestText.toString("latin1") as Bytes32
 }
+
+/** The digest the module just wrote at the start of its input buffer. */
+const digestHex = (): Bytes32 => hex32(memory, scratchOffset)
 
 const absorb = (data: Uint8Array): void => {
   for (let read = 0; read < data.length; read += KECCAK_SCRATCH_BYTES) {
@@ -107,6 +113,18 @@ if (keccak256Bytes(new Uint8Array(0)) !== "0xc5d2460186f7233c927e7db2dcc703c0e50
   throw new Error("keccak: self-check failed (hash-wasm's SHA-3 module does not give keccak256(\"\") as expected)")
 }
 
+export interface Keccak256StreamOptions {
+  /**
+   * Once this many bytes have been hashed here, hand the sponge over to a worker thread: later writes are
+   * encoded here and absorbed there, concurrently, and `digest()` waits for the worker (same result). For
+   * streams of hundreds of megabytes (a million-intent run's trace); undefined (the default) never offloads.
+   */
+  readonly offloadAfterBytes?: number
+}
+
+/** How long `digest()` waits for an offloaded stream's worker before giving up. */
+const WORKER_DIGEST_TIMEOUT_MS = 120_000
+
 /**
  * An incremental keccak256 over a long byte stream. Small writes are buffered and hashed in large chunks, so
  * streaming millions of short lines costs about the same as hashing one big buffer.
@@ -116,8 +134,13 @@ export class Keccak256Stream {
   private pending: string[] = []
   private pendingLength = 0
   private static readonly FLUSH_CHARS = 1 << 16
+  /** Bytes hashed in this thread so far (until offloaded). */
+  private hashedBytes = 0
+  private worker: Worker | undefined = undefined
+  private readonly offloadAfterBytes: number
 
-  constructor() {
+  constructor(options: Keccak256StreamOptions = {}) {
+    this.offloadAfterBytes = options.offloadAfterBytes ?? Number.POSITIVE_INFINITY
     wasm.Hash_Init(BITS)
     this.save()
   }
@@ -128,6 +151,11 @@ export class Keccak256Stream {
 
   private load(): void {
     memory.set(this.state, stateOffset)
+  }
+
+  /** Whether the sponge lives in a worker thread now. */
+  get offloaded(): boolean {
+    return this.worker !== undefined
   }
 
   /** Appends the UTF-8 bytes of `text`. */
@@ -144,27 +172,59 @@ export class Keccak256Stream {
     if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
   }
 
-  /** Hashes the pending text, encoded to UTF-8 straight into the module's input buffer chunk by chunk. */
+  /** Hashes the pending text: here, encoded to UTF-8 straight into the module's input buffer, or in the worker. */
   private flush(): void {
     if (this.pendingLength === 0) return
+    const text = this.pending.join("")
+    this.pending = []
+    this.pendingLength = 0
+    if (this.worker !== undefined) {
+      const bytes = encoder.encode(text)
+      this.worker.postMessage({ kind: "bytes", bytes }, [bytes.buffer])
+      return
+    }
     this.load()
-    let rest = this.pending.join("")
+    let rest = text
     for (;;) {
       const { read, written } = encoder.encodeInto(rest, scratch)
       wasm.Hash_Update(written)
+      this.hashedBytes += written
       if (read >= rest.length) break
       rest = rest.slice(read)
     }
     this.save()
-    this.pending = []
-    this.pendingLength = 0
+    if (this.hashedBytes >= this.offloadAfterBytes) this.offload()
+  }
+
+  private offload(): void {
+    const worker = new Worker(new URL("./keccakWorker.js", import.meta.url), {
+      workerData: { module: wasmModule, state: this.state, bits: BITS, padding: KECCAK_PADDING, scratchBytes: KECCAK_SCRATCH_BYTES },
+    })
+    // The worker never keeps the process alive: everything it owes is fetched synchronously by `digest()`.
+    worker.unref()
+    this.worker = worker
   }
 
   /** The hash of everything written so far (the stream can continue afterwards). */
   digest(): Bytes32 {
     this.flush()
+    if (this.worker !== undefined) return this.workerDigest(this.worker)
     this.load()
     wasm.Hash_Final(KECCAK_PADDING)
     return digestHex()
+  }
+
+  private workerDigest(worker: Worker): Bytes32 {
+    const reply = new SharedArrayBuffer(4 + 32 + 256)
+    const flag = new Int32Array(reply, 0, 1)
+    worker.postMessage({ kind: "digest", reply })
+    if (Atomics.wait(flag, 0, 0, WORKER_DIGEST_TIMEOUT_MS) === "timed-out") {
+      throw new Error(`Keccak256Stream: the hashing worker did not answer within ${WORKER_DIGEST_TIMEOUT_MS / 1000} s`)
+    }
+    if (Atomics.load(flag, 0) !== 1) {
+      const text = new TextDecoder().decode(new Uint8Array(reply, 36)).replace(/\0+$/, "")
+      throw new Error(`Keccak256Stream: the hashing worker failed: ${text}`)
+    }
+    return hex32(new Uint8Array(reply), 4)
   }
 }

@@ -320,3 +320,24 @@ describe("intake: duplicate intent messages are ignored", () => {
     expect(t.custody(DOMAIN_A)).toBe(u(200))
   })
 })
+
+describe("intake: ids known to the sender (HubInput.knownIds)", () => {
+  it("processes a batch with the sender's ids exactly as it hashes them itself", () => {
+    const hashed = new TestHub()
+    const trusted = new TestHub()
+    const batch = [hashed.intent({ amount: u(100) }), hashed.intent({ amount: u(7), destinations: [DOMAIN_C] }), hashed.intent({ amount: u(1), ttl: 3600 })]
+    const expected = hashed.send(...batch)
+    const events = trusted.step(() => trusted.hub.apply({ kind: "intents", intents: batch, knownIds: batch.map(idOf) }))
+    expect(events).toEqual(expected)
+    expect(events.length).toBeGreaterThan(batch.length)
+    for (const intent of batch) expect(trusted.state.contexts.get(idOf(intent))?.intent).toBe(intent)
+  })
+
+  it("refuses ids that do not pair with the intents, before any change", () => {
+    const t = new TestHub()
+    const batch = [t.intent({ amount: u(100) }), t.intent({ amount: u(5) })]
+    expect(() => t.hub.apply({ kind: "intents", intents: batch, knownIds: [idOf(batch[0]!)] })).toThrow(/1 known ids for 2 intents/)
+    expect(t.events()).toEqual([])
+    expect(t.state.contexts.size).toBe(0)
+  })
+})

@@ -7,7 +7,8 @@ import { Keccak256Stream } from "../domain/keccak.ts"
 import { formatEvent, type HubEvent, type HubEventSink } from "./events.ts"
 
 export class TraceHasher implements HubEventSink {
-  private readonly stream = new Keccak256Stream()
+  // A large run's trace (hundreds of megabytes) is hashed in a worker thread once it passes 16 MB.
+  private readonly stream = new Keccak256Stream({ offloadAfterBytes: 16 << 20 })
   events = 0
 
   constructor(private readonly onLine?: (line: string, event: HubEvent) => void) {}
