@@ -13,6 +13,7 @@ import {
   intentId,
   tickerHash,
 } from "./encoding.ts"
+import { arbBytes32, arbIntent } from "./arbitrary.ts"
 import { addressToBytes32, type Bytes32, type Hex, ZERO_BYTES32 } from "./hex.ts"
 import { KECCAK_SCRATCH_BYTES, keccak256Bytes, Keccak256Stream } from "./keccak.ts"
 import type { Intent } from "./protocol.ts"
@@ -59,22 +60,6 @@ describe("reference §7 I encoding vectors", () => {
     expect(tickerHash("WETH")).toBe("0x0f8a193ff464434486c0daf7db2a895884365d2bc84ba47a68fcf89c1b14b5b8")
     expect(tickerHash("DAI")).toBe("0xa5e92f3efb6826155f1f728e162af9d7cda33a574a1153b58f03ea01cc37e568")
   })
-})
-
-const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Bytes32)
-const arbIntent: fc.Arbitrary<Intent> = fc.record({
-  initiator: bytes32,
-  receiver: bytes32,
-  inputAsset: bytes32,
-  outputAsset: fc.oneof(bytes32, fc.constant(ZERO_BYTES32)),
-  maxFee: fc.integer({ min: 0, max: 0xffffff }),
-  origin: fc.integer({ min: 0, max: 0xffffffff }),
-  nonce: fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
-  timestamp: fc.integer({ min: 0, max: 2 ** 48 - 1 }),
-  ttl: fc.integer({ min: 0, max: 2 ** 48 - 1 }),
-  amount: fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), fc.bigInt({ min: 0n, max: 10n ** 30n })),
-  destinations: fc.array(fc.integer({ min: 0, max: 0xffffffff }), { maxLength: 12 }),
-  data: fc.uint8Array({ maxLength: 200 }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Hex),
 })
 
 describe("fast intent encoder", () => {
@@ -209,10 +194,10 @@ describe("fast INTENT batch decoder", () => {
 
 describe("fast settlement encoder and message ids", () => {
   const arbSettlement = fc.record({
-    intentId: bytes32,
+    intentId: arbBytes32,
     amount: fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }),
-    asset: bytes32,
-    recipient: bytes32,
+    asset: arbBytes32,
+    recipient: arbBytes32,
     updateVirtualBalance: fc.boolean(),
   })
 

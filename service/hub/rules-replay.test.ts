@@ -2,7 +2,9 @@
  * Replay input decoding (`inputs.ts`: `decodeInputLine`, `decodeConfigLine`) and `replayLines` (`replay.ts`):
  * a malformed line raises `InputLineError` naming the line number, the dotted field path and the expectation.
  */
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { arbIntent } from "../domain/arbitrary.ts"
 import type { Bytes32 } from "../domain/hex.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
 import { intentToJson } from "../domain/schemas.ts"
@@ -99,6 +101,15 @@ describe("replay inputs: decodeInputLine rejects malformed lines", () => {
       { kind: "updateEpochLength", epochLength: 12 },
     ]
     for (const input of inputs) expect(decodeInputLine(encodeInputLine(input), 1)).toEqual(input)
+  })
+
+  it("writes intent batches exactly as JSON.stringify of their JSON form", () => {
+    fc.assert(
+      fc.property(fc.array(arbIntent, { maxLength: 4 }), (intents) => {
+        expect(encodeInputLine({ kind: "intents", intents })).toBe(JSON.stringify({ kind: "intents", intents: intents.map(intentToJson) }))
+      }),
+      { numRuns: 300 },
+    )
   })
 })
 
