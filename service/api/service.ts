@@ -227,6 +227,9 @@ interface PreparedIntent {
 
 type Family = "evm" | "altchain1" | "altchain2"
 
+/** A request field's name in error messages (`[2].amount` in an order). Module-level: no closure per request. */
+const fieldName = (prefix: string, name: string): string => (prefix === "" ? name : `${prefix}${name}`)
+
 /** A `POST /intents` answer as the typed call it encodes: what to submit, where, from whom, with what native value. */
 export interface IntentCall {
   readonly chainId: number
@@ -331,38 +334,37 @@ export class ClearingService {
   }
 
   private prepareIntent(request: IntentRequest, prefix: string, family: Family): PreparedIntent {
-    const field = (name: string) => `${prefix}${name}`
-    const origin = parseDomain(field("origin"), request.origin)
-    const registry = this.registryFor(family, origin, field("origin"))
-    const destinations = parseDomains(field("destinations"), request.destinations)
-    const to = parseAddress(field("to"), request.to)
-    const from = parseAddress(field("from"), request.from)
-    const inputAsset = parseAddress(field("inputAsset"), request.inputAsset)
-    let outputAsset = parseOptionalAddress(field("outputAsset"), request.outputAsset)
-    const amount = parseAmount(field("amount"), request.amount, { positive: true })
-    const data = parseCalldata(field("callData"), request.callData)
-    const maxFeeA = request.max_fee === undefined ? undefined : parseUint(field("max_fee"), request.max_fee, 100_000, "InvalidMaxFee")
-    const maxFeeB = request.maxFee === undefined ? undefined : parseUint(field("maxFee"), request.maxFee, 100_000, "InvalidMaxFee")
+    const origin = parseDomain(fieldName(prefix, "origin"), request.origin)
+    const registry = this.registryFor(family, origin, fieldName(prefix, "origin"))
+    const destinations = parseDomains(fieldName(prefix, "destinations"), request.destinations)
+    const to = parseAddress(fieldName(prefix, "to"), request.to)
+    const from = parseAddress(fieldName(prefix, "from"), request.from)
+    const inputAsset = parseAddress(fieldName(prefix, "inputAsset"), request.inputAsset)
+    let outputAsset = parseOptionalAddress(fieldName(prefix, "outputAsset"), request.outputAsset)
+    const amount = parseAmount(fieldName(prefix, "amount"), request.amount, { positive: true })
+    const data = parseCalldata(fieldName(prefix, "callData"), request.callData)
+    const maxFeeA = request.max_fee === undefined ? undefined : parseUint(fieldName(prefix, "max_fee"), request.max_fee, 100_000, "InvalidMaxFee")
+    const maxFeeB = request.maxFee === undefined ? undefined : parseUint(fieldName(prefix, "maxFee"), request.maxFee, 100_000, "InvalidMaxFee")
     if (maxFeeA !== undefined && maxFeeB !== undefined && maxFeeA !== maxFeeB) {
-      throw badRequest("InvalidMaxFee", `${field("max_fee")}: max_fee (${maxFeeA}) and maxFee (${maxFeeB}) disagree; give one of them.`)
+      throw badRequest("InvalidMaxFee", `${fieldName(prefix, "max_fee")}: max_fee (${maxFeeA}) and maxFee (${maxFeeB}) disagree; give one of them.`)
     }
     const requestedMaxFee = maxFeeA ?? maxFeeB
-    const requestedTtl = request.ttl === undefined ? undefined : parseUint(field("ttl"), request.ttl, 2 ** 48 - 1, "InvalidTtl")
+    const requestedTtl = request.ttl === undefined ? undefined : parseUint(fieldName(prefix, "ttl"), request.ttl, 2 ** 48 - 1, "InvalidTtl")
     if (request.isFastPath === false && requestedTtl !== undefined && requestedTtl > 0) {
-      throw badRequest("InvalidTtl", `${field("ttl")}: a ttl above 0 selects the fast path, but isFastPath is false.`)
+      throw badRequest("InvalidTtl", `${fieldName(prefix, "ttl")}: a ttl above 0 selects the fast path, but isFastPath is false.`)
     }
     const fast = request.isFastPath === true || (requestedTtl ?? 0) > 0
     const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
     if (route.reqType === "invalid") throw badRequest("UnsupportedSwap", `${prefix}${route.invalidReason}`)
     if (route.reqType === "swap" && request.isFastPath !== true && (requestedTtl ?? 0) === 0) {
-      throw badRequest("SwapNeedsFastPath", `${field("outputAsset")}: a swap into another asset is filled by a solver: set isFastPath true (or a ttl above 0).`)
+      throw badRequest("SwapNeedsFastPath", `${fieldName(prefix, "outputAsset")}: a swap into another asset is filled by a solver: set isFastPath true (or a ttl above 0).`)
     }
     const xerc20 = route.input.strategy === Strategy.XERC20
-    if (xerc20 && (requestedMaxFee ?? 0) > 0) throw badRequest("InvalidMaxFee", `${field("max_fee")}: must be 0 for the xERC20 asset ${inputAsset}.`)
-    if (xerc20 && fast) throw badRequest("InvalidTtl", `${field("ttl")}: xERC20 assets take the native route with ttl 0 (no fast path).`)
+    if (xerc20 && (requestedMaxFee ?? 0) > 0) throw badRequest("InvalidMaxFee", `${fieldName(prefix, "max_fee")}: must be 0 for the xERC20 asset ${inputAsset}.`)
+    if (xerc20 && fast) throw badRequest("InvalidTtl", `${fieldName(prefix, "ttl")}: xERC20 assets take the native route with ttl 0 (no fast path).`)
     let ttl = 0
     if (fast) {
-      if (destinations.length !== 1) throw badRequest("InvalidRoute", `${field("destinations")}: the fast path needs exactly one destination.`)
+      if (destinations.length !== 1) throw badRequest("InvalidRoute", `${fieldName(prefix, "destinations")}: the fast path needs exactly one destination.`)
       ttl = requestedTtl !== undefined && requestedTtl > 0 ? requestedTtl : this.config.fastPathTtlSeconds
       outputAsset ??= bytes32ToAddress(route.destinations[0]!.asset)
     }
@@ -381,10 +383,10 @@ export class ClearingService {
       }
     }
     const tokenFee = fees.feeUnits
-    if (amount <= tokenFee) throw badRequest("InvalidAmount", `${field("amount")}: ${amount} does not cover the fee of ${tokenFee} token units.`)
+    if (amount <= tokenFee) throw badRequest("InvalidAmount", `${fieldName(prefix, "amount")}: ${amount} does not cover the fee of ${tokenFee} token units.`)
     const intentAmount = amount - tokenFee
     if (normalizeDecimals(intentAmount, route.input.decimals, NORMALIZED_DECIMALS) === 0n) {
-      throw badRequest("InvalidAmount", `${field("amount")}: ${amount} is below one unit of the 18-decimal hub amount.`)
+      throw badRequest("InvalidAmount", `${fieldName(prefix, "amount")}: ${amount} is below one unit of the 18-decimal hub amount.`)
     }
     return { origin, registry, from, tokenFee, order: { destinations, receiver: to, inputAsset, outputAsset: outputAsset ?? ZERO_ADDRESS, amount: intentAmount, maxFee, ttl, data } }
   }

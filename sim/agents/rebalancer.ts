@@ -7,6 +7,7 @@
  */
 import type { Address } from "../../service/domain/hex.ts"
 import type { Rng } from "../rng.ts"
+import type { SpokeReceipt } from "../../service/spoke/types.ts"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
 import type { RebalancerSpec, SizeSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
@@ -109,16 +110,21 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
             ...(spec.fastTtlSeconds === undefined ? {} : { ttl: spec.fastTtlSeconds }),
             ...(spec.fastMaxFeeDbps === undefined ? {} : { max_fee: String(spec.fastMaxFeeDbps) }),
           }
-    const send = (tx: ServiceResult<IntentSubmission>): void => {
-      if (!tx.ok) return stats.reject(`intents:${tx.error}`)
-      if (allowance !== undefined) spentByAgent.set(budgetKey, spent + amount)
-      stats.act(path === "basic" && input.strategy === "xerc20" ? "xerc20" : path)
-      sendTransaction(world, from, tx.value, (receipt) => stats.rejectReceipt(receipt))
-    }
+    const action = path === "basic" && input.strategy === "xerc20" ? "xerc20" : path
     // Synchronous while the fee signature is cached (almost always); signing a new one is asynchronous.
     const now = createIntentsNow(service, request)
-    return now !== undefined ? send(now) : createIntents(service, request).then(send)
+    if (now !== undefined) return send(now, from, action, budgetKey, spent + amount)
+    return createIntents(service, request).then((tx) => send(tx, from, action, budgetKey, spent + amount))
   }
+
+  /** Sends the transaction `POST /intents` gave (one function for the population: no closure per intent). */
+  const send = (tx: ServiceResult<IntentSubmission>, from: Address, action: string, budgetKey: string, spentAfter: bigint): void => {
+    if (!tx.ok) return stats.reject(`intents:${tx.error}`)
+    if (allowance !== undefined) spentByAgent.set(budgetKey, spentAfter)
+    stats.act(action)
+    sendTransaction(world, from, tx.value, onReceipt)
+  }
+  const onReceipt = (receipt: SpokeReceipt): void => stats.rejectReceipt(receipt)
 
   const spentByAgent = new Map<string, bigint>()
   // Every rebalancer approves the fee adapter on every chain once, at the start.
