@@ -60,6 +60,28 @@ interface CachedSigner {
   readonly signer: Address
 }
 
+/**
+ * Recoveries already made in this process, by digest and signature: ecrecover is a pure function, and the chains
+ * of a run (each with its own cache) see the same fee signatures, each costing a millisecond of curve arithmetic.
+ */
+const recovered = new Map<string, Address>()
+
+/** `ecrecover(digest, signature)` as the precompile gives it (zero address when there is no valid point). */
+const ecrecover = async (digest: Hex, signature: Hex): Promise<Address> => {
+  const key = `${digest}${signature}`
+  const known = recovered.get(key)
+  if (known !== undefined) return known
+  let signer: Address
+  try {
+    signer = (await recoverAddress({ hash: digest, signature })).toLowerCase() as Address
+  } catch {
+    signer = ZERO_ADDRESS // r or s out of range, or r not on the curve: ecrecover gives address(0)
+  }
+  if (recovered.size >= CACHE_LIMIT) recovered.clear()
+  recovered.set(key, signer)
+  return signer
+}
+
 export class FeeSignatureCache {
   /** By signature (the same string object is reused call after call, so its hash is computed once). */
   private readonly signers = new Map<string, CachedSigner[]>()
@@ -89,14 +111,7 @@ export class FeeSignatureCache {
     for (const payload of payloads) {
       if (this.find(payload) !== undefined) continue
       const signature = normalizedSignature(payload.sig.toLowerCase() as Hex)
-      let signer: Address = ZERO_ADDRESS
-      if (signature !== undefined) {
-        try {
-          signer = (await recoverAddress({ hash: feeDigest(payload), signature })).toLowerCase() as Address
-        } catch {
-          signer = ZERO_ADDRESS // r or s out of range, or r not on the curve: ecrecover gives address(0)
-        }
-      }
+      const signer = signature === undefined ? ZERO_ADDRESS : await ecrecover(feeDigest(payload), signature)
       if (this.count >= CACHE_LIMIT) {
         this.signers.clear()
         this.count = 0
