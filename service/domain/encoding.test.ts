@@ -162,8 +162,10 @@ describe("Keccak256Stream", () => {
     expect(stream.digest()).toBe(viemKeccak(toBytes(parts.join(""))))
     // The main thread's module is free for other hashes meanwhile, and the stream goes on after a digest.
     expect(keccak256Bytes(new Uint8Array(0))).toBe(viemKeccak(new Uint8Array(0)))
-    stream.writeUtf8("tail")
-    expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}tail`)))
+    // A line longer than the worker's chunks, with characters straddling their boundaries.
+    const huge = "a€😀".repeat(400_000)
+    stream.writeUtf8(huge)
+    expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}${huge}`)))
   })
 })
 

@@ -122,6 +122,9 @@ export interface Keccak256StreamOptions {
   readonly offloadAfterBytes?: number
 }
 
+/** Bytes per chunk posted to an offloaded stream's worker. */
+const WORKER_CHUNK_BYTES = 1 << 20
+
 /** How long `digest()` waits for an offloaded stream's worker before giving up. */
 const WORKER_DIGEST_TIMEOUT_MS = 120_000
 
@@ -138,6 +141,9 @@ export class Keccak256Stream {
   private hashedBytes = 0
   private worker: Worker | undefined = undefined
   private readonly offloadAfterBytes: number
+  /** Offloaded: the chunk being filled for the worker. */
+  private chunk = new Uint8Array(0)
+  private chunkLength = 0
 
   constructor(options: Keccak256StreamOptions = {}) {
     this.offloadAfterBytes = options.offloadAfterBytes ?? Number.POSITIVE_INFINITY
@@ -160,6 +166,7 @@ export class Keccak256Stream {
 
   /** Appends the UTF-8 bytes of `text`. */
   writeUtf8(text: string): void {
+    if (this.worker !== undefined) return this.encodeForWorker(text)
     this.pending.push(text)
     this.pendingLength += text.length
     if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
@@ -167,22 +174,43 @@ export class Keccak256Stream {
 
   /** Appends the UTF-8 bytes of `text`, then `\n` (the same as `writeUtf8(text + "\n")`). */
   writeLine(text: string): void {
+    if (this.worker !== undefined) {
+      this.encodeForWorker(text)
+      return this.encodeForWorker("\n")
+    }
     this.pending.push(text, "\n")
     this.pendingLength += text.length + 1
     if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
   }
 
-  /** Hashes the pending text: here, encoded to UTF-8 straight into the module's input buffer, or in the worker. */
+  /** Offloaded: `text` encoded straight into the chunk for the worker, which is posted when full. */
+  private encodeForWorker(text: string): void {
+    let rest = text
+    for (;;) {
+      const { read, written } = encoder.encodeInto(rest, this.chunk.subarray(this.chunkLength))
+      this.chunkLength += written
+      if (read >= rest.length) return
+      // Full (or not enough room left for the next character): hand the chunk over, go on in a fresh one.
+      this.postChunk()
+      rest = rest.slice(read)
+    }
+  }
+
+  private postChunk(): void {
+    if (this.chunkLength === 0) return
+    const bytes = this.chunk.subarray(0, this.chunkLength)
+    this.worker!.postMessage({ kind: "bytes", bytes }, [bytes.buffer])
+    this.chunk = new Uint8Array(WORKER_CHUNK_BYTES)
+    this.chunkLength = 0
+  }
+
+  /** Hashes the pending text here, encoded to UTF-8 straight into the module's input buffer. */
   private flush(): void {
+    if (this.worker !== undefined) return this.postChunk()
     if (this.pendingLength === 0) return
     const text = this.pending.join("")
     this.pending = []
     this.pendingLength = 0
-    if (this.worker !== undefined) {
-      const bytes = encoder.encode(text)
-      this.worker.postMessage({ kind: "bytes", bytes }, [bytes.buffer])
-      return
-    }
     this.load()
     let rest = text
     for (;;) {
@@ -203,6 +231,7 @@ export class Keccak256Stream {
     // The worker never keeps the process alive: everything it owes is fetched synchronously by `digest()`.
     worker.unref()
     this.worker = worker
+    this.chunk = new Uint8Array(WORKER_CHUNK_BYTES)
   }
 
   /** The hash of everything written so far (the stream can continue afterwards). */

@@ -13,6 +13,7 @@ import { keccak256Utf8 } from "../domain/keccak.ts"
 import { DBPS_DENOMINATOR, type Intent, normalizeDecimals, NORMALIZED_DECIMALS } from "../domain/protocol.ts"
 import type { HubEvent, HubEventSink } from "../hub/events.ts"
 import type { Hub } from "../hub/hub.ts"
+import { IdMap } from "../hub/idMap.ts"
 import { discountDbps } from "../hub/settler.ts"
 import type { HubObserver, InvoiceEvaluation, InvoiceNode, TickerState } from "../hub/state.ts"
 import type { Delivery, HubEventMeta, SpokeEventBody, SpokeEventMeta } from "./inputs.ts"
@@ -261,7 +262,8 @@ export class ReadModel implements HubObserver {
   /** Bumped by every change (memoized counts, fingerprints). */
   version = 0
   private readonly entries: IntentEntry[] = []
-  private readonly byId = new Map<Bytes32, IntentEntry>()
+  // Open addressing on the ids' last characters: a million intents are looked up several times each.
+  private readonly byId = new IdMap<IntentEntry>()
   private readonly all = new RangeSeqs(() => this.entries.length)
   private readonly byOrigin = new Map<number, SortedSeqs>()
   private readonly byDestination = new Map<number, SortedSeqs>()
@@ -394,8 +396,10 @@ export class ReadModel implements HubObserver {
       case "FillProcessed": {
         const e = this.entry(event.intentId)
         e.hubStatus = event.status
-        const ticker = this.hub?.state.contexts.get(event.intentId)?.ticker?.config.tickerHash
-        if (ticker !== undefined) this.setTicker(e, ticker)
+        if (e.tickerHash === undefined) {
+          const ticker = this.hub?.state.contexts.get(event.intentId)?.ticker?.config.tickerHash
+          if (ticker !== undefined) this.setTicker(e, ticker)
+        }
         this.touch(e)
         return
       }

@@ -43,6 +43,8 @@ const SOURCE_OF: Record<AgentKind, SourceKind> = { rebalancer: "user", solver: "
 export class MetricsCollector implements WorldObserver {
   readonly netting = new NettingTracker()
   private readonly intents = new Map<Bytes32, TrackedIntent>()
+  /** Whether the hub returned an unsupported intent yet (until then no settlement can be such a refund). */
+  private unsupportedReturned = false
   private readonly agentsByAccount = new Map<string, AgentPlan>()
   readonly created: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
   readonly settled: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
@@ -164,7 +166,7 @@ export class MetricsCollector implements WorldObserver {
         const tracked = this.intents.get(event.intentId)
         if (tracked === undefined || tracked.settledAt !== undefined) break
         // A refund of an unsupported intent on its origin is not a settlement.
-        if (this.world.hub.state.contexts.get(event.intentId)?.status === IntentStatus.UNSUPPORTED_RETURNED) break
+        if (this.unsupportedReturned && this.world.hub.state.contexts.get(event.intentId)?.status === IntentStatus.UNSUPPORTED_RETURNED) break
         tracked.settledAt = now
         this.settled[tracked.path]++
         this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)
@@ -260,6 +262,7 @@ export class MetricsCollector implements WorldObserver {
         this.coverage.add("expiredIntentHandled")
         break
       case "ReturnUnsupportedIntent":
+        this.unsupportedReturned = true
         this.coverage.add("unsupportedReturned")
         break
     }
