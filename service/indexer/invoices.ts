@@ -59,6 +59,33 @@ const pushSeq = (map: Map<string | number, LiveSeqs>, key: string | number, seq:
   index.add(seq)
 }
 
+/** What the hub decided for an invoice in one epoch, as numbers (`InvoiceProcessingHistoryEntry` without the strings). */
+export interface InvoiceEvaluationFacts {
+  readonly epoch: number
+  readonly domain: number
+  readonly custodiedAssets: bigint
+  readonly amountToBeDiscounted: bigint
+  readonly rewardsForDepositors: bigint
+  readonly amountAfterDiscount: bigint
+  readonly discountdbps: number
+  readonly selectedDestinationDomain: number
+  readonly selectedDestinationDomainLiquidity: bigint
+  readonly timestamp: number
+}
+
+const historyEntry = (f: InvoiceEvaluationFacts): InvoiceProcessingHistoryEntry => ({
+  epoch: f.epoch,
+  domain: f.domain,
+  custodiedAssets: f.custodiedAssets.toString(),
+  amountToBeDiscounted: f.amountToBeDiscounted.toString(),
+  rewardsForDepositors: f.rewardsForDepositors.toString(),
+  amountAfterDiscount: f.amountAfterDiscount.toString(),
+  discountdbps: f.discountdbps,
+  selectedDestinationDomain: f.selectedDestinationDomain,
+  selectedDestinationDomainLiquidity: f.selectedDestinationDomainLiquidity.toString(),
+  timestamp: String(f.timestamp),
+})
+
 export class InvoiceIndex {
   private nextSeq = 0
   private readonly bySeq = new Map<number, InvoiceIndexEntry>()
@@ -67,7 +94,7 @@ export class InvoiceIndex {
   private readonly byTicker = new Map<string | number, LiveSeqs>()
   private readonly byOrigin = new Map<string | number, LiveSeqs>()
   private readonly byDestination = new Map<string | number, LiveSeqs>()
-  private readonly history = new Map<Bytes32, InvoiceProcessingHistoryEntry[]>()
+  private readonly history = new Map<Bytes32, InvoiceEvaluationFacts[]>()
 
   get size(): number {
     return this.all.size
@@ -102,9 +129,9 @@ export class InvoiceIndex {
   }
 
   // -------------------------------------------------------------------------------------------------------
-  // Processing history
+  // Processing history (kept as the hub's numbers; the API's strings are made when a page is read)
 
-  recordEvaluation(intentId: Bytes32, entry: InvoiceProcessingHistoryEntry): void {
+  recordEvaluation(intentId: Bytes32, entry: InvoiceEvaluationFacts): void {
     let list = this.history.get(intentId)
     if (list === undefined) this.history.set(intentId, (list = []))
     // One entry per epoch: the last evaluation of the epoch is what the hub decided in it.
@@ -112,8 +139,11 @@ export class InvoiceIndex {
     else list.push(entry)
   }
 
-  historyOf(intentId: Bytes32): readonly InvoiceProcessingHistoryEntry[] | undefined {
-    return this.history.get(intentId)
+  /** The history entries `from` (inclusive) to `to` (exclusive), and how many there are; undefined when none. */
+  historyOf(intentId: Bytes32, from = 0, to = Number.POSITIVE_INFINITY): { readonly entries: InvoiceProcessingHistoryEntry[]; readonly total: number } | undefined {
+    const list = this.history.get(intentId)
+    if (list === undefined) return undefined
+    return { entries: list.slice(from, to).map(historyEntry), total: list.length }
   }
 
   historyCount(): number {

@@ -481,14 +481,14 @@ export class ReadModel implements HubObserver {
     this.invoices.recordEvaluation(invoice.intentId, {
       epoch,
       domain: ctx.intent?.origin ?? hub.config.hubDomain,
-      custodiedAssets: candidateCustody(hub, ticker, invoice).toString(),
-      amountToBeDiscounted: (chosen?.toDiscount18 ?? 0n).toString(),
-      rewardsForDepositors: (chosen?.rewards18 ?? 0n).toString(),
-      amountAfterDiscount: (chosen?.amountAfterDiscount18 ?? invoice.amount18).toString(),
+      custodiedAssets: candidateCustody(hub, ticker, invoice),
+      amountToBeDiscounted: chosen?.toDiscount18 ?? 0n,
+      rewardsForDepositors: chosen?.rewards18 ?? 0n,
+      amountAfterDiscount: chosen?.amountAfterDiscount18 ?? invoice.amount18,
       discountdbps: discount,
       selectedDestinationDomain: chosen?.domain ?? 0,
-      selectedDestinationDomainLiquidity: (chosen?.liquidity18 ?? 0n).toString(),
-      timestamp: String(hub.state.timestamp),
+      selectedDestinationDomainLiquidity: chosen?.liquidity18 ?? 0n,
+      timestamp: hub.state.timestamp,
     })
     this.version++
   }
@@ -878,14 +878,13 @@ export class ReadModel implements HubObserver {
 
   /** Undefined when the hub never evaluated or enqueued the intent as an invoice. */
   history(intentId: Bytes32, cursor: number, limit: number): HistoryPage | undefined {
-    const list = this.invoices.historyOf(intentId)
-    if (list === undefined) {
+    const page = this.invoices.historyOf(intentId, cursor, cursor + limit)
+    if (page === undefined) {
       const e = this.byId.get(intentId)
       const wasInvoiced = this.invoices.get(intentId) !== undefined || e?.hubStatus === "INVOICED"
       return wasInvoiced ? { invoiceProcessingHistory: [], nextCursor: null } : undefined
     }
-    const slice = list.slice(cursor, cursor + limit)
-    return { invoiceProcessingHistory: slice, nextCursor: cursor + limit < list.length ? String(cursor + limit) : null }
+    return { invoiceProcessingHistory: page.entries, nextCursor: cursor + limit < page.total ? String(cursor + limit) : null }
   }
 
   // -------------------------------------------------------------------------------------------------------
