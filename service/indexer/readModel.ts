@@ -231,7 +231,16 @@ const intern = (value: string): string => {
   interned.set(value, value)
   return value
 }
-const lowerAddress = (address: string): string => intern(address.toLowerCase())
+/** Lowercase addresses by the spelling they came in (checksummed senders recur on every intent). Bounded. */
+const lowered = new Map<string, string>()
+const lowerAddress = (address: string): string => {
+  let lower = lowered.get(address)
+  if (lower === undefined) {
+    if (lowered.size >= INTERN_LIMIT) lowered.clear()
+    lowered.set(address, (lower = intern(address.toLowerCase())))
+  }
+  return lower
+}
 /** Addresses of recurring address words (receivers, initiators), by word. Bounded: cleared when full. */
 const wordUsers = new Map<string, string>()
 /** A protocol word as an address when it is one (for `userAddress` matching). */

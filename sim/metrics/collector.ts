@@ -76,7 +76,11 @@ export class MetricsCollector implements WorldObserver {
   private readonly debts = new Map<string, { readonly intentId: Bytes32; amount: bigint }[]>()
 
   constructor(private readonly world: World) {
-    for (const agent of world.plan.agents) this.agentsByAccount.set(agent.account.address.toLowerCase(), agent)
+    // By the address as plans and receipts spell it (checksummed) and in lowercase: no case folding per intent.
+    for (const agent of world.plan.agents) {
+      this.agentsByAccount.set(agent.account.address, agent)
+      this.agentsByAccount.set(agent.account.address.toLowerCase(), agent)
+    }
     for (const ticker of world.hub.state.tickers.values()) this.symbolOf.set(ticker.config.tickerHash, ticker.config.symbol)
     for (const a of world.plan.assets.values()) this.assetAt.set(`${a.domain}:${a.address}`, a)
   }
@@ -138,7 +142,7 @@ export class MetricsCollector implements WorldObserver {
         const intent = event.intent
         const { path, symbol } = this.classify(context.domain, intent)
         this.intents.set(event.intentId, {
-          agent: this.agentsByAccount.get(context.receipt.from.toLowerCase()),
+          agent: this.agentsByAccount.get(context.receipt.from) ?? this.agentsByAccount.get(context.receipt.from.toLowerCase()),
           path,
           ticker: symbol,
           origin: intent.origin,
