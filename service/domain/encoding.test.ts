@@ -165,7 +165,9 @@ describe("Keccak256Stream", () => {
     // A line longer than the worker's chunks, with characters straddling their boundaries.
     const huge = "a€😀".repeat(400_000)
     stream.writeUtf8(huge)
-    expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}${huge}`)))
+    stream.writeLine(huge)
+    stream.writeLine("x".repeat(349_525)) // 3 bytes per unit plus the newline: exactly a chunk
+    expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}${huge}${huge}\n${"x".repeat(349_525)}\n`)))
   })
 })
 

@@ -142,7 +142,7 @@ export class Keccak256Stream {
   private worker: Worker | undefined = undefined
   private readonly offloadAfterBytes: number
   /** Offloaded: the chunk being filled for the worker. */
-  private chunk = new Uint8Array(0)
+  private chunk = Buffer.alloc(0)
   private chunkLength = 0
 
   constructor(options: Keccak256StreamOptions = {}) {
@@ -176,31 +176,37 @@ export class Keccak256Stream {
   writeLine(text: string): void {
     if (this.worker !== undefined) {
       this.encodeForWorker(text)
-      return this.encodeForWorker("\n")
+      // encodeForWorker left room for 3 bytes per unit of `text`: one of them takes the newline.
+      this.chunk[this.chunkLength++] = 0x0a
+      return
     }
     this.pending.push(text, "\n")
     this.pendingLength += text.length + 1
     if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
   }
 
-  /** Offloaded: `text` encoded straight into the chunk for the worker, which is posted when full. */
+  /**
+   * Offloaded: `text` encoded straight into the chunk for the worker (`Buffer#write`: no allocation per line),
+   * which is posted first when the text and one more byte (a line's newline) might not fit (a UTF-16 unit
+   * takes at most 3 UTF-8 bytes).
+   */
   private encodeForWorker(text: string): void {
-    let rest = text
-    for (;;) {
-      const { read, written } = encoder.encodeInto(rest, this.chunk.subarray(this.chunkLength))
-      this.chunkLength += written
-      if (read >= rest.length) return
-      // Full (or not enough room left for the next character): hand the chunk over, go on in a fresh one.
+    if (this.chunkLength + text.length * 3 + 1 > WORKER_CHUNK_BYTES) {
       this.postChunk()
-      rest = rest.slice(read)
+      if (text.length * 3 + 1 > WORKER_CHUNK_BYTES) {
+        const bytes = new Uint8Array(Buffer.from(text, "utf8"))
+        this.worker!.postMessage({ kind: "bytes", bytes }, [bytes.buffer])
+        return
+      }
     }
+    this.chunkLength += this.chunk.write(text, this.chunkLength, "utf8")
   }
 
   private postChunk(): void {
     if (this.chunkLength === 0) return
     const bytes = this.chunk.subarray(0, this.chunkLength)
     this.worker!.postMessage({ kind: "bytes", bytes }, [bytes.buffer])
-    this.chunk = new Uint8Array(WORKER_CHUNK_BYTES)
+    this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
     this.chunkLength = 0
   }
 
@@ -231,7 +237,7 @@ export class Keccak256Stream {
     // The worker never keeps the process alive: everything it owes is fetched synchronously by `digest()`.
     worker.unref()
     this.worker = worker
-    this.chunk = new Uint8Array(WORKER_CHUNK_BYTES)
+    this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
   }
 
   /** The hash of everything written so far (the stream can continue afterwards). */
