@@ -1,28 +1,34 @@
 /**
  * A map from 32-byte ids (intent ids: keccak digests as `0x` hex strings) to values, for the hub's intent
- * contexts: millions of entries, looked up and added once per message.
+ * contexts and the read model's intents: millions of entries, looked up several times each.
  *
- * Open addressing with linear probing over an `Int32Array` of entry indices, keys and values in parallel
- * arrays (insertion order, like `Map`). The slot comes from the id's last eight characters: for a digest
+ * Open addressing with linear probing over an `Int32Array` of (entry index, hash) pairs; ids and values
+ * interleaved in one array in insertion order (like `Map`). The slot comes from the id's last eight characters: for a digest
  * those are uniformly distributed, so nothing else of the 66-character string is read, where `Map` hashes
  * every character of each new key. No deletion (the hub never forgets an intent). Measured on 1M digests:
  * `get` about 1.4x `Map`'s, `set` about the same; the hub's 1M-intent intake about 10 % faster with it.
  */
 export class IdMap<V> implements Iterable<[string, V]> {
-  private slots: Int32Array
+  /**
+   * Per slot two int32s: the entry index (-1 when empty) and the full 32-bit hash of its id, so that a probe past
+   * another id is settled by the hash without reading that id's string (at a million entries every string read
+   * is a cache miss).
+   */
+  private table: Int32Array
   private mask: number
-  private readonly ids: string[] = []
-  private readonly vals: V[] = []
+  /** Ids and values interleaved by entry (`[id0, value0, id1, value1, …]`): a hit reads one neighbourhood. */
+  private readonly kv: unknown[] = []
+  private count = 0
 
   constructor(initialCapacity = 1024) {
     let capacity = 16
     while (capacity < initialCapacity * 2) capacity *= 2
-    this.slots = new Int32Array(capacity).fill(-1)
+    this.table = new Int32Array(capacity * 2).fill(-1)
     this.mask = capacity - 1
   }
 
   get size(): number {
-    return this.ids.length
+    return this.count
   }
 
   /** FNV-1a over the last (up to) eight characters, finalized so that low bits depend on every one of them. */
@@ -31,66 +37,71 @@ export class IdMap<V> implements Iterable<[string, V]> {
     for (let i = Math.max(0, id.length - 8); i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193)
     h ^= h >>> 15
     h = Math.imul(h, 0x2c1b3c6d)
-    return (h ^ (h >>> 12)) >>> 0
+    return h ^ (h >>> 12)
   }
 
-  private find(id: string): number {
-    const slots = this.slots
+  /** The slot holding `id`, or the empty slot where it would go. */
+  private find(id: string, hash: number): number {
+    const table = this.table
     const mask = this.mask
-    for (let i = IdMap.slotHash(id) & mask; ; i = (i + 1) & mask) {
-      const entry = slots[i]!
-      if (entry === -1 || this.ids[entry] === id) return i
+    for (let i = hash & mask; ; i = (i + 1) & mask) {
+      const entry = table[2 * i]!
+      if (entry === -1 || (table[2 * i + 1] === hash && this.kv[2 * entry] === id)) return i
     }
   }
 
   get(id: string): V | undefined {
-    const entry = this.slots[this.find(id)]!
-    return entry === -1 ? undefined : this.vals[entry]
+    const entry = this.table[2 * this.find(id, IdMap.slotHash(id))]!
+    return entry === -1 ? undefined : (this.kv[2 * entry + 1] as V)
   }
 
   has(id: string): boolean {
-    return this.slots[this.find(id)] !== -1
+    return this.table[2 * this.find(id, IdMap.slotHash(id))] !== -1
   }
 
   set(id: string, value: V): this {
-    const slot = this.find(id)
-    const entry = this.slots[slot]!
+    const hash = IdMap.slotHash(id)
+    const slot = this.find(id, hash)
+    const entry = this.table[2 * slot]!
     if (entry !== -1) {
-      this.vals[entry] = value
+      this.kv[2 * entry + 1] = value
       return this
     }
-    this.slots[slot] = this.ids.length
-    this.ids.push(id)
-    this.vals.push(value)
-    if (this.ids.length * 2 > this.slots.length) this.grow()
+    this.table[2 * slot] = this.count
+    this.table[2 * slot + 1] = hash
+    this.kv.push(id, value)
+    this.count++
+    if (this.count * 4 > this.table.length) this.grow()
     return this
   }
 
   private grow(): void {
-    const capacity = this.slots.length * 2
-    const slots = new Int32Array(capacity).fill(-1)
+    const capacity = this.table.length
+    const table = new Int32Array(capacity * 2).fill(-1)
     const mask = capacity - 1
-    for (let entry = 0; entry < this.ids.length; entry++) {
-      let i = IdMap.slotHash(this.ids[entry]!) & mask
-      while (slots[i] !== -1) i = (i + 1) & mask
-      slots[i] = entry
+    for (let entry = 0; entry < this.count; entry++) {
+      const hash = IdMap.slotHash(this.kv[2 * entry] as string)
+      let i = hash & mask
+      while (table[2 * i] !== -1) i = (i + 1) & mask
+      table[2 * i] = entry
+      table[2 * i + 1] = hash
     }
-    this.slots = slots
+    this.table = table
     this.mask = mask
   }
 
   /** Values in insertion order. */
-  values(): IterableIterator<V> {
-    return this.vals[Symbol.iterator]()
+  *values(): IterableIterator<V> {
+    for (let i = 0; i < this.count; i++) yield this.kv[2 * i + 1] as V
   }
 
   /** Ids in insertion order. */
-  keys(): IterableIterator<string> {
-    return this.ids[Symbol.iterator]()
+  *keys(): IterableIterator<string> {
+    for (let i = 0; i < this.count; i++) yield this.kv[2 * i] as string
   }
 
   *entries(): IterableIterator<[string, V]> {
-    for (let i = 0; i < this.ids.length; i++) yield [this.ids[i]!, this.vals[i]!]
+    for (let i = 0; i < this.count; i++) yield [this.kv[2 * i] as string, this.kv[2 * i + 1] as V]
   }
 
   [Symbol.iterator](): IterableIterator<[string, V]> {
