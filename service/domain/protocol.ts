@@ -36,6 +36,21 @@ export interface Intent {
   readonly data: Hex
 }
 
+const ONE_DESTINATION = new Map<number, readonly number[]>()
+
+/**
+ * `[domain]` as one shared array per domain: intents are immutable, and the million intents of a run name a few
+ * destinations. Bounded (forgotten when full: arrays stay equal, only the sharing is lost).
+ */
+export const oneDestination = (domain: number): readonly number[] => {
+  let list = ONE_DESTINATION.get(domain)
+  if (list === undefined) {
+    if (ONE_DESTINATION.size >= 4096) ONE_DESTINATION.clear()
+    ONE_DESTINATION.set(domain, (list = [domain]))
+  }
+  return list
+}
+
 /** V1 fill message (spoke → hub): who filled, at what total fee (dbps), when. */
 export interface FillMessage {
   readonly intentId: Bytes32

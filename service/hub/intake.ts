@@ -71,7 +71,7 @@ const receiveIntent = (hub: HubState, intent: Intent, intentId: Bytes32): void =
     fees18 += fee18
     totalFeeDbps += fee.feeDbps
   }
-  ctx.amountAfterFees18 = amount18 - fees18
+  ctx.amountAfterFees18 = fees18 === 0n ? amount18 : amount18 - fees18
   ctx.totalProtocolFeeDbps = totalFeeDbps
   const filled = ctx.status === IntentStatus.FILLED
   const epoch = hub.currentEpoch()

@@ -253,6 +253,20 @@ const wordUser = (word: Bytes32): string | undefined => {
   }
   return user
 }
+/** `[user]`, one array per user (entries never modify their lists). Bounded: cleared when full. */
+const loneUsers = new Map<string, readonly string[]>()
+const loneUser = (user: string): readonly string[] => {
+  let list = loneUsers.get(user)
+  if (list === undefined) {
+    if (loneUsers.size >= INTERN_LIMIT) loneUsers.clear()
+    loneUsers.set(user, (list = [user]))
+  }
+  return list
+}
+
+/** Zero as one bigint (fees are mostly 0: one object instead of one per intent). */
+const shareZero = (amount: bigint): bigint => (amount === 0n ? 0n : amount)
+
 const addTo = <K>(map: Map<K, SortedSeqs>, key: K, seq: number): void => {
   let index = map.get(key)
   if (index === undefined) map.set(key, (index = new SortedSeqs()))
@@ -366,8 +380,8 @@ export class ReadModel implements HubObserver {
     if (address === undefined) return
     const a = lowerAddress(address)
     if (e.users.includes(a)) return
-    // Exactly sized (a spread would leave room for 16 more: 170 bytes per intent).
-    e.users = e.users.length === 0 ? [a] : e.users.concat(a)
+    // One shared array per lone user; exactly sized otherwise (a spread would leave room for 16 more).
+    e.users = e.users.length === 0 ? loneUser(a) : e.users.concat(a)
     this.byUser.add(a, e.seq)
   }
 
@@ -525,8 +539,8 @@ export class ReadModel implements HubObserver {
       }
       case "IntentWithFeesAdded": {
         const e = this.entry(event.intentId)
-        e.tokenFee = event.tokenFee
-        e.nativeFee = event.nativeFee
+        e.tokenFee = shareZero(event.tokenFee)
+        e.nativeFee = shareZero(event.nativeFee)
         e.feeAdapterInitiator = wordUser(event.initiator) ?? event.initiator
         this.addUser(e, wordUser(event.initiator))
         this.touch(e)

@@ -15,13 +15,14 @@ import {
   MAX_DESTINATIONS,
   MessageType,
   NORMALIZED_DECIMALS,
+  oneDestination,
   powerOfTen,
   Strategy,
 } from "../../domain/protocol.ts"
 import type { NewIntentParams } from "../calls.ts"
-import type { SentIntents } from "./gateway.ts"
 import type { QueuedIntent } from "../types.ts"
 import { get2, set2 } from "./context.ts"
+import type { SentIntents } from "./gateway.ts"
 import { checkedAdd, checkedMul, PANIC_OVERFLOW, revert, SpokeRevert } from "./journal.ts"
 import { decodeIntentCalldata, type DecodedSettlement, decodeSettlementMessage, type ParsedHubMessage } from "./messages.ts"
 import type { MemoryWorld } from "./world.ts"
@@ -192,7 +193,7 @@ export class MemoryClearingSpoke {
       timestamp: this.ctx.now,
       ttl: p.ttl,
       amount: normalizedAmount,
-      destinations: count === 1 ? [destinations[0]!] : [...destinations],
+      destinations: count === 1 ? oneDestination(destinations[0]!) : [...destinations],
       data: p.data,
     }
     const intentId = this.encoder.intentId(intent)
