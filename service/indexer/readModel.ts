@@ -253,15 +253,28 @@ const wordUser = (word: Bytes32): string | undefined => {
   }
   return user
 }
-/** `[user]`, one array per user (entries never modify their lists). Bounded: cleared when full. */
-const loneUsers = new Map<string, readonly string[]>()
-const loneUser = (user: string): readonly string[] => {
-  let list = loneUsers.get(user)
-  if (list === undefined) {
-    if (loneUsers.size >= INTERN_LIMIT) loneUsers.clear()
-    loneUsers.set(user, (list = [user]))
+/**
+ * `[...users, user]`. Lists of one or two users are shared (entries never modify their lists, and a million
+ * intents name a few hundred sender/initiator pairs); longer ones are exactly sized. Bounded: cleared when full.
+ */
+const sharedLists = new Map<string, { readonly list: readonly string[]; readonly next: Map<string, readonly string[]> }>()
+const withUser = (users: readonly string[], user: string): readonly string[] => {
+  if (users.length > 1) return users.concat(user)
+  if (sharedLists.size >= INTERN_LIMIT) sharedLists.clear()
+  if (users.length === 0) {
+    let node = sharedLists.get(user)
+    if (node === undefined) sharedLists.set(user, (node = { list: [user], next: new Map() }))
+    return node.list
   }
-  return list
+  const first = users[0]!
+  let node = sharedLists.get(first)
+  if (node === undefined) sharedLists.set(first, (node = { list: [first], next: new Map() }))
+  let pair = node.next.get(user)
+  if (pair === undefined) {
+    if (node.next.size >= 1024) node.next.clear()
+    node.next.set(user, (pair = [first, user]))
+  }
+  return pair
 }
 
 /** Zero as one bigint (fees are mostly 0: one object instead of one per intent). */
@@ -380,8 +393,7 @@ export class ReadModel implements HubObserver {
     if (address === undefined) return
     const a = lowerAddress(address)
     if (e.users.includes(a)) return
-    // One shared array per lone user; exactly sized otherwise (a spread would leave room for 16 more).
-    e.users = e.users.length === 0 ? loneUser(a) : e.users.concat(a)
+    e.users = withUser(e.users, a)
     this.byUser.add(a, e.seq)
   }
 
