@@ -435,9 +435,9 @@ export class MemoryClearingSpoke {
   }
 
   private handleSettlement(intentId: Bytes32, amount18: bigint, assetWord: Bytes32, recipientWord: Bytes32, updateVirtualBalance: boolean): void {
-    const current = this.status.get(intentId) ?? IntentStatus.NONE
-    if (current === IntentStatus.SETTLED || current === IntentStatus.SETTLED_AND_MANUALLY_EXECUTED) return
-    this.ctx.journal.set(this.status, intentId, IntentStatus.SETTLED)
+    const stored = this.status.get(intentId)
+    if (stored === IntentStatus.SETTLED || stored === IntentStatus.SETTLED_AND_MANUALLY_EXECUTED) return
+    this.ctx.journal.replace(this.status, intentId, stored, IntentStatus.SETTLED)
     const asset = this.addressOf(assetWord)
     const recipient = this.addressOf(recipientWord)
     const decimals = this.world.tryDecimals(asset) ?? NORMALIZED_DECIMALS

@@ -59,6 +59,12 @@ export class Journal {
     map.set(key, value)
   }
 
+  /** `map.set(key, value)` when the caller just read the previous entry (`map.get(key)`, undefined if absent). */
+  replace<K, V>(map: Map<K, V>, key: K, previous: V | undefined, value: V): void {
+    this.entries.push(map, key, previous)
+    map.set(key, value)
+  }
+
   /** `map.delete(key)`, remembering the entry. */
   delete<K, V>(map: Map<K, V>, key: K): void {
     const old = map.get(key)
