@@ -226,6 +226,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
   const plan = planWorld(spec)
   let pool: ChainPool | undefined
   let trace: WriteStream | undefined
+  let finished: World | undefined
   try {
     let spokes: SpokesShape
     if (options.backend === "anvil") {
@@ -250,6 +251,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       ...(traceStream === undefined ? {} : { onTraceLine: (line: string) => void traceStream.write(`${line}\n`) }),
     })
     const { world } = assembly
+    finished = world
     // An abort (Ctrl-C on the CLI) stops the run after the current event; the chains are still stopped below.
     const stop = () => world.scheduler.stop()
     options.signal?.addEventListener("abort", stop)
@@ -270,6 +272,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       wallSeconds: (wallClock() - started) / 1000,
     })
   } finally {
+    finished?.close()
     if (trace !== undefined) await new Promise<void>((resolve) => trace!.end(resolve))
     await pool?.stop()
   }

@@ -169,6 +169,36 @@ describe("Keccak256Stream", () => {
     stream.writeLine("x".repeat(349_525)) // 3 bytes per unit plus the newline: exactly a chunk
     expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}${huge}${huge}\n${"x".repeat(349_525)}\n`)))
   })
+
+  it("hashes a surrogate pair split across writes as the pair, here and offloaded", () => {
+    for (const offloadAfterBytes of [undefined, 1]) {
+      const stream = new Keccak256Stream(offloadAfterBytes === undefined ? {} : { offloadAfterBytes })
+      // The first write fills a flush (here) and ends with the pair's first half; the second starts with the other.
+      const first = `${"a".repeat(70_000)}\ud83d`
+      stream.writeUtf8(first)
+      stream.writeUtf8("\ude00 and more")
+      stream.writeUtf8("\ud83d") // a lone high surrogate at the end: one replacement character
+      expect(stream.offloaded).toBe(offloadAfterBytes !== undefined)
+      expect(stream.digest()).toBe(viemKeccak(toBytes(`${"a".repeat(70_000)}😀 and more\ufffd`)))
+      stream.close()
+    }
+  })
+
+  it("keeps an offloaded stream's backlog bounded and gives the same digest; a closed stream refuses writes", () => {
+    const offloaded = new Keccak256Stream({ offloadAfterBytes: 1 })
+    const here = new Keccak256Stream()
+    const block = "0123456789abcdef".repeat(1 << 16) // 1 MiB
+    // 96 MiB written in one go: faster than the worker absorbs it, so writes wait for it to catch up.
+    for (let i = 0; i < 96; i++) {
+      offloaded.writeUtf8(block)
+      here.writeUtf8(block)
+    }
+    expect(offloaded.offloaded).toBe(true)
+    expect(offloaded.digest()).toBe(here.digest())
+    offloaded.close()
+    expect(() => offloaded.writeUtf8("x")).toThrow(/closed/)
+    expect(() => offloaded.digest()).toThrow(/closed/)
+  })
 })
 
 describe("fast INTENT batch decoder", () => {

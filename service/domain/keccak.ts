@@ -124,26 +124,134 @@ export interface Keccak256StreamOptions {
 
 /** Bytes per chunk posted to an offloaded stream's worker. */
 const WORKER_CHUNK_BYTES = 1 << 20
+/** Chunks posted and not yet absorbed before writes wait for the worker (bounds the memory they hold). */
+const WORKER_MAX_BACKLOG = 64
+/**
+ * How long a wait for the worker may go without it making progress before the stream gives up (a liveness guard
+ * against a worker that died or never started; it decides no result, only whether an error is thrown).
+ */
+const WORKER_STALL_SECONDS = 60
 
-/** How long `digest()` waits for an offloaded stream's worker before giving up. */
-const WORKER_DIGEST_TIMEOUT_MS = 120_000
+/** Control words shared with the worker (`keccakWorker.js` uses the same indices). */
+const CONTROL_STATE = 0
+const CONTROL_ABSORBED = 1
+const STATE_STARTING = 0
+const STATE_FAILED = 2
+/** Bytes after the control words where the worker writes its error message. */
+const CONTROL_MESSAGE_OFFSET = 16
+const CONTROL_BYTES = CONTROL_MESSAGE_OFFSET + 512
+
+/**
+ * The worker side of an offloaded stream: posts chunks in order, keeps the backlog bounded, and fetches digests
+ * synchronously through shared memory. Errors of the worker (failed start, crash, failed hashing) surface as an
+ * exception on the next write or digest.
+ */
+class OffloadedSponge {
+  private readonly worker: Worker
+  private readonly controlBuffer = new SharedArrayBuffer(CONTROL_BYTES)
+  private readonly control = new Int32Array(this.controlBuffer, 0, 4)
+  private posted = 0
+  private failure: string | undefined = undefined
+  private closed = false
+
+  constructor(state: Uint8Array) {
+    this.worker = new Worker(new URL("./keccakWorker.js", import.meta.url), {
+      workerData: { module: wasmModule, state, bits: BITS, padding: KECCAK_PADDING, scratchBytes: KECCAK_SCRATCH_BYTES, control: this.controlBuffer },
+    })
+    // Seen when the event loop runs (a simulation yields to it every few thousand events); waits read the
+    // shared control words instead.
+    this.worker.on("error", (error) => {
+      this.failure ??= error instanceof Error ? error.message : String(error)
+    })
+    this.worker.on("exit", (code) => {
+      if (!this.closed) this.failure ??= `the hashing worker exited (code ${code})`
+    })
+    // The worker never keeps the process alive: everything it owes is fetched synchronously by `digest()`.
+    this.worker.unref()
+  }
+
+  private check(): void {
+    if (Atomics.load(this.control, CONTROL_STATE) === STATE_FAILED) {
+      const bytes = new Uint8Array(this.controlBuffer, CONTROL_MESSAGE_OFFSET)
+      this.failure ??= new TextDecoder().decode(bytes.subarray(0, Math.max(0, bytes.indexOf(0)))) || "the hashing worker failed"
+    }
+    if (this.failure !== undefined) throw new Error(`Keccak256Stream: ${this.failure}`)
+    if (this.closed) throw new Error("Keccak256Stream: the stream was closed")
+  }
+
+  /** Posts `bytes` (its buffer is transferred), after waiting while the worker is too far behind. */
+  post(bytes: Uint8Array): void {
+    this.check()
+    this.worker.postMessage({ kind: "bytes", bytes }, [bytes.buffer as ArrayBuffer])
+    this.posted++
+    if (this.posted - Atomics.load(this.control, CONTROL_ABSORBED) > WORKER_MAX_BACKLOG) this.waitUntil(() => this.posted - Atomics.load(this.control, CONTROL_ABSORBED) <= WORKER_MAX_BACKLOG / 2, this.control, CONTROL_ABSORBED)
+  }
+
+  /** The digest of everything posted so far (the worker's sponge goes on afterwards). */
+  digest(): Uint8Array {
+    this.check()
+    const reply = new SharedArrayBuffer(4 + 32)
+    const flag = new Int32Array(reply, 0, 1)
+    this.worker.postMessage({ kind: "digest", reply })
+    this.waitUntil(() => Atomics.load(flag, 0) !== 0, flag, 0)
+    this.check()
+    return new Uint8Array(reply, 4, 32)
+  }
+
+  /**
+   * Blocks until `done()`, in one-second waits on `words[index]` (which the worker notifies), for as long as the
+   * worker keeps absorbing; throws when it failed or made no progress for `WORKER_STALL_SECONDS`.
+   */
+  private waitUntil(done: () => boolean, words: Int32Array, index: number): void {
+    let absorbed = Atomics.load(this.control, CONTROL_ABSORBED)
+    let idleSeconds = 0
+    while (!done()) {
+      this.check()
+      Atomics.wait(words, index, Atomics.load(words, index), 1000)
+      const now = Atomics.load(this.control, CONTROL_ABSORBED)
+      if (now !== absorbed) {
+        absorbed = now
+        idleSeconds = 0
+      } else if (++idleSeconds >= WORKER_STALL_SECONDS && !done()) {
+        const starting = Atomics.load(this.control, CONTROL_STATE) === STATE_STARTING
+        throw new Error(`Keccak256Stream: the hashing worker ${starting ? "did not start" : "made no progress"} in ${WORKER_STALL_SECONDS} s`)
+      }
+    }
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    void this.worker.terminate()
+  }
+}
+
+/** Whether `text` ends with the first half of a surrogate pair (whose second half may come with the next write). */
+const endsInHighSurrogate = (text: string): boolean => {
+  const last = text.charCodeAt(text.length - 1)
+  return last >= 0xd800 && last <= 0xdbff
+}
 
 /**
  * An incremental keccak256 over a long byte stream. Small writes are buffered and hashed in large chunks, so
- * streaming millions of short lines costs about the same as hashing one big buffer.
+ * streaming millions of short lines costs about the same as hashing one big buffer. The digest is always the hash
+ * of the UTF-8 encoding of everything written, as one string (a surrogate pair split across writes included).
  */
 export class Keccak256Stream {
   private readonly state = new Uint8Array(stateSize)
   private pending: string[] = []
   private pendingLength = 0
   private static readonly FLUSH_CHARS = 1 << 16
+  /** A high surrogate held back from the last encoded text, waiting for its pair ("" when none). */
+  private carry = ""
   /** Bytes hashed in this thread so far (until offloaded). */
   private hashedBytes = 0
-  private worker: Worker | undefined = undefined
+  private sponge: OffloadedSponge | undefined = undefined
   private readonly offloadAfterBytes: number
   /** Offloaded: the chunk being filled for the worker. */
   private chunk = Buffer.alloc(0)
   private chunkLength = 0
+  private closed = false
 
   constructor(options: Keccak256StreamOptions = {}) {
     this.offloadAfterBytes = options.offloadAfterBytes ?? Number.POSITIVE_INFINITY
@@ -161,105 +269,108 @@ export class Keccak256Stream {
 
   /** Whether the sponge lives in a worker thread now. */
   get offloaded(): boolean {
-    return this.worker !== undefined
+    return this.sponge !== undefined
   }
 
   /** Appends the UTF-8 bytes of `text`. */
   writeUtf8(text: string): void {
-    if (this.worker !== undefined) return this.encodeForWorker(text)
+    if (this.sponge !== undefined || this.closed) return this.encodeForWorker(text, true)
     this.pending.push(text)
     this.pendingLength += text.length
-    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
+    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush(false)
   }
 
   /** Appends the UTF-8 bytes of `text`, then `\n` (the same as `writeUtf8(text + "\n")`). */
   writeLine(text: string): void {
-    if (this.worker !== undefined) {
-      this.encodeForWorker(text)
-      // encodeForWorker left room for 3 bytes per unit of `text`: one of them takes the newline.
+    if (this.sponge !== undefined || this.closed) {
+      this.encodeForWorker(text, false)
+      // encodeForWorker left room for 3 bytes per unit of `text` (and the carry) plus one: the newline's.
       this.chunk[this.chunkLength++] = 0x0a
       return
     }
     this.pending.push(text, "\n")
     this.pendingLength += text.length + 1
-    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
+    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush(false)
   }
 
   /**
-   * Offloaded: `text` encoded straight into the chunk for the worker (`Buffer#write`: no allocation per line),
-   * which is posted first when the text and one more byte (a line's newline) might not fit (a UTF-16 unit
-   * takes at most 3 UTF-8 bytes).
+   * Offloaded: `text` (after any carried high surrogate) encoded straight into the chunk for the worker
+   * (`Buffer#write`: no allocation per line), which is posted first when the text and one more byte (a line's
+   * newline) might not fit (a UTF-16 unit takes at most 3 UTF-8 bytes). With `mayCarry`, a trailing high
+   * surrogate waits for the next write.
    */
-  private encodeForWorker(text: string): void {
-    if (this.chunkLength + text.length * 3 + 1 > WORKER_CHUNK_BYTES) {
+  private encodeForWorker(text: string, mayCarry: boolean): void {
+    if (this.closed) throw new Error("Keccak256Stream: the stream was closed")
+    let whole = this.carry === "" ? text : this.carry + text
+    this.carry = ""
+    if (mayCarry && endsInHighSurrogate(whole)) {
+      this.carry = whole.slice(-1)
+      whole = whole.slice(0, -1)
+    }
+    if (this.chunkLength + whole.length * 3 + 1 > WORKER_CHUNK_BYTES) {
       this.postChunk()
-      if (text.length * 3 + 1 > WORKER_CHUNK_BYTES) {
-        const bytes = new Uint8Array(Buffer.from(text, "utf8"))
-        this.worker!.postMessage({ kind: "bytes", bytes }, [bytes.buffer])
+      if (whole.length * 3 + 1 > WORKER_CHUNK_BYTES) {
+        this.sponge!.post(new Uint8Array(Buffer.from(whole, "utf8")))
         return
       }
     }
-    this.chunkLength += this.chunk.write(text, this.chunkLength, "utf8")
+    this.chunkLength += this.chunk.write(whole, this.chunkLength, "utf8")
   }
 
   private postChunk(): void {
     if (this.chunkLength === 0) return
     const bytes = this.chunk.subarray(0, this.chunkLength)
-    this.worker!.postMessage({ kind: "bytes", bytes }, [bytes.buffer])
     this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
     this.chunkLength = 0
+    this.sponge!.post(bytes)
   }
 
-  /** Hashes the pending text here, encoded to UTF-8 straight into the module's input buffer. */
-  private flush(): void {
-    if (this.worker !== undefined) return this.postChunk()
-    if (this.pendingLength === 0) return
-    const text = this.pending.join("")
+  /**
+   * Hashes what is pending: here, encoded to UTF-8 straight into the module's input buffer, or in the worker.
+   * Unless `final`, a trailing high surrogate stays behind for the next write.
+   */
+  private flush(final: boolean): void {
+    if (this.sponge !== undefined) {
+      if (final && this.carry !== "") this.encodeForWorker("", false)
+      return this.postChunk()
+    }
+    let text = this.carry + this.pending.join("")
+    this.carry = ""
     this.pending = []
     this.pendingLength = 0
+    if (!final && endsInHighSurrogate(text)) {
+      this.carry = text.slice(-1)
+      text = text.slice(0, -1)
+    }
+    if (text.length === 0) return
     this.load()
-    let rest = text
     for (;;) {
-      const { read, written } = encoder.encodeInto(rest, scratch)
+      const { read, written } = encoder.encodeInto(text, scratch)
       wasm.Hash_Update(written)
       this.hashedBytes += written
-      if (read >= rest.length) break
-      rest = rest.slice(read)
+      if (read >= text.length) break
+      text = text.slice(read)
     }
     this.save()
-    if (this.hashedBytes >= this.offloadAfterBytes) this.offload()
-  }
-
-  private offload(): void {
-    const worker = new Worker(new URL("./keccakWorker.js", import.meta.url), {
-      workerData: { module: wasmModule, state: this.state, bits: BITS, padding: KECCAK_PADDING, scratchBytes: KECCAK_SCRATCH_BYTES },
-    })
-    // The worker never keeps the process alive: everything it owes is fetched synchronously by `digest()`.
-    worker.unref()
-    this.worker = worker
-    this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
+    if (this.hashedBytes >= this.offloadAfterBytes) {
+      this.sponge = new OffloadedSponge(this.state)
+      this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
+    }
   }
 
   /** The hash of everything written so far (the stream can continue afterwards). */
   digest(): Bytes32 {
-    this.flush()
-    if (this.worker !== undefined) return this.workerDigest(this.worker)
+    if (this.closed) throw new Error("Keccak256Stream: the stream was closed")
+    this.flush(true)
+    if (this.sponge !== undefined) return hex32(this.sponge.digest(), 0)
     this.load()
     wasm.Hash_Final(KECCAK_PADDING)
     return digestHex()
   }
 
-  private workerDigest(worker: Worker): Bytes32 {
-    const reply = new SharedArrayBuffer(4 + 32 + 256)
-    const flag = new Int32Array(reply, 0, 1)
-    worker.postMessage({ kind: "digest", reply })
-    if (Atomics.wait(flag, 0, 0, WORKER_DIGEST_TIMEOUT_MS) === "timed-out") {
-      throw new Error(`Keccak256Stream: the hashing worker did not answer within ${WORKER_DIGEST_TIMEOUT_MS / 1000} s`)
-    }
-    if (Atomics.load(flag, 0) !== 1) {
-      const text = new TextDecoder().decode(new Uint8Array(reply, 36)).replace(/\0+$/, "")
-      throw new Error(`Keccak256Stream: the hashing worker failed: ${text}`)
-    }
-    return hex32(new Uint8Array(reply), 4)
+  /** Stops the worker thread of an offloaded stream; writes and digests throw afterwards. */
+  close(): void {
+    this.closed = true
+    this.sponge?.close()
   }
 }

@@ -1,23 +1,50 @@
 // The worker thread behind an offloaded `Keccak256Stream` (keccak.ts): it owns a second instance of the same
 // WebAssembly Keccak module, starts from the sponge state the stream had when it handed over, absorbs the byte
 // chunks it is posted in order, and answers digest requests through shared memory (the stream waits for them
-// synchronously). Plain JavaScript so that it runs under any loader (tsx, vitest, plain Node).
+// synchronously). Progress and failure are reported in the shared control words, which the stream reads while it
+// waits (it cannot receive events then). Plain JavaScript so that it runs under any loader (tsx, vitest, Node).
 import { parentPort, workerData } from "node:worker_threads"
 
-/** @type {{ module: WebAssembly.Module, state: Uint8Array, bits: number, padding: number, scratchBytes: number }} */
-const { module, state, bits, padding, scratchBytes } = workerData
-const wasm = new WebAssembly.Instance(module, {}).exports
-const memory = new Uint8Array(wasm.memory.buffer)
-const scratchOffset = wasm.Hash_GetBuffer()
-const stateOffset = wasm.Hash_GetState()
-wasm.Hash_Init(bits)
-memory.set(state, stateOffset)
-/** The first error, reported with the next digest request (the stream is waiting on shared memory, not events). */
-let failure
+// Control words (indices and states as in keccak.ts).
+const CONTROL_STATE = 0
+const CONTROL_ABSORBED = 1
+const STATE_RUNNING = 1
+const STATE_FAILED = 2
+const CONTROL_MESSAGE_OFFSET = 16
+
+/** @type {{ module: WebAssembly.Module, state: Uint8Array, bits: number, padding: number, scratchBytes: number, control: SharedArrayBuffer }} */
+const { module, state, bits, padding, scratchBytes, control: controlBuffer } = workerData
+const control = new Int32Array(controlBuffer, 0, 4)
+
+/** Records the first failure where the stream reads it, and wakes any wait. */
+const fail = (error) => {
+  if (Atomics.load(control, CONTROL_STATE) === STATE_FAILED) return
+  const text = new TextEncoder().encode(String(error instanceof Error ? error.message : error))
+  new Uint8Array(controlBuffer, CONTROL_MESSAGE_OFFSET).set(text.subarray(0, controlBuffer.byteLength - CONTROL_MESSAGE_OFFSET - 1))
+  Atomics.store(control, CONTROL_STATE, STATE_FAILED)
+  Atomics.notify(control, CONTROL_STATE)
+  Atomics.notify(control, CONTROL_ABSORBED)
+}
+
+let wasm
+let memory
+let scratchOffset
+let stateOffset
+try {
+  wasm = new WebAssembly.Instance(module, {}).exports
+  memory = new Uint8Array(wasm.memory.buffer)
+  scratchOffset = wasm.Hash_GetBuffer()
+  stateOffset = wasm.Hash_GetState()
+  wasm.Hash_Init(bits)
+  memory.set(state, stateOffset)
+  Atomics.store(control, CONTROL_STATE, STATE_RUNNING)
+} catch (error) {
+  fail(error)
+}
 
 parentPort.on("message", (message) => {
   if (message.kind === "bytes") {
-    if (failure !== undefined) return
+    if (Atomics.load(control, CONTROL_STATE) !== STATE_RUNNING) return
     try {
       const data = message.bytes
       for (let read = 0; read < data.length; read += scratchBytes) {
@@ -26,22 +53,26 @@ parentPort.on("message", (message) => {
         wasm.Hash_Update(chunk.length)
       }
     } catch (error) {
-      failure = String(error instanceof Error ? error.message : error)
+      fail(error)
+      return
     }
+    Atomics.add(control, CONTROL_ABSORBED, 1)
+    Atomics.notify(control, CONTROL_ABSORBED)
     return
   }
-  // kind "digest": the hash so far, written after a status word; the sponge continues from where it was.
+  // kind "digest": the hash so far after a status word (1 = written); the sponge continues from where it was.
   const flag = new Int32Array(message.reply, 0, 1)
-  const out = new Uint8Array(message.reply, 4, 32)
-  if (failure === undefined) {
-    const saved = memory.slice(stateOffset, stateOffset + state.length)
-    wasm.Hash_Final(padding)
-    out.set(memory.subarray(scratchOffset, scratchOffset + 32))
-    memory.set(saved, stateOffset)
-    Atomics.store(flag, 0, 1)
-  } else {
-    new Uint8Array(message.reply, 36).set(new TextEncoder().encode(failure).subarray(0, message.reply.byteLength - 36))
-    Atomics.store(flag, 0, 2)
+  if (Atomics.load(control, CONTROL_STATE) === STATE_RUNNING) {
+    try {
+      const saved = memory.slice(stateOffset, stateOffset + state.length)
+      wasm.Hash_Final(padding)
+      new Uint8Array(message.reply, 4, 32).set(memory.subarray(scratchOffset, scratchOffset + 32))
+      memory.set(saved, stateOffset)
+      Atomics.store(flag, 0, 1)
+    } catch (error) {
+      fail(error)
+    }
   }
+  // On failure the flag stays 0: the stream sees the failed state in the control words.
   Atomics.notify(flag, 0)
 })

@@ -23,6 +23,11 @@ export class TraceHasher implements HubEventSink {
   digest(): Bytes32 {
     return this.stream.digest()
   }
+
+  /** Stops the hashing worker of a large trace (see `Keccak256Stream.close`). */
+  close(): void {
+    this.stream.close()
+  }
 }
 
 /** Fans events out to several sinks in order. */

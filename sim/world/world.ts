@@ -401,17 +401,14 @@ export class World {
       return
     }
     this.hubDelivered.add(message.messageId)
+    // Decoded before anything is applied (the message of a spoke is well-formed; if not, nothing is traced).
+    const decoded = sent === undefined ? decodeMessage(message.event.message) : undefined
     this.syncHubBlock()
     // The ids the memory spoke computed ride along: the hub does not hash each intent again (replays do).
     if (sent !== undefined) this.applyRecorded({ kind: "intents", intents: sent.intents, knownIds: sent.ids })
-    else this.applyDecoded(message.event.message)
+    else if (decoded?.type === "INTENT") this.applyRecorded({ kind: "intents", intents: decoded.intents as Intent[] })
+    else if (decoded?.type === "FILL") this.applyRecorded({ kind: "fills", fills: decoded.fills as FillMessage[] })
     this.model.onDelivery({ messageId: message.messageId, origin: message.origin, destination: this.plan.hubDomain, timestamp: this.timestamp })
-  }
-
-  private applyDecoded(message: Hex): void {
-    const decoded = decodeMessage(message)
-    if (decoded.type === "INTENT") this.applyRecorded({ kind: "intents", intents: decoded.intents as Intent[] })
-    else if (decoded.type === "FILL") this.applyRecorded({ kind: "fills", fills: decoded.fills as FillMessage[] })
   }
 
   private sendToSpoke(message: OutboundMessage): void {
@@ -466,6 +463,11 @@ export class World {
   /** The trace hash so far. */
   traceHash(): Bytes32 {
     return this.hasher.digest()
+  }
+
+  /** Releases what outlives a run (the trace hasher's worker thread of a large run); the trace hash is gone after. */
+  close(): void {
+    this.hasher.close()
   }
 
   /** An address as the hub's bytes32. */
