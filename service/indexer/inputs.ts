@@ -4,12 +4,6 @@
  */
 import type { Address, Bytes32, Hex } from "../domain/hex.ts"
 
-/** Where and when a hub event happened. */
-export interface HubEventMeta {
-  readonly blockNumber: number
-  readonly timestamp: number
-}
-
 /** The spoke transaction that emitted an event. */
 export interface SpokeEventMeta {
   /** The spoke's domain (= chain id). */

@@ -237,6 +237,17 @@ describe("intent pages", () => {
     )
   })
 
+  it("brings its filter indexes up to date with what happened since the last query", () => {
+    const q = { limit: 1000, origins: [10], userAddress: users[1], isFastPath: false, tickerHash: DAI }
+    const before = world.model.listIntents(q).entries.length
+    for (let i = 0; i < 9; i++) world.newIntent({ origin: domains[i % 3]!, destinations: [domains[(i + 1) % 3]!], amount: u(1), from: users[i % 2]! })
+    world.dispatch(10)
+    const now = world.model.listIntents({ limit: 1000 }).entries.map((e) => e.record)
+    const expected = now.filter((r) => r.origin === "10" && r.tx_origin === users[1] && r.is_fast_path === false).map((r) => r.intent_id)
+    expect(expected.length).toBeGreaterThan(before)
+    expect(world.model.listIntents(q).entries.map((e) => e.record.intent_id)).toEqual(expected)
+  })
+
   it("find intents by transaction hash", () => {
     const { id, txHash } = world.newIntent()
     const page = world.model.listIntents({ limit: 10, txHash })

@@ -16,7 +16,7 @@ import type { Hub } from "../hub/hub.ts"
 import { IdMap } from "../hub/idMap.ts"
 import { discountDbps } from "../hub/settler.ts"
 import type { HubObserver, InvoiceEvaluation, InvoiceNode, TickerState } from "../hub/state.ts"
-import type { Delivery, HubEventMeta, SpokeEventBody, SpokeEventMeta } from "./inputs.ts"
+import type { Delivery, SpokeEventBody, SpokeEventMeta } from "./inputs.ts"
 import { candidateCustody, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
 import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
 import { type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceProcessingHistoryEntry, type InvoiceRecord } from "./records.ts"
@@ -312,11 +312,13 @@ export class ReadModel implements HubObserver {
    */
   private readonly byTxHash = new KeyedSeqs<string>()
   private txHashesPending: (string | number)[] = []
+  /** Seqs of entries whose origin, destinations, asset, fast-path flag, ticker or users changed since the last query. */
+  private unindexed: number[] = []
   private readonly byAsset = new Map<Bytes32, SortedSeqs>()
   private readonly statusCounts = new Map<ApiIntentStatus, number>()
   private readonly countMemo = new Map<string, { readonly version: number; readonly count: number }>()
   /** Intent-queue positions not dispatched yet: domain → queue index → intent id. */
-  private readonly originQueues = new Map<number, Map<bigint, Bytes32>>()
+  private readonly originQueues = new Map<number, Map<number, Bytes32>>()
   private readonly batches: BatchEntry[] = []
   private readonly batchById = new Map<Bytes32, BatchEntry>()
   /** Mirror of the hub's per-domain settlement queues (intent ids), to know what a dispatch sent. */
@@ -341,14 +343,9 @@ export class ReadModel implements HubObserver {
     hub.state.observer = this
   }
 
-  /** A sink for the hub's events; block and time are read from the attached hub at emission. */
+  /** A sink for the hub's events (statuses need nothing but the event; the rest is read from the attached hub). */
   hubSink(): HubEventSink {
-    return {
-      emit: (event) => {
-        const state = this.hub?.state
-        this.onHubEvent(event, { blockNumber: state?.blockNumber ?? 0, timestamp: state?.timestamp ?? 0 })
-      },
-    }
+    return { emit: (event) => this.onHubEvent(event) }
   }
 
   private requireHub(): Hub {
@@ -394,7 +391,32 @@ export class ReadModel implements HubObserver {
     const a = lowerAddress(address)
     if (e.users.includes(a)) return
     e.users = withUser(e.users, a)
-    this.byUser.add(a, e.seq)
+    this.toIndex(e)
+  }
+
+  /** Marks `e` for the filter indexes, which queries bring up to date (`syncIndexes`): most runs never filter. */
+  private toIndex(e: IntentEntry): void {
+    const pending = this.unindexed
+    if (pending[pending.length - 1] !== e.seq) pending.push(e.seq)
+  }
+
+  /** Adds what changed since the last query to the filter indexes (each index ignores a seq it already holds). */
+  private syncIndexes(): void {
+    const pending = this.unindexed
+    if (pending.length === 0) return
+    this.unindexed = []
+    for (const seq of pending) {
+      const e = this.entries[seq]!
+      const intent = e.intent
+      if (intent !== undefined) {
+        addTo(this.byOrigin, intent.origin, seq)
+        for (const d of intent.destinations) addTo(this.byDestination, d, seq)
+        addTo(this.byFastPath, intent.ttl > 0, seq)
+        addTo(this.byAsset, intent.inputAsset, seq)
+      }
+      if (e.tickerHash !== undefined) addTo(this.byTicker, e.tickerHash, seq)
+      for (const user of e.users) this.byUser.add(user, seq)
+    }
   }
 
   private decimalsOf(domain: number, asset: Bytes32): number {
@@ -406,10 +428,7 @@ export class ReadModel implements HubObserver {
     if (e.intent !== undefined) return
     e.intent = intent
     e.inputDecimals = this.decimalsOf(intent.origin, intent.inputAsset)
-    addTo(this.byOrigin, intent.origin, e.seq)
-    for (const d of intent.destinations) addTo(this.byDestination, d, e.seq)
-    addTo(this.byFastPath, intent.ttl > 0, e.seq)
-    addTo(this.byAsset, intent.inputAsset, e.seq)
+    this.toIndex(e)
     this.addUser(e, wordUser(intent.receiver))
     this.addUser(e, wordUser(intent.initiator))
     const ticker = this.hub?.state.assetOn(intent.origin, intent.inputAsset)?.ticker.config.tickerHash
@@ -419,13 +438,13 @@ export class ReadModel implements HubObserver {
   private setTicker(e: IntentEntry, ticker: Bytes32): void {
     if (e.tickerHash !== undefined) return
     e.tickerHash = ticker
-    addTo(this.byTicker, ticker, e.seq)
+    this.toIndex(e)
   }
 
   // -------------------------------------------------------------------------------------------------------
   // Hub events
 
-  onHubEvent(event: HubEvent, _meta: HubEventMeta): void {
+  onHubEvent(event: HubEvent): void {
     switch (event.kind) {
       case "IntentProcessed":
       case "FillProcessed": {
@@ -594,14 +613,14 @@ export class ReadModel implements HubObserver {
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
     if (queue === undefined) this.originQueues.set(meta.domain, (queue = new Map()))
-    queue.set(queueIdx, intentId)
+    queue.set(Number(queueIdx), intentId)
     this.touch(e)
   }
 
   private onIntentQueueProcessed(messageId: Bytes32, firstIdx: bigint, lastIdx: bigint, quote: bigint, meta: SpokeEventMeta): void {
     const queue = this.originQueues.get(meta.domain)
     const intentIds: Bytes32[] = []
-    for (let idx = firstIdx; idx < lastIdx; idx++) {
+    for (let idx = Number(firstIdx), last = Number(lastIdx); idx < last; idx++) {
       const id = queue?.get(idx)
       if (id === undefined) continue
       queue!.delete(idx)
@@ -735,6 +754,7 @@ export class ReadModel implements HubObserver {
   }
 
   private intentSources(q: IntentQuery): readonly SeqSource[] {
+    this.syncIndexes()
     const options: (readonly SeqSource[])[] = [[this.all]]
     const pick = <K>(map: { get(key: K): SeqSource | undefined }, keys: readonly K[]): SeqSource[] =>
       keys.map((k) => map.get(k)).filter((s): s is SeqSource => s !== undefined)
