@@ -2,7 +2,7 @@
  * The hub's state, as plain mutable structures over which the operations in this folder run. Nothing here
  * iterates an unordered collection: JS Maps iterate in insertion order, and insertion follows the inputs.
  */
-import { IdMap } from "./idMap.ts"
+import { IdMap } from "../domain/idMap.ts"
 import type { Bytes32 } from "../domain/hex.ts"
 import { type Intent, IntentStatus, type Settlement } from "../domain/protocol.ts"
 import type { DomainAsset, HubConfig, TickerConfig } from "./config.ts"

@@ -5,6 +5,7 @@
  */
 import { encodeAbiParameters, keccak256 } from "viem"
 import { encodeFillMessage, IntentEncoder } from "../../domain/encoding.ts"
+import { IdMap } from "../../domain/idMap.ts"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
 import {
   DBPS_DENOMINATOR,
@@ -78,7 +79,8 @@ export class MemoryClearingSpoke {
   hubDomain: number
   paused = false
   nonce = 0n
-  readonly status = new Map<Bytes32, IntentStatus>()
+  // Every intent created or settled here, for the whole run: an IdMap (see service/domain/idMap.ts).
+  readonly status = new IdMap<IntentStatus>()
   readonly balances = new Map<Address, Map<Address, bigint>>()
   readonly strategies = new Map<Address, Strategy>()
   readonly modules = new Map<Strategy, Address>()

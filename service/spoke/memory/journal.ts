@@ -3,7 +3,15 @@
  * the previous value; a reverted call (or a failed inner call that the contract tolerates, like a settlement
  * transfer) rolls back to a mark, so a revert changes nothing, as on the EVM.
  */
+import { IdMap } from "../../domain/idMap.ts"
 import { MAX_UINT256 } from "../../domain/protocol.ts"
+
+/** The maps the journal can undo writes to: `Map`s, and `IdMap`s (million-entry maps keyed by intent id). */
+interface UndoableMap<K, V> {
+  get(key: K): V | undefined
+  set(key: K, value: V): unknown
+  delete(key: K): boolean
+}
 
 /**
  * A revert with its decoded error, thrown through the memory contracts like revert data through the EVM. Not an
@@ -54,19 +62,19 @@ export class Journal {
   private entries: unknown[] = []
 
   /** `map.set(key, value)`, remembering the previous entry. */
-  set<K, V>(map: Map<K, V>, key: K, value: V): void {
+  set<K, V>(map: UndoableMap<K, V>, key: K, value: V): void {
     this.entries.push(map, key, map.get(key))
     map.set(key, value)
   }
 
   /** `map.set(key, value)` when the caller just read the previous entry (`map.get(key)`, undefined if absent). */
-  replace<K, V>(map: Map<K, V>, key: K, previous: V | undefined, value: V): void {
+  replace<K, V>(map: UndoableMap<K, V>, key: K, previous: V | undefined, value: V): void {
     this.entries.push(map, key, previous)
     map.set(key, value)
   }
 
   /** `map.delete(key)`, remembering the entry. */
-  delete<K, V>(map: Map<K, V>, key: K): void {
+  delete<K, V>(map: UndoableMap<K, V>, key: K): void {
     const old = map.get(key)
     if (old === undefined) return
     this.entries.push(map, key, old)
@@ -91,9 +99,10 @@ export class Journal {
       const container = entries[i]
       const key = entries[i + 1]
       const old = entries[i + 2]
-      if (container instanceof Map) {
-        if (old === undefined) container.delete(key)
-        else container.set(key, old)
+      if (container instanceof Map || container instanceof IdMap) {
+        const map = container as UndoableMap<unknown, unknown>
+        if (old === undefined) map.delete(key)
+        else map.set(key, old)
       } else {
         ;(container as Record<PropertyKey, unknown>)[key as PropertyKey] = old
       }

@@ -1,13 +1,17 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { keccak256Utf8 } from "../domain/keccak.ts"
+import { keccak256Utf8 } from "./keccak.ts"
 import { IdMap } from "./idMap.ts"
 
 describe("IdMap", () => {
-  it("behaves like Map for get, has, set, size and insertion-ordered iteration", () => {
+  it("behaves like Map for get, has, set, delete, size and insertion-ordered iteration", () => {
     // Keys from a small alphabet collide often (same last characters), ids of every length, and real digests.
     const key = fc.oneof(fc.string({ unit: fc.constantFrom("a", "b", "0"), maxLength: 10 }), fc.nat(300).map((n) => keccak256Utf8(String(n))))
-    const op = fc.oneof(fc.tuple(fc.constant("set" as const), key, fc.integer()), fc.tuple(fc.constant("get" as const), key, fc.constant(0)))
+    const op = fc.oneof(
+      fc.tuple(fc.constant("set" as const), key, fc.integer()),
+      fc.tuple(fc.constant("get" as const), key, fc.constant(0)),
+      fc.tuple(fc.constant("delete" as const), key, fc.constant(0)),
+    )
     fc.assert(
       fc.property(fc.array(op, { maxLength: 3000 }), fc.nat(64), (ops, initial) => {
         const ours = new IdMap<number>(initial)
@@ -16,6 +20,8 @@ describe("IdMap", () => {
           if (kind === "set") {
             ours.set(k, v)
             reference.set(k, v)
+          } else if (kind === "delete") {
+            expect(ours.delete(k)).toBe(reference.delete(k))
           } else {
             expect(ours.get(k)).toBe(reference.get(k))
             expect(ours.has(k)).toBe(reference.has(k))
