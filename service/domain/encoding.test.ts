@@ -180,6 +180,9 @@ describe("Keccak256Stream", () => {
       stream.writeUtf8("\ud83d") // a lone high surrogate at the end: one replacement character
       expect(stream.offloaded).toBe(offloadAfterBytes !== undefined)
       expect(stream.digest()).toBe(viemKeccak(toBytes(`${"a".repeat(70_000)}😀 and more\ufffd`)))
+      // A digest between the halves counts the first as lone; the pair completes afterwards all the same.
+      stream.writeUtf8("\ude00")
+      expect(stream.digest()).toBe(viemKeccak(toBytes(`${"a".repeat(70_000)}😀 and more😀`)))
       stream.close()
     }
   })

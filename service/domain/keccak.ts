@@ -187,12 +187,12 @@ class OffloadedSponge {
     if (this.posted - Atomics.load(this.control, CONTROL_ABSORBED) > WORKER_MAX_BACKLOG) this.waitUntil(() => this.posted - Atomics.load(this.control, CONTROL_ABSORBED) <= WORKER_MAX_BACKLOG / 2, this.control, CONTROL_ABSORBED)
   }
 
-  /** The digest of everything posted so far (the worker's sponge goes on afterwards). */
-  digest(): Uint8Array {
+  /** The digest of everything posted so far, then `tail` (not kept: the worker's sponge goes on without it). */
+  digest(tail: Uint8Array): Uint8Array {
     this.check()
     const reply = new SharedArrayBuffer(4 + 32)
     const flag = new Int32Array(reply, 0, 1)
-    this.worker.postMessage({ kind: "digest", reply })
+    this.worker.postMessage({ kind: "digest", reply, tail })
     this.waitUntil(() => Atomics.load(flag, 0) !== 0, flag, 0)
     this.check()
     return new Uint8Array(reply, 4, 32)
@@ -214,7 +214,9 @@ class OffloadedSponge {
         idleSeconds = 0
       } else if (++idleSeconds >= WORKER_STALL_SECONDS && !done()) {
         const starting = Atomics.load(this.control, CONTROL_STATE) === STATE_STARTING
-        throw new Error(`Keccak256Stream: the hashing worker ${starting ? "did not start" : "made no progress"} in ${WORKER_STALL_SECONDS} s`)
+        // For good: what was posted may be lost, so no later digest may be trusted.
+        this.failure = `the hashing worker ${starting ? "did not start" : "made no progress"} in ${WORKER_STALL_SECONDS} s`
+        this.check()
       }
     }
   }
@@ -225,6 +227,8 @@ class OffloadedSponge {
     void this.worker.terminate()
   }
 }
+
+const EMPTY_BYTES = new Uint8Array(0)
 
 /** Whether `text` ends with the first half of a surrogate pair (whose second half may come with the next write). */
 const endsInHighSurrogate = (text: string): boolean => {
@@ -277,7 +281,7 @@ export class Keccak256Stream {
     if (this.sponge !== undefined || this.closed) return this.encodeForWorker(text, true)
     this.pending.push(text)
     this.pendingLength += text.length
-    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush(false)
+    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
   }
 
   /** Appends the UTF-8 bytes of `text`, then `\n` (the same as `writeUtf8(text + "\n")`). */
@@ -290,7 +294,7 @@ export class Keccak256Stream {
     }
     this.pending.push(text, "\n")
     this.pendingLength += text.length + 1
-    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush(false)
+    if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
   }
 
   /**
@@ -327,18 +331,15 @@ export class Keccak256Stream {
 
   /**
    * Hashes what is pending: here, encoded to UTF-8 straight into the module's input buffer, or in the worker.
-   * Unless `final`, a trailing high surrogate stays behind for the next write.
+   * A trailing high surrogate stays behind for the next write.
    */
-  private flush(final: boolean): void {
-    if (this.sponge !== undefined) {
-      if (final && this.carry !== "") this.encodeForWorker("", false)
-      return this.postChunk()
-    }
+  private flush(): void {
+    if (this.sponge !== undefined) return this.postChunk()
     let text = this.carry + this.pending.join("")
     this.carry = ""
     this.pending = []
     this.pendingLength = 0
-    if (!final && endsInHighSurrogate(text)) {
+    if (endsInHighSurrogate(text)) {
       this.carry = text.slice(-1)
       text = text.slice(0, -1)
     }
@@ -358,12 +359,20 @@ export class Keccak256Stream {
     }
   }
 
-  /** The hash of everything written so far (the stream can continue afterwards). */
+  /**
+   * The hash of everything written so far (the stream can continue afterwards). A high surrogate still waiting
+   * for its pair counts as a lone one (U+FFFD) in this digest only: a later write may still complete the pair.
+   */
   digest(): Bytes32 {
     if (this.closed) throw new Error("Keccak256Stream: the stream was closed")
-    this.flush(true)
-    if (this.sponge !== undefined) return hex32(this.sponge.digest(), 0)
+    this.flush()
+    const tail = this.carry === "" ? EMPTY_BYTES : encoder.encode(this.carry)
+    if (this.sponge !== undefined) return hex32(this.sponge.digest(tail), 0)
     this.load()
+    if (tail.length > 0) {
+      scratch.set(tail)
+      wasm.Hash_Update(tail.length)
+    }
     wasm.Hash_Final(KECCAK_PADDING)
     return digestHex()
   }

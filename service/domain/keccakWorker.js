@@ -60,11 +60,18 @@ parentPort.on("message", (message) => {
     Atomics.notify(control, CONTROL_ABSORBED)
     return
   }
-  // kind "digest": the hash so far after a status word (1 = written); the sponge continues from where it was.
+  // kind "digest": the hash so far and `tail`, after a status word (1 = written); the sponge continues from where
+  // it was, without the tail.
   const flag = new Int32Array(message.reply, 0, 1)
   if (Atomics.load(control, CONTROL_STATE) === STATE_RUNNING) {
     try {
       const saved = memory.slice(stateOffset, stateOffset + state.length)
+      // The tail (a pending half surrogate pair, as U+FFFD) counts in this digest only.
+      const tail = message.tail
+      if (tail.length > 0) {
+        memory.set(tail, scratchOffset)
+        wasm.Hash_Update(tail.length)
+      }
       wasm.Hash_Final(padding)
       new Uint8Array(message.reply, 4, 32).set(memory.subarray(scratchOffset, scratchOffset + 32))
       memory.set(saved, stateOffset)
