@@ -4,6 +4,7 @@
  * asset of another ticker is a swap (`reqType: "swap"`), filled by a solver on the fast path, when the hub
  * accepts fast-path swaps (`allowFastPathSwaps`, the default); with the V1 contracts' check it is `invalid`.
  */
+import { BoundedMemo } from "../domain/boundedMemo.ts"
 import { type Address, addressToBytes32, type Bytes32 } from "../domain/hex.ts"
 import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
@@ -23,16 +24,9 @@ export interface ResolvedRoute {
   readonly invalidReason: string | undefined
 }
 
-/** Asset addresses as the hub's words (requests name the same few assets); bounded, cleared when full. */
-const words = new Map<Address, Bytes32>()
-const wordOf = (address: Address): Bytes32 => {
-  let word = words.get(address)
-  if (word === undefined) {
-    if (words.size >= 4096) words.clear()
-    words.set(address, (word = addressToBytes32(address)))
-  }
-  return word
-}
+/** Asset addresses as the hub's words (requests name the same few assets). */
+const words = new BoundedMemo<Address, Bytes32>(4096, addressToBytes32)
+const wordOf = (address: Address): Bytes32 => words.get(address)
 
 export const resolveRoute = (
   hub: Hub,

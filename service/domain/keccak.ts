@@ -278,7 +278,8 @@ export class Keccak256Stream {
 
   /** Appends the UTF-8 bytes of `text`. */
   writeUtf8(text: string): void {
-    if (this.sponge !== undefined || this.closed) return this.encodeForWorker(text, true)
+    this.assertOpen()
+    if (this.sponge !== undefined) return this.encodeForWorker(text, true)
     this.pending.push(text)
     this.pendingLength += text.length
     if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
@@ -286,7 +287,8 @@ export class Keccak256Stream {
 
   /** Appends the UTF-8 bytes of `text`, then `\n` (the same as `writeUtf8(text + "\n")`). */
   writeLine(text: string): void {
-    if (this.sponge !== undefined || this.closed) {
+    this.assertOpen()
+    if (this.sponge !== undefined) {
       this.encodeForWorker(text, false)
       // encodeForWorker left room for 3 bytes per unit of `text` (and the carry) plus one: the newline's.
       this.chunk[this.chunkLength++] = 0x0a
@@ -304,7 +306,6 @@ export class Keccak256Stream {
    * surrogate waits for the next write.
    */
   private encodeForWorker(text: string, mayCarry: boolean): void {
-    if (this.closed) throw new Error("Keccak256Stream: the stream was closed")
     let whole = this.carry === "" ? text : this.carry + text
     this.carry = ""
     if (mayCarry && endsInHighSurrogate(whole)) {
@@ -364,7 +365,7 @@ export class Keccak256Stream {
    * for its pair counts as a lone one (U+FFFD) in this digest only: a later write may still complete the pair.
    */
   digest(): Bytes32 {
-    if (this.closed) throw new Error("Keccak256Stream: the stream was closed")
+    this.assertOpen()
     this.flush()
     const tail = this.carry === "" ? EMPTY_BYTES : encoder.encode(this.carry)
     if (this.sponge !== undefined) return hex32(this.sponge.digest(tail), 0)
@@ -375,6 +376,10 @@ export class Keccak256Stream {
     }
     wasm.Hash_Final(KECCAK_PADDING)
     return digestHex()
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error("Keccak256Stream: the stream was closed")
   }
 
   /** Stops the worker thread of an offloaded stream; writes and digests throw afterwards. */

@@ -2,6 +2,7 @@
  * Protocol constants and the V1 data structures shared by hub, spokes, transport and API
  * (reference §1, §2.1, §4.6). Hub amounts are 18-decimal `bigint`s; fees and discounts are dbps (1/100_000).
  */
+import { BoundedMemo } from "./boundedMemo.ts"
 import type { Bytes32, Hex } from "./hex.ts"
 
 /** Denominator of every on-chain fee and discount (dbps: 1 dbps = 1/10 basis point). */
@@ -36,20 +37,13 @@ export interface Intent {
   readonly data: Hex
 }
 
-const ONE_DESTINATION = new Map<number, readonly number[]>()
+const ONE_DESTINATION = new BoundedMemo<number, readonly number[]>(4096, (domain) => [domain])
 
 /**
  * `[domain]` as one shared array per domain: intents are immutable, and the million intents of a run name a few
- * destinations. Bounded (forgotten when full: arrays stay equal, only the sharing is lost).
+ * destinations.
  */
-export const oneDestination = (domain: number): readonly number[] => {
-  let list = ONE_DESTINATION.get(domain)
-  if (list === undefined) {
-    if (ONE_DESTINATION.size >= 4096) ONE_DESTINATION.clear()
-    ONE_DESTINATION.set(domain, (list = [domain]))
-  }
-  return list
-}
+export const oneDestination = (domain: number): readonly number[] => ONE_DESTINATION.get(domain)
 
 /** V1 fill message (spoke → hub): who filled, at what total fee (dbps), when. */
 export interface FillMessage {

@@ -9,6 +9,7 @@
  * ordered indexes (cursor pages in O(page · log n)).
  */
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex, isAddressWord } from "../domain/hex.ts"
+import { BoundedMemo } from "../domain/boundedMemo.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
 import { DBPS_DENOMINATOR, type Intent, normalizeDecimals, NORMALIZED_DECIMALS } from "../domain/protocol.ts"
 import type { HubEvent, HubEventSink } from "../hub/events.ts"
@@ -223,59 +224,23 @@ export interface HistoryPage {
  * compare equal; only the sharing is lost).
  */
 const INTERN_LIMIT = 1 << 16
-const interned = new Map<string, string>()
-const intern = (value: string): string => {
-  const known = interned.get(value)
-  if (known !== undefined) return known
-  if (interned.size >= INTERN_LIMIT) interned.clear()
-  interned.set(value, value)
-  return value
-}
-/** Lowercase addresses by the spelling they came in (checksummed senders recur on every intent). Bounded. */
-const lowered = new Map<string, string>()
-const lowerAddress = (address: string): string => {
-  let lower = lowered.get(address)
-  if (lower === undefined) {
-    if (lowered.size >= INTERN_LIMIT) lowered.clear()
-    lowered.set(address, (lower = intern(address.toLowerCase())))
-  }
-  return lower
-}
-/** Addresses of recurring address words (receivers, initiators), by word. Bounded: cleared when full. */
-const wordUsers = new Map<string, string>()
+const interned = new BoundedMemo<string, string>(INTERN_LIMIT, (value) => value)
+const intern = (value: string): string => interned.get(value)
+/** Lowercase addresses by the spelling they came in (checksummed senders recur on every intent). */
+const lowered = new BoundedMemo<string, string>(INTERN_LIMIT, (address) => intern(address.toLowerCase()))
+const lowerAddress = (address: string): string => lowered.get(address)
+/** Addresses of recurring address words (receivers, initiators), by word. */
+const wordUsers = new BoundedMemo<Bytes32, string>(INTERN_LIMIT, (word) => intern(bytes32ToAddress(word)))
 /** A protocol word as an address when it is one (for `userAddress` matching). */
-const wordUser = (word: Bytes32): string | undefined => {
-  if (!isAddressWord(word)) return undefined
-  let user = wordUsers.get(word)
-  if (user === undefined) {
-    if (wordUsers.size >= INTERN_LIMIT) wordUsers.clear()
-    wordUsers.set(word, (user = intern(bytes32ToAddress(word))))
-  }
-  return user
-}
+const wordUser = (word: Bytes32): string | undefined => (isAddressWord(word) ? wordUsers.get(word) : undefined)
 /**
  * `[...users, user]`. Lists of one or two users are shared (entries never modify their lists, and a million
- * intents name a few hundred sender/initiator pairs); longer ones are exactly sized. Bounded: cleared when full.
+ * intents name a few hundred sender/initiator pairs); longer ones are exactly sized.
  */
-const sharedLists = new Map<string, { readonly list: readonly string[]; readonly next: Map<string, readonly string[]> }>()
-const withUser = (users: readonly string[], user: string): readonly string[] => {
-  if (users.length > 1) return users.concat(user)
-  if (sharedLists.size >= INTERN_LIMIT) sharedLists.clear()
-  if (users.length === 0) {
-    let node = sharedLists.get(user)
-    if (node === undefined) sharedLists.set(user, (node = { list: [user], next: new Map() }))
-    return node.list
-  }
-  const first = users[0]!
-  let node = sharedLists.get(first)
-  if (node === undefined) sharedLists.set(first, (node = { list: [first], next: new Map() }))
-  let pair = node.next.get(user)
-  if (pair === undefined) {
-    if (node.next.size >= 1024) node.next.clear()
-    node.next.set(user, (pair = [first, user]))
-  }
-  return pair
-}
+const loneUsers = new BoundedMemo<string, readonly string[]>(INTERN_LIMIT, (user) => [user])
+const userPairs = new BoundedMemo<string, BoundedMemo<string, readonly string[]>>(INTERN_LIMIT, (first) => new BoundedMemo(1024, (user) => [first, user]))
+const withUser = (users: readonly string[], user: string): readonly string[] =>
+  users.length === 0 ? loneUsers.get(user) : users.length === 1 ? userPairs.get(users[0]!).get(user) : users.concat(user)
 
 /** Zero as one bigint (fees are mostly 0: one object instead of one per intent). */
 const shareZero = (amount: bigint): bigint => (amount === 0n ? 0n : amount)

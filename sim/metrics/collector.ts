@@ -4,6 +4,7 @@
  * discount paid on invoices, netting by FIFO attribution of custody, per-epoch time series (queue depths,
  * ratios) and coverage flags for scenario properties.
  */
+import { BoundedMemo } from "../../service/domain/boundedMemo.ts"
 import { type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
 import { type Intent, IntentStatus, NORMALIZED_DECIMALS, normalizeDecimals, Strategy } from "../../service/domain/protocol.ts"
 import type { HubEvent } from "../../service/hub/events.ts"
@@ -118,16 +119,11 @@ export class MetricsCollector implements WorldObserver {
     return c
   }
 
-  /** Receivers' addresses by word: one string per receiver, not per intent. Bounded (cleared when full). */
-  private readonly addresses = new Map<Bytes32, Address>()
+  /** Receivers' addresses by word: one string per receiver, not per intent. */
+  private readonly addresses = new BoundedMemo<Bytes32, Address>(1 << 16, bytes32ToAddress)
 
   private addressOf(word: Bytes32): Address {
-    let address = this.addresses.get(word)
-    if (address === undefined) {
-      if (this.addresses.size >= 1 << 16) this.addresses.clear()
-      this.addresses.set(word, (address = bytes32ToAddress(word)))
-    }
-    return address
+    return this.addresses.get(word)
   }
 
   /** The agent that owns an intent still in flight (netting attribution); undefined for unknown senders and finished intents. */

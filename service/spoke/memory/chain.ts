@@ -5,6 +5,7 @@
  * signatures are all known, for hot loops). Reads are synchronous on `read`, and promised on the `SpokeChain`
  * methods like on the anvil backend.
  */
+import { BoundedMemo } from "../../domain/boundedMemo.ts"
 import type { Address, Bytes32, Hex } from "../../domain/hex.ts"
 import { type IntentStatus, IntentStatus as Status } from "../../domain/protocol.ts"
 import { decodeSpokeCall, type SpokeCall, validateSpokeCall } from "../calls.ts"
@@ -81,16 +82,11 @@ export class MemorySpokeChain implements SpokeChain {
     return { domain: this.domain, index }
   }
 
-  /** Senders in lowercase, one string per sender (a few hundred accounts send every call); bounded. */
-  private readonly senders = new Map<string, Address>()
+  /** Senders in lowercase, one string per sender (a few hundred accounts send every call). */
+  private readonly senders = new BoundedMemo<string, Address>(4096, (address) => address.toLowerCase() as Address)
 
   private lower(address: Address): Address {
-    let lower = this.senders.get(address)
-    if (lower === undefined) {
-      if (this.senders.size >= 4096) this.senders.clear()
-      this.senders.set(address, (lower = address.toLowerCase() as Address))
-    }
-    return lower
+    return this.senders.get(address)
   }
 
   submitRaw(submission: RawSubmission): SubmittedCall {

@@ -20,12 +20,13 @@ export const isRunning = (pid: number): boolean => {
   }
 }
 
-/** Polls until none of `pids` runs or `timeoutMs` passes (wall clock: test-only); returns those still running. */
+const POLL_MS = 25
+
+/** Polls every 25 ms, about `timeoutMs` in all, until none of `pids` runs; returns those still running. */
 export const waitUntilGone = async (pids: readonly number[], timeoutMs = 5_000): Promise<readonly number[]> => {
-  const deadline = performance.now() + timeoutMs
-  for (;;) {
+  for (let polls = Math.ceil(timeoutMs / POLL_MS); ; polls--) {
     const running = pids.filter(isRunning)
-    if (running.length === 0 || performance.now() > deadline) return running
-    await new Promise((resolve) => setTimeout(resolve, 25))
+    if (running.length === 0 || polls <= 0) return running
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
   }
 }
