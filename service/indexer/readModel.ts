@@ -62,21 +62,16 @@ export class IntentEntry {
   users: readonly string[] = []
   // Creation (origin spoke): `IntentAdded`, then the intent-queue dispatch.
   queueIdx: number | undefined = undefined
-  createdTxHash: string | undefined = undefined
-  createdBlock: number | undefined = undefined
-  txOrigin: string | undefined = undefined
-  txNonce: number | undefined = undefined
-  originGasFee: bigint | undefined = undefined
+  /** The `IntentAdded` transaction (hash, block, sender, nonce, gas), kept as its event told it. */
+  created: SpokeEventMeta | undefined = undefined
   batchId: Bytes32 | undefined = undefined
   // Fees through the fee adapter (undefined: not known).
   tokenFee: bigint | undefined = undefined
   nativeFee: bigint | undefined = undefined
   feeAdapterInitiator: string | undefined = undefined
   fill: FillFacts | undefined = undefined
-  // Settlement on the destination spoke.
-  receiveTxHash: string | undefined = undefined
-  receiveBlock: number | undefined = undefined
-  settlementTimestamp: number | undefined = undefined
+  /** The settlement's transaction on the destination spoke. */
+  received: SpokeEventMeta | undefined = undefined
   /** Paid to the receiver by the settlement (token units), when the settlement paid the receiver. */
   settledAmount: bigint | undefined = undefined
   settledGasFee: bigint | undefined = undefined
@@ -87,6 +82,14 @@ export class IntentEntry {
     readonly seq: number,
     readonly intentId: Bytes32,
   ) {}
+
+  get createdTxHash(): string | undefined {
+    return this.created?.txHash.toLowerCase()
+  }
+
+  get receiveTxHash(): string | undefined {
+    return this.received?.txHash.toLowerCase()
+  }
 
   get isFastPath(): boolean | null {
     return this.intent === undefined ? null : this.intent.ttl > 0
@@ -115,11 +118,11 @@ export class IntentEntry {
       transaction_hash: this.createdTxHash ?? null,
       receive_tx_hash: this.receiveTxHash ?? null,
       intent_created_timestamp: intent?.timestamp ?? null,
-      settlement_timestamp: this.settlementTimestamp ?? null,
-      intent_created_block_number: this.createdBlock ?? null,
-      receive_blocknumber: this.receiveBlock ?? null,
-      tx_origin: this.txOrigin ?? null,
-      tx_nonce: this.txNonce ?? null,
+      settlement_timestamp: this.received?.timestamp ?? null,
+      intent_created_block_number: this.created?.blockNumber ?? null,
+      receive_blocknumber: this.received?.blockNumber ?? null,
+      tx_origin: this.created === undefined ? null : lowerAddress(this.created.txFrom),
+      tx_nonce: this.created?.txNonce ?? null,
       auto_id: this.seq,
       amount_out_min:
         intent === undefined || intent.ttl <= 0
@@ -131,7 +134,7 @@ export class IntentEntry {
       native_fee: optionalString(this.nativeFee),
       token_fee: optionalString(this.tokenFee),
       fee_adapter_initiator: this.feeAdapterInitiator ?? null,
-      origin_gas_fees: optionalString(this.originGasFee),
+      origin_gas_fees: optionalString(this.created?.gasFee),
       destination_gas_fees: fill !== undefined ? optionalString(fill.gasFee) : optionalString(this.settledGasFee),
       hub_settlement_domain: this.settlementDomain === undefined ? null : String(this.settlementDomain),
       ttl: intent?.ttl ?? null,
@@ -273,10 +276,11 @@ export class ReadModel implements HubObserver {
   private readonly byUser = new KeyedSeqs<string>()
   /**
    * Creation and fill transaction hashes → records, built on the first `txHash` query and brought up to date by
-   * each one after it (`txHashesPending`): most runs never query by hash, and a map of a million hashes costs.
+   * each one after it (`txHashesPending`, transactions whose hashes are read only then): most runs never query by
+   * hash, a map of a million hashes costs, and a memory-backend transaction's hash is made when first read.
    */
   private readonly byTxHash = new KeyedSeqs<string>()
-  private txHashesPending: (string | number)[] = []
+  private txHashesPending: (SpokeEventMeta | number)[] = []
   /** Seqs of entries whose origin, destinations, asset, fast-path flag, ticker or users changed since the last query. */
   private unindexed: number[] = []
   private readonly byAsset = new Map<Bytes32, SortedSeqs>()
@@ -566,14 +570,9 @@ export class ReadModel implements HubObserver {
   private onIntentAdded(intentId: Bytes32, queueIdx: bigint, intent: Intent, meta: SpokeEventMeta): void {
     const e = this.entry(intentId)
     this.applyIntent(e, intent)
-    const txHash = meta.txHash.toLowerCase()
     e.queueIdx = Number(queueIdx)
-    e.createdTxHash = txHash
-    e.createdBlock = meta.blockNumber
-    e.txOrigin = lowerAddress(meta.txFrom)
-    e.txNonce = meta.txNonce
-    e.originGasFee = meta.gasFee
-    this.txHashesPending.push(txHash, e.seq)
+    e.created = meta
+    this.txHashesPending.push(meta, e.seq)
     this.addUser(e, meta.txFrom)
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
@@ -631,7 +630,7 @@ export class ReadModel implements HubObserver {
       sender: lowerAddress(meta.txFrom),
       gasFee: meta.gasFee,
     }
-    this.txHashesPending.push(txHash, e.seq)
+    this.txHashesPending.push(meta, e.seq)
     this.addUser(e, meta.txFrom)
     this.moveSolverBalance(meta.domain, bytes32ToAddress(intent.outputAsset), solver, -(amountOut - feeToken))
     this.settlementTimes.record(intent.origin, meta.domain, "fast", meta.timestamp - intent.timestamp)
@@ -644,9 +643,7 @@ export class ReadModel implements HubObserver {
     // A returned unsupported intent is paid back on its origin; that is a refund, not the settlement.
     if (e.settlementDomain !== meta.domain) return
     if (e.settlementStatus === "NONE") e.settlementStatus = "SETTLED"
-    e.receiveTxHash = meta.txHash.toLowerCase()
-    e.receiveBlock = meta.blockNumber
-    e.settlementTimestamp = meta.timestamp
+    e.received = meta
     const toReceiver = e.intent !== undefined && e.settlementOwner === e.intent.receiver && e.fill === undefined
     if (toReceiver) {
       e.settledAmount = amount
@@ -712,7 +709,7 @@ export class ReadModel implements HubObserver {
   private txHashIndex(): KeyedSeqs<string> {
     const pending = this.txHashesPending
     if (pending.length > 0) {
-      for (let i = 0; i < pending.length; i += 2) this.byTxHash.add(pending[i] as string, pending[i + 1] as number)
+      for (let i = 0; i < pending.length; i += 2) this.byTxHash.add((pending[i] as SpokeEventMeta).txHash.toLowerCase(), pending[i + 1] as number)
       this.txHashesPending = []
     }
     return this.byTxHash

@@ -18,7 +18,7 @@ import { Hub, type HubInput } from "../../service/hub/hub.ts"
 import { encodeConfigLine, encodeInputLine } from "../../service/hub/inputs.ts"
 import type { HubObserver, OutboundMessage } from "../../service/hub/state.ts"
 import { TraceHasher } from "../../service/hub/trace.ts"
-import type { SpokeEventBody as ModelSpokeEvent } from "../../service/indexer/inputs.ts"
+import type { SpokeEventBody as ModelSpokeEvent, SpokeEventMeta } from "../../service/indexer/inputs.ts"
 import { ReadModel } from "../../service/indexer/readModel.ts"
 import type { SpokeCall } from "../../service/spoke/calls.ts"
 import type { SpokeEvent } from "../../service/spoke/events.ts"
@@ -38,6 +38,26 @@ export const memoryTxHash = (domain: number, blockNumber: number, index: number)
   const buf = keccakScratch(text.length)
   for (let i = 0; i < text.length; i++) buf[i] = text.charCodeAt(i)
   return keccak256Scratch(text.length)
+}
+
+/**
+ * The transaction of a receipt as the read model sees it. A memory-backend transaction's hash (`memoryTxHash`) is
+ * made when something first reads it: a simulation creates a million transactions and reads a few hashes.
+ */
+class ReceiptMeta implements SpokeEventMeta {
+  constructor(
+    readonly domain: number,
+    readonly blockNumber: number,
+    readonly timestamp: number,
+    private hash: Hex | undefined,
+    private readonly index: number,
+    readonly txFrom: Address,
+    readonly txNonce: number,
+  ) {}
+
+  get txHash(): Hex {
+    return (this.hash ??= memoryTxHash(this.domain, this.blockNumber, this.index))
+  }
 }
 
 /** Events the read model consumes (the others are ignored by it). */
@@ -340,8 +360,7 @@ export class World {
       const txNonce = txNonces.get(receipt.from) ?? 0
       txNonces.set(receipt.from, txNonce + 1)
       if (receipt.status === "reverted") this.stats.spokeReverts++
-      const txHash: Hex = receipt.transactionHash ?? memoryTxHash(domain, blockNumber, receipt.index)
-      this.onTransactionEvents(domain, block, blockNumber, timestamp, receipt, txHash, txNonce)
+      this.onTransactionEvents(domain, block, blockNumber, timestamp, receipt, receipt.transactionHash, receipt.index, txNonce)
       handlers?.get(receipt.index)?.(receipt, block)
     }
     if (transactions === undefined) {
@@ -361,18 +380,21 @@ export class World {
         continue
       }
       const tx = foreign.get(key)
-      if (tx !== undefined) this.onTransactionEvents(domain, block, blockNumber, timestamp, tx, tx.hash, tx.nonce)
+      if (tx !== undefined) this.onTransactionEvents(domain, block, blockNumber, timestamp, tx, tx.hash, -1, tx.nonce)
     }
     // Receipts without a hash in the block (none on anvil, where a missing transaction is an error): last.
     for (const receipt of block.receipts) if (receipt.transactionHash === undefined || own.has(receipt.transactionHash.toLowerCase())) onReceipt(receipt)
   }
 
-  /** The events of one transaction: the read model, the transport of `MessageSent`, the observers. */
-  private onTransactionEvents(domain: number, block: MinedSpokeBlock, blockNumber: number, timestamp: number, receipt: SpokeReceipt | ForeignTransaction, txHash: Hex, txNonce: number): void {
+  /**
+   * The events of one transaction: the read model, the transport of `MessageSent`, the observers. `txHash` is
+   * undefined for a memory-backend receipt (the hash is derived from the block and `index` when read).
+   */
+  private onTransactionEvents(domain: number, block: MinedSpokeBlock, blockNumber: number, timestamp: number, receipt: SpokeReceipt | ForeignTransaction, txHash: Hex | undefined, index: number, txNonce: number): void {
     const events = receipt.events
     if (events.length === 0) return
     const context: SpokeEventContext = { domain, block, receipt }
-    const meta = { domain, blockNumber, timestamp, txHash, txFrom: receipt.from, txNonce }
+    const meta = new ReceiptMeta(domain, blockNumber, timestamp, txHash, index, receipt.from, txNonce)
     for (const event of events) {
       if (MODEL_EVENTS.has(event.name)) this.model.onSpokeEvent(event as unknown as ModelSpokeEvent, meta)
       if (event.name === "MessageSent") this.sendToHub(domain, event)
