@@ -23,6 +23,8 @@ export class IdMap<V> implements Iterable<[string, V]> {
   private mask: number
   /** Ids and values interleaved by entry (`[id0, value0, id1, value1, …]`): a hit reads one neighbourhood. */
   private readonly kv: unknown[] = []
+  /** Each entry's hash (growing with `kv`): the table is rebuilt from these without reading an id again. */
+  private hashes = new Int32Array(64)
   /** Entries in `kv`, deleted ones included. */
   private entryCount = 0
   private live = 0
@@ -78,9 +80,16 @@ export class IdMap<V> implements Iterable<[string, V]> {
       return this
     }
     // A new id, or one deleted before: a new entry at the end of the insertion order (as `Map` does).
-    this.table[2 * slot] = this.entryCount
+    const entryIndex = this.entryCount
+    this.table[2 * slot] = entryIndex
     this.table[2 * slot + 1] = hash
     this.kv.push(id, value)
+    if (entryIndex === this.hashes.length) {
+      const hashes = new Int32Array(entryIndex * 2)
+      hashes.set(this.hashes)
+      this.hashes = hashes
+    }
+    this.hashes[entryIndex] = hash
     this.entryCount++
     this.live++
     if (this.entryCount * 4 > this.table.length) this.grow()
@@ -102,7 +111,7 @@ export class IdMap<V> implements Iterable<[string, V]> {
     const mask = capacity - 1
     for (let entry = 0; entry < this.entryCount; entry++) {
       if (this.kv[2 * entry + 1] === DELETED) continue // unreachable from now on: `get` misses it, `set` appends
-      const hash = IdMap.slotHash(this.kv[2 * entry] as string)
+      const hash = this.hashes[entry]!
       let i = hash & mask
       while (table[2 * i] !== -1) i = (i + 1) & mask
       table[2 * i] = entry

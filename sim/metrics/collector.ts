@@ -13,7 +13,7 @@ import type { SpokeEvent } from "../../service/spoke/events.ts"
 import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
 import { type CustodySource, type NettingTotals, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
-import { type Percentiles, Samples } from "./percentiles.ts"
+import { Samples } from "./percentiles.ts"
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
 export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
@@ -382,10 +382,6 @@ export class MetricsCollector implements WorldObserver {
   /** An 18-decimal amount in whole tokens, as a float (reports and time series only). */
   tokens18(amount18: bigint): number {
     return Number(amount18 / 10n ** 9n) / 1e9
-  }
-
-  percentilesOf(samples: Samples): Percentiles | undefined {
-    return samples.percentiles()
   }
 
   /** A token-native amount in 18-decimal units (for per-ticker sums across decimals). */
