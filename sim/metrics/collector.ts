@@ -13,7 +13,7 @@ import type { SpokeEvent } from "../../service/spoke/events.ts"
 import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
 import { type CustodySource, type NettingTotals, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
-import { Samples } from "./percentiles.ts"
+import { SampleUnion, Samples } from "./percentiles.ts"
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
 export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
@@ -51,8 +51,8 @@ export class MetricsCollector implements WorldObserver {
   readonly settled: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
   readonly userLatency = new Map<IntentPath, Samples>(PATHS.map((p) => [p, new Samples()]))
   readonly settlementLatency = new Map<IntentPath, Samples>(PATHS.map((p) => [p, new Samples()]))
-  readonly allUserLatency = new Samples()
-  readonly allSettlementLatency = new Samples()
+  readonly allUserLatency = new SampleUnion([...this.userLatency.values()])
+  readonly allSettlementLatency = new SampleUnion([...this.settlementLatency.values()])
   /** Samples of the current epoch only (per-epoch snapshots). */
   private epochUserLatency = new Samples()
   private epochSettlementLatency = new Samples()

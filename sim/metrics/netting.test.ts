@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { NettingTracker, ratioOf } from "./netting.ts"
-import { Samples } from "./percentiles.ts"
+import { SampleUnion, Samples } from "./percentiles.ts"
 
 const alice = { kind: "user" as const, owner: "user/a" }
 const bob = { kind: "user" as const, owner: "user/b" }
@@ -59,5 +59,31 @@ describe("percentiles", () => {
     const s = new Samples()
     for (let i = 1; i <= 1000; i++) s.add(i)
     expect(s.percentiles()!.p50).toBe(500.5)
+  })
+
+  it("gives a union of sets the percentiles of one set holding all their samples, and reuses a set's sorted copy", () => {
+    const parts = [new Samples(), new Samples(), new Samples(), new Samples()]
+    const union = new SampleUnion(parts)
+    const all = new Samples()
+    let x = 7
+    for (let i = 0; i < 5000; i++) {
+      x = (x * 1103515245 + 12345) % 2147483648
+      const value = (x % 100_000) / 7
+      const part = parts[x % 3]! // the fourth set stays empty
+      part.add(value)
+      union.add(value)
+      all.add(value)
+    }
+    expect(union.percentiles()).toEqual(all.percentiles())
+    expect(parts[0]!.sorted()).toBe(parts[0]!.sorted())
+    expect(new SampleUnion([new Samples()]).percentiles()).toBeUndefined()
+    // One non-empty part: its own percentiles.
+    const only = new Samples()
+    const single = new SampleUnion([new Samples(), only])
+    for (const v of [3, 1, 2]) {
+      only.add(v)
+      single.add(v)
+    }
+    expect(single.percentiles()).toEqual(only.percentiles())
   })
 })

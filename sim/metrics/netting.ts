@@ -107,9 +107,23 @@ export class NettingTracker {
     const parts = this.parts
     parts.length = 0
     const uncovered = queue.consume(amount18, this.collect)
-    this.add(this.overall, amount18, uncovered, user.owner)
-    this.add(this.totals(this.byLane, user.lane), amount18, uncovered, user.owner)
-    this.add(this.totals(this.byEpoch, user.epoch), amount18, uncovered, user.owner)
+    // The parts classified once: other users' (netted), the owner's own, and the rest (kept in `parts`).
+    let netted = 0n
+    let self = 0n
+    let others = 0
+    for (let i = 0; i < parts.length; i += 2) {
+      const source = parts[i] as CustodySource
+      const part = parts[i + 1] as bigint
+      if (source.kind !== "user") {
+        parts[others++] = source
+        parts[others++] = part
+      } else if (source.owner !== user.owner) netted += part
+      else self += part
+    }
+    parts.length = others
+    this.add(this.overall, amount18, uncovered, netted, self)
+    this.add(this.totals(this.byLane, user.lane), amount18, uncovered, netted, self)
+    this.add(this.totals(this.byEpoch, user.epoch), amount18, uncovered, netted, self)
     parts.length = 0
   }
 
@@ -117,19 +131,18 @@ export class NettingTracker {
   private readonly parts: (CustodySource | bigint)[] = []
   private readonly collect = (source: CustodySource, part18: bigint): void => void this.parts.push(source, part18)
 
-  private add(t: NettingTotals, amount18: bigint, uncovered: bigint, owner: string): void {
-    const parts = this.parts
+  /** Adds one settlement to `t` (a zero part adds nothing, so it is skipped); `parts` holds its non-user parts. */
+  private add(t: NettingTotals, amount18: bigint, uncovered: bigint, netted: bigint, self: bigint): void {
     t.totalVolume18 += amount18
-    t.bySource18.unattributed += uncovered
-    for (let i = 0; i < parts.length; i += 2) {
-      const source = parts[i] as CustodySource
-      const part = parts[i + 1] as bigint
-      if (source.kind === "user" && source.owner !== owner) {
-        t.nettedVolume18 += part
-        t.bySource18.user += part
-      } else if (source.kind === "user") t.bySource18.self += part
-      else t.bySource18[source.kind] += part
+    const bySource = t.bySource18
+    if (uncovered !== 0n) bySource.unattributed += uncovered
+    if (netted !== 0n) {
+      t.nettedVolume18 += netted
+      bySource.user += netted
     }
+    if (self !== 0n) bySource.self += self
+    const parts = this.parts
+    for (let i = 0; i < parts.length; i += 2) bySource[(parts[i] as CustodySource).kind] += parts[i + 1] as bigint
   }
 
   /** Custody currently attributed to each source kind (reports). */

@@ -13,14 +13,29 @@ export interface Percentiles {
   readonly mean: number
 }
 
+const percentilesOf = (sorted: Float64Array, sum: number): Percentiles => {
+  const values = sorted as unknown as number[]
+  return {
+    count: sorted.length,
+    p50: quantileSorted(values, 0.5),
+    p90: quantileSorted(values, 0.9),
+    p99: quantileSorted(values, 0.99),
+    max: sorted[sorted.length - 1]!,
+    mean: sum / sorted.length,
+  }
+}
+
 export class Samples {
   private values = new Float64Array(256)
   count = 0
   private sum = 0
+  /** The last sorted copy, kept while no sample is added (a union of sets reads its parts' copies). */
+  private sortedCopy: Float64Array | undefined = undefined
 
-  /** A sorted copy (a typed-array sort: numeric, several times faster than Array#sort with a comparator). */
-  private sorted(): number[] {
-    return this.values.slice(0, this.count).sort() as unknown as number[]
+  /** The samples in ascending order (a typed-array sort: numeric, several times faster than Array#sort with a comparator). */
+  sorted(): Float64Array {
+    if (this.sortedCopy?.length !== this.count) this.sortedCopy = this.values.slice(0, this.count).sort()
+    return this.sortedCopy
   }
 
   add(value: number): void {
@@ -36,19 +51,47 @@ export class Samples {
   /** Percentiles of the samples so far, or undefined when there are none. */
   percentiles(): Percentiles | undefined {
     if (this.count === 0) return undefined
-    const sorted = this.sorted()
-    return {
-      count: this.count,
-      p50: quantileSorted(sorted, 0.5),
-      p90: quantileSorted(sorted, 0.9),
-      p99: quantileSorted(sorted, 0.99),
-      max: sorted[sorted.length - 1]!,
-      mean: this.sum / this.count,
-    }
+    return percentilesOf(this.sorted(), this.sum)
   }
 
   quantile(p: number): number | undefined {
     if (this.count === 0) return undefined
-    return quantileSorted(this.sorted(), p)
+    return quantileSorted(this.sorted() as unknown as number[], p)
   }
+}
+
+/**
+ * The samples of several sets taken together (every path's latencies), without a copy of their values: each
+ * sample is `add`ed to its part and to the union (which only counts and sums it, in the same order as one set
+ * would); the union's sorted values are its parts' sorted values merged, so no set is sorted twice.
+ */
+export class SampleUnion {
+  count = 0
+  private sum = 0
+
+  constructor(private readonly parts: readonly Samples[]) {}
+
+  add(value: number): void {
+    this.count++
+    this.sum += value
+  }
+
+  percentiles(): Percentiles | undefined {
+    if (this.count === 0) return undefined
+    let merged: Float64Array = new Float64Array(0)
+    for (const part of this.parts) if (part.count > 0) merged = merged.length === 0 ? part.sorted() : mergeSorted(merged, part.sorted())
+    if (merged.length !== this.count) throw new Error(`SampleUnion: ${this.count} samples added, ${merged.length} in its parts`)
+    return percentilesOf(merged, this.sum)
+  }
+}
+
+const mergeSorted = (a: Float64Array, b: Float64Array): Float64Array => {
+  const out = new Float64Array(a.length + b.length)
+  let i = 0
+  let j = 0
+  let k = 0
+  while (i < a.length && j < b.length) out[k++] = a[i]! <= b[j]! ? a[i++]! : b[j++]!
+  while (i < a.length) out[k++] = a[i++]!
+  while (j < b.length) out[k++] = b[j++]!
+  return out
 }
