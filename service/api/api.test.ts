@@ -312,7 +312,8 @@ describe("routes", () => {
 
   it("quote over the solver limit with a fast-path error, a swap as reqType swap, and bad input as 400", async () => {
     const quote = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, amount: "1000000" } }))
-    expect(quote.fastPathQuote).toMatchObject({ error: "OverSolverLimit" })
+    // Over HTTP: the refusal's message (made only when read) is in the body.
+    expect(quote.fastPathQuote).toEqual({ error: "OverSolverLimit", message: expect.stringMatching(/^The amount 1000000 exceeds the fast-path limit \d+ \(solver inventory on domain \d+\)\.$/) })
     const swap = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, outputAsset: USDC_B, amount: "1000000" } }))
     expect(swap).toMatchObject({ reqType: "swap" })
     const fastSwap = await post("/intents", intentBody({ outputAsset: USDC_B, isFastPath: true }))

@@ -92,40 +92,66 @@ const fixedFeeUnits = (tokens: string, decimals: number): bigint => {
   return units
 }
 
-export const quoteRoute = (model: ReadModel, config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): RouteQuote => {
+/** The basic path's fees and limit (custody on the best destination), the part of a quote intent creation needs. */
+export interface BasicQuote {
+  readonly fees: FeeBreakdown
+  readonly currentLimit: bigint
+  /** The destination the limit was taken from. */
+  readonly bestDestination: number
+}
+
+export const quoteBasic = (config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): BasicQuote => {
+  const params = config.quoteFor(route.ticker.config.symbol)
+  const fixed = fixedFeeUnits(params.fixedFeeTokens, route.input.decimals)
+  const { limit18, destination } = basicLimit18(route)
+  const currentLimit = toInputUnits(limit18, route.input.decimals)
+  return { fees: feeBreakdown(amount, fixed, utilizationFeeE4(params.maxVariableFeeE4, amount, currentLimit)), currentLimit, bestDestination: destination }
+}
+
+/**
+ * The fast path's quote: fees and the operator solvers' limit on the one destination. The message of a refusal
+ * is made when read (a simulation quotes a million intents and reads none of them).
+ */
+export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): FastPathResult => {
+  if (route.destinations.length !== 1) return { ok: false, error: "FastPathUnavailable", message: "The fast path needs exactly one destination." }
   const params = config.quoteFor(route.ticker.config.symbol)
   const decimals = route.input.decimals
-  const fixed = fixedFeeUnits(params.fixedFeeTokens, decimals)
-  const { limit18, destination } = basicLimit18(route)
-  const currentLimit = toInputUnits(limit18, decimals)
-  const fees = feeBreakdown(amount, fixed, utilizationFeeE4(params.maxVariableFeeE4, amount, currentLimit))
-  let fast: FastPathResult
-  if (route.destinations.length !== 1) {
-    fast = { ok: false, error: "FastPathUnavailable", message: "The fast path needs exactly one destination." }
-  } else {
-    const dest = route.output ?? route.destinations[0]!
-    const inventory = model.solverInventory(dest.domain, bytes32ToAddress(dest.asset))
-    const fastLimit = normalizeDecimals(normalizeDecimals(inventory, dest.decimals, NORMALIZED_DECIMALS), NORMALIZED_DECIMALS, decimals)
-    if (amount > fastLimit) {
-      fast = {
-        ok: false,
-        error: "OverSolverLimit",
-        message: `The amount ${amount} exceeds the fast-path limit ${fastLimit} (solver inventory on domain ${dest.domain}).`,
-      }
-    } else {
-      const estimate = model.settlementTimes.estimate(route.origin, dest.domain, "fast", config.settlementPrior.fast)
-      fast = {
-        ok: true,
-        quote: {
-          fees: feeBreakdown(amount, fixed, params.fastPathFeeE4 + utilizationFeeE4(params.maxVariableFeeE4, amount, fastLimit)),
-          currentLimit: fastLimit,
-          expectedFillSeconds: Math.round(estimate.p50Minutes * 60),
-        },
-      }
-    }
+  const dest = route.output ?? route.destinations[0]!
+  const inventory = model.solverInventory(dest.domain, bytes32ToAddress(dest.asset))
+  const fastLimit = normalizeDecimals(normalizeDecimals(inventory, dest.decimals, NORMALIZED_DECIMALS), NORMALIZED_DECIMALS, decimals)
+  if (amount > fastLimit) return overSolverLimit(amount, fastLimit, dest.domain)
+  const estimate = model.settlementTimes.estimate(route.origin, dest.domain, "fast", config.settlementPrior.fast)
+  return {
+    ok: true,
+    quote: {
+      fees: feeBreakdown(amount, fixedFeeUnits(params.fixedFeeTokens, decimals), params.fastPathFeeE4 + utilizationFeeE4(params.maxVariableFeeE4, amount, fastLimit)),
+      currentLimit: fastLimit,
+      expectedFillSeconds: Math.round(estimate.p50Minutes * 60),
+    },
   }
-  const settlementEstimate = model.settlementTimes.estimate(route.origin, destination, "basic", config.settlementPrior.basic)
-  return { route, fees, currentLimit, bestDestination: destination, fast, settlementEstimate }
+}
+
+const overSolverLimit = (amount: bigint, fastLimit: bigint, domain: number): FastPathResult => ({
+  ok: false,
+  error: "OverSolverLimit",
+  get message() {
+    return `The amount ${amount} exceeds the fast-path limit ${fastLimit} (solver inventory on domain ${domain}).`
+  },
+})
+
+/** A refusal as the API shows it (`fastPathQuote`): the error and its message, still made only when read. */
+export const fastPathRefusal = (refusal: Extract<FastPathResult, { readonly ok: false }>): { readonly error: string; readonly message: string } => ({
+  error: refusal.error,
+  get message() {
+    return refusal.message
+  },
+})
+
+export const quoteRoute = (model: ReadModel, config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): RouteQuote => {
+  const basic = quoteBasic(config, route, amount)
+  const fast = quoteFastPath(model, config, route, amount)
+  const settlementEstimate = model.settlementTimes.estimate(route.origin, basic.bestDestination, "basic", config.settlementPrior.basic)
+  return { route, fees: basic.fees, currentLimit: basic.currentLimit, bestDestination: basic.bestDestination, fast, settlementEstimate }
 }
 
 /** `variableFeeBps`/`totalFeeBps` as JSON numbers. */

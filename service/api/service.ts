@@ -41,7 +41,7 @@ import {
   parseUint,
   splitList,
 } from "./parse.ts"
-import { basicLimit18, e4ToBps, e6ToBps, type FeeBreakdown, quoteRoute } from "./quotes.ts"
+import { basicLimit18, e4ToBps, e6ToBps, fastPathRefusal, type FeeBreakdown, quoteBasic, quoteFastPath, quoteRoute } from "./quotes.ts"
 import { resolveRoute } from "./routes.ts"
 import type {
   Altchain1IntentRequest,
@@ -368,14 +368,15 @@ export class ClearingService {
       ttl = requestedTtl !== undefined && requestedTtl > 0 ? requestedTtl : this.config.fastPathTtlSeconds
       outputAsset ??= bytes32ToAddress(route.destinations[0]!.asset)
     }
-    const quote = quoteRoute(this.model, this.config, route, amount)
+    const quote = quoteBasic(this.config, route, amount)
     let fees: FeeBreakdown = quote.fees
     let maxFee = requestedMaxFee ?? 0
     if (fast) {
       // The fee adapter takes the fixed part; the solver takes the variable part from the amount it delivers.
       // Over the solvers' limit the solver fee cap is the fast-path fee plus the whole variable fee.
       const params = this.config.quoteFor(route.ticker.config.symbol)
-      const variableE4 = quote.fast.ok ? quote.fast.quote.fees.variableFeeE4 : params.fastPathFeeE4 + params.maxVariableFeeE4
+      const fastQuote = quoteFastPath(this.model, this.config, route, amount)
+      const variableE4 = fastQuote.ok ? fastQuote.quote.fees.variableFeeE4 : params.fastPathFeeE4 + params.maxVariableFeeE4
       fees = { ...quote.fees, variableFeeE4: variableE4, feeUnits: quote.fees.fixedFeeUnits }
       if (requestedMaxFee === undefined) {
         const variableDbps = (variableE4 + 999n) / 1000n
@@ -803,7 +804,7 @@ export class ClearingService {
             expectedAmount: q.fast.quote.fees.expectedAmount.toString(),
             expectedFillTime: String(q.fast.quote.expectedFillSeconds),
           }
-        : { error: q.fast.error, message: q.fast.message }
+        : fastPathRefusal(q.fast)
       return {
         fixedFeeUnits: q.fees.fixedFeeUnits.toString(),
         variableFeeBps: e4ToBps(q.fees.variableFeeE4),
