@@ -1,14 +1,18 @@
 /**
- * Where the stress scenario's time goes: the run as it is, then with the trace hash, the read model or the
- * metrics replaced by no-ops, then with all three, each case in its own process (the replacements patch the
- * classes). A measurement device, not a mode of clearsim: with the metrics off a run reports nothing, and with
- * the read model off quotes fall back to their priors.
+ * Where the stress scenario's time goes: the run as `clearsim run --out` does it (report files and trace.jsonl
+ * written, the same heap limit), then with the trace hash, the read model or the metrics replaced by no-ops, then
+ * with all three, each case in its own process (the replacements patch the classes). A measurement device, not a
+ * mode of clearsim: with the metrics off a run reports nothing, and with the read model off quotes fall back to
+ * their priors (no agent of this scenario reads either, so every case does the same work: checked, as the same
+ * number of spoke calls).
  *
  * Run: `npm run bench -- stress-parts` (6 virtual hours, about 250,000 intents and a minute in all), or
  * `STRESS_HOURS=24 npm run bench -- stress-parts` for the whole 1M-intent scenario (about four minutes).
  */
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir, totalmem } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { TraceHasher } from "../service/hub/trace.ts"
 import { ReadModel } from "../service/indexer/readModel.ts"
@@ -34,7 +38,7 @@ const switchOff = (part: Part): void => {
       Object.assign(ReadModel.prototype, { onSpokeEvent: noop, onHubEvent: noop, onDelivery: noop, onInvoiceEvaluated: noop })
       return
     case "metrics":
-      Object.assign(MetricsCollector.prototype, { onSpokeEvent: noop, onHubEvent: noop, onCustody: noop })
+      Object.assign(MetricsCollector.prototype, { onSpokeEvent: noop, onHubEvent: noop, onCustody: noop, onEpoch: noop })
       return
   }
 }
@@ -47,24 +51,34 @@ const runCase = async (hours: number, off: readonly Part[]): Promise<void> => {
   const text = readFileSync(file, "utf8")
     .replace(/^horizon: .*$/m, `horizon: { hours: ${hours} }`)
     .replace(/^properties:[\s\S]*$/m, "")
-  const started = performance.now()
-  const result = await runScenario(parseScenario(text, file), { seed: 71, backend: "memory" })
-  const seconds = (performance.now() - started) / 1000
-  console.log(JSON.stringify({ seconds, spokeCalls: result.report.world.spokeCalls }))
+  const outDir = mkdtempSync(join(tmpdir(), "clearsim-stress-parts-"))
+  try {
+    const started = performance.now()
+    const result = await runScenario(parseScenario(text, file), { seed: 71, backend: "memory", outDir })
+    const seconds = (performance.now() - started) / 1000
+    console.log(JSON.stringify({ seconds, spokeCalls: result.report.world.spokeCalls }))
+  } finally {
+    rmSync(outDir, { recursive: true, force: true })
+  }
 }
 
 const main = (hours: number): void => {
   console.log(`stress-1m, ${hours} virtual hours, memory backend, Node ${process.version}, each case in its own process`)
   const rows: { case: string; "run s": string; "the part costs s": string }[] = []
   let whole = 0
+  let calls = -1
+  // The heap limit `clearsim run` gives such runs (bin/clearsim.js).
+  const heap = `--max-old-space-size=${Math.min(16_384, Math.floor((totalmem() / 2 ** 20) * 0.75))}`
   for (const off of CASES) {
-    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--case", String(hours), off.join(",")], { encoding: "utf8", maxBuffer: 1 << 26 })
+    const child = spawnSync(process.execPath, [...process.execArgv, heap, fileURLToPath(import.meta.url), "--case", String(hours), off.join(",")], { encoding: "utf8", maxBuffer: 1 << 26 })
     const line = child.stdout.trim().split("\n").at(-1) ?? ""
     if (child.status !== 0 || !line.startsWith("{")) {
       process.stderr.write(child.stderr)
       throw new Error(`case "${off.join(",") || "none"}" failed (exit ${child.status})`)
     }
     const { seconds, spokeCalls } = JSON.parse(line) as { seconds: number; spokeCalls: number }
+    if (calls >= 0 && spokeCalls !== calls) throw new Error(`case "${off.join(",")}" made ${spokeCalls} spoke calls, not ${calls}: it did other work, so its time says nothing`)
+    calls = spokeCalls
     if (off.length === 0) whole = seconds
     rows.push({
       case: off.length === 0 ? `nothing off (${spokeCalls.toLocaleString("en-US")} spoke calls)` : `${off.map((p) => LABEL[p]).join(" + ")} off`,

@@ -280,7 +280,7 @@ export class ReadModel implements HubObserver {
    * hash, a map of a million hashes costs, and a memory-backend transaction's hash is made when first read.
    */
   private readonly byTxHash = new KeyedSeqs<string>()
-  private txHashesPending: (SpokeEventMeta | number)[] = []
+  private txHashesPending: (SpokeEventMeta | string | number)[] = []
   /** Seqs of entries whose origin, destinations, asset, fast-path flag, ticker or users changed since the last query. */
   private unindexed: number[] = []
   private readonly byAsset = new Map<Bytes32, SortedSeqs>()
@@ -630,7 +630,7 @@ export class ReadModel implements HubObserver {
       sender: lowerAddress(meta.txFrom),
       gasFee: meta.gasFee,
     }
-    this.txHashesPending.push(meta, e.seq)
+    this.txHashesPending.push(txHash, e.seq)
     this.addUser(e, meta.txFrom)
     this.moveSolverBalance(meta.domain, bytes32ToAddress(intent.outputAsset), solver, -(amountOut - feeToken))
     this.settlementTimes.record(intent.origin, meta.domain, "fast", meta.timestamp - intent.timestamp)
@@ -709,7 +709,11 @@ export class ReadModel implements HubObserver {
   private txHashIndex(): KeyedSeqs<string> {
     const pending = this.txHashesPending
     if (pending.length > 0) {
-      for (let i = 0; i < pending.length; i += 2) this.byTxHash.add((pending[i] as SpokeEventMeta).txHash.toLowerCase(), pending[i + 1] as number)
+      for (let i = 0; i < pending.length; i += 2) {
+        // A creation's transaction (its hash read only now), or a fill's hash (lowercase already).
+        const tx = pending[i] as SpokeEventMeta | string
+        this.byTxHash.add(typeof tx === "string" ? tx : tx.txHash.toLowerCase(), pending[i + 1] as number)
+      }
       this.txHashesPending = []
     }
     return this.byTxHash

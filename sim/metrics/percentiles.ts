@@ -27,24 +27,32 @@ const percentilesOf = (sorted: Float64Array, sum: number): Percentiles => {
 
 export class Samples {
   private values = new Float64Array(256)
-  count = 0
+  private size = 0
   private sum = 0
   /** The last sorted copy, kept while no sample is added (a union of sets reads its parts' copies). */
   private sortedCopy: Float64Array | undefined = undefined
 
-  /** The samples in ascending order (a typed-array sort: numeric, several times faster than Array#sort with a comparator). */
+  /** Samples added so far (only ever grows, so a sorted copy of as many samples is still current). */
+  get count(): number {
+    return this.size
+  }
+
+  /**
+   * The samples in ascending order (a typed-array sort: numeric, several times faster than Array#sort with a
+   * comparator). The array is shared with later calls: read it, never write to it.
+   */
   sorted(): Float64Array {
-    if (this.sortedCopy?.length !== this.count) this.sortedCopy = this.values.slice(0, this.count).sort()
+    if (this.sortedCopy?.length !== this.size) this.sortedCopy = this.values.slice(0, this.size).sort()
     return this.sortedCopy
   }
 
   add(value: number): void {
-    if (this.count === this.values.length) {
+    if (this.size === this.values.length) {
       const grown = new Float64Array(this.values.length * 2)
       grown.set(this.values)
       this.values = grown
     }
-    this.values[this.count++] = value
+    this.values[this.size++] = value
     this.sum += value
   }
 
@@ -66,18 +74,22 @@ export class Samples {
  * would); the union's sorted values are its parts' sorted values merged, so no set is sorted twice.
  */
 export class SampleUnion {
-  count = 0
+  private size = 0
   private sum = 0
 
   constructor(private readonly parts: readonly Samples[]) {}
 
+  get count(): number {
+    return this.size
+  }
+
   add(value: number): void {
-    this.count++
+    this.size++
     this.sum += value
   }
 
   percentiles(): Percentiles | undefined {
-    if (this.count === 0) return undefined
+    if (this.size === 0) return undefined
     let merged: Float64Array = new Float64Array(0)
     for (const part of this.parts) if (part.count > 0) merged = merged.length === 0 ? part.sorted() : mergeSorted(merged, part.sorted())
     if (merged.length !== this.count) throw new Error(`SampleUnion: ${this.count} samples added, ${merged.length} in its parts`)

@@ -380,7 +380,7 @@ export class World {
         continue
       }
       const tx = foreign.get(key)
-      if (tx !== undefined) this.onTransactionEvents(domain, block, blockNumber, timestamp, tx, tx.hash, -1, tx.nonce)
+      if (tx !== undefined) this.onTransactionEvents(domain, block, blockNumber, timestamp, tx, tx.hash, tx.index, tx.nonce)
     }
     // Receipts without a hash in the block (none on anvil, where a missing transaction is an error): last.
     for (const receipt of block.receipts) if (receipt.transactionHash === undefined || own.has(receipt.transactionHash.toLowerCase())) onReceipt(receipt)
