@@ -3,7 +3,7 @@
  * wire the hub, read model, clearing service, transport, keepers, agents and metrics, run to the horizon, and
  * build the report. `runScenario` is what `clearsim run` calls for each seed.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { type ClearingDeps, ClearingService } from "../service/api/service.ts"
 import type { Address } from "../service/domain/hex.ts"
@@ -18,6 +18,7 @@ import { ChainPool } from "./chains/index.ts"
 import { MetricsCollector } from "./metrics/collector.ts"
 import { evaluateProperties } from "./metrics/properties.ts"
 import { buildMetricsSection, METRIC_NAMES, metricsOf, type RunReport } from "./report/report.ts"
+import { TraceFile } from "./report/traceFile.ts"
 import type { LoadedScenario } from "./scenario/load.ts"
 import type { ScenarioSpec } from "./scenario/schema.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
@@ -225,8 +226,9 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
   const spec = loaded.spec
   const plan = planWorld(spec)
   let pool: ChainPool | undefined
-  let trace: WriteStream | undefined
+  let trace: TraceFile | undefined
   let finished: World | undefined
+  let failed = true
   try {
     let spokes: SpokesShape
     if (options.backend === "anvil") {
@@ -242,13 +244,13 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     }
     if (options.outDir !== undefined) {
       mkdirSync(options.outDir, { recursive: true })
-      trace = createWriteStream(join(options.outDir, "trace.jsonl"))
+      trace = new TraceFile(join(options.outDir, "trace.jsonl"))
     }
-    const traceStream = trace
+    const traceFile = trace
     const assembly = assembleRun(spec, plan, {
       seed: options.seed,
       spokes,
-      ...(traceStream === undefined ? {} : { onTraceLine: (line: string) => void traceStream.write(`${line}\n`) }),
+      ...(traceFile === undefined ? {} : { onTraceLine: (line: string) => traceFile.line(line) }),
     })
     const { world } = assembly
     finished = world
@@ -264,16 +266,25 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     measureInFlight(plan, assembly)
     await measureHoldingsChange(plan, assembly)
     await options.inspect?.(world)
-    return buildRunResult(loaded, plan, assembly, {
+    const result = buildRunResult(loaded, plan, assembly, {
       seed: options.seed,
       run: options.run ?? 0,
       backend: options.backend,
       horizonSeconds: plan.horizonSeconds,
       wallSeconds: (wallClock() - started) / 1000,
     })
+    failed = false
+    return result
   } finally {
     finished?.close()
-    if (trace !== undefined) await new Promise<void>((resolve) => trace!.end(resolve))
-    await pool?.stop()
+    try {
+      // What was traced so far is kept, an interrupted run's included.
+      trace?.close()
+    } catch (error) {
+      // A failure of the run itself is the one to report; a trace that could not be written fails a run that did not.
+      if (!failed) throw error
+    } finally {
+      await pool?.stop()
+    }
   }
 }
