@@ -13,7 +13,7 @@ import { bytes32ToAddress } from "../domain/hex.ts"
 import { MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, tokensToUnits } from "../domain/protocol.ts"
 import type { ReadModel } from "../indexer/readModel.ts"
 import type { SettlementPercentiles } from "../indexer/settlementTimes.ts"
-import type { ClearingApiConfig } from "./config.ts"
+import type { ClearingApiConfig, ResolvedQuoteParameters } from "./config.ts"
 import type { ResolvedRoute } from "./routes.ts"
 
 const E4 = 10_000n
@@ -100,31 +100,40 @@ export interface BasicQuote {
   readonly bestDestination: number
 }
 
-export const quoteBasic = (config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): BasicQuote => {
+/** A route's fee parameters, and its fixed fee in input-token units: looked up once per quote, used by both paths. */
+export interface RoutePricing {
+  readonly params: ResolvedQuoteParameters
+  readonly fixedFeeUnits: bigint
+}
+
+export const routePricing = (config: ClearingApiConfig, route: ResolvedRoute): RoutePricing => {
   const params = config.quoteFor(route.ticker.config.symbol)
-  const fixed = fixedFeeUnits(params.fixedFeeTokens, route.input.decimals)
+  return { params, fixedFeeUnits: fixedFeeUnits(params.fixedFeeTokens, route.input.decimals) }
+}
+
+export const quoteBasic = (pricing: RoutePricing, route: ResolvedRoute, amount: bigint): BasicQuote => {
   const { limit18, destination } = basicLimit18(route)
   const currentLimit = toInputUnits(limit18, route.input.decimals)
-  return { fees: feeBreakdown(amount, fixed, utilizationFeeE4(params.maxVariableFeeE4, amount, currentLimit)), currentLimit, bestDestination: destination }
+  const variableE4 = utilizationFeeE4(pricing.params.maxVariableFeeE4, amount, currentLimit)
+  return { fees: feeBreakdown(amount, pricing.fixedFeeUnits, variableE4), currentLimit, bestDestination: destination }
 }
 
 /**
  * The fast path's quote: fees and the operator solvers' limit on the one destination. The message of a refusal
  * is made when read (a simulation quotes a million intents and reads none of them).
  */
-export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): FastPathResult => {
+export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, pricing: RoutePricing, route: ResolvedRoute, amount: bigint): FastPathResult => {
   if (route.destinations.length !== 1) return { ok: false, error: "FastPathUnavailable", message: "The fast path needs exactly one destination." }
-  const params = config.quoteFor(route.ticker.config.symbol)
-  const decimals = route.input.decimals
+  const params = pricing.params
   const dest = route.output ?? route.destinations[0]!
   const inventory = model.solverInventory(dest.domain, bytes32ToAddress(dest.asset))
-  const fastLimit = normalizeDecimals(normalizeDecimals(inventory, dest.decimals, NORMALIZED_DECIMALS), NORMALIZED_DECIMALS, decimals)
+  const fastLimit = normalizeDecimals(normalizeDecimals(inventory, dest.decimals, NORMALIZED_DECIMALS), NORMALIZED_DECIMALS, route.input.decimals)
   if (amount > fastLimit) return overSolverLimit(amount, fastLimit, dest.domain)
   const estimate = model.settlementTimes.estimate(route.origin, dest.domain, "fast", config.settlementPrior.fast)
   return {
     ok: true,
     quote: {
-      fees: feeBreakdown(amount, fixedFeeUnits(params.fixedFeeTokens, decimals), params.fastPathFeeE4 + utilizationFeeE4(params.maxVariableFeeE4, amount, fastLimit)),
+      fees: feeBreakdown(amount, pricing.fixedFeeUnits, params.fastPathFeeE4 + utilizationFeeE4(params.maxVariableFeeE4, amount, fastLimit)),
       currentLimit: fastLimit,
       expectedFillSeconds: Math.round(estimate.p50Minutes * 60),
     },
@@ -148,8 +157,9 @@ export const fastPathRefusal = (refusal: Extract<FastPathResult, { readonly ok: 
 })
 
 export const quoteRoute = (model: ReadModel, config: ClearingApiConfig, route: ResolvedRoute, amount: bigint): RouteQuote => {
-  const basic = quoteBasic(config, route, amount)
-  const fast = quoteFastPath(model, config, route, amount)
+  const pricing = routePricing(config, route)
+  const basic = quoteBasic(pricing, route, amount)
+  const fast = quoteFastPath(model, config, pricing, route, amount)
   const settlementEstimate = model.settlementTimes.estimate(route.origin, basic.bestDestination, "basic", config.settlementPrior.basic)
   return { route, fees: basic.fees, currentLimit: basic.currentLimit, bestDestination: basic.bestDestination, fast, settlementEstimate }
 }

@@ -41,7 +41,7 @@ import {
   parseUint,
   splitList,
 } from "./parse.ts"
-import { basicLimit18, e4ToBps, e6ToBps, fastPathRefusal, type FeeBreakdown, quoteBasic, quoteFastPath, quoteRoute } from "./quotes.ts"
+import { basicLimit18, e4ToBps, e6ToBps, fastPathRefusal, type FeeBreakdown, quoteBasic, quoteFastPath, quoteRoute, routePricing } from "./quotes.ts"
 import { resolveRoute } from "./routes.ts"
 import type {
   Altchain1IntentRequest,
@@ -368,14 +368,15 @@ export class ClearingService {
       ttl = requestedTtl !== undefined && requestedTtl > 0 ? requestedTtl : this.config.fastPathTtlSeconds
       outputAsset ??= bytes32ToAddress(route.destinations[0]!.asset)
     }
-    const quote = quoteBasic(this.config, route, amount)
+    const pricing = routePricing(this.config, route)
+    const quote = quoteBasic(pricing, route, amount)
     let fees: FeeBreakdown = quote.fees
     let maxFee = requestedMaxFee ?? 0
     if (fast) {
       // The fee adapter takes the fixed part; the solver takes the variable part from the amount it delivers.
       // Over the solvers' limit the solver fee cap is the fast-path fee plus the whole variable fee.
-      const params = this.config.quoteFor(route.ticker.config.symbol)
-      const fastQuote = quoteFastPath(this.model, this.config, route, amount)
+      const params = pricing.params
+      const fastQuote = quoteFastPath(this.model, this.config, pricing, route, amount)
       const variableE4 = fastQuote.ok ? fastQuote.quote.fees.variableFeeE4 : params.fastPathFeeE4 + params.maxVariableFeeE4
       fees = { ...quote.fees, variableFeeE4: variableE4, feeUnits: quote.fees.fixedFeeUnits }
       if (requestedMaxFee === undefined) {
