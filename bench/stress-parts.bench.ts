@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import v8Flags from "../bin/v8-flags.json" with { type: "json" }
 import { TraceHasher } from "../service/hub/trace.ts"
 import { ReadModel } from "../service/indexer/readModel.ts"
 import { MetricsCollector } from "../sim/metrics/collector.ts"
@@ -68,7 +69,7 @@ const main = (hours: number): void => {
   let whole = 0
   let calls = -1
   // The heap limit `clearsim run` gives such runs (bin/clearsim.js).
-  const heap = `--max-old-space-size=${Math.min(16_384, Math.floor((totalmem() / 2 ** 20) * 0.75))}`
+  const heap = `--max-old-space-size=${Math.min(v8Flags.heapCapMb, Math.floor((totalmem() / 2 ** 20) * v8Flags.heapShareOfMemory))}`
   for (const off of CASES) {
     const child = spawnSync(process.execPath, [...process.execArgv, heap, fileURLToPath(import.meta.url), "--case", String(hours), off.join(",")], { encoding: "utf8", maxBuffer: 1 << 26 })
     const line = child.stdout.trim().split("\n").at(-1) ?? ""

@@ -21,7 +21,7 @@ import v8Flags from "./v8-flags.json" with { type: "json" }
 
 const projectNode = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url))
 const oldNode = Number(process.versions.node.split(".")[0]) < 22 && existsSync(projectNode)
-const wantedMb = Math.min(16_384, Math.floor((totalmem() / 2 ** 20) * 0.75))
+const wantedMb = Math.min(v8Flags.heapCapMb, Math.floor((totalmem() / 2 ** 20) * v8Flags.heapShareOfMemory))
 const limited = `${process.env.NODE_OPTIONS ?? ""} ${process.execArgv.join(" ")}`.includes("max-old-space-size")
 const smallHeap = !limited && process.argv[2] !== "up" && getHeapStatistics().heap_size_limit / 2 ** 20 < wantedMb * 0.9
 const semiSpaceSet = `${process.env.NODE_OPTIONS ?? ""} ${process.execArgv.join(" ")}`.includes("max-semi-space-size")
