@@ -286,12 +286,15 @@ export class ReadModel implements HubObserver {
   private readonly byAsset = new Map<Bytes32, SortedSeqs>()
   private readonly statusCounts = new Map<ApiIntentStatus, number>()
   private readonly countMemo = new Map<string, { readonly version: number; readonly count: number }>()
-  /** Intent-queue positions not dispatched yet: domain → queue index → intent id. */
-  private readonly originQueues = new Map<number, Map<number, Bytes32>>()
+  /** Intent-queue positions not dispatched yet: domain → queue index → the intent's entry. */
+  private readonly originQueues = new Map<number, Map<number, IntentEntry>>()
   private readonly batches: BatchEntry[] = []
   private readonly batchById = new Map<Bytes32, BatchEntry>()
-  /** Mirror of the hub's per-domain settlement queues (intent ids), to know what a dispatch sent. */
-  private readonly settlementFifos = new Map<number, { ids: Bytes32[]; first: number }>()
+  /**
+   * Mirror of the hub's per-domain settlement queues, to know what a dispatch sent: the entries, or the ids of
+   * intents the read model did not know when they were enqueued (looked up again at the dispatch).
+   */
+  private readonly settlementFifos = new Map<number, { ids: (IntentEntry | Bytes32)[]; first: number }>()
   readonly invoices = new InvoiceIndex()
   readonly settlementTimes: SettlementTimes
   private readonly solvers: ReadonlySet<string>
@@ -329,13 +332,29 @@ export class ReadModel implements HubObserver {
   // -------------------------------------------------------------------------------------------------------
   // Entries
 
+  /**
+   * The entry of `intentId`, if known. The last one found is checked first: an intent's events come in runs (its
+   * `IntentAdded` and fee event in one transaction, its `IntentProcessed` and `SettlementEnqueued` in one hub
+   * call), and at a million entries each map lookup is a few cache misses.
+   */
+  private find(intentId: Bytes32): IntentEntry | undefined {
+    const last = this.lastFound
+    if (last !== undefined && last.intentId === intentId) return last
+    const e = this.byId.get(intentId)
+    if (e !== undefined) this.lastFound = e
+    return e
+  }
+
+  private lastFound: IntentEntry | undefined = undefined
+
   private entry(intentId: Bytes32): IntentEntry {
-    let e = this.byId.get(intentId)
+    let e = this.find(intentId)
     if (e === undefined) {
       const seq = this.entries.length
       e = new IntentEntry(seq, intentId)
       this.entries.push(e)
       this.byId.set(intentId, e)
+      this.lastFound = e
       this.statusCounts.set("NONE", (this.statusCounts.get("NONE") ?? 0) + 1)
     }
     return e
@@ -429,7 +448,7 @@ export class ReadModel implements HubObserver {
       case "DepositProcessed": {
         // A closed-epoch deposit that neither settles nor becomes an invoice waits in DEPOSIT_PROCESSED, and
         // no other event says so; a settlement or invoice event right after overrides this.
-        const e = this.byId.get(event.intentId)
+        const e = this.find(event.intentId)
         if (e === undefined) return
         e.hubStatus = "DEPOSIT_PROCESSED"
         this.touch(e)
@@ -441,7 +460,7 @@ export class ReadModel implements HubObserver {
         const destinations = ctx?.intent?.destinations ?? ctx?.paymentDestinations ?? []
         this.invoices.add(event.intentId, event.tickerHash, origin, destinations)
         this.version++
-        const e = this.byId.get(event.intentId)
+        const e = this.find(event.intentId)
         if (e === undefined) return
         e.hubStatus = "INVOICED"
         this.touch(e)
@@ -451,8 +470,8 @@ export class ReadModel implements HubObserver {
         if (this.invoices.remove(event.intentId)) this.version++
         let fifo = this.settlementFifos.get(event.domain)
         if (fifo === undefined) this.settlementFifos.set(event.domain, (fifo = { ids: [], first: 0 }))
-        fifo.ids.push(event.intentId)
-        const e = this.byId.get(event.intentId)
+        const e = this.find(event.intentId)
+        fifo.ids.push(e ?? event.intentId)
         if (e === undefined) return
         e.hubStatus = "SETTLED"
         e.settlementOwner = event.owner
@@ -466,7 +485,8 @@ export class ReadModel implements HubObserver {
         if (fifo === undefined) return
         const end = Math.min(fifo.ids.length, fifo.first + event.amount)
         for (let i = fifo.first; i < end; i++) {
-          const e = this.byId.get(fifo.ids[i]!)
+          const queued = fifo.ids[i]!
+          const e = typeof queued === "string" ? this.byId.get(queued) : queued
           if (e === undefined || e.hubStatus !== "SETTLED") continue
           e.hubStatus = "DISPATCHED"
           this.touch(e)
@@ -480,7 +500,7 @@ export class ReadModel implements HubObserver {
         return
       }
       case "ReturnUnsupportedIntent": {
-        const e = this.byId.get(event.intentId)
+        const e = this.find(event.intentId)
         if (e === undefined) return
         e.hubStatus = "UNSUPPORTED_RETURNED"
         this.touch(e)
@@ -531,7 +551,7 @@ export class ReadModel implements HubObserver {
       case "Settled":
         return this.onSettled(event.intentId, event.account, event.amount, meta)
       case "ExternalCalldataExecuted": {
-        const e = this.byId.get(event.intentId)
+        const e = this.find(event.intentId)
         if (e === undefined) return
         e.settlementStatus = "SETTLED_AND_MANUALLY_EXECUTED"
         this.touch(e)
@@ -577,7 +597,7 @@ export class ReadModel implements HubObserver {
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
     if (queue === undefined) this.originQueues.set(meta.domain, (queue = new Map()))
-    queue.set(Number(queueIdx), intentId)
+    queue.set(Number(queueIdx), e)
     this.touch(e)
   }
 
@@ -585,11 +605,10 @@ export class ReadModel implements HubObserver {
     const queue = this.originQueues.get(meta.domain)
     const intentIds: Bytes32[] = []
     for (let idx = Number(firstIdx), last = Number(lastIdx); idx < last; idx++) {
-      const id = queue?.get(idx)
-      if (id === undefined) continue
+      const e = queue?.get(idx)
+      if (e === undefined) continue
       queue!.delete(idx)
-      intentIds.push(id)
-      const e = this.entry(id)
+      intentIds.push(e.intentId)
       e.originStatus = "DISPATCHED"
       e.batchId = messageId
       this.touch(e)
@@ -638,7 +657,7 @@ export class ReadModel implements HubObserver {
   }
 
   private onSettled(intentId: Bytes32, account: Address, amount: bigint, meta: SpokeEventMeta): void {
-    const e = this.byId.get(intentId)
+    const e = this.find(intentId)
     if (e === undefined) return
     // A returned unsupported intent is paid back on its origin; that is a refund, not the settlement.
     if (e.settlementDomain !== meta.domain) return
