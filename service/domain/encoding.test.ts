@@ -14,7 +14,7 @@ import {
   tickerHash,
 } from "./encoding.ts"
 import { arbBytes32, arbIntent } from "./arbitrary.ts"
-import { addressToBytes32, type Bytes32, type Hex, ZERO_BYTES32 } from "./hex.ts"
+import { addressToBytes32, type Hex, ZERO_BYTES32 } from "./hex.ts"
 import { KECCAK_SCRATCH_BYTES, keccak256Bytes, Keccak256Stream } from "./keccak.ts"
 import type { Intent } from "./protocol.ts"
 

@@ -14,7 +14,6 @@ import {
   formatProblems,
   IntentJson,
   intentFromJson,
-  intentToJson,
   Uint24,
   Uint256String,
   Uint32,

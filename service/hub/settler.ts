@@ -180,7 +180,7 @@ export const evaluateInvoice = (
  * `consumed * rewards / after` (floored). Returns the total credited (less than `rewards` when deposits cover
  * less than `after`: the rest stays in custody as surplus).
  */
-const distributeRewards = (hub: HubState, queue: DepositQueue | undefined, after18: bigint, rewards18: bigint): bigint => {
+const distributeRewards = (queue: DepositQueue | undefined, after18: bigint, rewards18: bigint): bigint => {
   if (queue === undefined) return 0n
   let remaining18 = after18
   let credited18 = 0n
@@ -220,11 +220,11 @@ const processInvoice = (hub: HubState, ticker: TickerState, epoch: number, invoi
   }
   const discount = discountDbps(hub, ticker, epoch, invoice.entryEpoch, ctx)
   const found = evaluateInvoice(ticker, epoch, invoice.amount18, discount, domains)
-  hub.observer?.onInvoiceEvaluated?.(ticker, invoice, epoch, found)
+  hub.observer?.onInvoiceEvaluated?.(ticker, invoice, epoch, found, domains, discount)
   if (found !== undefined) {
     const queue = ticker.depositQueue(epoch, found.domain)
     const after18 = found.amountAfterDiscount18
-    const credited18 = distributeRewards(hub, queue, after18, found.rewards18)
+    const credited18 = distributeRewards(queue, after18, found.rewards18)
     if (queue !== undefined) queue.available18 = queue.available18 > after18 ? queue.available18 - after18 : 0n
     // amount - after - credited, where amount - after is exactly the rewards.
     const surplus18 = found.rewards18 - credited18

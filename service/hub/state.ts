@@ -225,12 +225,17 @@ export interface InvoiceEvaluation {
 export interface HubObserver {
   /** Custody of a DEFAULT asset changed on `domain`: `+amount` on intake, `-amount` on a settlement from custody. */
   onCustody?(ticker: TickerState, domain: number, delta18: bigint, intentId: Bytes32): void
-  /** Called for every invoice evaluated on the default path, with the chosen domain if any. */
+  /**
+   * Called for every invoice evaluated on the default path, with the chosen domain if any, the domains the
+   * settlement could go to (`settlementDomains`) and the invoice's discount this epoch, as the hub used them.
+   */
   onInvoiceEvaluated?(
     ticker: TickerState,
     invoice: InvoiceNode,
     epoch: number,
     chosen: InvoiceEvaluation | undefined,
+    domains: readonly DomainAsset[],
+    discountDbps: number,
   ): void
 }
 

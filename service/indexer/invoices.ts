@@ -5,8 +5,9 @@
  * so it is never stale.
  */
 import type { Bytes32 } from "../domain/hex.ts"
+import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
-import { discountDbps, settlementDomains } from "../hub/settler.ts"
+import { discountDbps } from "../hub/settler.ts"
 import type { InvoiceNode, TickerState } from "../hub/state.ts"
 import type { InvoiceProcessingHistoryEntry, InvoiceRecord } from "./records.ts"
 import { LiveSeqs, mergeAsc, mergeDesc, type SeqSource } from "./sequence.ts"
@@ -324,9 +325,9 @@ export const invoiceRecord = (hub: Hub, entry: InvoiceIndexEntry): InvoiceRecord
   }
 }
 
-/** Custody summed over the invoice's candidate settlement domains (history's `custodiedAssets`). */
-export const candidateCustody = (hub: Hub, ticker: TickerState, node: InvoiceNode): bigint => {
+/** Custody summed over an invoice's candidate settlement domains (`settlementDomains`): the history's `custodiedAssets`. */
+export const custodyOn = (ticker: TickerState, domains: readonly DomainAsset[]): bigint => {
   let total = 0n
-  for (const d of settlementDomains(hub.state, ticker, node.ctx, node.owner)) total += ticker.custodied(d.domain)
+  for (const d of domains) total += ticker.custodied(d.domain)
   return total
 }

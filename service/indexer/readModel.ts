@@ -12,13 +12,13 @@ import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type He
 import { BoundedMemo } from "../domain/boundedMemo.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
 import { DBPS_DENOMINATOR, type Intent, normalizeDecimals, NORMALIZED_DECIMALS } from "../domain/protocol.ts"
+import type { DomainAsset } from "../hub/config.ts"
 import type { HubEvent, HubEventSink } from "../hub/events.ts"
 import type { Hub } from "../hub/hub.ts"
 import { IdMap } from "../domain/idMap.ts"
-import { discountDbps } from "../hub/settler.ts"
 import type { HubObserver, InvoiceEvaluation, InvoiceNode, TickerState } from "../hub/state.ts"
 import type { Delivery, SpokeEventBody, SpokeEventMeta } from "./inputs.ts"
-import { candidateCustody, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
+import { custodyOn, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
 import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
 import { type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceProcessingHistoryEntry, type InvoiceRecord } from "./records.ts"
 import { KeyedSeqs, mergeAsc, mergeDesc, RangeSeqs, type SeqSource, SortedSeqs } from "./sequence.ts"
@@ -517,14 +517,15 @@ export class ReadModel implements HubObserver {
     invoice: InvoiceNode,
     epoch: number,
     chosen: InvoiceEvaluation | undefined,
+    domains: readonly DomainAsset[],
+    discount: number,
   ): void {
     const hub = this.requireHub()
     const ctx = invoice.ctx
-    const discount = chosen?.discountDbps ?? discountDbps(hub.state, ticker, epoch, invoice.entryEpoch, ctx)
     this.invoices.recordEvaluation(invoice.intentId, {
       epoch,
       domain: ctx.intent?.origin ?? hub.config.hubDomain,
-      custodiedAssets: candidateCustody(hub, ticker, invoice),
+      custodiedAssets: custodyOn(ticker, domains),
       amountToBeDiscounted: chosen?.toDiscount18 ?? 0n,
       rewardsForDepositors: chosen?.rewards18 ?? 0n,
       amountAfterDiscount: chosen?.amountAfterDiscount18 ?? invoice.amount18,

@@ -12,7 +12,7 @@ import type { TickerState } from "../../service/hub/state.ts"
 import type { SpokeEvent } from "../../service/spoke/events.ts"
 import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
-import { type CustodySource, type NettingTotals, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
+import { type CustodySource, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
 import { SampleUnion, Samples } from "./percentiles.ts"
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
@@ -67,7 +67,6 @@ export class MetricsCollector implements WorldObserver {
   readonly coverage = new Set<string>()
   readonly timeseries: TimeseriesRow[] = []
   readonly epochSnapshots: { epoch: number; metrics: Map<string, number> }[] = []
-  private epochNetting: NettingTotals | undefined
   private readonly symbolOf = new Map<Bytes32, string>()
   /** The run's assets by `${domain}:${address}`. */
   private readonly assetAt = new Map<string, AssetOnChainPlan>()

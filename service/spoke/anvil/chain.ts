@@ -116,7 +116,7 @@ export class AnvilSpokeChain implements SpokeChain {
     readonly chain: Chain,
     readonly layout: SpokeLayout,
     head: { readonly number: bigint; readonly timestamp: bigint },
-    private readonly options: AnvilSpokeChainOptions = {},
+    options: AnvilSpokeChainOptions = {},
   ) {
     this.domain = layout.domain
     this.hubDomain = layout.hubDomain
