@@ -120,6 +120,19 @@ export interface Keccak256StreamOptions {
    * streams of hundreds of megabytes (a million-intent run's trace); undefined (the default) never offloads.
    */
   readonly offloadAfterBytes?: number
+  /**
+   * With offloading: a function the worker imports (`exportName` of the module at `module`, which must load in
+   * a plain Node worker: JavaScript, or TypeScript that only needs type stripping) to turn values into lines.
+   * `writeValueLines` then posts the values themselves and the worker writes `format(value) + "\n"` for each,
+   * so that the formatting is done on the worker's core too.
+   */
+  readonly lineFormatter?: LineFormatter
+}
+
+/** A module export that formats one value as one line (no newline), with no state between calls. */
+export interface LineFormatter {
+  readonly module: URL
+  readonly exportName: string
 }
 
 /** Bytes per chunk posted to an offloaded stream's worker. */
@@ -154,9 +167,17 @@ class OffloadedSponge {
   private failure: string | undefined = undefined
   private closed = false
 
-  constructor(state: Uint8Array) {
+  constructor(state: Uint8Array, formatter: LineFormatter | undefined) {
     this.worker = new Worker(new URL("./keccakWorker.js", import.meta.url), {
-      workerData: { module: wasmModule, state, bits: BITS, padding: KECCAK_PADDING, scratchBytes: KECCAK_SCRATCH_BYTES, control: this.controlBuffer },
+      workerData: {
+        module: wasmModule,
+        state,
+        bits: BITS,
+        padding: KECCAK_PADDING,
+        scratchBytes: KECCAK_SCRATCH_BYTES,
+        control: this.controlBuffer,
+        formatter: formatter === undefined ? undefined : { url: formatter.module.href, exportName: formatter.exportName },
+      },
     })
     // Seen when the event loop runs (a simulation yields to it every few thousand events); waits read the
     // shared control words instead.
@@ -184,6 +205,18 @@ class OffloadedSponge {
     this.check()
     this.worker.postMessage({ kind: "bytes", bytes }, [bytes.buffer as ArrayBuffer])
     this.posted++
+    this.waitForBacklog()
+  }
+
+  /** Posts values (structured-cloned now) for the worker to format into lines and absorb. */
+  postValues(values: readonly unknown[]): void {
+    this.check()
+    this.worker.postMessage({ kind: "values", values })
+    this.posted++
+    this.waitForBacklog()
+  }
+
+  private waitForBacklog(): void {
     if (this.posted - Atomics.load(this.control, CONTROL_ABSORBED) > WORKER_MAX_BACKLOG) this.waitUntil(() => this.posted - Atomics.load(this.control, CONTROL_ABSORBED) <= WORKER_MAX_BACKLOG / 2, this.control, CONTROL_ABSORBED)
   }
 
@@ -252,6 +285,7 @@ export class Keccak256Stream {
   private hashedBytes = 0
   private sponge: OffloadedSponge | undefined = undefined
   private readonly offloadAfterBytes: number
+  private readonly lineFormatter: LineFormatter | undefined
   /** Offloaded: the chunk being filled for the worker. */
   private chunk = Buffer.alloc(0)
   private chunkLength = 0
@@ -259,6 +293,7 @@ export class Keccak256Stream {
 
   constructor(options: Keccak256StreamOptions = {}) {
     this.offloadAfterBytes = options.offloadAfterBytes ?? Number.POSITIVE_INFINITY
+    this.lineFormatter = options.lineFormatter
     wasm.Hash_Init(BITS)
     this.save()
   }
@@ -283,6 +318,29 @@ export class Keccak256Stream {
     this.pending.push(text)
     this.pendingLength += text.length
     if (this.pendingLength >= Keccak256Stream.FLUSH_CHARS) this.flush()
+  }
+
+  /**
+   * Whether `writeValueLines` may be used: the stream is offloaded and has a line formatter. Until then the
+   * caller formats its values and writes the lines itself.
+   */
+  get acceptsValueLines(): boolean {
+    return this.sponge !== undefined && this.lineFormatter !== undefined
+  }
+
+  /**
+   * Appends `format(value) + "\n"` for each value, formatted and absorbed by the worker (see
+   * `Keccak256StreamOptions.lineFormatter`); only when `acceptsValueLines`. The values are structured-cloned when
+   * posted: plain data (objects, arrays, strings, numbers, bigints, booleans).
+   */
+  writeValueLines(values: readonly unknown[]): void {
+    this.assertOpen()
+    if (!this.acceptsValueLines) throw new Error("Keccak256Stream: writeValueLines needs an offloaded stream with a line formatter")
+    if (values.length === 0) return
+    // Text written before goes first.
+    if (this.carry !== "") throw new Error("Keccak256Stream: writeValueLines after a write that ended in half a surrogate pair")
+    this.postChunk()
+    this.sponge!.postValues(values)
   }
 
   /** Appends the UTF-8 bytes of `text`, then `\n` (the same as `writeUtf8(text + "\n")`). */
@@ -355,7 +413,7 @@ export class Keccak256Stream {
     }
     this.save()
     if (this.hashedBytes >= this.offloadAfterBytes) {
-      this.sponge = new OffloadedSponge(this.state)
+      this.sponge = new OffloadedSponge(this.state, this.lineFormatter)
       this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
     }
   }

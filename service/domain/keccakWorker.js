@@ -3,6 +3,8 @@
 // chunks it is posted in order, and answers digest requests through shared memory (the stream waits for them
 // synchronously). Progress and failure are reported in the shared control words, which the stream reads while it
 // waits (it cannot receive events then). Plain JavaScript so that it runs under any loader (tsx, vitest, Node).
+// With a line formatter (a module export, imported here before the first message is read), it is also posted
+// values, which it formats into lines and absorbs as UTF-8, each followed by a newline.
 import { parentPort, workerData } from "node:worker_threads"
 
 // Control words (indices and states as in keccak.ts).
@@ -12,8 +14,8 @@ const STATE_RUNNING = 1
 const STATE_FAILED = 2
 const CONTROL_MESSAGE_OFFSET = 16
 
-/** @type {{ module: WebAssembly.Module, state: Uint8Array, bits: number, padding: number, scratchBytes: number, control: SharedArrayBuffer }} */
-const { module, state, bits, padding, scratchBytes, control: controlBuffer } = workerData
+/** @type {{ module: WebAssembly.Module, state: Uint8Array, bits: number, padding: number, scratchBytes: number, control: SharedArrayBuffer, formatter: { url: string, exportName: string } | undefined }} */
+const { module, state, bits, padding, scratchBytes, control: controlBuffer, formatter } = workerData
 const control = new Int32Array(controlBuffer, 0, 4)
 
 /** Records the first failure where the stream reads it, and wakes any wait. */
@@ -42,7 +44,56 @@ try {
   fail(error)
 }
 
+/** @type {((value: unknown) => string) | undefined} */
+let format
+if (formatter !== undefined) {
+  try {
+    // Messages wait in the port's queue until the listener below is attached.
+    const exported = (await import(formatter.url))[formatter.exportName]
+    if (typeof exported !== "function") throw new Error(`${formatter.url} has no function export ${formatter.exportName}`)
+    format = exported
+  } catch (error) {
+    fail(error)
+  }
+}
+
+const encoder = new TextEncoder()
+/** Text up to this many UTF-16 units is gathered before it is encoded into the module's input buffer. */
+const TEXT_UNITS = 1 << 16
+
+/** Absorbs the UTF-8 bytes of `text`, encoded straight into the module's input buffer. */
+const absorbText = (text) => {
+  const scratch = memory.subarray(scratchOffset, scratchOffset + scratchBytes)
+  for (;;) {
+    const { read, written } = encoder.encodeInto(text, scratch)
+    wasm.Hash_Update(written)
+    if (read >= text.length) return
+    text = text.slice(read)
+  }
+}
+
 parentPort.on("message", (message) => {
+  if (message.kind === "values") {
+    if (Atomics.load(control, CONTROL_STATE) !== STATE_RUNNING) return
+    try {
+      if (format === undefined) throw new Error("values were posted to a hashing worker without a line formatter")
+      let text = ""
+      for (const value of message.values) {
+        text += `${format(value)}\n`
+        if (text.length >= TEXT_UNITS) {
+          absorbText(text)
+          text = ""
+        }
+      }
+      if (text.length > 0) absorbText(text)
+    } catch (error) {
+      fail(error)
+      return
+    }
+    Atomics.add(control, CONTROL_ABSORBED, 1)
+    Atomics.notify(control, CONTROL_ABSORBED)
+    return
+  }
   if (message.kind === "bytes") {
     if (Atomics.load(control, CONTROL_STATE) !== STATE_RUNNING) return
     try {
