@@ -2,8 +2,10 @@
  * Solvers: inventory deposited on the spokes as virtual balances, a fee, a reaction time and a capacity. They
  * watch new fast-path intents (IntentAdded with ttl > 0), fill those they can afford on the destination at
  * their fee (≤ the intent's maxFee), and are repaid by the hub on their configured domains (virtual balance
- * preference on, so repayments refill the inventory). When a chain's inventory falls below a share of its
- * start, they move funds from the richest chain with a netting intent through the service.
+ * preference on, so repayments refill the inventory). When a fill takes a chain's inventory below
+ * `rebalanceBelowShare` of its start, or a fill cannot be afforded, they move funds from the richest chain of
+ * the same asset with a netting intent through the service (at most one rebalance per chain per hour; the rich
+ * chain keeps that share of its own start).
  */
 import type { ClearingService } from "../../service/api/service.ts"
 import { addressToBytes32, type Address, bytes32ToAddress } from "../../service/domain/hex.ts"
@@ -42,7 +44,12 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
 
     // Capacity: fills in the last hour.
     const recentFills: number[] = []
+    /** Chains (`domain:address`) with a rebalance in flight (cleared an hour after it started). */
     const rebalancing = new Set<string>()
+    /** Tokens being withdrawn for rebalances and not mined yet, per rich chain: not counted as its surplus. */
+    const withdrawing = new Map<string, bigint>()
+    /** The inventory below which a chain is rebalanced (and which a rich chain keeps): the share of its start. */
+    const floorOf = (key: string, share: number) => (start.get(key)! * BigInt(Math.round(share * 1000))) / 1000n
     world.observe({
       onSpokeEvent: (event) => {
         if (event.name !== "IntentAdded" || event.intent.ttl === 0) return
@@ -70,30 +77,41 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           }
           recentFills.push(now)
           world.submit(destination, me, { kind: "spoke.fillIntent", intent, fee: spec.feeDbps }, undefined, (receipt) => {
-            if (receipt.status === "success") stats.act("fill")
-            else stats.rejectReceipt(receipt)
+            if (receipt.status === "success") {
+              stats.act("fill")
+              // The fill spent inventory on the destination: rebalance it if it fell below the share.
+              rebalance(output, true)
+            } else stats.rejectReceipt(receipt)
           })
         })
       },
     })
 
-    /** Moves inventory to `poor` from the chain holding the most of the same asset, through a netting intent. */
-    const rebalance = (poor: AssetOnChainPlan) => {
+    /**
+     * Moves inventory to `poor` from the chain holding the most of the same asset, through a netting intent;
+     * with `onlyBelowShare`, only when `poor`'s inventory is below `rebalanceBelowShare` of its start.
+     */
+    const rebalance = (poor: AssetOnChainPlan, onlyBelowShare = false) => {
       const share = spec.rebalanceBelowShare
-      if (share === undefined || rebalancing.has(poor.symbol)) return
-      rebalancing.add(poor.symbol)
+      const poorKey = `${poor.domain}:${poor.address}`
+      if (share === undefined || rebalancing.has(poorKey)) return
+      rebalancing.add(poorKey)
       world.scheduler.after(0, `solver/${agent.id}/rebalance`, async () => {
+        if (onlyBelowShare && (await world.chain(poor.domain).virtualBalance(poor.address, me)) >= floorOf(poorKey, share)) {
+          rebalancing.delete(poorKey)
+          return
+        }
         try {
           let rich: { asset: AssetOnChainPlan; balance: bigint } | undefined
           for (const { asset } of inventory) {
             if (asset.symbol !== poor.symbol || asset.domain === poor.domain) continue
-            const balance = await world.chain(asset.domain).virtualBalance(asset.address, me)
+            const balance = (await world.chain(asset.domain).virtualBalance(asset.address, me)) - (withdrawing.get(`${asset.domain}:${asset.address}`) ?? 0n)
             if (rich === undefined || balance > rich.balance) rich = { asset, balance }
           }
-          const target = start.get(`${poor.domain}:${poor.address}`)!
-          if (rich === undefined || rich.balance === 0n) return stats.reject("nothingToRebalance")
-          const richStart = start.get(`${rich.asset.domain}:${rich.asset.address}`)!
-          const surplus = rich.balance - (richStart * BigInt(Math.round(share * 1000))) / 1000n
+          const target = start.get(poorKey)!
+          if (rich === undefined || rich.balance <= 0n) return stats.reject("nothingToRebalance")
+          const richKey = `${rich.asset.domain}:${rich.asset.address}`
+          const surplus = rich.balance - floorOf(richKey, share)
           const wanted = normalizeDecimals(target / 2n, poor.decimals, rich.asset.decimals)
           const amount = surplus < wanted ? surplus : wanted
           if (amount <= 0n) return stats.reject("nothingToRebalance")
@@ -107,12 +125,15 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
               from: me,
             })
           if (!tx.ok) return stats.reject(`rebalance:${tx.error}`)
-          world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount })
+          withdrawing.set(richKey, (withdrawing.get(richKey) ?? 0n) + amount)
+          world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount }, undefined, () =>
+            void withdrawing.set(richKey, withdrawing.get(richKey)! - amount),
+          )
           stats.act("rebalance")
           sendTransaction(world, me, tx.value, (receipt) => stats.rejectReceipt(receipt))
         } finally {
-          // One rebalance per asset per hour at most.
-          world.scheduler.after(3_600_000, `solver/${agent.id}/rebalance-cooldown`, () => void rebalancing.delete(poor.symbol))
+          // One rebalance per chain per hour at most.
+          world.scheduler.after(3_600_000, `solver/${agent.id}/rebalance-cooldown`, () => void rebalancing.delete(poorKey))
         }
       })
     }

@@ -1,0 +1,52 @@
+/**
+ * A solver rebalances when a fill it could afford takes a chain's inventory below `rebalanceBelowShare` of its
+ * start (the documented meaning of the field), not only when a fill cannot be afforded: 10,000 USDC on each
+ * of two chains, share 0.5, and one fast-path intent of 6,000 USDC 31001→31002. The fill leaves ~4,000 on
+ * 31002 (below 5,000), so the solver moves funds from 31001 with a netting intent; no fill is ever
+ * unaffordable.
+ */
+import { describe, expect, it } from "vitest"
+import { runScenario } from "../run.ts"
+import { parseScenario } from "../scenario/load.ts"
+
+const scenario = (share: number) => `
+name: solver-low-inventory
+horizon: { seconds: 1200 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
+  solvers:
+    - name: solver
+      count: 1
+      feeDbps: 20
+      reactionSeconds: { kind: fixed, seconds: 5 }
+      rebalanceBelowShare: ${share}
+      inventory:
+        - { chain: 31001, asset: USDC, tokens: 10000 }
+        - { chain: 31002, asset: USDC, tokens: 10000 }
+`
+
+const solverStats = async (share: number) => {
+  const { report } = await runScenario(parseScenario(scenario(share), "solver-low-inventory.yaml"), { seed: 1, backend: "memory" })
+  return report.agents.find((a) => a.kind === "solver")!
+}
+
+describe("solver rebalancing", () => {
+  it("rebalances when an affordable fill takes a chain's inventory below the share of its start", async () => {
+    const solver = await solverStats(0.5)
+    expect(solver.actions.fill).toBe(1)
+    expect(solver.rejections.insufficientInventory).toBeUndefined()
+    expect(solver.actions.rebalance).toBe(1)
+  })
+
+  it("does not rebalance while the inventory stays above the share", async () => {
+    const solver = await solverStats(0.3)
+    expect(solver.actions.fill).toBe(1)
+    expect(solver.actions.rebalance).toBeUndefined()
+  })
+})
