@@ -9,6 +9,12 @@ import { formatEvent, type HubEvent, type HubEventSink } from "./events.ts"
 /** Events gathered before they are posted to the hashing worker together (one structured clone each). */
 const EVENT_BATCH = 4096
 
+/**
+ * The worker loads `events.ts` itself, which needs a Node that strips TypeScript types (22.18 and later, as
+ * the project's own Node is); on another Node the events are formatted in this thread as before.
+ */
+const workerCanFormat = (process.features as { readonly typescript?: string }).typescript !== undefined
+
 export interface TraceHasherOptions {
   /** Hash in a worker thread once the trace passes this many bytes. Default 16 MB. */
   readonly offloadAfterBytes?: number
@@ -30,7 +36,7 @@ export class TraceHasher implements HubEventSink {
   ) {
     this.stream = new Keccak256Stream({
       offloadAfterBytes: options.offloadAfterBytes ?? 16 << 20,
-      ...(onLine === undefined ? { lineFormatter: { module: new URL("./events.ts", import.meta.url), exportName: "formatEvent" } } : {}),
+      ...(onLine === undefined && workerCanFormat ? { lineFormatter: { module: new URL("./events.ts", import.meta.url), exportName: "formatEvent" } } : {}),
     })
   }
 
