@@ -49,6 +49,10 @@ const summary = (r: RunReport, dir: string): string => {
   return lines.join("\n")
 }
 
+/** The command that reruns one failing run: `--runs 1`, or a scenario's `runs: N` would rerun N seeds from this one. */
+export const rerunCommandLine = (scenario: string, seed: number, backend: Backend): string =>
+  `npx clearsim run ${scenario} --seed ${seed} --runs 1 --chains ${backend}`
+
 export const runCommand = Command.make(
   "run",
   {
@@ -89,7 +93,7 @@ export const runCommand = Command.make(
       if (!result.report.passed) {
         failed = true
         yield* Console.error(`  replay the hub: npx clearsim hub replay ${relative(process.cwd(), join(dir, "trace.jsonl"))}`)
-        yield* Console.error(`  rerun: npx clearsim run ${scenario} --seed ${runSeed} --chains ${backend}`)
+        yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend)}`)
       }
     }
     if (count > 1) {

@@ -63,6 +63,86 @@ describe("scenario files", () => {
     expect(problems).toEqual([expect.objectContaining({ path: "agents.rebalancers[0].flows[1].from", message: "asset USDC is not configured on chain 31003", line: 19 })])
   })
 
+  it("checks that transport routes are between a declared chain and the hub", () => {
+    const withRoutes = `${valid}transport:
+  latency: { kind: fixed, seconds: 30 }
+  routes:
+    - { from: 31001, to: 25327, latency: { kind: fixed, seconds: 5 } }
+    - { from: 25327, to: 31002, latency: { kind: fixed, seconds: 5 } }
+    - { from: 31003, to: 25327, latency: { kind: fixed, seconds: 5 } }
+    - { from: 25327, to: 3102, latency: { kind: fixed, seconds: 5 } }
+    - { from: 31001, to: 31002, latency: { kind: fixed, seconds: 5 } }
+`
+    const expected = "expected one of the chain ids (31001, 31002) or the hub domain 25327"
+    expect(problemsOf(withRoutes)).toEqual([
+      { path: "transport.routes[2].from", line: 29, column: 15, message: `domain 31003 is neither a chain nor the hub (${expected})` },
+      { path: "transport.routes[3].to", line: 30, column: 26, message: `domain 3102 is neither a chain nor the hub (${expected})` },
+      {
+        path: "transport.routes[4]",
+        line: 31,
+        column: 7,
+        message: "route 31001 → 31002 carries no message (expected one end to be the hub domain 25327 and the other a chain)",
+      },
+    ])
+    const error = (() => {
+      try {
+        parseScenario(withRoutes, "s.yaml")
+      } catch (e) {
+        return e as ScenarioError
+      }
+    })()
+    expect(error?.message).toContain(`s.yaml: invalid scenario\n  29:15 transport.routes[2].from: domain 31003 is neither a chain nor the hub (${expected})`)
+    // Routes between each chain and the hub, both ways, load.
+    expect(() => parseScenario(withRoutes.split("\n").slice(0, 28).join("\n"), "s.yaml")).not.toThrow()
+  })
+
+  it("rejects a uniform range whose min exceeds its max, at the min", () => {
+    const uniformSize = valid.replace("{ kind: lognormal, medianTokens: 1000, sigma: 0.5 }", '{ kind: uniform, minTokens: "100.5", maxTokens: 100.25 }')
+    expect(problemsOf(uniformSize)).toEqual([
+      { path: "agents.rebalancers[0].size.minTokens", line: 20, column: 41, message: "must not exceed maxTokens 100.25, got 100.5" },
+    ])
+    // Equal bounds, and amounts that differ only past a number's float precision, are compared exactly.
+    expect(() => parseScenario(valid.replace("{ kind: lognormal, medianTokens: 1000, sigma: 0.5 }", '{ kind: uniform, minTokens: "0.100000000000000000001", maxTokens: "0.100000000000000000002" }'), "s.yaml")).not.toThrow()
+    expect(() => parseScenario(valid.replace("{ kind: lognormal, medianTokens: 1000, sigma: 0.5 }", "{ kind: uniform, minTokens: 5, maxTokens: 5 }"), "s.yaml")).not.toThrow()
+    expect(problemsOf(valid.replace("{ kind: lognormal, medianTokens: 1000, sigma: 0.5 }", '{ kind: uniform, minTokens: "0.100000000000000000002", maxTokens: "0.100000000000000000001" }'))[0]).toMatchObject({
+      path: "agents.rebalancers[0].size.minTokens",
+    })
+
+    const latencies = `${valid}  solvers:
+    - { name: op, count: 1, feeDbps: 20, inventory: [], reactionSeconds: { kind: uniform, minSeconds: 9, maxSeconds: 3 } }
+transport:
+  latency: { kind: uniform, minSeconds: 60, maxSeconds: 30 }
+  routes:
+    - { from: 31001, to: 25327, latency: { kind: uniform, minSeconds: 10, maxSeconds: 10 } }
+    - { from: 25327, to: 31002, latency: { kind: uniform, minSeconds: 11, maxSeconds: 10.5 } }
+`.replace("properties:\n  - nettingRatio >= 0.5\n  - { coverage: invoiceCreated }\n", "")
+    expect(problemsOf(latencies)).toEqual([
+      { path: "transport.latency.minSeconds", line: 24, column: 41, message: "must not exceed maxSeconds 30, got 60" },
+      { path: "transport.routes[1].latency.minSeconds", line: 27, column: 71, message: "must not exceed maxSeconds 10.5, got 11" },
+      { path: "agents.solvers[0].reactionSeconds.minSeconds", line: 22, column: 103, message: "must not exceed maxSeconds 3, got 9" },
+    ])
+  })
+
+  it("names the outage by its index", () => {
+    const outages = `${valid}transport:
+  latency: { kind: fixed, seconds: 30 }
+  faults:
+    outages:
+      - { domain: 31002, kind: partition, fromSeconds: 60, toSeconds: 120 }
+      - { domain: 31020, kind: halt, fromSeconds: 60, toSeconds: 120 }
+      - { domain: 25327, kind: partition, fromSeconds: 600, toSeconds: 300 }
+`
+    expect(problemsOf(outages)).toEqual([
+      {
+        path: "transport.faults.outages[1].domain",
+        line: 29,
+        column: 19,
+        message: "domain 31020 is neither a chain nor the hub (expected one of the chain ids (31001, 31002) or the hub domain 25327)",
+      },
+      { path: "transport.faults.outages[2].toSeconds", line: 30, column: 72, message: "outage of 25327 ends before it starts (expected toSeconds > fromSeconds 600)" },
+    ])
+  })
+
   it("reports YAML syntax errors with their line", () => {
     const problems = problemsOf("name: x\nchains: [1, 2\n")
     expect(problems[0]!.message).toMatch(/^YAML:/)

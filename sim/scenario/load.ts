@@ -6,7 +6,9 @@
 import { readFileSync } from "node:fs"
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
+import { tokensToUnits } from "../../service/domain/protocol.ts"
 import { decodeWithProblems, type InputProblem } from "../../service/domain/schemas.ts"
+import type { LatencySpec } from "../../service/transport/latency.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { METRIC_NAMES } from "../report/report.ts"
 import { ScenarioSpec } from "./schema.ts"
@@ -168,9 +170,39 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     const on = assets.get(l.asset)
     if (on !== undefined && on.size < 2) problems.push({ path: `initialLiquidity[${i}].asset`, message: `asset ${l.asset} is on one chain only: initial liquidity is sent to another chain` })
   })
-  for (const o of spec.transport?.faults?.outages ?? []) {
-    if (!chainIds.has(o.domain) && o.domain !== hubDomain) problems.push({ path: "transport.faults.outages", message: `domain ${o.domain} is neither a chain nor the hub` })
-    if (o.toSeconds <= o.fromSeconds) problems.push({ path: "transport.faults.outages", message: `outage of ${o.domain} ends before it starts` })
-  }
+  const domains = `one of the chain ids (${[...chainIds].join(", ")}) or the hub domain ${hubDomain}`
+  const isDomain = (domain: number) => chainIds.has(domain) || domain === hubDomain
+  spec.transport?.faults?.outages?.forEach((o, i) => {
+    if (!isDomain(o.domain)) problems.push({ path: `transport.faults.outages[${i}].domain`, message: `domain ${o.domain} is neither a chain nor the hub (expected ${domains})` })
+    if (o.toSeconds <= o.fromSeconds) problems.push({ path: `transport.faults.outages[${i}].toSeconds`, message: `outage of ${o.domain} ends before it starts (expected toSeconds > fromSeconds ${o.fromSeconds})` })
+  })
+  if (spec.transport !== undefined) latencyRange("transport.latency", spec.transport.latency, problems)
+  spec.transport?.routes?.forEach((r, i) => {
+    if (!isDomain(r.from)) problems.push({ path: `transport.routes[${i}].from`, message: `domain ${r.from} is neither a chain nor the hub (expected ${domains})` })
+    if (!isDomain(r.to)) problems.push({ path: `transport.routes[${i}].to`, message: `domain ${r.to} is neither a chain nor the hub (expected ${domains})` })
+    // Messages only go from a spoke to the hub and back: any other route would never be used.
+    if (isDomain(r.from) && isDomain(r.to) && (r.from === hubDomain) === (r.to === hubDomain)) {
+      problems.push({ path: `transport.routes[${i}]`, message: `route ${r.from} → ${r.to} carries no message (expected one end to be the hub domain ${hubDomain} and the other a chain)` })
+    }
+    latencyRange(`transport.routes[${i}].latency`, r.latency, problems)
+  })
+  spec.agents.solvers?.forEach((s, i) => {
+    if (s.reactionSeconds !== undefined) latencyRange(`agents.solvers[${i}].reactionSeconds`, s.reactionSeconds, problems)
+  })
+  spec.agents.rebalancers?.forEach((r, i) => {
+    if (r.size.kind === "uniform" && tokensToUnits(r.size.minTokens, MAX_DECIMALS) > tokensToUnits(r.size.maxTokens, MAX_DECIMALS)) {
+      problems.push({ path: `agents.rebalancers[${i}].size.minTokens`, message: `must not exceed maxTokens ${r.size.maxTokens}, got ${r.size.minTokens}` })
+    }
+  })
   return problems
+}
+
+/** Token amounts are compared exactly at the most decimals a token may have. */
+const MAX_DECIMALS = 36
+
+/** A uniform latency's minSeconds must not exceed its maxSeconds. */
+const latencyRange = (path: string, latency: LatencySpec, problems: InputProblem[]): void => {
+  if (latency.kind === "uniform" && latency.minSeconds > latency.maxSeconds) {
+    problems.push({ path: `${path}.minSeconds`, message: `must not exceed maxSeconds ${latency.maxSeconds}, got ${latency.minSeconds}` })
+  }
 }
