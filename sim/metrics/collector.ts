@@ -1,8 +1,8 @@
 /**
  * Run metrics, observed from the world's events: intents by path, latencies (user: creation to the receiver
  * being paid, by a fill or a settlement; settlement: creation to the settlement on the destination spoke), the
- * discount paid on invoices, netting by FIFO attribution of custody, per-epoch time series (queue depths,
- * ratios) and coverage flags for scenario properties.
+ * discount paid on invoices, netting by FIFO attribution of custody, per-epoch time series (queue depths of the
+ * hub and of the spokes, ratios) and coverage flags for scenario properties.
  */
 import { BoundedMemo } from "../../service/domain/boundedMemo.ts"
 import { type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
@@ -39,6 +39,35 @@ export interface TimeseriesRow {
   readonly value: number
 }
 
+/**
+ * One spoke queue (intents or fills) as its events show it: the index of the last item added and the index of the
+ * next item to dispatch (the spoke's `first`). Indexes rather than counts: the same on both backends (the events
+ * carry them), no chain read, and one dispatch event corrects any item added before the collector was watching.
+ */
+class SpokeQueueCursor {
+  /** Index of the last item added (0: none seen). */
+  last = 0
+  /** Index of the next item to dispatch; undefined until the first item or dispatch is seen. */
+  next: number | undefined = undefined
+
+  added(queueIdx: bigint): void {
+    const idx = Number(queueIdx)
+    if (this.next === undefined) this.next = idx
+    if (idx > this.last) this.last = idx
+  }
+
+  /** A dispatch of the items `firstIdx` to `lastIdx - 1` (the spoke's event: `lastIdx` is the new `first`). */
+  dispatched(lastIdx: bigint): void {
+    const next = Number(lastIdx)
+    if (this.next === undefined || next > this.next) this.next = next
+  }
+
+  /** Items added and not yet dispatched. */
+  get pending(): number {
+    return this.next === undefined || this.last < this.next ? 0 : this.last - this.next + 1
+  }
+}
+
 const SOURCE_OF: Record<AgentKind, SourceKind> = { rebalancer: "user", solver: "solver", arbitrageur: "arbitrageur", liquidity: "initial" }
 
 export class MetricsCollector implements WorldObserver {
@@ -67,6 +96,8 @@ export class MetricsCollector implements WorldObserver {
   readonly coverage = new Set<string>()
   readonly timeseries: TimeseriesRow[] = []
   readonly epochSnapshots: { epoch: number; metrics: Map<string, number> }[] = []
+  /** Each spoke's intent queue and fill queue, by domain (every chain of the run, in the world's order). */
+  private readonly spokeQueues = new Map<number, { readonly intents: SpokeQueueCursor; readonly fills: SpokeQueueCursor }>()
   private readonly symbolOf = new Map<Bytes32, string>()
   /** The run's assets by `${domain}:${address}`. */
   private readonly assetAt = new Map<string, AssetOnChainPlan>()
@@ -83,6 +114,13 @@ export class MetricsCollector implements WorldObserver {
     }
     for (const ticker of world.hub.state.tickers.values()) this.symbolOf.set(ticker.config.tickerHash, ticker.config.symbol)
     for (const a of world.plan.assets.values()) this.assetAt.set(`${a.domain}:${a.address}`, a)
+    for (const domain of world.spokes.domains) this.spokeQueuesOf(domain)
+  }
+
+  private spokeQueuesOf(domain: number): { readonly intents: SpokeQueueCursor; readonly fills: SpokeQueueCursor } {
+    let queues = this.spokeQueues.get(domain)
+    if (queues === undefined) this.spokeQueues.set(domain, (queues = { intents: new SpokeQueueCursor(), fills: new SpokeQueueCursor() }))
+    return queues
   }
 
   private pathOf(domain: number, inputAsset: Address, destination: number, outputAsset: Address, ttl: number): IntentPath {
@@ -134,6 +172,7 @@ export class MetricsCollector implements WorldObserver {
     const now = this.world.nowMs / 1000
     switch (event.name) {
       case "IntentAdded": {
+        this.spokeQueuesOf(context.domain).intents.added(event.queueIdx)
         const intent = event.intent
         const { path, symbol } = this.classify(context.domain, intent)
         this.intents.set(event.intentId, {
@@ -152,7 +191,14 @@ export class MetricsCollector implements WorldObserver {
         this.created[path]++
         break
       }
+      case "IntentQueueProcessed":
+        this.spokeQueuesOf(context.domain).intents.dispatched(event.lastIdx)
+        break
+      case "FillQueueProcessed":
+        this.spokeQueuesOf(context.domain).fills.dispatched(event.lastIdx)
+        break
       case "IntentFilled": {
+        this.spokeQueuesOf(context.domain).fills.added(event.queueIdx)
         const tracked = this.intents.get(event.intentId)
         if (tracked === undefined || tracked.paidAt !== undefined) break
         this.markPaid(tracked, now)
@@ -306,6 +352,9 @@ export class MetricsCollector implements WorldObserver {
    * Snapshot of the epoch that just closed (`epoch - 1`): cumulative counters and ratios under the metric names
    * properties use (a ratio without volume yet is left out), latency percentiles of that epoch's own samples,
    * queue depths and custody. Rows go to the time series; the named values to the per-epoch property checks.
+   * Queue depths are those when the world closes the epoch (its first hub step in the next one, which the default
+   * keepers take at the boundary): the hub's queues, then every spoke's intent and fill queue (`intentQueue.<chain>`,
+   * `fillQueue.<chain>`: items added and not yet dispatched, from the spokes' events).
    */
   onEpoch(epoch: number): void {
     const previous = epoch - 1
@@ -360,6 +409,10 @@ export class MetricsCollector implements WorldObserver {
       }
     }
     for (const [domain, queue] of state.settlementQueues) push(`settlementQueue.${domain}`, queue.size)
+    for (const [domain, queues] of this.spokeQueues) {
+      push(`intentQueue.${domain}`, queues.intents.pending)
+      push(`fillQueue.${domain}`, queues.fills.pending)
+    }
     this.epochSnapshots.push({ epoch: previous, metrics: values })
   }
 

@@ -17,7 +17,7 @@
  * discount. Percentiles (linear, type 7) of {260, 470}: p50 365, p90 449, p99 467.9, max 470.
  */
 import { describe, expect, it } from "vitest"
-import { runScenario } from "../run.ts"
+import { type Backend, runScenario } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
 
 const scenario = `
@@ -46,4 +46,152 @@ describe("metrics on a hand-computed scenario", () => {
     expect(report.latency.settlement).toMatchObject({ p50: 365, max: 470 })
     expect(report.epochs).toMatchObject({ first: 500_000, last: 500_001 })
   })
+})
+
+/**
+ * The discount, by hand. Same timing as above (fixed 30 s transport, default keepers: an intent queue is
+ * dispatched at the first cron after an intent joins it, every cron each 60 s from 0; epoch = 40 hub blocks of
+ * 12 s = 480 s, E = 500,000 from t=0). USDC: protocol fee 2 dbps (default), discountPerEpochDbps 100,
+ * maxDiscountDbps 250 (DBPS denominator 100,000: 100 dbps = 10 bps). Discount of an invoice processed in epoch e:
+ * `min((e − entryEpoch) × discountPerEpoch, cap)`, 0 while e = entryEpoch; cap = the ticker's max, or
+ * min(maxFee, ticker max) for a ttl=0 intent with maxFee > 0 (userMaxDiscount). Rewards = min(deposits of the
+ * current epoch on the destination, invoice) × discount / 100,000; the invoice settles for invoice − rewards.
+ *
+ *  t=10   alice sends 1,000 31001→31002 (max_fee 0: the ticker cap applies); at the hub at 90, no custody on
+ *         31002: invoice I1 = 1,000 − 1,000 × 2 / 100,000 = 999.98, entry epoch E.
+ *  t=500  carol (E+1) sends 500 31001→31002 with max_fee 50; at the hub at 570, I1 is open: a deposit of E+1.
+ *  t=960  first process call of E+2: I1 still has no custody on 31002; the cleanup of E+1 cannot settle carol's
+ *         deposit on 31002 either: invoice I2 = 500 − 0.01 = 499.99, entry epoch E+2.
+ *  t=1450 bob (E+3) sends 1,500 31002→31001; at the hub at 1530: a deposit of E+3 on 31002 (custody 1,500,
+ *         deposits of E+3 on 31002: 1,500).
+ *  t=1560 process call, invoices oldest first:
+ *         I1: min(3 × 100, 250) = 250 dbps; toDiscount = min(1,500, 999.98) = 999.98;
+ *             rewards = 999.98 × 250 / 100,000 = 2.49995 → settles 997.48005 on 31002.
+ *             Deposits of E+3 left: 1,500 − 997.48005 = 502.51995.
+ *         I2: min(1 × 100, min(50, 250)) = 50 dbps (carol's max_fee); toDiscount = min(502.51995, 499.99) = 499.99;
+ *             rewards = 499.99 × 50 / 100,000 = 0.249995 → settles 499.740005 (custody 502.51995 covers it).
+ *         Custody left on 31002: 502.51995 − 499.740005 = 2.779945.
+ *  Discount paid 2.49995 + 0.249995 = 2.749945 tokens, on settled volume 997.48005 + 499.740005 = 1,497.220055:
+ *  2.749945 / 1,497.220055 × 10,000 = 18.36700617… bps → 18.367 (kept to 3 decimals, floored).
+ *  Per invoice: 2.49995 / 999.98 = 25 bps and 0.249995 / 499.99 = 5 bps; percentiles (type 7) of {5, 25}:
+ *  p50 15, p90 5 + 0.9 × 20 = 23, p99 5 + 0.99 × 20 = 24.8, max 25, mean 15.
+ *  The settlements go out at 1620 and are paid at 1650: alice 1650 − 10 = 1640 s, carol 1650 − 500 = 1150 s.
+ *  t=1920 (E+4, the horizon; events at the horizon still run): the snapshot of E+3 is taken at the first hub step
+ *         of E+4, then the cleanup of E+3 owes bob 1,499.97 + his rewards 2.749945 = 1,502.719945 on 31001, which
+ *         holds 1,500 (alice's and carol's): a third invoice, open at the end (the distribution counts settled
+ *         invoices only).
+ */
+const discountScenario = `
+name: hand-computed-discount
+horizon: { seconds: 1920 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    discountPerEpochDbps: 100
+    maxDiscountDbps: 250
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: alice, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [10] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1000 } }
+    - { name: carol, count: 1, maxDiscountDbps: 50, asset: USDC, arrival: { kind: scripted, atSeconds: [500] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 500 } }
+    - { name: bob, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [1450] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 1500 } }
+`
+
+type Row = { readonly epoch: number; readonly metric: string; readonly value: number }
+/** The series' value of `metric` per epoch, in epoch order (absent epochs left out). */
+const seriesOf = (rows: readonly Row[], metric: string): [number, number][] => rows.filter((r) => r.metric === metric).map((r) => [r.epoch, r.value])
+
+describe("discount on a hand-computed scenario", () => {
+  it("gives the discount total, bps of settled volume and per-invoice distribution worked out above", async () => {
+    const { report, timeseries } = await runScenario(parseScenario(discountScenario, "hand-computed-discount.yaml"), { seed: 1, backend: "memory" })
+    expect(report.discounts).toEqual({
+      paid: "2.749945",
+      paidBps: 18.367,
+      invoicesCreated: 3,
+      invoicesSettled: 2,
+      perInvoiceBps: { count: 2, p50: 15, p90: 23, p99: 24.8, max: 25, mean: 15 },
+    })
+    expect(report.coverage).toEqual(expect.arrayContaining(["discountPaid", "maxDiscountReached"]))
+    expect(report.latency).toMatchObject({ count: 2, p50: 1395, max: 1640 })
+    // The horizon tick's events run, but it opens no epoch of the report's own.
+    expect(report.epochs).toMatchObject({ first: 500_000, last: 500_003 })
+    // Per epoch: nothing paid until E+3; no settled volume (no bps row) before it either.
+    expect(seriesOf(timeseries, "discountPaidTokens")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2.749945]])
+    expect(seriesOf(timeseries, "discountPaidBps")).toEqual([[500_003, 18.367]])
+    expect(seriesOf(timeseries, "invoicesOpen.USDC")).toEqual([[500_000, 1], [500_001, 1], [500_002, 2], [500_003, 0]])
+    expect(seriesOf(timeseries, "invoicesSettled")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2]])
+    expect(seriesOf(timeseries, "custody.USDC.31002")).toContainEqual([500_003, 2.779945])
+  })
+})
+
+/**
+ * Spoke queue depths, by hand. Keepers dispatch an intent queue at 3 intents and a fill queue at 2 fills (age
+ * thresholds of a day never bite); crons every 60 s (intents) and 180 s (fills) from 0; an epoch is 480 s and its
+ * row is the state at its end (the world closes it at the first hub step at the boundary, before that second's
+ * blocks). A solver with inventory on 31002 fills dave's fast intents there, 5 s after seeing each.
+ *
+ *  31001 intent queue: dave 20 (1), alice 100 (2) | E ends: 2 | dave 610 (3), dispatched by the cron at 660 (0)
+ *                      | E+1 ends: 0 | dave 1100 (1) | E+2 ends: 1.
+ *  31002 intent queue: bob 200 (1) | E: 1 | E+1: 1 | bob 1000 (2) | E+2: 2 (never 3: never dispatched).
+ *  31002 fill queue:   fill of dave's first ~25 (1) | E: 1 | second ~615 (2), dispatched by the cron at 720 (0)
+ *                      | E+1: 0 | third ~1105 (1) | E+2: 1.
+ *  31001 fill queue:   no fills: 0 throughout.
+ * One intent dispatch and one fill dispatch in all; at the horizon (1440, nothing moves at that second) the
+ * chains' own queues hold what the last rows say. The events carry the queue indexes on both backends, so anvil
+ * gives the same rows (and the same trace hash: the rows are not hub inputs).
+ */
+const queueScenario = `
+name: hand-computed-queues
+horizon: { seconds: 1440 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+keepers:
+  intentQueue: { maxSize: 3, maxAgeSeconds: 86400 }
+  fillQueue: { maxSize: 2, maxAgeSeconds: 86400 }
+agents:
+  rebalancers:
+    - { name: dave, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [20, 610, 1100] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+    - { name: alice, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [100] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1000 } }
+    - { name: bob, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [200, 1000] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 1000 } }
+  solvers:
+    - { name: sol, count: 1, feeDbps: 10, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31002, asset: USDC, tokens: 10000 }] }
+`
+
+describe("spoke queue depths per epoch on a hand-computed scenario", () => {
+  const traceHashes = new Map<Backend, string>()
+  for (const backend of ["memory", "anvil"] as const) {
+    it(`gives the intent and fill queue depths worked out above (${backend})`, async () => {
+      const atEnd = new Map<string, number>()
+      const { report, timeseries } = await runScenario(parseScenario(queueScenario, "hand-computed-queues.yaml"), {
+        seed: 1,
+        backend,
+        inspect: async (world) => {
+          for (const domain of [31001, 31002]) {
+            atEnd.set(`intentQueue.${domain}`, (await world.chain(domain).intentQueue()).length)
+            atEnd.set(`fillQueue.${domain}`, await world.chain(domain).fillQueueLength())
+          }
+        },
+      })
+      expect(report.backend).toBe(backend)
+      expect(report.intents).toMatchObject({ created: 6 })
+      expect(report.intents.byPath.fast.created).toBe(3)
+      expect(report.keepers).toMatchObject({ intentDispatches: 1, fillDispatches: 1 })
+      const E = 500_000
+      expect(seriesOf(timeseries, "intentQueue.31001")).toEqual([[E, 2], [E + 1, 0], [E + 2, 1]])
+      expect(seriesOf(timeseries, "intentQueue.31002")).toEqual([[E, 1], [E + 1, 1], [E + 2, 2]])
+      expect(seriesOf(timeseries, "fillQueue.31002")).toEqual([[E, 1], [E + 1, 0], [E + 2, 1]])
+      expect(seriesOf(timeseries, "fillQueue.31001")).toEqual([[E, 0], [E + 1, 0], [E + 2, 0]])
+      for (const [metric, length] of atEnd) expect(seriesOf(timeseries, metric).at(-1), metric).toEqual([E + 2, length])
+      traceHashes.set(backend, report.traceHash)
+      if (traceHashes.size === 2) expect(traceHashes.get("anvil")).toBe(traceHashes.get("memory"))
+    }, 120_000)
+  }
 })

@@ -52,6 +52,8 @@ const CHARTS: readonly ChartSpec[] = [
   { title: "Fast-path deposits waiting for a fill, by ticker", unit: "deposits", metrics: ["depositsWaiting."] },
   { title: "Hub custody by ticker and chain", unit: "tokens", metrics: ["custody."] },
   { title: "Settlement queue depth by chain", unit: "settlements", metrics: ["settlementQueue."] },
+  { title: "Spoke intent queue depth by chain", unit: "intents not yet dispatched to the hub", metrics: ["intentQueue."] },
+  { title: "Spoke fill queue depth by chain", unit: "fills not yet dispatched to the hub", metrics: ["fillQueue."] },
   { title: "Discount paid", unit: "bps of settled volume, cumulative", metrics: ["discountPaidBps"], label: () => "discount" },
   { title: "Intents", unit: "cumulative", metrics: ["intentsCreated", "intentsSettled", "invoicesCreated", "invoicesSettled"] },
 ]

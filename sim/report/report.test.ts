@@ -28,6 +28,11 @@ describe("report files of a run", () => {
     expect(csv.length - 1).toBe(result.timeseries.length)
     const first = result.timeseries[0]!
     expect(csv[1]).toBe(`${first.run},${first.seed},${first.epoch},${first.metric},${first.value}`)
+    // Every epoch has a depth row for each chain's intent queue and fill queue.
+    const epochs = new Set(result.timeseries.map((row) => row.epoch)).size
+    for (const chain of [31001, 31002, 31003]) {
+      for (const queue of ["intentQueue", "fillQueue"]) expect(result.timeseries.filter((row) => row.metric === `${queue}.${chain}`).length).toBe(epochs)
+    }
   })
 
   it("writes report.html: verdict, properties, KPIs, latency table and one chart per series group", () => {
@@ -37,7 +42,7 @@ describe("report files of a run", () => {
     expect(html).toContain(r.traceHash)
     for (const p of r.properties) expect(html).toContain(`<code>${p.name.replace(/>/g, "&gt;").replace(/</g, "&lt;")}</code>`)
     expect(html).toContain(r.netting.ratio.toFixed(4))
-    for (const title of ["Netting ratio", "User latency", "Settlement latency", "Open invoices by ticker", "Hub custody by ticker and chain", "Settlement queue depth by chain", "Intents"]) {
+    for (const title of ["Netting ratio", "User latency", "Settlement latency", "Open invoices by ticker", "Hub custody by ticker and chain", "Settlement queue depth by chain", "Spoke intent queue depth by chain", "Spoke fill queue depth by chain", "Intents"]) {
       expect(html, title).toContain(`<figcaption>${title} `)
     }
     // Every chart has a path per line with as many points as epochs in the series.
