@@ -187,33 +187,33 @@ describe("Keccak256Stream", () => {
     }
   })
 
-  it("formats values into lines in the worker with its line formatter, in order with the text written around them", () => {
-    // The formatter of the hub's trace (a TypeScript module the worker loads with type stripping).
-    const lineFormatter = { module: new URL("../hub/events.ts", import.meta.url), exportName: "formatEvent" }
-    const stream = new Keccak256Stream({ offloadAfterBytes: 1, lineFormatter })
+  it("formats values into text in the worker with its text formatter, in order with the text written around them", () => {
+    // A formatter of the hub's trace (a TypeScript module the worker loads with type stripping): one line, no newline.
+    const textFormatter = { module: new URL("../hub/events.ts", import.meta.url), exportName: "formatEvent" }
+    const stream = new Keccak256Stream({ offloadAfterBytes: 1, textFormatter })
     const events = Array.from({ length: 20_000 }, (_, i) => ({ kind: "DepositProcessed", epoch: i, domain: 10, tickerHash: `0x${"ab".repeat(32)}`, intentId: `0x${i.toString(16).padStart(64, "0")}`, amountAndRewards: 10n ** 24n + BigInt(i) }))
-    const lines = events.map((e) => `{"kind":"DepositProcessed","epoch":${e.epoch},"domain":10,"tickerHash":"${e.tickerHash}","intentId":"${e.intentId}","amountAndRewards":"${e.amountAndRewards}"}\n`)
-    expect(stream.acceptsValueLines).toBe(false) // nothing hashed yet: not offloaded
+    const lines = events.map((e) => `{"kind":"DepositProcessed","epoch":${e.epoch},"domain":10,"tickerHash":"${e.tickerHash}","intentId":"${e.intentId}","amountAndRewards":"${e.amountAndRewards}"}`)
+    expect(stream.acceptsValues).toBe(false) // nothing hashed yet: not offloaded
     const first = `first €${"a".repeat(70_000)}` // past a flush of the text buffer: hashed, so offloaded
     stream.writeLine(first)
-    expect(stream.acceptsValueLines).toBe(true)
-    stream.writeValueLines(events.slice(0, 15_000))
+    expect(stream.acceptsValues).toBe(true)
+    stream.writeValues(events.slice(0, 15_000))
     stream.writeLine("between 😀")
-    stream.writeValueLines(events.slice(15_000))
+    stream.writeValues(events.slice(15_000))
     expect(stream.digest()).toBe(viemKeccak(toBytes(`${first}\n${lines.slice(0, 15_000).join("")}between 😀\n${lines.slice(15_000).join("")}`)))
     stream.close()
     // Without a formatter, or before offloading, values are refused.
     const plain = new Keccak256Stream({ offloadAfterBytes: 1 })
     plain.writeLine(first)
-    expect(plain.acceptsValueLines).toBe(false)
-    expect(() => plain.writeValueLines([1])).toThrow(/line formatter/)
+    expect(plain.acceptsValues).toBe(false)
+    expect(() => plain.writeValues([1])).toThrow(/text formatter/)
     plain.close()
   })
 
-  it("fails the stream when the worker cannot load its line formatter", () => {
-    const stream = new Keccak256Stream({ offloadAfterBytes: 1, lineFormatter: { module: new URL("../hub/events.ts", import.meta.url), exportName: "noSuchExport" } })
+  it("fails the stream when the worker cannot load its text formatter", () => {
+    const stream = new Keccak256Stream({ offloadAfterBytes: 1, textFormatter: { module: new URL("../hub/events.ts", import.meta.url), exportName: "noSuchExport" } })
     stream.writeLine("x".repeat(70_000))
-    stream.writeValueLines([{ kind: "X" }])
+    stream.writeValues([{ kind: "X" }])
     expect(() => stream.digest()).toThrow(/no function export noSuchExport/)
     stream.close()
   })

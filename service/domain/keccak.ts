@@ -122,15 +122,15 @@ export interface Keccak256StreamOptions {
   readonly offloadAfterBytes?: number
   /**
    * With offloading: a function the worker imports (`exportName` of the module at `module`, which must load in
-   * a plain Node worker: JavaScript, or TypeScript that only needs type stripping) to turn values into lines.
-   * `writeValueLines` then posts the values themselves and the worker writes `format(value) + "\n"` for each,
+   * a plain Node worker: JavaScript, or TypeScript that only needs type stripping) to turn values into text.
+   * `writeValues` then posts the values themselves and the worker absorbs the UTF-8 of `format(value)` for each,
    * so that the formatting is done on the worker's core too.
    */
-  readonly lineFormatter?: LineFormatter
+  readonly textFormatter?: TextFormatter
 }
 
-/** A module export that formats one value as one line (no newline), with no state between calls. */
-export interface LineFormatter {
+/** A module export that turns one value into text (lines with their newlines), with no state between calls. */
+export interface TextFormatter {
   readonly module: URL
   readonly exportName: string
 }
@@ -167,7 +167,7 @@ class OffloadedSponge {
   private failure: string | undefined = undefined
   private closed = false
 
-  constructor(state: Uint8Array, formatter: LineFormatter | undefined) {
+  constructor(state: Uint8Array, formatter: TextFormatter | undefined) {
     this.worker = new Worker(new URL("./keccakWorker.js", import.meta.url), {
       workerData: {
         module: wasmModule,
@@ -208,7 +208,7 @@ class OffloadedSponge {
     this.waitForBacklog()
   }
 
-  /** Posts values (structured-cloned now) for the worker to format into lines and absorb. */
+  /** Posts values (structured-cloned now) for the worker to format and absorb. */
   postValues(values: readonly unknown[]): void {
     this.check()
     this.worker.postMessage({ kind: "values", values })
@@ -285,7 +285,7 @@ export class Keccak256Stream {
   private hashedBytes = 0
   private sponge: OffloadedSponge | undefined = undefined
   private readonly offloadAfterBytes: number
-  private readonly lineFormatter: LineFormatter | undefined
+  private readonly textFormatter: TextFormatter | undefined
   /** Offloaded: the chunk being filled for the worker. */
   private chunk = Buffer.alloc(0)
   private chunkLength = 0
@@ -293,7 +293,7 @@ export class Keccak256Stream {
 
   constructor(options: Keccak256StreamOptions = {}) {
     this.offloadAfterBytes = options.offloadAfterBytes ?? Number.POSITIVE_INFINITY
-    this.lineFormatter = options.lineFormatter
+    this.textFormatter = options.textFormatter
     wasm.Hash_Init(BITS)
     this.save()
   }
@@ -321,24 +321,24 @@ export class Keccak256Stream {
   }
 
   /**
-   * Whether `writeValueLines` may be used: the stream is offloaded and has a line formatter. Until then the
-   * caller formats its values and writes the lines itself.
+   * Whether `writeValues` may be used: the stream is offloaded and has a text formatter. Until then the
+   * caller formats its values and writes the text itself.
    */
-  get acceptsValueLines(): boolean {
-    return this.sponge !== undefined && this.lineFormatter !== undefined
+  get acceptsValues(): boolean {
+    return this.sponge !== undefined && this.textFormatter !== undefined
   }
 
   /**
-   * Appends `format(value) + "\n"` for each value, formatted and absorbed by the worker (see
-   * `Keccak256StreamOptions.lineFormatter`); only when `acceptsValueLines`. The values are structured-cloned when
+   * Appends `format(value)` for each value, formatted and absorbed by the worker (see
+   * `Keccak256StreamOptions.textFormatter`); only when `acceptsValues`. The values are structured-cloned when
    * posted: plain data (objects, arrays, strings, numbers, bigints, booleans).
    */
-  writeValueLines(values: readonly unknown[]): void {
+  writeValues(values: readonly unknown[]): void {
     this.assertOpen()
-    if (!this.acceptsValueLines) throw new Error("Keccak256Stream: writeValueLines needs an offloaded stream with a line formatter")
+    if (!this.acceptsValues) throw new Error("Keccak256Stream: writeValues needs an offloaded stream with a text formatter")
     if (values.length === 0) return
     // Text written before goes first.
-    if (this.carry !== "") throw new Error("Keccak256Stream: writeValueLines after a write that ended in half a surrogate pair")
+    if (this.carry !== "") throw new Error("Keccak256Stream: writeValues after a write that ended in half a surrogate pair")
     this.postChunk()
     this.sponge!.postValues(values)
   }
@@ -413,7 +413,7 @@ export class Keccak256Stream {
     }
     this.save()
     if (this.hashedBytes >= this.offloadAfterBytes) {
-      this.sponge = new OffloadedSponge(this.state, this.lineFormatter)
+      this.sponge = new OffloadedSponge(this.state, this.textFormatter)
       this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
     }
   }

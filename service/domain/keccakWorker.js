@@ -3,8 +3,8 @@
 // chunks it is posted in order, and answers digest requests through shared memory (the stream waits for them
 // synchronously). Progress and failure are reported in the shared control words, which the stream reads while it
 // waits (it cannot receive events then). Plain JavaScript so that it runs under any loader (tsx, vitest, Node).
-// With a line formatter (a module export, imported here before the first message is read), it is also posted
-// values, which it formats into lines and absorbs as UTF-8, each followed by a newline.
+// With a text formatter (a module export, imported here before the first message is read), it is also posted
+// values, which it formats into text and absorbs as UTF-8.
 import { parentPort, workerData } from "node:worker_threads"
 
 // Control words (indices and states as in keccak.ts).
@@ -76,10 +76,10 @@ parentPort.on("message", (message) => {
   if (message.kind === "values") {
     if (Atomics.load(control, CONTROL_STATE) !== STATE_RUNNING) return
     try {
-      if (format === undefined) throw new Error("values were posted to a hashing worker without a line formatter")
+      if (format === undefined) throw new Error("values were posted to a hashing worker without a text formatter")
       let text = ""
       for (const value of message.values) {
-        text += `${format(value)}\n`
+        text += format(value)
         if (text.length >= TEXT_UNITS) {
           absorbText(text)
           text = ""

@@ -1,10 +1,11 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { arbTrace, traceConfig } from "./arbitrary.ts"
-import type { HubEvent } from "./events.ts"
+import { formatEvent, type HubEvent } from "./events.ts"
 import { Hub, type HubInput } from "./hub.ts"
 import { decodeConfigLine, decodeInputLine, encodeConfigLine, encodeInputLine } from "./inputs.ts"
 import { CollectingSink, TeeSink, TraceHasher } from "./trace.ts"
+import { formatPackedEvents, packEvent, unpackEvents } from "./tracePacking.ts"
 
 const run = (inputs: readonly HubInput[], config = traceConfig()) => {
   const hasher = new TraceHasher()
@@ -72,6 +73,21 @@ describe("hub properties over random traces", () => {
         const config = decodeConfigLine(encodeConfigLine(traceConfig()))
         const decoded = inputs.map((input, i) => decodeInputLine(encodeInputLine(input), i + 2))
         expect(run(decoded, config).traceHash).toBe(first.traceHash)
+      }),
+      { numRuns: 150 },
+    )
+  })
+
+  it("packs events for the hashing worker without losing a field", () => {
+    fc.assert(
+      fc.property(arbTrace(), (inputs) => {
+        const { events } = run(inputs)
+        const packed: unknown[] = []
+        for (const e of events) packEvent(packed, e)
+        // Structured-cloned, as posting it does.
+        const posted = structuredClone(packed)
+        expect(unpackEvents(posted)).toStrictEqual(events)
+        expect(formatPackedEvents(posted)).toBe(events.map((e) => `${formatEvent(e)}\n`).join(""))
       }),
       { numRuns: 150 },
     )

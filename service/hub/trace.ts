@@ -5,8 +5,9 @@
 import type { Bytes32 } from "../domain/hex.ts"
 import { Keccak256Stream } from "../domain/keccak.ts"
 import { formatEvent, type HubEvent, type HubEventSink } from "./events.ts"
+import { packEvent } from "./tracePacking.ts"
 
-/** Events gathered before they are posted to the hashing worker together (one structured clone each). */
+/** Events gathered (packed) before they are posted to the hashing worker together (one structured clone). */
 const EVENT_BATCH = 4096
 
 /**
@@ -23,11 +24,12 @@ export interface TraceHasherOptions {
 export class TraceHasher implements HubEventSink {
   /**
    * A large run's trace (hundreds of megabytes) is hashed in a worker thread once it passes 16 MB. From then on,
-   * unless each line is wanted here (`onLine`), the events themselves go to the worker, which formats them with
-   * the same `formatEvent`: this thread only gathers them.
+   * unless each line is wanted here (`onLine`), the events themselves go to the worker (packed, see
+   * `tracePacking.ts`), which formats them with the same `formatEvent`: this thread only gathers them.
    */
   private readonly stream: Keccak256Stream
-  private batch: HubEvent[] = []
+  private batch: unknown[] = []
+  private batchEvents = 0
   events = 0
 
   constructor(
@@ -36,15 +38,16 @@ export class TraceHasher implements HubEventSink {
   ) {
     this.stream = new Keccak256Stream({
       offloadAfterBytes: options.offloadAfterBytes ?? 16 << 20,
-      ...(onLine === undefined && workerCanFormat ? { lineFormatter: { module: new URL("./events.ts", import.meta.url), exportName: "formatEvent" } } : {}),
+      ...(onLine === undefined && workerCanFormat ? { textFormatter: { module: new URL("./tracePacking.ts", import.meta.url), exportName: "formatPackedEvents" } } : {}),
     })
   }
 
   emit(event: HubEvent): void {
     this.events++
-    if (this.stream.acceptsValueLines) {
+    if (this.stream.acceptsValues) {
       // Events are never changed after they are emitted: posting them a little later posts the same fields.
-      if (this.batch.push(event) === EVENT_BATCH) this.postBatch()
+      packEvent(this.batch, event)
+      if (++this.batchEvents === EVENT_BATCH) this.postBatch()
       return
     }
     const line = formatEvent(event)
@@ -54,17 +57,18 @@ export class TraceHasher implements HubEventSink {
 
   /** Whether events now go to the hashing worker to be formatted there. */
   get formatsInWorker(): boolean {
-    return this.stream.acceptsValueLines
+    return this.stream.acceptsValues
   }
 
   private postBatch(): void {
     const batch = this.batch
     this.batch = []
-    this.stream.writeValueLines(batch)
+    this.batchEvents = 0
+    this.stream.writeValues([batch])
   }
 
   digest(): Bytes32 {
-    if (this.batch.length > 0) this.postBatch()
+    if (this.batchEvents > 0) this.postBatch()
     return this.stream.digest()
   }
 
