@@ -123,14 +123,28 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
     symbols.add(t.symbol)
     const maxDiscountDbps = t.maxDiscountDbps ?? HUB_DEFAULTS.maxDiscountDbps
     const discountPerEpochDbps = t.discountPerEpoch ?? HUB_DEFAULTS.discountPerEpoch
-    if (maxDiscountDbps > DBPS_DENOMINATOR_NUMBER) throw new HubConfigError(`${at}.maxDiscountDbps`, "must be <= 100000")
-    if (discountPerEpochDbps > maxDiscountDbps) throw new HubConfigError(`${at}.discountPerEpoch`, "must be <= maxDiscountDbps")
+    // AssetManager: HubStorage_InvalidDbpsValue unless maxDiscountDbps <= 100_000 and discountPerEpoch <= maxDiscountDbps.
+    if (maxDiscountDbps > DBPS_DENOMINATOR_NUMBER) {
+      throw new HubConfigError(`${at}.maxDiscountDbps`, `ticker ${t.symbol}: expected at most ${DBPS_DENOMINATOR_NUMBER} dbps, got ${maxDiscountDbps}`)
+    }
+    if (discountPerEpochDbps > maxDiscountDbps) {
+      throw new HubConfigError(
+        `${at}.discountPerEpoch`,
+        `ticker ${t.symbol}: expected at most its maxDiscountDbps (${maxDiscountDbps} dbps), got ${discountPerEpochDbps}`,
+      )
+    }
     const fees = (t.fees ?? []).map((f, j): ProtocolFee => {
       const recipient = toBytes32(f.recipient)
       if (recipient === undefined) throw new HubConfigError(`${at}.fees[${j}].recipient`, "expected an address or bytes32")
       return { recipient, feeDbps: f.fee }
     })
-    if (fees.reduce((sum, f) => sum + f.feeDbps, 0) > DBPS_DENOMINATOR_NUMBER) throw new HubConfigError(`${at}.fees`, "sum of fees must be <= 100000 dbps")
+    const feeSum = fees.reduce((sum, f) => sum + f.feeDbps, 0)
+    if (feeSum > DBPS_DENOMINATOR_NUMBER) {
+      throw new HubConfigError(
+        `${at}.fees`,
+        `ticker ${t.symbol}: expected the fees to sum to at most ${DBPS_DENOMINATOR_NUMBER} dbps, got ${feeSum} (${fees.map((f) => f.feeDbps).join(" + ")})`,
+      )
+    }
     const seen = new Set<number>()
     const domains = t.domains.map((d, j): DomainAsset => {
       if (seen.has(d.domain)) throw new HubConfigError(`${at}.domains[${j}].domain`, `duplicate domain ${d.domain}`)

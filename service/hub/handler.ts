@@ -111,9 +111,24 @@ export const returnUnsupportedIntent = (hub: HubState, intentId: Bytes32): Outbo
   return message
 }
 
-/** `handleExpiredIntents(ids)`: each must wait in DEPOSIT_PROCESSED with `now >= timestamp + ttl + buffer`. */
+/**
+ * `handleExpiredIntents(ids)`: each must wait in DEPOSIT_PROCESSED with `now >= timestamp + ttl + buffer`.
+ * The contract checks and then handles each id in order, so the first failing id decides the error; an id
+ * listed again has already been settled or invoiced by its earlier entry, so it reverts InvalidStatus there
+ * (ids [A, A, B] with B not yet expired: InvalidStatus at the second A, not NotExpired at B). All ids are
+ * checked before any is handled, which gives the same outcome: handling one id never changes another's
+ * status, ttl or timestamp, and a revert undoes the whole call.
+ */
 export const handleExpiredIntents = (hub: HubState, intentIds: readonly Bytes32[]): void => {
+  const seen = new Set<Bytes32>()
   for (const id of intentIds) {
+    if (seen.has(id)) {
+      throw new HubRevert(
+        "Handler_HandleExpiredIntents_InvalidStatus",
+        `intent ${id} is listed again after an earlier entry of this call handled it, so it is no longer DEPOSIT_PROCESSED`,
+      )
+    }
+    seen.add(id)
     const ctx = hub.contexts.get(id)
     if (ctx === undefined || ctx.status !== IntentStatus.DEPOSIT_PROCESSED) {
       const status = IntentStatusName[ctx?.status ?? IntentStatus.NONE]
@@ -125,9 +140,6 @@ export const handleExpiredIntents = (hub: HubState, intentIds: readonly Bytes32[
     if (hub.timestamp < expiry) {
       throw new HubRevert("Handler_HandleExpiredIntents_NotExpired", `intent ${id} expires at ${expiry}, hub time is ${hub.timestamp}`)
     }
-  }
-  if (new Set(intentIds).size !== intentIds.length) {
-    throw new HubRevert("Handler_HandleExpiredIntents_InvalidStatus", "an intent id is listed twice (its second entry would no longer be DEPOSIT_PROCESSED)")
   }
   for (const id of intentIds) {
     const ctx = hub.contexts.get(id)!
@@ -199,7 +211,8 @@ export const setBlock = (hub: HubState, blockNumber: number, timestamp: number):
   hub.timestamp = timestamp
   if (!hub.started) {
     hub.started = true
-    // setTokenConfigs(initLastClosedEpochProcessed = true) at deployment: block / epochLength - 1.
+    // setTokenConfigs(initLastClosedEpochProcessed = true) at deployment: block / epochLength - 1. In epoch 0
+    // the contract's unsigned subtraction would revert; clamped to 0 deliberately (README, "Epoch 0 is clamped").
     const initial = Math.max(0, Math.floor(blockNumber / hub.epochLengthBlocks) - 1)
     for (const ticker of hub.tickers.values()) ticker.lastClosedEpochsProcessed = initial
   }

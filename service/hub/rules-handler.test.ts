@@ -264,6 +264,25 @@ describe("expired intents: handleExpiredIntents", () => {
     expect(t.queued(DOMAIN_B)).toEqual([])
   })
 
+  it("checks then handles each id in order: [A, A, B] with B not yet expired reverts InvalidStatus at the second A", () => {
+    // Reference §3.10: the first A is handled (SETTLED) before the second A is checked, so the second A is no
+    // longer DEPOSIT_PROCESSED; B (L, ttl 100,000) is never reached. The whole call reverts.
+    const { t, l, p, expiry } = setup()
+    t.block(150, expiry)
+    expect(t.status(l)).toBe("DEPOSIT_PROCESSED")
+    const revert = t.hub.apply({ kind: "handleExpiredIntents", intentIds: [p, p, l] })
+    expect(revert?.errorName).toBe("Handler_HandleExpiredIntents_InvalidStatus")
+    expect(revert?.message).toContain(p)
+    t.events()
+    expectRevert(t, { kind: "handleExpiredIntents", intentIds: [p, p, l] }, "Handler_HandleExpiredIntents_InvalidStatus")
+    // B before the repeated A: B's NotExpired comes first.
+    expectRevert(t, { kind: "handleExpiredIntents", intentIds: [p, l, p] }, "Handler_HandleExpiredIntents_NotExpired")
+    expect(t.status(p)).toBe("DEPOSIT_PROCESSED")
+    expect(t.status(l)).toBe("DEPOSIT_PROCESSED")
+    expect(t.ticker().waiting.has(p)).toBe(true)
+    expect(t.queued(DOMAIN_B)).toEqual([])
+  })
+
   it("a filled intent can no longer be expired", () => {
     const { t, p, expiry } = setup()
     t.fill(p, SOLVER)

@@ -523,3 +523,54 @@ describe("processDepositsAndInvoices: nothing to do", () => {
     expect(t.process()).toEqual([])
   })
 })
+
+describe("processDepositsAndInvoices: a hub started in epoch 0 (the `lastClosed == 0` clause of §3.6)", () => {
+  /**
+   * Block 0 (epoch 0, lastClosedEpochsProcessed 0): an invoice nobody can pay (A→[B], B holds no DAI), so
+   * later intents become deposits; deposits are ttl=0, 10 DAI from C to A (9.7 after fees).
+   */
+  const fromEpochZero = () => {
+    const t = new TestHub(makeConfig(), 0)
+    expect([t.hub.currentEpoch(), t.lastClosed()]).toEqual([0, 0])
+    t.submit({ destinations: [DOMAIN_B], amount: u(100) })
+    const dep = () => {
+      const d = t.submit({ origin: DOMAIN_C, destinations: [DOMAIN_A], amount: u(10) })
+      expect(d.events[0]).toMatchObject({ kind: "DepositEnqueued", epoch: t.hub.currentEpoch(), intentId: d.id })
+      return d.id
+    }
+    const settled = (id: `0x${string}`, epoch: number) => ev.settlementEnqueued({ intentId: id, domain: DOMAIN_A, epoch, amount: u("9.7"), owner: RECEIVER })
+    return { t, dep, settled }
+  }
+
+  it("epoch 1: lastClosed = 0 is not above lastClosedEpochsProcessed = 0, yet the cleanup runs and pops epoch 0's deposits, without ClosedEpochsProcessed", () => {
+    const { t, dep, settled } = fromEpochZero()
+    const d0 = dep()
+    // Epoch 0: no epoch has closed, the cleanup does nothing (the contracts would revert here, see README).
+    expect(t.process()).toEqual([])
+    expect(t.status(d0)).toBe("ADDED")
+    t.block(10) // epoch 1
+    const d1 = dep()
+    expect(t.process()).toEqual([ev.depositProcessed(0, DOMAIN_C, d0, u("9.7")), settled(d0, 1)])
+    // lastClosedEpochsProcessed stays 0 (stored lastClosed = 0: no advance, no event); epoch 1's deposit stays.
+    expect(t.lastClosed()).toBe(0)
+    expect(t.status(d0)).toBe("SETTLED")
+    expect(t.status(d1)).toBe("ADDED")
+    expect(t.deposits(0, DOMAIN_C)).toBeUndefined()
+    // The clause holds for the rest of epoch 1: the cleanup runs again and finds epoch 0 empty.
+    expect(t.process()).toEqual([])
+    t.block(20) // epoch 2: lastClosed = 1 > 0, the ordinary clause
+    expect(t.process()).toEqual([ev.depositProcessed(1, DOMAIN_C, d1, u("9.7")), settled(d1, 2), ev.closedEpochsProcessed(1)])
+    expect(t.lastClosed()).toBe(1)
+  })
+
+  it("maxDeposits stopping inside epoch 0 keeps lastClosedEpochsProcessed at 0 (e − 1 clamped) and resumes in epoch 0", () => {
+    const { t, dep, settled } = fromEpochZero()
+    const a = dep()
+    const b = dep()
+    t.block(10)
+    expect(t.process("DAI", 0, 1)).toEqual([ev.depositProcessed(0, DOMAIN_C, a, u("9.7")), settled(a, 1)])
+    expect(t.lastClosed()).toBe(0)
+    expect(t.process("DAI", 0, 1)).toEqual([ev.depositProcessed(0, DOMAIN_C, b, u("9.7")), settled(b, 1)])
+    expect(t.process("DAI", 0, 1)).toEqual([])
+  })
+})

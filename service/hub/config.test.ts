@@ -1,0 +1,71 @@
+/**
+ * Config validation of reference §2.2 (`AssetManager`): `maxDiscountDbps <= 100_000`, `discountPerEpoch <=
+ * maxDiscountDbps` (both `HubStorage_InvalidDbpsValue` on chain) and the sum of protocol fees `<= 100_000`.
+ * Each violation is a `HubConfigError` naming the field's path, the ticker and the expected bound.
+ */
+import { describe, expect, it } from "vitest"
+import { type HubConfigInput, HubConfigError, makeHubConfig } from "./config.ts"
+import { daiTicker, FEE1, FEE2, makeConfig, usdcTicker } from "./testing.ts"
+
+type TickerInput = HubConfigInput["tickers"][number]
+
+/** DAI then USDC, with `overrides` applied to USDC (index 1, so the path shows the index is the ticker's). */
+const withUsdc = (overrides: Partial<TickerInput>): HubConfigInput => makeConfig({ tickers: [daiTicker(), usdcTicker(overrides)] })
+
+const configError = (input: HubConfigInput): HubConfigError => {
+  try {
+    makeHubConfig(input)
+  } catch (error) {
+    expect(error).toBeInstanceOf(HubConfigError)
+    return error as HubConfigError
+  }
+  throw new Error("expected a HubConfigError")
+}
+
+describe("config: §2.2 dbps bounds and fee sum", () => {
+  it("accepts the bounds themselves: maxDiscountDbps 100000, discountPerEpoch = maxDiscountDbps, fees summing to 100000", () => {
+    const config = makeHubConfig(
+      withUsdc({
+        maxDiscountDbps: 100_000,
+        discountPerEpoch: 100_000,
+        fees: [
+          { recipient: FEE1, fee: 60_000 },
+          { recipient: FEE2, fee: 40_000 },
+        ],
+      }),
+    )
+    const usdc = config.tickers[1]!
+    expect([usdc.maxDiscountDbps, usdc.discountPerEpochDbps, usdc.fees.map((f) => f.feeDbps)]).toEqual([100_000, 100_000, [60_000, 40_000]])
+  })
+
+  it("maxDiscountDbps above 100000", () => {
+    const error = configError(withUsdc({ maxDiscountDbps: 100_001, discountPerEpoch: 3 }))
+    expect(error.path).toBe("tickers[1].maxDiscountDbps")
+    expect(error.message).toBe("tickers[1].maxDiscountDbps: ticker USDC: expected at most 100000 dbps, got 100001")
+  })
+
+  it("discountPerEpoch above the ticker's maxDiscountDbps", () => {
+    const error = configError(withUsdc({ maxDiscountDbps: 12, discountPerEpoch: 13 }))
+    expect(error.path).toBe("tickers[1].discountPerEpoch")
+    expect(error.message).toBe("tickers[1].discountPerEpoch: ticker USDC: expected at most its maxDiscountDbps (12 dbps), got 13")
+  })
+
+  it("discountPerEpoch above the default maxDiscountDbps (12) when the cap is not given", () => {
+    const { maxDiscountDbps: _omitted, ...rest } = usdcTicker({ discountPerEpoch: 20 })
+    const error = configError(makeConfig({ tickers: [rest] }))
+    expect(error.message).toBe("tickers[0].discountPerEpoch: ticker USDC: expected at most its maxDiscountDbps (12 dbps), got 20")
+  })
+
+  it("protocol fees summing to more than 100000 dbps", () => {
+    const error = configError(
+      withUsdc({
+        fees: [
+          { recipient: FEE1, fee: 60_000 },
+          { recipient: FEE2, fee: 40_001 },
+        ],
+      }),
+    )
+    expect(error.path).toBe("tickers[1].fees")
+    expect(error.message).toBe("tickers[1].fees: ticker USDC: expected the fees to sum to at most 100000 dbps, got 100001 (60000 + 40001)")
+  })
+})
