@@ -7,6 +7,7 @@ import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { type ClearingDeps, ClearingService } from "../service/api/service.ts"
 import type { Address } from "../service/domain/hex.ts"
+import type { HubInputTrace } from "../service/hub/inputLines.ts"
 import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../service/spoke/spoke.ts"
 import { startArbitrageurs } from "./agents/arbitrageur.ts"
 import { holdings18, type PopulationStats } from "./agents/common.ts"
@@ -61,8 +62,8 @@ export interface RunAssembly {
 export interface AssembleOptions {
   readonly seed: number
   readonly spokes: SpokesShape
-  /** Receives every line of the hub's input trace. */
-  readonly onTraceLine?: (line: string) => void
+  /** Receives the hub's input trace (see `WorldOptions.trace`). */
+  readonly trace?: HubInputTrace
   /** Start the scenario's rebalancers, solvers and arbitrageurs (default true). Keepers and initial liquidity always start. */
   readonly agents?: boolean
   /** Live devnets: transactions other clients send to the chains. */
@@ -80,7 +81,7 @@ export const assembleRun = (spec: ScenarioSpec, plan: WorldPlan, options: Assemb
   const world = new World(plan, {
     seed: options.seed,
     spokes,
-    ...(options.onTraceLine === undefined ? {} : { onTraceLine: options.onTraceLine }),
+    ...(options.trace === undefined ? {} : { trace: options.trace }),
     ...(options.foreignTransactions === undefined ? {} : { foreignTransactions: options.foreignTransactions }),
   })
   const service = new ClearingService({
@@ -250,7 +251,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     const assembly = assembleRun(spec, plan, {
       seed: options.seed,
       spokes,
-      ...(traceFile === undefined ? {} : { onTraceLine: (line: string) => traceFile.line(line) }),
+      ...(traceFile === undefined ? {} : { trace: traceFile }),
     })
     const { world } = assembly
     finished = world

@@ -11,8 +11,8 @@
  */
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { Worker } from "node:worker_threads"
 import type { Bytes32 } from "./hex.ts"
+import { type TextFormatter, TextSinkWorker } from "./textSink.ts"
 
 /** The parts of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
 interface WasmApi {
@@ -129,137 +129,8 @@ export interface Keccak256StreamOptions {
   readonly textFormatter?: TextFormatter
 }
 
-/** A module export that turns one value into text (lines with their newlines), with no state between calls. */
-export interface TextFormatter {
-  readonly module: URL
-  readonly exportName: string
-}
-
 /** Bytes per chunk posted to an offloaded stream's worker. */
 const WORKER_CHUNK_BYTES = 1 << 20
-/** Chunks posted and not yet absorbed before writes wait for the worker (bounds the memory they hold). */
-const WORKER_MAX_BACKLOG = 64
-/**
- * How long a wait for the worker may go without it making progress before the stream gives up (a liveness guard
- * against a worker that died or never started; it decides no result, only whether an error is thrown).
- */
-const WORKER_STALL_SECONDS = 60
-
-/** Control words shared with the worker (`keccakWorker.js` uses the same indices). */
-const CONTROL_STATE = 0
-const CONTROL_ABSORBED = 1
-const STATE_STARTING = 0
-const STATE_FAILED = 2
-/** Bytes after the control words where the worker writes its error message. */
-const CONTROL_MESSAGE_OFFSET = 16
-const CONTROL_BYTES = CONTROL_MESSAGE_OFFSET + 512
-
-/**
- * The worker side of an offloaded stream: posts chunks in order, keeps the backlog bounded, and fetches digests
- * synchronously through shared memory. Errors of the worker (failed start, crash, failed hashing) surface as an
- * exception on the next write or digest.
- */
-class OffloadedSponge {
-  private readonly worker: Worker
-  private readonly controlBuffer = new SharedArrayBuffer(CONTROL_BYTES)
-  private readonly control = new Int32Array(this.controlBuffer, 0, 4)
-  private posted = 0
-  private failure: string | undefined = undefined
-  private closed = false
-
-  constructor(state: Uint8Array, formatter: TextFormatter | undefined) {
-    this.worker = new Worker(new URL("./keccakWorker.js", import.meta.url), {
-      workerData: {
-        module: wasmModule,
-        state,
-        bits: BITS,
-        padding: KECCAK_PADDING,
-        scratchBytes: KECCAK_SCRATCH_BYTES,
-        control: this.controlBuffer,
-        formatter: formatter === undefined ? undefined : { url: formatter.module.href, exportName: formatter.exportName },
-      },
-    })
-    // Seen when the event loop runs (a simulation yields to it every few thousand events); waits read the
-    // shared control words instead.
-    this.worker.on("error", (error) => {
-      this.failure ??= error instanceof Error ? error.message : String(error)
-    })
-    this.worker.on("exit", (code) => {
-      if (!this.closed) this.failure ??= `the hashing worker exited (code ${code})`
-    })
-    // The worker never keeps the process alive: everything it owes is fetched synchronously by `digest()`.
-    this.worker.unref()
-  }
-
-  private check(): void {
-    if (Atomics.load(this.control, CONTROL_STATE) === STATE_FAILED) {
-      const bytes = new Uint8Array(this.controlBuffer, CONTROL_MESSAGE_OFFSET)
-      this.failure ??= new TextDecoder().decode(bytes.subarray(0, Math.max(0, bytes.indexOf(0)))) || "the hashing worker failed"
-    }
-    if (this.failure !== undefined) throw new Error(`Keccak256Stream: ${this.failure}`)
-    if (this.closed) throw new Error("Keccak256Stream: the stream was closed")
-  }
-
-  /** Posts `bytes` (its buffer is transferred), after waiting while the worker is too far behind. */
-  post(bytes: Uint8Array): void {
-    this.check()
-    this.worker.postMessage({ kind: "bytes", bytes }, [bytes.buffer as ArrayBuffer])
-    this.posted++
-    this.waitForBacklog()
-  }
-
-  /** Posts values (structured-cloned now) for the worker to format and absorb. */
-  postValues(values: readonly unknown[]): void {
-    this.check()
-    this.worker.postMessage({ kind: "values", values })
-    this.posted++
-    this.waitForBacklog()
-  }
-
-  private waitForBacklog(): void {
-    if (this.posted - Atomics.load(this.control, CONTROL_ABSORBED) > WORKER_MAX_BACKLOG) this.waitUntil(() => this.posted - Atomics.load(this.control, CONTROL_ABSORBED) <= WORKER_MAX_BACKLOG / 2, this.control, CONTROL_ABSORBED)
-  }
-
-  /** The digest of everything posted so far, then `tail` (not kept: the worker's sponge goes on without it). */
-  digest(tail: Uint8Array): Uint8Array {
-    this.check()
-    const reply = new SharedArrayBuffer(4 + 32)
-    const flag = new Int32Array(reply, 0, 1)
-    this.worker.postMessage({ kind: "digest", reply, tail })
-    this.waitUntil(() => Atomics.load(flag, 0) !== 0, flag, 0)
-    this.check()
-    return new Uint8Array(reply, 4, 32)
-  }
-
-  /**
-   * Blocks until `done()`, in one-second waits on `words[index]` (which the worker notifies), for as long as the
-   * worker keeps absorbing; throws when it failed or made no progress for `WORKER_STALL_SECONDS`.
-   */
-  private waitUntil(done: () => boolean, words: Int32Array, index: number): void {
-    let absorbed = Atomics.load(this.control, CONTROL_ABSORBED)
-    let idleSeconds = 0
-    while (!done()) {
-      this.check()
-      Atomics.wait(words, index, Atomics.load(words, index), 1000)
-      const now = Atomics.load(this.control, CONTROL_ABSORBED)
-      if (now !== absorbed) {
-        absorbed = now
-        idleSeconds = 0
-      } else if (++idleSeconds >= WORKER_STALL_SECONDS && !done()) {
-        const starting = Atomics.load(this.control, CONTROL_STATE) === STATE_STARTING
-        // For good: what was posted may be lost, so no later digest may be trusted.
-        this.failure = `the hashing worker ${starting ? "did not start" : "made no progress"} in ${WORKER_STALL_SECONDS} s`
-        this.check()
-      }
-    }
-  }
-
-  close(): void {
-    if (this.closed) return
-    this.closed = true
-    void this.worker.terminate()
-  }
-}
 
 const EMPTY_BYTES = new Uint8Array(0)
 
@@ -283,7 +154,7 @@ export class Keccak256Stream {
   private carry = ""
   /** Bytes hashed in this thread so far (until offloaded). */
   private hashedBytes = 0
-  private sponge: OffloadedSponge | undefined = undefined
+  private sponge: TextSinkWorker | undefined = undefined
   private readonly offloadAfterBytes: number
   private readonly textFormatter: TextFormatter | undefined
   /** Offloaded: the chunk being filled for the worker. */
@@ -413,7 +284,11 @@ export class Keccak256Stream {
     }
     this.save()
     if (this.hashedBytes >= this.offloadAfterBytes) {
-      this.sponge = new OffloadedSponge(this.state, this.textFormatter)
+      this.sponge = new TextSinkWorker({
+        owner: "Keccak256Stream",
+        sponge: { module: wasmModule, state: this.state, bits: BITS, padding: KECCAK_PADDING, scratchBytes: KECCAK_SCRATCH_BYTES },
+        ...(this.textFormatter === undefined ? {} : { formatter: this.textFormatter }),
+      })
       this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
     }
   }

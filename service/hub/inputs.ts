@@ -4,7 +4,6 @@
  */
 import { Schema } from "effect"
 import { type Bytes32, toBytes32 } from "../domain/hex.ts"
-import type { Intent } from "../domain/protocol.ts"
 import {
   Bytes32Input,
   Bytes32Strict,
@@ -169,35 +168,4 @@ export const decodeInputLine = (text: string, lineNumber: number): HubInput => {
   return spec.toInput(decoded.value)
 }
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
-const str = JSON.stringify
-
-/** `JSON.stringify(intentToJson(intent))`, without the intermediate object. */
-export const intentJsonText = (intent: Intent): string => {
-  const nonce = intent.nonce <= MAX_SAFE ? String(intent.nonce) : `"${intent.nonce}"`
-  const destinations = intent.destinations.length === 1 ? `[${intent.destinations[0]}]` : str(intent.destinations)
-  return `{"initiator":${str(intent.initiator)},"receiver":${str(intent.receiver)},"inputAsset":${str(intent.inputAsset)},"outputAsset":${str(intent.outputAsset)},"maxFee":${str(intent.maxFee)},"origin":${str(intent.origin)},"nonce":${nonce},"timestamp":${str(intent.timestamp)},"ttl":${str(intent.ttl)},"amount":"${intent.amount}","destinations":${destinations},"data":${str(intent.data)}}`
-}
-
-/** The JSON line of an input (what the simulator writes to `trace.jsonl`). */
-export const encodeInputLine = (input: HubInput): string => {
-  switch (input.kind) {
-    case "intents": {
-      // Written out by hand (a million-intent trace is 300 MB of these): the same text as
-      // `JSON.stringify({ kind: "intents", intents: input.intents.map(intentToJson) })`.
-      const intents = input.intents
-      let text = '{"kind":"intents","intents":['
-      for (let i = 0; i < intents.length; i++) text += (i === 0 ? "" : ",") + intentJsonText(intents[i]!)
-      return `${text}]}`
-    }
-    case "fills":
-      return JSON.stringify({ kind: "fills", fills: input.fills })
-    case "withdrawFees":
-      return JSON.stringify({ ...input, amount: input.amount.toString() })
-    default:
-      return JSON.stringify(input)
-  }
-}
-
-/** The JSON line of a config. */
-export const encodeConfigLine = (config: HubConfigInput): string => JSON.stringify({ kind: "config", ...config })
+export { encodeConfigLine, encodeInputLine, intentJsonText } from "./inputLines.ts"

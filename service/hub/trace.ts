@@ -4,17 +4,12 @@
  */
 import type { Bytes32 } from "../domain/hex.ts"
 import { Keccak256Stream } from "../domain/keccak.ts"
+import { workersLoadTypeScript } from "../domain/textSink.ts"
 import { formatEvent, type HubEvent, type HubEventSink } from "./events.ts"
 import { packEvent } from "./tracePacking.ts"
 
 /** Events gathered (packed) before they are posted to the hashing worker together (one structured clone). */
 const EVENT_BATCH = 4096
-
-/**
- * The worker loads `events.ts` itself, which needs a Node that strips TypeScript types (22.18 and later, as
- * the project's own Node is); on another Node the events are formatted in this thread as before.
- */
-const workerCanFormat = (process.features as { readonly typescript?: string }).typescript !== undefined
 
 export interface TraceHasherOptions {
   /** Hash in a worker thread once the trace passes this many bytes. Default 16 MB. */
@@ -25,7 +20,8 @@ export class TraceHasher implements HubEventSink {
   /**
    * A large run's trace (hundreds of megabytes) is hashed in a worker thread once it passes 16 MB. From then on,
    * unless each line is wanted here (`onLine`), the events themselves go to the worker (packed, see
-   * `tracePacking.ts`), which formats them with the same `formatEvent`: this thread only gathers them.
+   * `tracePacking.ts`), which formats them with the same `formatEvent`: this thread only gathers them. (The worker
+   * loads that TypeScript module itself: on a Node without type stripping the events are formatted here.)
    */
   private readonly stream: Keccak256Stream
   private batch: unknown[] = []
@@ -38,7 +34,7 @@ export class TraceHasher implements HubEventSink {
   ) {
     this.stream = new Keccak256Stream({
       offloadAfterBytes: options.offloadAfterBytes ?? 16 << 20,
-      ...(onLine === undefined && workerCanFormat ? { textFormatter: { module: new URL("./tracePacking.ts", import.meta.url), exportName: "formatPackedEvents" } } : {}),
+      ...(onLine === undefined && workersLoadTypeScript ? { textFormatter: { module: new URL("./tracePacking.ts", import.meta.url), exportName: "formatPackedEvents" } } : {}),
     })
   }
 

@@ -15,6 +15,7 @@ import { join } from "node:path"
 import { startApiServer, type ApiServer } from "../../service/api/server.ts"
 import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
+import { lineTrace } from "../../service/hub/inputLines.ts"
 import { type AnvilSpokeChain, createAnvilSpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
 import { ChainPool, TEST_MNEMONIC } from "../chains/index.ts"
 import { writeReportFiles, type RunReport } from "../report/report.ts"
@@ -149,7 +150,7 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
       seed,
       spokes,
       agents: options.agents,
-      onTraceLine: (line) => void traceStream.write(`${line}\n`),
+      trace: lineTrace((line) => void traceStream.write(`${line}\n`)),
       foreignTransactions: foreignSource(spokes, (domain, block, tx) => {
         counters.foreignTransactions++
         const events = tx.events.map((e) => e.name).join(", ") || "no events"

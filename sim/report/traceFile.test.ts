@@ -1,7 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import fc from "fast-check"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { TextSinkWorker } from "../../service/domain/textSink.ts"
+import { arbTrace, traceConfig } from "../../service/hub/arbitrary.ts"
+import type { HubInput } from "../../service/hub/hub.ts"
+import { encodeConfigLine, encodeInputLine } from "../../service/hub/inputLines.ts"
 import { TraceFile } from "./traceFile.ts"
 
 const dirs: string[] = []
@@ -27,6 +32,47 @@ describe("TraceFile", () => {
     file.close() // a second close does nothing
     expect(readFileSync(path).equals(Buffer.from(`${lines.join("\n")}\n`, "utf8"))).toBe(true)
     expect(() => file.line("late")).toThrow(/closed/)
+  })
+
+  it("writes the same file when a worker thread makes and writes the lines", () => {
+    // Every kind of input from random traces, and intent batches with the ids the memory spokes hand over (not
+    // part of the trace); a plain line in between once offloaded.
+    const config = traceConfig()
+    const inputs: HubInput[] = fc.sample(arbTrace(), { numRuns: 800, seed: 11 }).flat()
+    const withIds = inputs.map((input) => (input.kind === "intents" ? { ...input, knownIds: input.intents.map((_, i) => `0x${String(i).padStart(64, "0")}` as const) } : input))
+    expect(new Set(inputs.map((i) => i.kind)).size).toBeGreaterThanOrEqual(8)
+    expect(inputs.length).toBeGreaterThan(1500)
+    const here = tempFile()
+    const offloadedPath = tempFile()
+    const local = new TraceFile(here, { offloadAfterBytes: Number.POSITIVE_INFINITY })
+    const offloaded = new TraceFile(offloadedPath, { offloadAfterBytes: 64 << 10 })
+    for (const file of [local, offloaded]) {
+      file.config(config)
+      withIds.forEach((input, i) => {
+        file.input(input)
+        if (i === 1500) file.line('{"a plain line":"é😀"}')
+      })
+    }
+    expect(local.offloaded).toBe(false)
+    expect(offloaded.offloaded).toBe(true)
+    local.close()
+    offloaded.close()
+    const lines = [encodeConfigLine(config), ...inputs.map(encodeInputLine)]
+    lines.splice(1500 + 2, 0, '{"a plain line":"é😀"}')
+    const expected = Buffer.from(`${lines.join("\n")}\n`, "utf8")
+    expect(readFileSync(here).equals(expected)).toBe(true)
+    expect(readFileSync(offloadedPath).equals(expected)).toBe(true)
+    expect(() => offloaded.input(inputs[0]!)).toThrow(/closed/)
+  })
+
+  it("fails the writer when the worker thread cannot write", () => {
+    const fd = openSync("/dev/full", "w") // every write fails with ENOSPC
+    const worker = new TextSinkWorker({ owner: "TraceFile test", fd })
+    worker.post(new Uint8Array(Buffer.from("a line\n")))
+    expect(() => worker.sync()).toThrow(/TraceFile test: ENOSPC/)
+    expect(() => worker.post(new Uint8Array(1))).toThrow(/ENOSPC/)
+    worker.close()
+    closeSync(fd)
   })
 
   it("truncates an existing file and keeps nothing when nothing is written", () => {

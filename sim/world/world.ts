@@ -15,7 +15,7 @@ import type { FillMessage, Intent } from "../../service/domain/protocol.ts"
 import type { HubRevert } from "../../service/hub/errors.ts"
 import type { HubEvent, HubEventSink } from "../../service/hub/events.ts"
 import { Hub, type HubInput } from "../../service/hub/hub.ts"
-import { encodeConfigLine, encodeInputLine } from "../../service/hub/inputs.ts"
+import type { HubInputTrace } from "../../service/hub/inputLines.ts"
 import type { HubObserver, OutboundMessage } from "../../service/hub/state.ts"
 import { TraceHasher } from "../../service/hub/trace.ts"
 import type { SpokeEventBody as ModelSpokeEvent, SpokeEventMeta } from "../../service/indexer/inputs.ts"
@@ -131,8 +131,8 @@ export interface WorldObserver {
 export interface WorldOptions {
   readonly seed: number
   readonly spokes: SpokesShape
-  /** Receives every trace line (the config, then one hub input per line). */
-  readonly onTraceLine?: (line: string) => void
+  /** Receives the hub's input trace: its config, then every input as it is applied (`lineTrace` for lines). */
+  readonly trace?: HubInputTrace
   /** Run the hub's conservation check at every epoch (default true). */
   readonly checkConservation?: boolean
   /** Live devnets: transactions sent to the chains by other clients (default: none). */
@@ -207,14 +207,14 @@ export class World {
         for (const o of this.observers) o.onCustody?.(...args)
       },
     }
-    this.onTraceLine = options.onTraceLine
-    this.onTraceLine?.(encodeConfigLine(plan.hub))
+    this.trace = options.trace
+    this.trace?.config(plan.hub)
     const transportSpec: TransportSpec = plan.scenario.transport ?? { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.4, maxSeconds: 600 } }
     this.transport = new Transport(transportSpec, this.rng.get("transport"))
     for (const chain of plan.scenario.chains) this.blockTimes.set(chain.id, Math.max(1, Math.round(chain.blockTimeSeconds ?? 2)))
   }
 
-  private readonly onTraceLine: ((line: string) => void) | undefined
+  private readonly trace: HubInputTrace | undefined
   private readonly foreign: ForeignTransactionSource | undefined
 
   observe(observer: WorldObserver): void {
@@ -249,7 +249,7 @@ export class World {
   }
 
   private applyRecorded(input: HubInput): HubRevert | undefined {
-    this.onTraceLine?.(encodeInputLine(input))
+    this.trace?.input(input)
     this.stats.hubInputs++
     const revert = this.hub.apply(input)
     if (revert !== undefined) this.stats.hubReverts++
