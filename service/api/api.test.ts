@@ -151,7 +151,12 @@ describe("GET /intents and /intents/{intentId}", () => {
     expect(((await get(`/intents?destinations=${B}&startDate=0&endDate=9999999999`)).body as { maxCount: number }).maxCount).toBe(2)
     expectProblem(await get("/intents?limit=101"), 400, "InvalidLimit")
     expectProblem(await get("/intents?limit=0"), 400, "InvalidLimit")
-    expectProblem(await get("/intents?statuses=WRONG"), 400, "InvalidRequest")
+    expectProblem(await get("/intents?statuses=WRONG"), 400, "InvalidStatus")
+    // Comma-separated lists are split before each value is checked.
+    const comma = await get(`/intents?statuses=INVOICED,UNSUPPORTED&statuses[]=SETTLED,NONE`)
+    expect(comma.status).toBe(200)
+    expect((comma.body as { intents: { intent_id: string }[] }).intents.map((i) => i.intent_id)).toEqual([unsupported.id, fast.id, invoice.id])
+    expect(expectProblem(await get("/intents?statuses=INVOICED,WRONG"), 400, "InvalidStatus").message).toMatch(/statuses\[1\].*"WRONG"/)
     expectProblem(await get("/intents?origins=777"), 400, "UnsupportedDomain")
     expectProblem(await get("/intents?cursor=1&prevCursor=2"), 400, "InvalidCursor")
     expectProblem(await get("/intents?isFastPath=yes"), 400, "InvalidRequest")
@@ -168,6 +173,44 @@ describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
     expectProblem(await post(`/intents/0x${"ab".repeat(32)}/execute`, { domain: String(B) }), 404, "IntentNotFound")
     expectProblem(await post(`/intents/${invoice.id}/return-unsupported`), 400, "IntentNotUnsupported")
     expectProblem(await post(`/intents/nope/return-unsupported`), 400, "InvalidIntentId")
+  })
+
+  it("build executeIntentCalldata only for calldata that can still run: settled on the first destination, not filled", async () => {
+    const x = makeTestService()
+    const w = x.world
+    w.hub.setUserSupportedDomains(SOLVER, [B, C]) // B has the custody: the solver is repaid on B
+    w.newIntent({ origin: B, destinations: [A], amount: u(1000) }) // DAI custody on B (an invoice)
+    w.newIntent({ symbol: "USDC", origin: B, destinations: [A], amount: u(1000) }) // USDC custody on B
+    w.dispatch(B)
+    // Settled on B, its first destination: executable.
+    const first = w.newIntent({ origin: A, destinations: [B], amount: u(100), data: "0x1234" })
+    // Settled on B, its second destination: the spoke of C never sees the settlement (§4.5).
+    const later = w.newIntent({ origin: A, destinations: [C, B], amount: u(100), data: "0x1234" })
+    // Filled on B (the fill ran the calldata, §4.3), the solver repaid on B.
+    const filled = w.newIntent({ symbol: "USDC", origin: A, destinations: [B], ttl: 600, maxFee: 300, outputAsset: w.assetOf("USDC", B), data: "0x1234" })
+    w.fill(filled.intent, { fee: 100 })
+    w.dispatch(A)
+    w.epoch(11)
+    w.process("DAI")
+    w.process("USDC")
+    w.settle(B)
+    const s = await startApiServer(x.service)
+    try {
+      const status = async (id: Bytes32) => ((await request(s.url, "GET", `/intents/${id}`)).body as { intent: { status: string; hub_settlement_domain: string } }).intent
+      expect(await status(first.id)).toMatchObject({ status: "SETTLED", hub_settlement_domain: String(B) })
+      expect(await status(later.id)).toMatchObject({ status: "SETTLED_AND_COMPLETED", hub_settlement_domain: String(B) })
+      expect(await status(filled.id)).toMatchObject({ status: "SETTLED_AND_COMPLETED", hub_settlement_domain: String(B) })
+      const ok = await request(s.url, "POST", `/intents/${first.id}/execute`, { domain: String(B) })
+      expect(ok.status).toBe(200)
+      expect(ok.body).toMatchObject({ to: registry(B).spoke, chainId: B })
+      const never = expectProblem(await request(s.url, "POST", `/intents/${later.id}/execute`, { domain: String(C) }), 400, "CalldataNotExecutable")
+      expect(never.message).toMatch(new RegExp(`settled on domain ${B}.*first destination ${C}`))
+      expectProblem(await request(s.url, "POST", `/intents/${later.id}/execute`, { domain: String(B) }), 400, "InvalidDomain")
+      const twice = expectProblem(await request(s.url, "POST", `/intents/${filled.id}/execute`, { domain: String(B) }), 400, "CalldataAlreadyExecuted")
+      expect(twice.message).toMatch(/filled on domain 10/)
+    } finally {
+      await s.close()
+    }
   })
 
   it("build returnUnsupportedIntent for the hub", async () => {
@@ -232,6 +275,49 @@ describe("alternative chains", () => {
 })
 
 describe("invoices", () => {
+  it("accept every cursor they hand out, sorted by discount too, and page back with prevCursor", async () => {
+    const x = makeTestService()
+    const w = x.world
+    for (const epoch of [10, 11, 12]) {
+      w.epoch(epoch)
+      for (let i = 0; i < 2; i++) w.newIntent({ origin: A, destinations: [B], amount: u(100) })
+      w.dispatch(A)
+      w.epoch(epoch + 1)
+      w.process("DAI") // deposits left unmatched become invoices of this epoch
+    }
+    w.epoch(14)
+    const s = await startApiServer(x.service)
+    try {
+      type Page = { invoices: { intent_id: string; discountBps: number }[]; nextCursor: string | null; prevCursor: string | null }
+      const page = async (query: string): Promise<Page> => {
+        const r = await request(s.url, "GET", `/invoices?${query}`)
+        expect(r.status, query).toBe(200)
+        return r.body as Page
+      }
+      const ids = (p: Page) => p.invoices.map((i) => i.intent_id)
+      for (const order of ["asc", "desc"]) {
+        const all = await page(`sortOrderByDiscount=${order}&limit=100`)
+        expect(all.invoices).toHaveLength(6)
+        const discounts = all.invoices.map((i) => i.discountBps)
+        expect(new Set(discounts).size).toBeGreaterThan(1)
+        expect(discounts).toEqual([...discounts].sort((a, b) => (order === "asc" ? a - b : b - a)))
+        const p1 = await page(`sortOrderByDiscount=${order}&limit=2`)
+        const p2 = await page(`sortOrderByDiscount=${order}&limit=2&cursor=${p1.nextCursor}`)
+        const p3 = await page(`sortOrderByDiscount=${order}&limit=2&cursor=${p2.nextCursor}`)
+        expect([...ids(p1), ...ids(p2), ...ids(p3)]).toEqual(ids(all))
+        expect(p3.nextCursor).toBeNull()
+        const back = await page(`sortOrderByDiscount=${order}&limit=2&prevCursor=${p3.prevCursor}`)
+        expect(ids(back)).toEqual(ids(p2))
+        expect(ids(await page(`sortOrderByDiscount=${order}&limit=2&prevCursor=${back.prevCursor}`))).toEqual(ids(p1))
+      }
+      expectProblem(await request(s.url, "GET", "/invoices?sortOrderByDiscount=asc&prevCursor=3"), 400, "InvalidCursor")
+      expectProblem(await request(s.url, "GET", "/invoices?prevCursor=1000-0"), 400, "InvalidCursor")
+      expectProblem(await request(s.url, "GET", "/invoices?sortOrderByDiscount=asc&cursor=1000-0&prevCursor=1000-1"), 400, "InvalidCursor")
+    } finally {
+      await s.close()
+    }
+  })
+
   it("list in FIFO order with the current discount; get one; min amounts; history", async () => {
     const page = await run(client.invoices.listInvoices({ query: {} }))
     expect(page.invoices.map((i) => i.intent_id)).toEqual([invoice.id])
@@ -310,11 +396,52 @@ describe("routes", () => {
     }
   })
 
+  it("refuse amounts whose 18-decimal hub amount overflows a uint256, and quotes below the fee, as POST /intents does", async () => {
+    const max = 2n ** 256n - 1n
+    const limit = max / 10n ** 12n // USDC has 6 decimals on A
+    const usdc = (amount: bigint) => intentBody({ inputAsset: USDC_A, amount: amount.toString() })
+    const quoteBody = (amount: bigint | string) => ({ origin: String(A), destinations: [String(B)], inputAsset: USDC_A, amount: amount.toString() })
+    for (const amount of [max, limit + 1n]) {
+      const one = expectProblem(await post("/intents", usdc(amount)), 400, "InvalidAmount")
+      expect(one.message).toBe(`amount: ${amount} exceeds the largest amount of this 6-decimal token, ${limit} units, whose 18-decimal hub amount fits in a uint256.`)
+      expect(expectProblem(await post("/intents", [usdc(1_000_000n), usdc(amount)]), 400, "InvalidAmount").message).toMatch(/^\[1\]\.amount: .* 6-decimal token/)
+      expect(expectProblem(await post("/routes/quotes", quoteBody(amount)), 400, "InvalidAmount").message).toBe(one.message)
+    }
+    expect((await post("/intents", usdc(limit))).status).toBe(200)
+    expect((await post("/routes/quotes", quoteBody(limit))).status).toBe(200)
+    // 18-decimal DAI on A: no conversion overflow below 2^256.
+    expect((await post("/routes/quotes", { ...quoteBody(max), inputAsset: DAI_A })).status).toBe(200)
+    // The fee is 0.5 USDC fixed + 10 bps (no USDC custody on B): amounts up to it are no intent and no quote.
+    for (const amount of [1n, 500_000n, 500_500n]) {
+      const intent = expectProblem(await post("/intents", usdc(amount)), 400, "InvalidAmount")
+      expect(intent.message).toMatch(/does not cover the fee of \d+ token units/)
+      expect(expectProblem(await post("/routes/quotes", quoteBody(amount)), 400, "InvalidAmount").message).toBe(intent.message)
+    }
+    expect((await post("/intents", usdc(600_000n))).status).toBe(200)
+    // With solver inventory, the fast path (its adapter fee is the fixed part only) takes 500500: quoted, as built.
+    const x = makeTestService()
+    x.world.model.onSpokeEvent({ name: "Deposited", depositant: OPERATOR_SOLVER, asset: USDC_B, amount: 10n ** 12n }, x.world.meta(B))
+    const s = await startApiServer(x.service)
+    try {
+      const fastOnly = await request(s.url, "POST", "/routes/quotes", quoteBody(500_500n))
+      expect(fastOnly.status).toBe(200)
+      expect(fastOnly.body).toMatchObject({ expectedAmount: "0", fastPathQuote: { fixedFeeUnits: "500000" } })
+      expect((await request(s.url, "POST", "/intents", { ...usdc(500_500n), isFastPath: true })).status).toBe(200)
+      expectProblem(await request(s.url, "POST", "/intents", usdc(500_500n)), 400, "InvalidAmount")
+      expectProblem(await request(s.url, "POST", "/routes/quotes", quoteBody(500_000n)), 400, "InvalidAmount")
+    } finally {
+      await s.close()
+    }
+    const above = await run(client.routes.quote({ payload: quoteBody(600_000n) }))
+    expect(above).toMatchObject({ fixedFeeUnits: "500000", variableFeeBps: 10, expectedAmount: "99400" })
+    expect(above.totalFeeBps).toBeCloseTo(10 + (500_000 / 600_000) * 10_000, 4)
+  })
+
   it("quote over the solver limit with a fast-path error, a swap as reqType swap, and bad input as 400", async () => {
-    const quote = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, amount: "1000000" } }))
+    const quote = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, amount: u(1000).toString() } }))
     // Over HTTP: the refusal's message (made only when read) is in the body.
-    expect(quote.fastPathQuote).toEqual({ error: "OverSolverLimit", message: expect.stringMatching(/^The amount 1000000 exceeds the fast-path limit \d+ \(solver inventory on domain \d+\)\.$/) })
-    const swap = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, outputAsset: USDC_B, amount: "1000000" } }))
+    expect(quote.fastPathQuote).toEqual({ error: "OverSolverLimit", message: expect.stringMatching(new RegExp(`^The amount ${u(1000)} exceeds the fast-path limit \\d+ \\(solver inventory on domain \\d+\\)\\.$`)) })
+    const swap = await run(client.routes.quote({ payload: { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, outputAsset: USDC_B, amount: u(1000).toString() } }))
     expect(swap).toMatchObject({ reqType: "swap" })
     const fastSwap = await post("/intents", intentBody({ outputAsset: USDC_B, isFastPath: true }))
     expect(fastSwap.status).toBe(200)
@@ -348,7 +475,7 @@ describe("system", () => {
 
   it("GET /openapi.json documents the spec's 17 paths with their 4xx bodies; GET /docs is offline", async () => {
     const doc = (await get("/openapi.json")).body as { openapi: string; info: { version: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
-    expect(doc.openapi).toMatch(/^3\./)
+    expect(doc.openapi).toBe("3.1.0") // effect's generator; SPEC says 3.0.1: a known deviation (README)
     expect(doc.info.version).toBe("1.0.0")
     const spec = [
       "post /intents", "post /intents/", "get /batched-intents", "get /batched-intents/{batchId}", "post /altchain1/intents", "post /altchain1/create-lookup-table",

@@ -68,7 +68,10 @@ export class IntentsGroup extends HttpApiGroup.make("intents").add(
     payload: ExecuteRequest,
     success: TransactionRequest,
     error: buildErrors,
-  }).annotateMerge(doc("Build the transaction executing a settled intent's calldata", "`ClearingSpoke.executeIntentCalldata` on `domain`.")),
+  }).annotateMerge(doc(
+      "Build the transaction executing a settled intent's calldata",
+      "`ClearingSpoke.executeIntentCalldata` on `domain`, the intent's first destination, once the hub settled it there; 400 if it was settled on another destination (the calldata can never run) or filled (the fill ran it).",
+    )),
   HttpApiEndpoint.post("returnUnsupported", "/intents/:intentId/return-unsupported", { params: IntentIdParams, success: TransactionRequest, error: buildErrors }).annotateMerge(
     doc("Build the hub transaction returning an unsupported intent", "`returnUnsupportedIntent(intentId)` on the hub domain (send it to `POST /hub/rpc`)."),
   ),

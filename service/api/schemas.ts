@@ -101,13 +101,15 @@ export const LimitsRequest = Schema.Struct({ origin: DomainId, destinations: Des
 export type LimitsRequest = typeof LimitsRequest.Type
 
 const listOf = <S extends Schema.Top>(item: S) => Schema.optionalKey(Schema.Array(item))
+/** A status or a comma-separated list of them: split by the service, which then checks each (400 InvalidStatus). */
+const StatusList = Schema.String.annotate({ description: `One of ${API_INTENT_STATUSES.join(", ")}, or a comma-separated list of them` })
 
 export const IntentsQuery = {
   cursor: Schema.optionalKey(Cursor),
   prevCursor: Schema.optionalKey(Cursor),
   limit: Schema.optionalKey(IntegerString.annotate({ description: "Page size, 1 to 100 (default 10)" })),
-  statuses: listOf(Schema.Literals(API_INTENT_STATUSES)),
-  "statuses[]": listOf(Schema.Literals(API_INTENT_STATUSES)),
+  statuses: listOf(StatusList),
+  "statuses[]": listOf(StatusList),
   origins: listOf(Schema.String),
   "origins[]": listOf(Schema.String),
   destinations: listOf(Schema.String),
@@ -125,7 +127,7 @@ export const IntentsQuery = {
 
 export const InvoicesQuery = {
   cursor: Schema.optionalKey(Schema.String.annotate({ description: "Cursor from a previous page (with sortOrderByDiscount: <dbps>-<n>)" })),
-  prevCursor: Schema.optionalKey(Cursor),
+  prevCursor: Schema.optionalKey(Schema.String.annotate({ description: "prevCursor of a later page: the page ending there (with sortOrderByDiscount: <dbps>-<n>)" })),
   limit: Schema.optionalKey(IntegerString.annotate({ description: "Page size, 1 to 100 (default 10)" })),
   tickerHash: Schema.optionalKey(Bytes32String),
   origins: listOf(Schema.String),

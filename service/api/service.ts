@@ -9,7 +9,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, ZERO_ADDRESS, type Hex } from "../domain/hex.ts"
-import { IntentStatus, IntentStatusName, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, strategyName } from "../domain/protocol.ts"
+import { IntentStatus, IntentStatusName, MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, strategyName } from "../domain/protocol.ts"
 import type { HubRevert } from "../hub/errors.ts"
 import type { Hub, HubInput } from "../hub/hub.ts"
 import type { InvoiceQuery } from "../indexer/invoices.ts"
@@ -227,6 +227,21 @@ interface PreparedIntent {
 
 type Family = "evm" | "altchain1" | "altchain2"
 
+/**
+ * Spokes normalize amounts to 18 decimals (reference §3.13), a checked multiplication for tokens of fewer
+ * decimals: an amount whose hub amount exceeds a uint256 would panic on-chain. Refused here, naming the limit.
+ */
+const checkHubAmount = (field: string, amount: bigint, decimals: number): void => {
+  if (decimals >= NORMALIZED_DECIMALS) return
+  const limit = MAX_UINT256 / 10n ** BigInt(NORMALIZED_DECIMALS - decimals)
+  if (amount > limit) {
+    throw badRequest(
+      "InvalidAmount",
+      `${field}: ${amount} exceeds the largest amount of this ${decimals}-decimal token, ${limit} units, whose 18-decimal hub amount fits in a uint256.`,
+    )
+  }
+}
+
 /** A request field's name in error messages (`[2].amount` in an order). Module-level: no closure per request. */
 const fieldName = (prefix: string, name: string): string => (prefix === "" ? name : `${prefix}${name}`)
 
@@ -356,6 +371,7 @@ export class ClearingService {
     const fast = request.isFastPath === true || (requestedTtl ?? 0) > 0
     const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
     if (route.reqType === "invalid") throw badRequest("UnsupportedSwap", `${prefix}${route.invalidReason}`)
+    checkHubAmount(fieldName(prefix, "amount"), amount, route.input.decimals)
     if (route.reqType === "swap" && request.isFastPath !== true && (requestedTtl ?? 0) === 0) {
       throw badRequest("SwapNeedsFastPath", `${fieldName(prefix, "outputAsset")}: a swap into another asset is filled by a solver: set isFastPath true (or a ttl above 0).`)
     }
@@ -598,6 +614,20 @@ export class ClearingService {
       if (intent.destinations[0] !== domain) {
         throw badRequest("InvalidDomain", `domain: intent ${id} executes its calldata on its first destination ${intent.destinations[0] ?? "(none)"}, not ${domain}.`)
       }
+      if (entry.fill !== undefined) {
+        // The fill ran the calldata (reference §4.3); the solver's repayment later settling here would let it run twice.
+        throw badRequest(
+          "CalldataAlreadyExecuted",
+          `intentId: intent ${id} was filled on domain ${entry.fill.domain}, which executed its calldata; it cannot be executed again.`,
+        )
+      }
+      if (entry.settlementDomain !== undefined && entry.settlementDomain !== domain) {
+        // The spoke of the first destination never receives the settlement, so its status stays NONE (§4.5).
+        throw badRequest(
+          "CalldataNotExecutable",
+          `intentId: intent ${id} was settled on domain ${entry.settlementDomain}; its calldata executes only when it is settled on its first destination ${domain}, so it can never be executed.`,
+        )
+      }
       if (entry.settlementStatus !== "SETTLED") {
         throw badRequest("IntentNotSettled", `intentId: intent ${id} is ${entry.record.status}; its calldata can be executed once it is settled on ${domain}.`)
       }
@@ -653,25 +683,26 @@ export class ClearingService {
 
   private invoiceQuery(query: InvoicesQueryInput): InvoiceQuery {
     const sorted = query.sortOrderByDiscount
-    let sortedCursor: string | undefined
-    let cursor: number | undefined
-    if (sorted !== undefined) {
-      if (query.prevCursor !== undefined) throw badRequest("InvalidCursor", "prevCursor: with sortOrderByDiscount, page with the cursor of a previous page.")
-      if (query.cursor !== undefined) {
-        if (!/^[0-9]{1,9}-[0-9]{1,16}$/.test(query.cursor)) throw badRequest("InvalidCursor", `cursor: expected a cursor of a previous page (<dbps>-<n>), got ${JSON.stringify(query.cursor)}.`)
-        sortedCursor = query.cursor
+    if (query.cursor !== undefined && query.prevCursor !== undefined) throw badRequest("InvalidCursor", "cursor, prevCursor: give one of them, not both.")
+    // FIFO cursors are invoice numbers; with sortOrderByDiscount they are `<dbps>-<n>`, as the pages return them.
+    const sortedKey = (field: string, value: string | undefined): string | undefined => {
+      if (value === undefined) return undefined
+      if (!/^[0-9]{1,9}-[0-9]{1,16}$/.test(value)) {
+        throw badRequest("InvalidCursor", `${field}: with sortOrderByDiscount, expected a cursor of a previous sorted page (<dbps>-<n>), got ${JSON.stringify(value)}.`)
       }
-    } else if (query.cursor !== undefined) cursor = parseCursor("cursor", query.cursor)
-    if (cursor !== undefined && query.prevCursor !== undefined) throw badRequest("InvalidCursor", "cursor, prevCursor: give one of them, not both.")
+      return value
+    }
+    const fifo = sorted === undefined
     return {
-      cursor,
-      prevCursor: query.prevCursor === undefined ? undefined : parseCursor("prevCursor", query.prevCursor),
+      cursor: fifo && query.cursor !== undefined ? parseCursor("cursor", query.cursor) : undefined,
+      prevCursor: fifo && query.prevCursor !== undefined ? parseCursor("prevCursor", query.prevCursor) : undefined,
       limit: parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize),
       tickerHash: this.knownTicker("tickerHash", query.tickerHash),
       origins: this.knownDomains("origins", splitList(query.origins, query["origins[]"])),
       destinations: this.knownDomains("destinations", splitList(query.destinations, query["destinations[]"])),
       sortOrderByDiscount: sorted,
-      sortedCursor,
+      sortedCursor: fifo ? undefined : sortedKey("cursor", query.cursor),
+      sortedPrevCursor: fifo ? undefined : sortedKey("prevCursor", query.prevCursor),
     }
   }
 
@@ -796,7 +827,16 @@ export class ClearingService {
           settlementEstimate: { p25Minutes: prior.p25Minutes, p50Minutes: prior.p50Minutes, p75Minutes: prior.p75Minutes },
         }
       }
+      checkHubAmount("amount", amount, route.input.decimals)
       const q = quoteRoute(this.model, this.config, route, amount)
+      // As `POST /intents`: an amount no path can take (it does not cover the fee) is refused, not quoted at 0.
+      // The fast path charges only the fixed fee through the adapter, so a quote stands while it can be taken.
+      const covers = (fee: bigint) => amount > fee && normalizeDecimals(amount - fee, route.input.decimals, NORMALIZED_DECIMALS) > 0n
+      const fastBuildable = q.fast.ok && route.input.strategy !== Strategy.XERC20 && covers(q.fast.quote.fees.fixedFeeUnits)
+      if (!covers(q.fees.feeUnits) && !fastBuildable) {
+        if (amount <= q.fees.feeUnits) throw badRequest("InvalidAmount", `amount: ${amount} does not cover the fee of ${q.fees.feeUnits} token units.`)
+        throw badRequest("InvalidAmount", `amount: ${amount} is below one unit of the 18-decimal hub amount.`)
+      }
       const fast = q.fast.ok
         ? {
             fixedFeeUnits: q.fast.quote.fees.fixedFeeUnits.toString(),

@@ -36,8 +36,10 @@ export interface InvoiceQuery {
   readonly destinations?: readonly number[] | undefined
   /** Order by current discount (ties in FIFO order) instead of FIFO; cursors are then `<dbps>-<seq>`. */
   readonly sortOrderByDiscount?: DiscountSortOrder | undefined
-  /** Only with `sortOrderByDiscount`. */
+  /** Only with `sortOrderByDiscount`: the first row of the page, `<dbps>-<seq>` (a page's `nextCursor`). */
   readonly sortedCursor?: string | undefined
+  /** Only with `sortOrderByDiscount`: the last row of the page, paging backwards (a page's `prevCursor`). */
+  readonly sortedPrevCursor?: string | undefined
 }
 
 export interface InvoicePage {
@@ -273,15 +275,28 @@ export class InvoiceIndex {
     const sign = q.sortOrderByDiscount === "desc" ? -1 : 1
     rows.sort((a, b) => sign * (a.dbps - b.dbps) || a.entry.seq - b.entry.seq)
     const keyOf = (row: { entry: InvoiceIndexEntry; dbps: number }) => `${row.dbps}-${row.entry.seq}`
-    let start = 0
-    if (q.sortedCursor !== undefined) {
-      const [dbps, seq] = q.sortedCursor.split("-").map(Number) as [number, number]
-      start = rows.findIndex((r) => sign * (r.dbps - dbps) > 0 || (r.dbps === dbps && r.entry.seq >= seq))
-      if (start < 0) start = rows.length
+    // The first row at or after a key in the sort order (discounts move with the epoch: keys need not be rows).
+    const firstFrom = (key: string): number => {
+      const [dbps, seq] = key.split("-").map(Number) as [number, number]
+      const i = rows.findIndex((r) => sign * (r.dbps - dbps) > 0 || (r.dbps === dbps && r.entry.seq >= seq))
+      return i < 0 ? rows.length : i
     }
-    const entries = rows.slice(start, start + q.limit).map((r) => r.entry)
-    const next = rows[start + q.limit]
-    const prev = start > 0 ? rows[Math.max(0, start - q.limit)] : undefined
+    // As in FIFO order: `nextCursor` is the first row after the page (passed as `cursor`), `prevCursor` the last
+    // row before it (passed as `prevCursor`, it ends the previous page).
+    let start = 0
+    let end: number
+    if (q.sortedPrevCursor !== undefined) {
+      const [dbps, seq] = q.sortedPrevCursor.split("-").map(Number) as [number, number]
+      const at = firstFrom(q.sortedPrevCursor)
+      end = at < rows.length && rows[at]!.dbps === dbps && rows[at]!.entry.seq === seq ? at + 1 : at
+      start = Math.max(0, end - q.limit)
+    } else {
+      if (q.sortedCursor !== undefined) start = firstFrom(q.sortedCursor)
+      end = Math.min(rows.length, start + q.limit)
+    }
+    const entries = rows.slice(start, end).map((r) => r.entry)
+    const next = rows[end]
+    const prev = start > 0 ? rows[start - 1] : undefined
     return { entries, nextCursor: next === undefined ? null : keyOf(next), prevCursor: prev === undefined ? null : keyOf(prev), maxCount }
   }
 

@@ -297,6 +297,30 @@ describe("invoices", () => {
     )
   })
 
+  it("page back through invoices sorted by discount with the prevCursor the pages return", () => {
+    const { world } = makeInvoices()
+    const m = world.model
+    world.epoch(13)
+    for (const order of ["asc", "desc"] as const) {
+      const all = m.listInvoices({ limit: 100, sortOrderByDiscount: order }).invoices.map((i) => i.intent_id)
+      expect(all).toHaveLength(6)
+      const ids = (page: { invoices: readonly { intent_id: string }[] }) => page.invoices.map((i) => i.intent_id)
+      const p1 = m.listInvoices({ limit: 2, sortOrderByDiscount: order })
+      const p2 = m.listInvoices({ limit: 2, sortOrderByDiscount: order, sortedCursor: p1.nextCursor! })
+      const p3 = m.listInvoices({ limit: 2, sortOrderByDiscount: order, sortedCursor: p2.nextCursor! })
+      expect([ids(p1), ids(p2), ids(p3)]).toEqual([all.slice(0, 2), all.slice(2, 4), all.slice(4, 6)])
+      expect([p1.prevCursor, p3.nextCursor]).toEqual([null, null])
+      const back2 = m.listInvoices({ limit: 2, sortOrderByDiscount: order, sortedPrevCursor: p3.prevCursor! })
+      expect(ids(back2)).toEqual(ids(p2))
+      expect([back2.prevCursor, back2.nextCursor]).toEqual([p2.prevCursor, p2.nextCursor])
+      const back1 = m.listInvoices({ limit: 2, sortOrderByDiscount: order, sortedPrevCursor: back2.prevCursor! })
+      expect(ids(back1)).toEqual(ids(p1))
+      expect(back1.prevCursor).toBeNull()
+      // A larger page back stops at the start.
+      expect(ids(m.listInvoices({ limit: 5, sortOrderByDiscount: order, sortedPrevCursor: p3.prevCursor! }))).toEqual(all.slice(0, 4))
+    }
+  })
+
   it("drop invoices once settled", () => {
     const { world, dai } = makeInvoices()
     world.newIntent({ origin: 10, destinations: [1], amount: u(1000) })

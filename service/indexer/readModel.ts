@@ -41,6 +41,18 @@ interface FillFacts {
 }
 
 /**
+ * Whether the intent's calldata is still to be executed once settled: it has calldata, no fill ran it (a fill
+ * executes it, reference §4.3), and the hub settled on its first destination (`executeIntentCalldata` runs
+ * only there, §4.5; settled elsewhere, the spoke of the first destination never reaches SETTLED). Unknown
+ * settlement domain (not enqueued yet): pending.
+ */
+export const calldataPending = (e: IntentEntry): boolean =>
+  e.intent !== undefined &&
+  e.intent.data !== "0x" &&
+  e.fill === undefined &&
+  (e.settlementDomain === undefined || e.settlementDomain === e.intent.destinations[0])
+
+/**
  * One intent as the read model knows it: the facts its events told (the intent struct, transactions, fees,
  * statuses), not the API record. The record (49 fields of strings, mostly `null` for a while) is built from the
  * facts when a query asks for it: a simulation indexes a million intents and reads a few.
@@ -362,8 +374,7 @@ export class ReadModel implements HubObserver {
 
   /** Recomputes the status after a change and invalidates the cached JSON. */
   private touch(e: IntentEntry): void {
-    const hasCalldata = e.intent !== undefined && e.intent.data !== "0x"
-    const status = deriveStatus(e.originStatus, e.hubStatus, e.settlementStatus, hasCalldata)
+    const status = deriveStatus(e.originStatus, e.hubStatus, e.settlementStatus, calldataPending(e))
     if (status !== e.status) {
       this.statusCounts.set(e.status, (this.statusCounts.get(e.status) ?? 1) - 1)
       this.statusCounts.set(status, (this.statusCounts.get(status) ?? 0) + 1)
