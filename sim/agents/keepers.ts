@@ -2,7 +2,8 @@
  * Keepers (the production "lighthouse", reference §2.4): they dispatch each spoke's intent and fill queues and
  * the hub's settlement queues when a queue holds `maxSize` items or its oldest item is `maxAge` old, call
  * `processDepositsAndInvoices` per ticker and `handleExpiredIntents` on their crons. Defaults are mainnet's:
- * size 1 / age 60 s, crons 60 s (fill queue 180 s, expired intents 600 s).
+ * size 1 / age 60 s, crons 60 s (fill queue 180 s, expired intents 600 s). A spoke dispatch takes at most
+ * `MAX_QUEUE_BATCH` items and at most `MAX_DISPATCH_MESSAGE_BYTES` of message (`intentBatchSize`, `fillBatchSize`).
  */
 import { intentTupleSize } from "../../service/domain/encoding.ts"
 import type { Intent } from "../../service/domain/protocol.ts"
@@ -13,6 +14,17 @@ import type { World } from "../world/world.ts"
 
 /** Most intents or fills per dispatch (a transaction may use at most 16.7M gas since EIP-7825). */
 export const MAX_QUEUE_BATCH = 200
+/**
+ * Longest INTENT or FILL message one dispatch sends (bytes of the encoded message, 256 KiB). The gas of a
+ * `processIntentQueue` grows with its message, whose intents carry their calldata (`POST /intents` takes up to
+ * 50,000 bytes each): about 40 gas per byte while the EIP-7623 calldata floor dominates (non-zero calldata), then
+ * memory expansion, quadratic in the message, takes over. Measured on anvil with 50,000 non-zero calldata bytes per
+ * intent: 5 intents (252,800 bytes) 10.06M gas, 8 intents (404,384 bytes) 16.64M, 9 over the 16,777,216 cap
+ * (the transaction is refused). At 256 KiB the worst case is about 10.5M gas. Ordinary intents (no calldata,
+ * 512 message bytes each) give 102,560 bytes at `MAX_QUEUE_BATCH` and fills 160 bytes each: the bound never splits
+ * them. It is computed from the intents' data lengths, the same on every backend.
+ */
+export const MAX_DISPATCH_MESSAGE_BYTES = 262_144
 /** Most settlements per hub batch (their delivery is one spoke transaction). */
 export const MAX_SETTLEMENT_BATCH = 200
 
@@ -37,6 +49,26 @@ export const intentMessageLength = (intents: readonly Intent[]): number => {
   for (const intent of intents) length += intentTupleSize(intent)
   return length
 }
+/**
+ * How many of `queue` (oldest first) one intent dispatch takes: the longest prefix of at most `MAX_QUEUE_BATCH`
+ * intents whose INTENT message is at most `maxBytes` long, and at least one (an intent too large to fit alone goes
+ * alone: the queue is processed in order).
+ */
+export const intentBatchSize = (queue: readonly Intent[], maxBytes: number = MAX_DISPATCH_MESSAGE_BYTES): number => {
+  const limit = Math.min(queue.length, MAX_QUEUE_BATCH)
+  let length = 5 * 32
+  let n = 0
+  while (n < limit) {
+    const next = length + 32 + intentTupleSize(queue[n]!)
+    if (n > 0 && next > maxBytes) break
+    length = next
+    n++
+  }
+  return n
+}
+/** How many of `queued` fills one fill dispatch takes: at most `MAX_QUEUE_BATCH`, and a FILL message of at most `maxBytes` (fills are 160 bytes each). */
+export const fillBatchSize = (queued: number, maxBytes: number = MAX_DISPATCH_MESSAGE_BYTES): number =>
+  Math.min(queued, MAX_QUEUE_BATCH, Math.max(1, Math.floor((maxBytes - fillMessageLength(0)) / 160)))
 const zeros = (length: number): Hex => `0x${"00".repeat(length)}`
 
 export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats => {
@@ -62,7 +94,9 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       const queue = await chain.intentQueue(MAX_QUEUE_BATCH)
       const oldest = queue[0]
       if (oldest === undefined || !due(queue.length, world.timestamp - oldest.intent.timestamp, spec.intentQueue)) return
-      const intents = queue.map((q) => q.intent)
+      const queued = queue.map((q) => q.intent)
+      const batch = intentBatchSize(queued)
+      const intents = batch === queued.length ? queued : queued.slice(0, batch)
       // The gateway's quote depends on the message's length only (`baseFee + feePerByte * message.length`).
       const fee = await chain.quoteMessage(hubDomain, zeros(intentMessageLength(intents)))
       intentInFlight = true
@@ -80,7 +114,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       if (fillInFlight) return
       const length = await chain.fillQueueLength()
       if (length === 0 || !due(length, world.timestamp - (fillTimes[0] ?? world.timestamp), spec.fillQueue)) return
-      const amount = Math.min(length, MAX_QUEUE_BATCH)
+      const amount = fillBatchSize(length)
       const fee = await chain.quoteMessage(hubDomain, zeros(fillMessageLength(amount)))
       fillInFlight = true
       world.submit(domain, keeper, { kind: "spoke.processFillQueue", amount }, fee, (receipt) => {

@@ -1,0 +1,167 @@
+/**
+ * Keepers size each spoke dispatch by its message: intents carry their calldata (`POST /intents` takes up to
+ * 50,000 bytes), and a batch of large intents must still fit one transaction (16,777,216 gas on anvil, where nine
+ * intents of 50,000 non-zero calldata bytes exceed it through the EIP-7623 calldata floor and the transaction is
+ * refused). Ordinary batches are unchanged.
+ *
+ * The scripted world: a user sends twelve intents of 50,000 non-zero calldata bytes 31001→31002 (four per 2 s
+ * block, at 1, 3 and 5 s); the intent keeper (default thresholds: cron every 60 s) finds all twelve queued at
+ * 60 s and dispatches 5 (a 252,800-byte message), then 5 at 120 s and 2 at 180 s. Same on both backends, the
+ * same trace hash; on anvil the single 12-intent dispatch the keeper sent before was refused
+ * (AnvilTransactionsFailedError).
+ */
+import { describe, expect, it } from "vitest"
+import { encodeIntentMessage } from "../../service/domain/encoding.ts"
+import type { Hex } from "../../service/domain/hex.ts"
+import type { Intent } from "../../service/domain/protocol.ts"
+import { MAX_CALLDATA_SIZE } from "../../service/domain/protocol.ts"
+import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
+import { ChainPool } from "../chains/index.ts"
+import { assembleRun, type Backend } from "../run.ts"
+import { parseScenario } from "../scenario/load.ts"
+import { planWorld } from "../world/plan.ts"
+import { createIntents, sendTransaction } from "./common.ts"
+import {
+  fillBatchSize,
+  fillMessageLength,
+  intentBatchSize,
+  intentMessageLength,
+  MAX_DISPATCH_MESSAGE_BYTES,
+  MAX_QUEUE_BATCH,
+} from "./keepers.ts"
+
+const word = (byte: string): Hex => `0x${byte.repeat(32)}` as Hex
+const intent = (dataBytes: number, nonce = 0n): Intent => ({
+  initiator: word("11"),
+  receiver: word("22"),
+  inputAsset: word("33"),
+  outputAsset: word("44"),
+  maxFee: 0,
+  origin: 31001,
+  nonce,
+  timestamp: 1_700_000_000,
+  ttl: 0,
+  amount: 10n ** 18n,
+  destinations: [31002],
+  data: `0x${"ab".repeat(dataBytes)}` as Hex,
+})
+
+describe("keeper batch sizes", () => {
+  it("take MAX_QUEUE_BATCH ordinary intents and fills, as before", () => {
+    const ordinary = Array.from({ length: 250 }, (_, i) => intent(0, BigInt(i)))
+    expect(intentBatchSize(ordinary)).toBe(MAX_QUEUE_BATCH)
+    expect(intentBatchSize(ordinary.slice(0, 7))).toBe(7)
+    expect(intentBatchSize([])).toBe(0)
+    // Up to a few kilobytes of calldata each, a full batch still fits.
+    expect(intentBatchSize(Array.from({ length: 200 }, (_, i) => intent(700, BigInt(i))))).toBe(MAX_QUEUE_BATCH)
+    expect(fillBatchSize(1000)).toBe(MAX_QUEUE_BATCH)
+    expect(fillBatchSize(3)).toBe(3)
+    expect(fillMessageLength(MAX_QUEUE_BATCH)).toBeLessThanOrEqual(MAX_DISPATCH_MESSAGE_BYTES)
+  })
+
+  it("cut a queue of large intents at the longest prefix whose message fits", () => {
+    const large = Array.from({ length: 12 }, (_, i) => intent(MAX_CALLDATA_SIZE, BigInt(i)))
+    expect(intentBatchSize(large)).toBe(5)
+    expect(intentMessageLength(large.slice(0, 5))).toBe(252_800)
+    expect(intentMessageLength(large.slice(0, 6))).toBeGreaterThan(MAX_DISPATCH_MESSAGE_BYTES)
+    // The estimate is the real encoded length.
+    expect(intentMessageLength(large.slice(0, 5))).toBe((encodeIntentMessage(large.slice(0, 5)).length - 2) / 2)
+    // Small intents behind large ones fill the rest of the budget.
+    const mixed = [...large.slice(0, 4), ...Array.from({ length: 300 }, (_, i) => intent(0, BigInt(i + 4)))]
+    const n = intentBatchSize(mixed)
+    expect(n).toBe(4 + Math.floor((MAX_DISPATCH_MESSAGE_BYTES - intentMessageLength(mixed.slice(0, 4))) / 512))
+    expect(n).toBe(120)
+    expect(intentMessageLength(mixed.slice(0, n))).toBeLessThanOrEqual(MAX_DISPATCH_MESSAGE_BYTES)
+    expect(intentMessageLength(mixed.slice(0, n + 1))).toBeGreaterThan(MAX_DISPATCH_MESSAGE_BYTES)
+    // An intent too large for the budget on its own still goes, alone (the queue is processed in order).
+    expect(intentBatchSize([intent(300_000), intent(0, 1n)])).toBe(1)
+  })
+})
+
+const scenario = parseScenario(
+  `
+name: large-calldata-intents
+horizon: { seconds: 240 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents: {}
+`,
+  "large-calldata-intents.yaml",
+)
+
+const INTENTS = 12
+
+/** Runs the scripted world on `backend`: the intents' queue indexes per dispatch, keeper stats, trace hash. */
+const runLargeCalldata = async (backend: Backend) => {
+  const plan = planWorld(scenario.spec, { userAccounts: 1 })
+  let pool: ChainPool | undefined
+  try {
+    let spokes: SpokesShape
+    if (backend === "anvil") {
+      pool = await ChainPool.start({ chainIds: scenario.spec.chains.map((c) => c.id), genesisTimestamp: plan.genesisTimestamp, accounts: 6 + plan.agents.length })
+      spokes = await createAnvilSpokes(pool, plan.spokes)
+    } else {
+      spokes = createMemorySpokes(plan.spokes)
+    }
+    const { world, service, keepers } = assembleRun(scenario.spec, plan, { seed: 1, spokes })
+    const user = plan.users[0]!.address
+    const asset = [...plan.assets.values()].find((a) => a.domain === 31001)!
+    const batches: number[] = []
+    const rejections: string[] = []
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        if (event.name === "IntentQueueProcessed" && context.domain === 31001) batches.push(Number(event.lastIdx - event.firstIdx))
+      },
+    })
+    world.scheduler.at(0, "approve", () =>
+      world.submit(31001, user, { kind: "erc20.approve", token: asset.address, spender: world.chain(31001).addresses.feeAdapter, amount: 2n ** 256n - 1n }),
+    )
+    for (let block = 0; block < 3; block++) {
+      world.scheduler.at(1000 + 2000 * block, "large intents", async () => {
+        for (let i = 4 * block; i < 4 * block + 4; i++) {
+          // Non-zero bytes (the dearest calldata), different per intent.
+          const callData = `0x${"ab".repeat(MAX_CALLDATA_SIZE - 1)}${(i + 1).toString(16).padStart(2, "0")}`
+          const tx = await createIntents(service, { origin: "31001", destinations: ["31002"], to: user, from: user, inputAsset: asset.address, amount: "1000000", callData })
+          if (!tx.ok) throw new Error(`POST /intents: ${tx.error} ${tx.message}`)
+          sendTransaction(world, user, tx.value, (receipt) => {
+            if (receipt.status !== "success") rejections.push(receipt.error.name)
+          })
+        }
+      })
+    }
+    await world.run(plan.horizonSeconds)
+    const atHub = [...world.hub.state.contexts.values()].filter((c) => c.intent !== undefined && c.intent.data.length === 2 + 2 * MAX_CALLDATA_SIZE).length
+    const traceHash = world.traceHash()
+    world.close()
+    return { batches, keepers, rejections, atHub, traceHash }
+  } finally {
+    await pool?.stop()
+  }
+}
+
+describe("keepers with large-calldata intents", () => {
+  let memoryTraceHash: string | undefined
+
+  it("split the intent queue into dispatches that fit (memory)", async () => {
+    const run = await runLargeCalldata("memory")
+    expect(run.rejections).toEqual([])
+    expect(run.batches).toEqual([5, 5, 2])
+    expect(run.keepers.intentDispatches).toBe(3)
+    expect(run.keepers.reverts).toBe(0)
+    expect(run.atHub).toBe(INTENTS)
+    memoryTraceHash = run.traceHash
+  })
+
+  it("split them the same way on anvil, where one 12-intent dispatch is refused", async () => {
+    const run = await runLargeCalldata("anvil")
+    expect(run.rejections).toEqual([])
+    expect(run.batches).toEqual([5, 5, 2])
+    expect(run.keepers.intentDispatches).toBe(3)
+    expect(run.keepers.reverts).toBe(0)
+    expect(run.atHub).toBe(INTENTS)
+    if (memoryTraceHash !== undefined) expect(run.traceHash).toBe(memoryTraceHash)
+  }, 120_000)
+})
