@@ -155,6 +155,24 @@ describe("flush", () => {
     expect(await chain.publicClient.getBlockNumber()).toBe(1n)
   })
 
+  test("transactions with large calldata go in JSON-RPC batches anvil accepts, in one block", async () => {
+    // 24 transactions of 100 kB calldata (zero bytes: cheap in gas, 200 kB of hex each on the wire): 4.8 MB in
+    // batches of 30, more than anvil takes in one request; split by size, every one lands, in order.
+    const chain = chains.chain(CHAIN_ID)
+    const sender = createSender(chain)
+    const data = `0x${"00".repeat(100_000)}` as Hex
+    for (let i = 0; i < 24; i++) sender.queue({ from: account(chain, i % 20), to: recipient(i), data, gas: 1_100_000n })
+    const spy = vi.spyOn(chain.rpc, "batch")
+    const result = await sender.flush(T0 + 12n)
+    const sendBatches = spy.mock.calls.filter(([calls]) => calls.some((call: RpcCall) => call.method === "eth_sendRawTransaction"))
+    spy.mockRestore()
+    expect(sendBatches.reduce((n, [calls]) => n + calls.length, 0)).toBe(24)
+    expect(sendBatches.length).toBeGreaterThan(1)
+    for (const [calls] of sendBatches) expect(JSON.stringify(calls).length).toBeLessThanOrEqual(2 ** 20 + 64 * 1024)
+    const successes = requireSuccess(result)
+    expect(successes.map((outcome) => outcome.transactionIndex)).toEqual([...Array(24).keys()])
+  })
+
   test("with nothing queued, a flush still mines exactly one block", async () => {
     const chain = chains.chain(CHAIN_ID)
     const result = await createSender(chain).flush(T0 + 5n)

@@ -49,6 +49,7 @@ export interface SenderOptions {
   /**
    * Transactions per JSON-RPC batch. anvil handles up to about 50 calls of a batch in order (100 were seen
    * reordered); 30 keeps a margin and costs little (see README). The mined order is checked on every flush.
+   * Batches of transactions with large calldata are smaller: at most about 1 MB of raw transactions each.
    * @default 30
    */
   readonly batchSize?: number
@@ -146,6 +147,36 @@ const checkDeterministicSigning = (): Promise<void> => {
 const chunksOf = <T>(items: readonly T[], size: number): T[][] => {
   const chunks: T[][] = []
   for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size))
+  return chunks
+}
+
+/**
+ * Characters of raw transactions per `eth_sendRawTransaction` batch: anvil refuses a request body of a few
+ * megabytes (-32600), which 30 transactions of 50 kB calldata (100 kB of hex each) already make.
+ */
+const MAX_BATCH_CHARS = 1 << 20
+/** What a signed transaction adds to its calldata's hex (type, nonce, fees, gas, to, value, signature, quoting). */
+const RAW_OVERHEAD_CHARS = 512
+
+/**
+ * Queue-order chunks of at most `size` items whose raw transactions (estimated from their calldata) fit in
+ * `MAX_BATCH_CHARS`; an item larger than that goes alone.
+ */
+const sendChunksOf = (items: readonly QueuedItem[], size: number): QueuedItem[][] => {
+  const chunks: QueuedItem[][] = []
+  let chunk: QueuedItem[] = []
+  let chars = 0
+  for (const item of items) {
+    const itemChars = (item.data?.length ?? 0) + RAW_OVERHEAD_CHARS
+    if (chunk.length > 0 && (chunk.length === size || chars + itemChars > MAX_BATCH_CHARS)) {
+      chunks.push(chunk)
+      chunk = []
+      chars = 0
+    }
+    chunk.push(item)
+    chars += itemChars
+  }
+  if (chunk.length > 0) chunks.push(chunk)
   return chunks
 }
 
@@ -342,7 +373,7 @@ export class TransactionSender {
     await this.loadNonces(items.filter((item) => item.signed === undefined))
     const submissions: Submission[] = new Array(items.length)
     let inflight: Promise<void> | undefined
-    for (const chunk of chunksOf(items, this.batchSize)) {
+    for (const chunk of sendChunksOf(items, this.batchSize)) {
       for (const item of chunk) if (item.signed === undefined) await this.signItem(item)
       if (inflight !== undefined) await inflight
       const sending = this.submitChunk(chunk, submissions)
