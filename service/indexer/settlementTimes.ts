@@ -3,8 +3,6 @@
  * of each (origin, destination, path) and of each path overall, with p25/p50/p75 (linear interpolation
  * between closest ranks). Deterministic: a ring buffer, no sampling.
  */
-import { lowerBound } from "./sequence.ts"
-
 export type SettlementPath = "basic" | "fast"
 
 export interface SettlementPercentiles {
@@ -15,41 +13,65 @@ export interface SettlementPercentiles {
   readonly observations: number
 }
 
+/** The first index of `sorted[0, length)` whose value is not below `value`. */
+const lowerBound = (sorted: Float64Array, length: number, value: number): number => {
+  let lo = 0
+  let hi = length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid]! < value) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 class Window {
-  private readonly values: number[] = []
+  /** The observations in arrival order, a ring once full (`next` is the oldest then). */
+  private readonly values: Float64Array
   /** The same values in ascending order, kept sorted as they come and go (instead of sorting per query). */
-  private readonly sorted: number[] = []
+  private readonly sorted: Float64Array
+  private count = 0
   private next = 0
   private cached: SettlementPercentiles | undefined
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly capacity: number) {
+    this.values = new Float64Array(capacity)
+    this.sorted = new Float64Array(capacity)
+  }
 
   get size(): number {
-    return this.values.length
+    return this.count
   }
 
   add(minutes: number): void {
-    if (this.values.length < this.capacity) this.values.push(minutes)
+    const sorted = this.sorted
+    if (this.count < this.capacity) this.values[this.count] = minutes
     else {
       const evicted = this.values[this.next]!
-      this.sorted.splice(lowerBound(this.sorted, evicted), 1)
+      const at = lowerBound(sorted, this.count, evicted)
+      sorted.copyWithin(at, at + 1, this.count)
+      this.count--
       this.values[this.next] = minutes
       this.next = (this.next + 1) % this.capacity
     }
-    this.sorted.splice(lowerBound(this.sorted, minutes), 0, minutes)
+    const at = lowerBound(sorted, this.count, minutes)
+    sorted.copyWithin(at + 1, at, this.count)
+    sorted[at] = minutes
+    this.count++
     this.cached = undefined
   }
 
   percentiles(): SettlementPercentiles {
     if (this.cached !== undefined) return this.cached
     const sorted = this.sorted
+    const length = this.count
     const at = (q: number): number => {
-      const pos = (sorted.length - 1) * q
+      const pos = (length - 1) * q
       const lo = Math.floor(pos)
       const hi = Math.ceil(pos)
       const value = sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo)
       return Math.round(value * 100) / 100
     }
-    this.cached = { p25Minutes: at(0.25), p50Minutes: at(0.5), p75Minutes: at(0.75), observations: sorted.length }
+    this.cached = { p25Minutes: at(0.25), p50Minutes: at(0.5), p75Minutes: at(0.75), observations: length }
     return this.cached
   }
 }
