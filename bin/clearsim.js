@@ -10,15 +10,27 @@
 //   then collected in the young generation instead of being promoted, which cuts the garbage collector's time
 //   on such runs by about a third (V8 settings: results do not depend on them). `npm run bench` uses the same.
 // The parent forwards SIGINT, SIGTERM and SIGHUP to the child (which shuts down cleanly: chains stopped,
-// files written) and exits with its status. `up` (a live devnet) keeps its heap limit and runs in this process
-// when the Node is recent enough: it is long-lived and handles its signals itself.
+// files written) and exits with its status (128 + the signal's number when the child died of a signal).
+// Forwarded signals go over an IPC channel, as messages, not as signals: a Ctrl-C on a terminal sends SIGINT to
+// the whole foreground process group, so the child receives it directly *and* through the parent, and `up`
+// takes a second signal as "force the exit now". `up` counts the two kinds apart (sim/cli/up.ts: the n-th stop
+// request is when either count reaches n), so a Ctrl-C is one request, a `kill -INT <parent pid>` or a
+// supervisor's SIGTERM to the parent alone is one too, and so is a signal to the whole group. Other commands
+// get a forwarded message re-raised as the signal itself (a repeated SIGINT only interrupts them again).
+// `up` (a live devnet) keeps its heap limit and runs in this process when the Node is recent enough: it is
+// long-lived and handles its signals itself.
 import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
-import { totalmem } from "node:os"
+import { constants as osConstants, totalmem } from "node:os"
 import { fileURLToPath } from "node:url"
 import { getHeapStatistics } from "node:v8"
 import v8Flags from "./v8-flags.json" with { type: "json" }
 
+const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"]
+/** The process event on which the child emits a forwarded signal's name (sim/cli/up.ts listens to it). */
+const FORWARDED_SIGNAL_EVENT = "clearsim:forwarded-signal"
+const SIGNAL = "clearsimForwardedSignal"
+const READY = "clearsimListening"
 const projectNode = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url))
 const oldNode = Number(process.versions.node.split(".")[0]) < 22 && existsSync(projectNode)
 const wantedMb = Math.min(v8Flags.heapCapMb, Math.floor((totalmem() / 2 ** 20) * v8Flags.heapShareOfMemory))
@@ -34,11 +46,32 @@ if (process.env.CLEARSIM_CHILD !== "1" && (oldNode || smallHeap)) {
       process.argv[1],
       ...process.argv.slice(2),
     ],
-    { stdio: "inherit", env: { ...process.env, CLEARSIM_CHILD: "1" } },
+    { stdio: ["inherit", "inherit", "inherit", "ipc"], env: { ...process.env, CLEARSIM_CHILD: "1" } },
   )
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal))
-  child.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)))
+  // Until the child listens on the channel (a message sent earlier would be lost), signals are sent as signals.
+  let listening = false
+  child.on("message", (message) => {
+    if (message?.[READY] === true) listening = true
+  })
+  for (const signal of FORWARDED) {
+    process.on(signal, () => {
+      if (listening && child.connected) child.send({ [SIGNAL]: signal }, (error) => error && child.kill(signal))
+      else child.kill(signal)
+    })
+  }
+  child.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128 + (osConstants.signals[signal] ?? 0))))
 } else {
+  if (process.env.CLEARSIM_CHILD === "1" && process.channel !== undefined) {
+    // Signals forwarded by the parent: to `up`'s listener when there is one, else re-raised as signals.
+    process.on("message", (message) => {
+      const signal = message?.[SIGNAL]
+      if (!FORWARDED.includes(signal)) return
+      if (process.listenerCount(FORWARDED_SIGNAL_EVENT) > 0) process.emit(FORWARDED_SIGNAL_EVENT, signal)
+      else process.kill(process.pid, signal)
+    })
+    process.channel.unref() // the channel must not keep the child alive once the command is done
+    process.send({ [READY]: true })
+  }
   const { register } = await import("tsx/esm/api")
   register()
   await import("../sim/cli.ts")

@@ -69,7 +69,7 @@ describe("npm run loadtest", () => {
       "https://grafana.com/docs/k6/latest/set-up/install-k6/",
       "k6 1.0 or later (it runs the TypeScript scripts natively)",
       "`npm run up` in another terminal",
-      "npm run bench -- api",
+      "npm run bench -- mix",
     ]) expect(stderr).toContain(hint)
   })
 
@@ -109,6 +109,13 @@ describe("npm run loadtest", () => {
     expect(readFileSync(log, "utf8").trimEnd().split("\n")).toEqual(["run", "--env", `BASE_URL=${server.url}`, "--env", "PROFILE=smoke", "loadtest/mixed.ts"])
   })
 
+  it("a bad option exits 2 before k6 is looked for", async () => {
+    const { code, stderr } = await runner(["--rate", "abc"], emptyDir())
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/^--rate: expected a positive integer \(iterations per second\), got "abc"/)
+    expect(stderr).not.toContain("k6 was not found")
+  })
+
   it("refuses k6 before 1.0 (no TypeScript), and an API that is not up, without running k6", async () => {
     const log = join(dir, "args-refused.txt")
     const old = await runner(["--base-url", server.url], dir, { FAKE_K6_LOG: log, FAKE_K6_VERSION: "0.49.0" })
@@ -144,6 +151,23 @@ describe("arguments", () => {
     expect(() => parseLoadtestArgs(["--script", "all"], {})).toThrow(/--script: expected one of reads, quotes, intents, mixed/)
     expect(() => parseLoadtestArgs(["--bogus"], {})).toThrow(UsageError)
     expect(() => parseLoadtestArgs(["--base-url", "8080"], {})).toThrow(/--base-url: expected an http\(s\) URL/)
+  })
+
+  it("rejects numeric options the k6 scripts would refuse", () => {
+    for (const [option, value, expected] of [
+      ["--rate", "abc", "a positive integer (iterations per second)"],
+      ["--rate", "0", "a positive integer (iterations per second)"],
+      ["--rate", "1.5", "a positive integer (iterations per second)"],
+      ["--vus", "-3", "a positive integer (VUs)"],
+      ["--iterations", "ten", "a positive integer (iterations)"],
+      ["--seed", "0", "a positive integer"],
+      ["--think-time", "-1", "a non-negative number of seconds"],
+      ["--duration", "10", "a k6 duration such as 30s, 5m or 1h30m"],
+    ] as const) {
+      expect(() => parseLoadtestArgs([`${option}=${value}`], {}), `${option} ${value}`).toThrow(new UsageError(`${option}: expected ${expected}, got "${value}"`))
+    }
+    const ok = parseLoadtestArgs(["--rate", "300", "--duration", "1h30m", "--vus", "5", "--iterations", "9", "--seed", "2", "--think-time", "0.25"], {})
+    expect((ok as Exclude<typeof ok, "help">).env).toEqual({ RATE: "300", DURATION: "1h30m", VUS: "5", ITERATIONS: "9", SEED: "2", THINK_TIME: "0.25" })
   })
 
   it("finds only executable files named k6 on PATH", () => {

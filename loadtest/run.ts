@@ -52,7 +52,8 @@ and not an npm package. Install k6 1.0 or later (it runs the TypeScript scripts 
 Then, with the clearsim API running (\`npm run up\` in another terminal):
   npm run loadtest -- --profile smoke
 
-Without k6, \`npm run bench -- api\` measures the API's throughput with a Node load generator (autocannon).
+Without k6, \`npm run bench -- mix\` runs the same flows with a Node load generator, against an API of its own
+(or the running one: \`MIX_BENCH_URL=${DEFAULT_BASE_URL} npm run bench -- mix\`).
 `
 
 export interface LoadtestArgs {
@@ -65,6 +66,18 @@ export interface LoadtestArgs {
 }
 
 export class UsageError extends Error {}
+
+const positiveInteger = (value: string): boolean => /^[0-9]+$/.test(value) && Number(value) > 0 && Number.isSafeInteger(Number(value))
+
+/** The values the k6 scripts accept (`lib/profiles.ts`), checked before k6 is looked for. */
+const OPTION_VALUES = {
+  rate: { what: "a positive integer (iterations per second)", valid: positiveInteger },
+  duration: { what: "a k6 duration such as 30s, 5m or 1h30m", valid: (v: string) => /^([0-9]+(ms|s|m|h))+$/.test(v) },
+  vus: { what: "a positive integer (VUs)", valid: positiveInteger },
+  iterations: { what: "a positive integer (iterations)", valid: positiveInteger },
+  seed: { what: "a positive integer", valid: positiveInteger },
+  "think-time": { what: "a non-negative number of seconds", valid: (v: string) => /^([0-9]+\.?[0-9]*|\.[0-9]+)$/.test(v) && Number.isFinite(Number(v)) },
+} as const satisfies Record<string, { readonly what: string; readonly valid: (value: string) => boolean }>
 
 export const parseLoadtestArgs = (argv: readonly string[], environment: Readonly<Record<string, string | undefined>>): LoadtestArgs | "help" => {
   const split = argv.indexOf("--")
@@ -103,7 +116,10 @@ export const parseLoadtestArgs = (argv: readonly string[], environment: Readonly
   const names = { rate: "RATE", duration: "DURATION", vus: "VUS", iterations: "ITERATIONS", seed: "SEED", "think-time": "THINK_TIME" } as const
   for (const option of Object.keys(names) as (keyof typeof names)[]) {
     const value = parsed[option]
-    if (value !== undefined) env[names[option]] = value
+    if (value === undefined) continue
+    const expected = OPTION_VALUES[option]
+    if (!expected.valid(value)) throw new UsageError(`--${option}: expected ${expected.what}, got "${value}"`)
+    env[names[option]] = value
   }
   return { profile: profile as Profile, script: script as Script, baseUrl, env, k6Args }
 }

@@ -1,5 +1,6 @@
 /**
- * The `clearsim` command.
+ * The `clearsim` command. Exit codes: 0 success; 1 what a command checks failed (properties, a regression, a
+ * changed trace hash, a conservation violation) or an unexpected error; 2 a usage error (`cli/userErrors.ts`).
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Effect } from "effect"
@@ -12,6 +13,7 @@ import { runCommand } from "./cli/run.ts"
 import { upCommand } from "./cli/up.ts"
 import { renderScenarioJsonSchema } from "./scenario/jsonSchema.ts"
 import { writeFileSync } from "node:fs"
+import { describeCommandError, inputFileError, outputFileError, withUsageExitCode } from "./cli/userErrors.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
 
 /** Buffered stdout writer: millions of event lines without a syscall each. */
@@ -47,38 +49,45 @@ const replayCommand = (name: string) =>
       const out = stdoutLines()
       const result = yield* Effect.tryPromise({
         try: () => replayFile(trace, { onLine: out.write, checkEveryInput }),
-        catch: (error) => error,
+        catch: (error) => inputFileError("the trace", trace, error, "a trace.jsonl file"),
       }).pipe(Effect.ensuring(Effect.sync(out.flush)))
       return result
-    }, Effect.catch((error) => fail(describeReplayError(error)))),
-  ).pipe(Command.withDescription("Replay a hub input trace and print the hub events, then the trace hash"))
+    }, Effect.catch((error) => fail(error))),
+  ).pipe(
+    Command.withDescription(
+      "Replay a hub input trace and print the hub events, then the trace hash; exit 1 on a conservation violation, 2 on an unreadable or malformed trace",
+    ),
+  )
 
-const describeReplayError = (error: unknown): string => {
-  if (error instanceof InputLineError || error instanceof ConservationViolation) return error.message
-  if (error instanceof Error && "code" in error && error.code === "ENOENT") return `cannot read the trace: ${error.message}`
-  return error instanceof Error ? (error.stack ?? error.message) : String(error)
-}
-
-const fail = (message: string) =>
+/** A conservation violation is what replay checks (exit 1); an unreadable trace or a bad line is a usage error (2). */
+const fail = (error: unknown) =>
   Effect.gen(function* () {
+    if (error instanceof ConservationViolation) {
+      yield* Console.error(`clearsim: ${error.message}`)
+      process.exitCode = 1
+      return
+    }
+    const { message, exitCode } = describeCommandError(error, (e) => e instanceof InputLineError)
     yield* Console.error(`clearsim: ${message}`)
-    process.exitCode = 1
+    process.exitCode = exitCode
   })
 
 const schemaCommand = Command.make(
   "schema",
   { out: Flag.String("out").pipe(Flag.withDescription("Where to write the JSON Schema"), Flag.withDefault("scenarios/scenario.schema.json")) },
   Effect.fn(function* ({ out }) {
-    writeFileSync(out, renderScenarioJsonSchema())
+    yield* Effect.try({ try: () => writeFileSync(out, renderScenarioJsonSchema()), catch: (error) => outputFileError("--out", out, error) })
     yield* Console.log(`wrote ${out}`)
-  }),
+  }, Effect.catch((error) => fail(error))),
 ).pipe(Command.withDescription("Write the JSON Schema of scenario files (for editors)"))
 
 const hub = Command.make("hub").pipe(Command.withDescription("Hub engine tools"), Command.withSubcommands([replayCommand("replay")]))
 
 const clearsim = Command.make("clearsim").pipe(
-  Command.withDescription("Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service"),
+  Command.withDescription(
+    "Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service. Exit codes: 0 success; 1 failing properties, a regression, a changed trace hash, a conservation violation or an unexpected error; 2 a usage error (a bad flag, argument, input file or output path)",
+  ),
   Command.withSubcommands([runCommand, checkCommand, compareCommand, upCommand, hub, replayCommand("replay"), schemaCommand]),
 )
 
-clearsim.pipe(Command.run({ version: CLEARSIM_VERSION }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+clearsim.pipe(Command.run({ version: CLEARSIM_VERSION }), withUsageExitCode, Effect.provide(NodeServices.layer), NodeRuntime.runMain)

@@ -4,9 +4,12 @@
  * exits 1 on a regression (or, without `--kpis-only`, on a changed trace hash) with a readable diff. Without
  * scenario arguments it checks every baseline in the directory. `--update` writes the baselines instead.
  *
- * `clearsim compare <baseline report.json> <current report.json>`: the same comparison between two reports.
+ * `clearsim compare <baseline report.json> <current report.json>`: the same comparison between two reports, with
+ * a warning on stderr when they are not runs of the same scenario and seed.
+ *
+ * Both exit 2 on a usage error (a bad scenario, baseline or report file, or path).
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -14,6 +17,7 @@ import { type Baseline, BaselineFileError, baselineOf, compareBaselines, readBas
 import type { RunReport } from "../report/report.ts"
 import { runScenario } from "../run.ts"
 import { type LoadedScenario, loadScenario, ScenarioError } from "../scenario/load.ts"
+import { describeCommandError } from "./userErrors.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
 
@@ -26,6 +30,7 @@ const baselinePath = (dir: string, scenario: string): string => join(dir, `${sce
 /** Every baseline file of `dir`, sorted by name. */
 const baselinesIn = (dir: string): Baseline[] => {
   if (!existsSync(dir)) throw new CheckInputError(`${dir}: no baseline directory (write one with: npx clearsim check <scenario.yaml ...> --update)`)
+  if (!statSync(dir).isDirectory()) throw new CheckInputError(`${dir}: expected a directory of baselines, but it is a file`)
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
     .sort()
@@ -93,12 +98,9 @@ export const checkScenarios = async (options: {
   return { output: out.join("\n"), exitCode: failing ? 1 : 0 }
 }
 
-const describe = (error: unknown): string =>
-  error instanceof ScenarioError || error instanceof CheckInputError || error instanceof BaselineFileError
-    ? error.message
-    : error instanceof Error
-      ? (error.stack ?? error.message)
-      : String(error)
+/** The message and exit code of `error`: 2 for usage errors (bad scenario, baseline or report files, paths), else 1. */
+const describe = (error: unknown) =>
+  describeCommandError(error, (e) => e instanceof ScenarioError || e instanceof CheckInputError || e instanceof BaselineFileError)
 
 export const checkCommand = Command.make(
   "check",
@@ -117,11 +119,12 @@ export const checkCommand = Command.make(
     if (outcome.exitCode !== 0) process.exitCode = outcome.exitCode
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {
-      yield* Console.error(`clearsim check: ${describe(error)}`)
-      process.exitCode = 2
+      const { message, exitCode } = describe(error)
+      yield* Console.error(`clearsim check: ${message}`)
+      process.exitCode = exitCode
     }),
   )),
-).pipe(Command.withDescription("Run scenarios and compare their KPIs with the committed baselines (reports/baseline/); exit 1 on a regression"))
+).pipe(Command.withDescription("Run scenarios and compare their KPIs with the committed baselines (reports/baseline/); exit 1 on a regression or a changed trace hash"))
 
 const readReport = (path: string): RunReport => {
   const data = readJsonFile(path, "a report")
@@ -132,6 +135,19 @@ const readReport = (path: string): RunReport => {
   return data as RunReport
 }
 
+/**
+ * A warning when two reports are not runs of the same scenario and seed: their KPIs are still compared (a renamed
+ * or edited scenario, a sweep), but their trace hashes differ by construction and a "regression" may only be the
+ * difference between the scenarios. Undefined when scenario name and seed agree.
+ */
+export const differentRunsWarning = (baseline: Baseline, current: Baseline): string | undefined => {
+  const differences: string[] = []
+  if (baseline.scenario !== current.scenario) differences.push(`scenario "${baseline.scenario}" vs "${current.scenario}"`)
+  if (baseline.seed !== current.seed) differences.push(`seed ${baseline.seed} vs ${current.seed}`)
+  if (differences.length === 0) return undefined
+  return `clearsim compare: warning: the reports are not runs of the same scenario and seed (${differences.join(", ")}): their trace hashes differ by construction, and KPI differences may come from the scenarios, not from clearsim`
+}
+
 export const compareCommand = Command.make(
   "compare",
   {
@@ -140,16 +156,24 @@ export const compareCommand = Command.make(
     kpisOnly: Flag.Boolean("kpis-only").pipe(Flag.withDescription("Exit 0 when only the trace hash changed"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ baseline, current, kpisOnly }) {
-    const comparison = yield* Effect.try({
-      try: () => compareBaselines(baselineOf(readReport(baseline), baseline), baselineOf(readReport(current), current)),
+    const [before, after] = yield* Effect.try({
+      try: () => [baselineOf(readReport(baseline), baseline), baselineOf(readReport(current), current)] as const,
       catch: (error) => error,
     })
+    const warning = differentRunsWarning(before, after)
+    if (warning !== undefined) yield* Console.error(warning)
+    const comparison = compareBaselines(before, after)
     yield* Console.log(renderComparison(comparison))
     if (comparison.regressed || (!kpisOnly && comparison.traceChanged)) process.exitCode = 1
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {
-      yield* Console.error(`clearsim compare: ${describe(error)}`)
-      process.exitCode = 2
+      const { message, exitCode } = describe(error)
+      yield* Console.error(`clearsim compare: ${message}`)
+      process.exitCode = exitCode
     }),
   )),
-).pipe(Command.withDescription("Compare two report.json files' KPIs; exit 1 on a regression or a changed trace hash"))
+).pipe(
+  Command.withDescription(
+    "Compare two report.json files' KPIs; exit 1 on a regression or a changed trace hash (reports of different scenarios or seeds are compared with a warning)",
+  ),
+)

@@ -65,4 +65,25 @@ describe("clearsim run", () => {
     expect(again.out).not.toContain("runs passed")
     expect(readdirSync(join(dir, "again"))).toContain("report.json")
   })
+
+  it("refuses a negative --seed, as scenario files do, and an --out that cannot be a directory: one line, exit 2", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    const file = join(dir, "always-fails.yaml")
+    writeFileSync(file, failing)
+    const negative = await run([file, "--seed", "-1"])
+    expect(negative.err).toBe("clearsim: --seed: expected a non-negative integer (as a scenario's seed), got -1")
+    expect(process.exitCode).toBe(2)
+    const existing = join(dir, "a-file")
+    writeFileSync(existing, "")
+    for (const [out, why] of [
+      [existing, "it is a file"],
+      [join(existing, "sub"), "a part of the path is a file"],
+    ] as const) {
+      process.exitCode = undefined
+      const refused = await run([file, "--out", out])
+      expect(refused.err).toBe(`clearsim: --out ${out}: expected a directory to write into (created when missing), but ${why}`)
+      expect(refused.out).toBe("")
+      expect(process.exitCode).toBe(2)
+    }
+  })
 })

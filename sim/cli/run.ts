@@ -1,7 +1,8 @@
 /**
  * `clearsim run <scenario> [--seed N] [--runs N] [--chains memory|anvil] [--out DIR] [--check-determinism]`:
  * runs a scenario (each run with seed, seed+1, ...), writes report.json, report.md, report.html, timeseries.csv and
- * trace.jsonl per run, prints a summary, and exits non-zero with the failing properties and the replay command.
+ * trace.jsonl per run, prints a summary, and exits 1 with the failing properties and the replay command (2 on a
+ * usage error: a bad flag, scenario file or output directory; see `userErrors.ts`).
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
 import { writeFileSync } from "node:fs"
@@ -11,13 +12,9 @@ import { Argument, Command, Flag } from "effect/cli"
 import { writeReportFiles, type RunReport } from "../report/report.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
+import { checkSeedFlag, describeCommandError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
-
-/** A flag value the command cannot use (the message says which flag and what was expected). */
-class CliInputError extends Error {
-  override readonly name = "CliInputError"
-}
 
 /** Progress of long runs on stderr: a live percentage on a terminal, a line every 10 % otherwise. */
 const progressLine = (label: string) => {
@@ -57,20 +54,22 @@ export const runCommand = Command.make(
   "run",
   {
     scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML)")),
-    seed: Flag.Int("seed").pipe(Flag.withDescription("Run seed (default: the scenario's seed, else 1)"), Flag.optional),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("Run seed, a non-negative integer (default: the scenario's seed, else 1)"), Flag.optional),
     runs: Flag.Int("runs").pipe(Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
     checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ scenario, seed, runs, chains, out, checkDeterminism }) {
+    yield* Effect.try({ try: () => checkSeedFlag(Option.getOrUndefined(seed)), catch: (error) => error })
     const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
     const spec = loaded.spec
     const backend: Backend = Option.getOrUndefined(chains) ?? spec.backend ?? "memory"
     const firstSeed = Option.getOrUndefined(seed) ?? spec.seed ?? 1
     const count = Option.getOrUndefined(runs) ?? spec.runs ?? 1
     const baseDir = Option.getOrUndefined(out) ?? join("reports", "out", spec.name)
-    if (count < 1) return yield* Effect.fail(new CliInputError(`--runs: expected a positive integer, got ${count}`))
+    if (count < 1) return yield* Effect.fail(new UsageError(`--runs: expected a positive integer, got ${count}`))
+    yield* Effect.try({ try: () => prepareOutputDir(Option.isSome(out) ? "--out" : "the output directory", baseDir), catch: (error) => error })
     const reports: RunReport[] = []
     let failed = false
     for (let i = 0; i < count; i++) {
@@ -104,9 +103,9 @@ export const runCommand = Command.make(
     if (failed) process.exitCode = 1
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {
-      const userError = error instanceof ScenarioError || error instanceof CliInputError
-      yield* Console.error(`clearsim: ${userError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-      process.exitCode = 2
+      const { message, exitCode } = describeCommandError(error, (e) => e instanceof ScenarioError)
+      yield* Console.error(`clearsim: ${message}`)
+      process.exitCode = exitCode
     }),
   )),
 ).pipe(Command.withDescription("Run a scenario and write its report"))

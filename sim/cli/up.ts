@@ -10,9 +10,10 @@ import { Argument, Command, Flag } from "effect/cli"
 import { type DevnetInfo, DevnetListenError, type DevnetSession, startDevnet } from "../live/devnet.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
+import { checkSeedFlag, describeCommandError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 /** A flag value `up` cannot use (the message names the flag and what was expected). */
-export class UpInputError extends Error {
+export class UpInputError extends UsageError {
   override readonly name = "UpInputError"
 }
 
@@ -74,23 +75,56 @@ const renderSession = (session: DevnetSession, outDir: string): string => {
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
 
 /**
+ * The process event on which `bin/clearsim.js`, when it runs the command in a child process, emits the signals
+ * sent to the parent (forwarded over IPC, not as signals).
+ */
+export const FORWARDED_SIGNAL_EVENT = "clearsim:forwarded-signal"
+
+/**
+ * Counts stop requests from signals received directly and signals forwarded by a parent `bin/clearsim.js`:
+ * a Ctrl-C on a terminal (SIGINT to the whole process group) reaches this process both ways, a signal to the
+ * parent alone only forwarded, one to this process alone only directly. So the n-th request is when either
+ * count reaches n: `onRequest(signal, n)` is called for n = 1, 2, ... as that happens.
+ */
+export const stopRequests = (onRequest: (signal: NodeJS.Signals, n: number) => void) => {
+  let direct = 0
+  let forwarded = 0
+  let requests = 0
+  const update = (signal: NodeJS.Signals) => {
+    const n = Math.max(direct, forwarded)
+    if (n > requests) onRequest(signal, (requests = n))
+  }
+  return {
+    direct: (signal: NodeJS.Signals) => {
+      direct++
+      update(signal)
+    },
+    forwarded: (signal: NodeJS.Signals) => {
+      forwarded++
+      update(signal)
+    },
+  }
+}
+
+/**
  * Runs the devnet until a signal, stops it, prints the session and exits the process with 0 (1 when the shutdown
- * failed). A second signal forces the exit (the chain pool's exit handler still kills anvil). A failure to start
- * rejects, for the command to report.
+ * failed). A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
+ * start rejects, for the command to report.
  */
 const runUp = async (options: Parameters<typeof startDevnet>[0]): Promise<never> => {
   let received: NodeJS.Signals | undefined
   let wake: (() => void) | undefined
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (received !== undefined) {
+  const requests = stopRequests((signal, n) => {
+    if (n > 1) {
       process.stderr.write(`${signal} again: exiting now\n`)
       process.exit(130)
     }
     received = signal
     wake?.()
-  }
+  })
   // Listening from the start: a signal during start-up stops the devnet as soon as it is up.
-  for (const name of SIGNALS) process.on(name, onSignal)
+  for (const name of SIGNALS) process.on(name, requests.direct)
+  process.on(FORWARDED_SIGNAL_EVENT, requests.forwarded)
   const devnet = await startDevnet(options)
   process.stdout.write(`${renderDevnetInfo(devnet.info)}\n`)
   if (received === undefined) await new Promise<void>((resolve) => (wake = resolve))
@@ -113,14 +147,14 @@ export const upCommand = Command.make(
     host: Flag.String("host").pipe(Flag.withDescription("API host to listen on (default 127.0.0.1; the chains always listen on 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
     agents: Flag.Boolean("agents").pipe(Flag.withDescription("Run the scenario's rebalancers, solvers and arbitrageurs; --no-agents leaves keepers and initial liquidity only"), Flag.withDefault(true)),
     accounts: Flag.Int("accounts").pipe(Flag.withDescription("Funded dev accounts left free for you (default 5)"), Flag.withDefault(5)),
-    seed: Flag.Int("seed").pipe(Flag.withDescription("Seed of the agents' and transport's randomness (default: the scenario's, else 1)"), Flag.optional),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("Seed of the agents' and transport's randomness, a non-negative integer (default: the scenario's, else 1)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>)"), Flag.optional),
   },
   Effect.fn(
     function* ({ scenario, port, host, agents, accounts, seed, out }) {
-      yield* Effect.try({ try: () => validateUpFlags({ port, host, accounts }), catch: (error) => error })
-      const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
       const seedValue = Option.getOrUndefined(seed)
+      yield* Effect.try({ try: () => (validateUpFlags({ port, host, accounts }), checkSeedFlag(seedValue)), catch: (error) => error })
+      const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
       const options = {
         loaded,
         port,
@@ -131,15 +165,16 @@ export const upCommand = Command.make(
         ...(seedValue === undefined ? {} : { seed: seedValue }),
         log: (line: string) => void process.stdout.write(`${time()} ${line}\n`),
       }
+      yield* Effect.try({ try: () => prepareOutputDir(Option.isSome(out) ? "--out" : "the output directory", options.outDir), catch: (error) => error })
       // Uninterruptible: the runtime's own SIGINT handling must not cut the shutdown short. `runUp` handles the
       // signals and exits the process once the session is written.
       yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(options), catch: (error) => error }))
     },
     Effect.catch((error: unknown) =>
       Effect.gen(function* () {
-        const userError = error instanceof UpInputError || error instanceof ScenarioError || error instanceof DevnetListenError
-        yield* Console.error(`clearsim: ${userError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
-        process.exitCode = userError ? 2 : 1
+        const { message, exitCode } = describeCommandError(error, (e) => e instanceof ScenarioError || e instanceof DevnetListenError)
+        yield* Console.error(`clearsim: ${message}`)
+        process.exitCode = exitCode
       }),
     ),
   ),

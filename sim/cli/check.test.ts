@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { NodeServices } from "@effect/platform-node"
+import { Effect } from "effect"
+import { Command } from "effect/cli"
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { runScenario } from "../run.ts"
+import { loadScenario } from "../scenario/load.ts"
+import { compareCommand } from "./check.ts"
+
+const scenario = `
+name: compare-me
+seed: 3
+horizon: { seconds: 120 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+agents: {}
+`
+
+let dir: string
+let report: Record<string, unknown> & { scenario: Record<string, unknown> }
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "clearsim-compare-"))
+  const file = join(dir, "compare-me.yaml")
+  writeFileSync(file, scenario)
+  report = JSON.parse(JSON.stringify((await runScenario(loadScenario(file), { seed: 3, backend: "memory" })).report))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterEach(() => {
+  process.exitCode = undefined
+})
+
+const write = (name: string, value: unknown): string => {
+  const path = join(dir, name)
+  writeFileSync(path, JSON.stringify(value))
+  return path
+}
+
+const compare = async (args: readonly string[]) => {
+  const out: string[] = []
+  const err: string[] = []
+  const log = vi.spyOn(console, "log").mockImplementation((...xs: unknown[]) => void out.push(xs.join(" ")))
+  const error = vi.spyOn(console, "error").mockImplementation((...xs: unknown[]) => void err.push(xs.join(" ")))
+  try {
+    await Command.runWith(compareCommand, { version: "test" })(args).pipe(Effect.provide(NodeServices.layer), Effect.runPromise)
+  } finally {
+    log.mockRestore()
+    error.mockRestore()
+  }
+  return { out: out.join("\n"), err: err.join("\n") }
+}
+
+describe("clearsim compare", () => {
+  it("says nothing more for two runs of the same scenario and seed", async () => {
+    const a = write("a.json", report)
+    const same = await compare([a, a])
+    expect(same.err).toBe("")
+    expect(same.out).toMatch(/^compare-me: same/)
+    expect(process.exitCode).toBeUndefined()
+  })
+
+  it("warns when the reports are of different scenarios or seeds, and still compares them", async () => {
+    const a = write("a.json", report)
+    const other = write("other.json", { ...report, scenario: { ...report.scenario, name: "something-else" } })
+    const renamed = await compare([a, other])
+    expect(renamed.err).toBe(
+      'clearsim compare: warning: the reports are not runs of the same scenario and seed (scenario "compare-me" vs "something-else"): their trace hashes differ by construction, and KPI differences may come from the scenarios, not from clearsim',
+    )
+    expect(renamed.out).toMatch(/^something-else: same/)
+    const reseeded = write("reseeded.json", { ...report, seed: 4, traceHash: `0x${"11".repeat(32)}` })
+    const seeds = await compare([a, reseeded])
+    expect(seeds.err).toContain("(seed 3 vs 4)")
+    expect(seeds.out).toMatch(/^compare-me: CHANGED/)
+    expect(process.exitCode).toBe(1) // a changed trace hash, as for any two reports
+  })
+
+  it("a report path that is a directory: one line, exit 2", async () => {
+    const refused = await compare([dir, write("a.json", report)])
+    expect(refused.err).toMatch(new RegExp(`^clearsim compare: ${dir}: cannot read a report \\(EISDIR`))
+    expect(refused.err).not.toContain("\n    at ")
+    expect(process.exitCode).toBe(2)
+  })
+})

@@ -1,0 +1,62 @@
+/**
+ * `clearsim` as a process: usage errors exit 2 whether `effect/cli` finds them (unknown flag, a flag value of the
+ * wrong type, a missing argument, an unknown subcommand) or the command does (paths it cannot use), file-system
+ * errors on the paths a user gives are one line without a stack trace, and help exits 0.
+ */
+import { spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+
+const root = join(import.meta.dirname, "..", "..")
+const dir = mkdtempSync(join(tmpdir(), "clearsim-cli-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const clearsim = (...args: string[]) => {
+  const result = spawnSync(process.execPath, [join(root, "bin", "clearsim.js"), ...args], { cwd: root, encoding: "utf8", timeout: 60_000 })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+describe("clearsim exit codes and messages", () => {
+  it("exits 2 on the usage errors effect/cli finds, with the help and the error; 0 on --help", () => {
+    for (const [args, error] of [
+      [["run", "scenarios/quickstart.yaml", "--seed", "abc"], 'Invalid value for flag --seed: "abc"'],
+      [["run", "scenarios/quickstart.yaml", "--bogus"], "--bogus"],
+      [["run"], "scenario.yaml"],
+      [["nosuch"], "nosuch"],
+    ] as const) {
+      const r = clearsim(...args)
+      expect(r.code, `${args.join(" ")}\n${r.stdout}${r.stderr}`).toBe(2)
+      expect(`${r.stdout}${r.stderr}`).toContain(error)
+      expect(`${r.stdout}${r.stderr}`).toContain("USAGE")
+    }
+    const help = clearsim("--help")
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("Exit codes: 0 success; 1 failing properties")
+  })
+
+  it("schema --out and hub replay name the path and what was expected, on one line, exit 2", () => {
+    const directory = join(dir, "a-directory")
+    mkdirSync(directory)
+    const cases = [
+      [["schema", "--out", directory], `clearsim: --out ${directory}: expected a file to write, but it is a directory`],
+      [["schema", "--out", join(dir, "missing", "s.json")], `clearsim: --out ${join(dir, "missing", "s.json")}: expected a file to write in an existing directory, but ${join(dir, "missing")} does not exist`],
+      [["hub", "replay", directory], `clearsim: cannot read the trace ${directory}: it is a directory (expected a trace.jsonl file)`],
+      [["hub", "replay", join(dir, "none.jsonl")], `clearsim: cannot read the trace ${join(dir, "none.jsonl")}: no such file (expected a trace.jsonl file)`],
+    ] as const
+    for (const [args, message] of cases) {
+      const r = clearsim(...args)
+      expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(2)
+      expect(r.stderr.trim()).toBe(message)
+    }
+    const file = join(dir, "s.json")
+    const written = clearsim("schema", "--out", file)
+    expect(written.code).toBe(0)
+    expect(written.stdout.trim()).toBe(`wrote ${file}`)
+    writeFileSync(join(dir, "bad.jsonl"), "not json\n")
+    const malformed = clearsim("hub", "replay", join(dir, "bad.jsonl"))
+    expect(malformed.code).toBe(2)
+    expect(malformed.stderr).toMatch(/^clearsim: line 1: /)
+  })
+})

@@ -1,0 +1,169 @@
+/**
+ * Signals through `bin/clearsim.js` when it runs the command in a child process (a `node` older than 22 re-executes
+ * it with the project's Node 22): a Ctrl-C on a terminal (SIGINT to the whole process group, parent and child) and
+ * a SIGTERM to the parent alone each stop `clearsim up` once, cleanly: exit 0, the session's files written, no
+ * anvil left. Before the fix the child got a terminal's SIGINT twice (directly and forwarded) and took the second
+ * as "force the exit now" (exit 130, no report). Needs a `node` older than 22 on PATH (skipped otherwise) and
+ * process groups (not Windows).
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { delimiter, join, resolve } from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { stopRequests } from "./up.ts"
+
+const root = join(import.meta.dirname, "..", "..")
+const bin = join(root, "bin", "clearsim.js")
+const scenario = join(root, "sim", "live", "testdata", "live-smoke.yaml")
+
+/** The first `node` on PATH (outside this project's node_modules) whose major version is below 22. */
+const olderNode = ((): string | undefined => {
+  if (process.platform === "win32" || !existsSync(join(root, "node_modules", "node", "bin", "node"))) return undefined
+  const dirs = [...(process.env["PATH"] ?? "").split(delimiter), "/usr/local/bin", "/usr/bin"]
+  for (const dir of dirs) {
+    if (dir === "" || resolve(dir).startsWith(join(root, "node_modules"))) continue
+    const candidate = join(dir, "node")
+    if (!existsSync(candidate)) continue
+    const version = spawnSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout?.trim() ?? ""
+    if (/^\d+\./.test(version) && Number(version.split(".")[0]) < 22) return candidate
+  }
+  return undefined
+})()
+
+/** pid → [parent pid, command name, state] of every process (Linux /proc). */
+const processTable = (): Map<number, { ppid: number; comm: string; state: string }> => {
+  const table = new Map<number, { ppid: number; comm: string; state: string }>()
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
+      const close = stat.lastIndexOf(")")
+      const [state, ppid] = stat.slice(close + 2).split(" ")
+      table.set(Number(name), { ppid: Number(ppid), comm: stat.slice(stat.indexOf("(") + 1, close), state: state! })
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return table
+}
+
+/** The anvil processes below `pid`. */
+const anvilsBelow = (pid: number): number[] => {
+  const table = processTable()
+  const below = new Set([pid])
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const [p, { ppid }] of table) {
+      if (below.has(ppid) && !below.has(p)) {
+        below.add(p)
+        grew = true
+      }
+    }
+  }
+  return [...below].filter((p) => table.get(p)?.comm === "anvil")
+}
+
+const running = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
+}
+
+let child: ChildProcess | undefined
+let out: string | undefined
+afterEach(() => {
+  if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    try {
+      process.kill(-child.pid, "SIGKILL")
+    } catch {
+      // already gone
+    }
+  }
+  if (out !== undefined) rmSync(out, { recursive: true, force: true })
+  child = undefined
+  out = undefined
+})
+
+/** Starts `clearsim up` with the older node in its own process group, sends `signal` to `target` once it is up. */
+const upThenSignal = async (target: "group" | "parent", signal: NodeJS.Signals) => {
+  out = mkdtempSync(join(tmpdir(), "clearsim-signals-"))
+  const started = spawn(olderNode!, [bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], {
+    cwd: root,
+    detached: true, // its own process group, as a shell gives a foreground job
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  child = started
+  let output = ""
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => started.on("exit", (code, signal) => done({ code, signal })))
+  await new Promise<void>((up, failed) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes("Ctrl-C stops it")) up()
+    }
+    started.stdout!.on("data", onData)
+    started.stderr!.on("data", (chunk: Buffer) => void (output += chunk.toString()))
+    void exited.then(() => failed(new Error(`clearsim up exited before it was up:\n${output}`)))
+  })
+  const anvils = anvilsBelow(started.pid!)
+  expect(anvils.length).toBeGreaterThan(0)
+  expect(anvils.every(running)).toBe(true)
+  if (target === "group") process.kill(-started.pid!, signal)
+  else started.kill(signal)
+  const exit = await exited
+  const deadline = Date.now() + 5_000
+  while (anvils.some(running) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  return { exit, output, anvils, files: readdirSync(out) }
+}
+
+describe.skipIf(olderNode === undefined)(`bin/clearsim.js in a child process (${olderNode ?? "no node older than 22 on PATH"})`, () => {
+  it("a Ctrl-C (SIGINT to the process group) stops `clearsim up` once, cleanly", async () => {
+    const { exit, output, anvils, files } = await upThenSignal("group", "SIGINT")
+    expect(exit, output).toEqual({ code: 0, signal: null })
+    expect(output.match(/SIGINT: stopping/g)).toHaveLength(1)
+    expect(output).not.toContain("again: exiting now")
+    expect(output).toContain("clearsim up stopped after")
+    expect(files).toEqual(expect.arrayContaining(["devnet.json", "trace.jsonl", "report.json", "session.json"]))
+    expect(anvils.filter(running)).toEqual([])
+  })
+
+  it("a SIGTERM to the parent alone is forwarded: the child stops cleanly", async () => {
+    const { exit, output, anvils, files } = await upThenSignal("parent", "SIGTERM")
+    expect(exit, output).toEqual({ code: 0, signal: null })
+    expect(output).toContain("SIGTERM: stopping")
+    expect(output).not.toContain("again: exiting now")
+    expect(files).toEqual(expect.arrayContaining(["devnet.json", "trace.jsonl", "report.json", "session.json"]))
+    expect(anvils.filter(running)).toEqual([])
+  })
+})
+
+describe("stopRequests", () => {
+  const record = () => {
+    const requests: [NodeJS.Signals, number][] = []
+    return { requests, counter: stopRequests((signal, n) => void requests.push([signal, n])) }
+  }
+
+  it("counts a signal received both directly and forwarded (a Ctrl-C on a terminal) once, in either order", () => {
+    for (const order of [["direct", "forwarded"], ["forwarded", "direct"]] as const) {
+      const { requests, counter } = record()
+      for (const way of order) counter[way]("SIGINT")
+      expect(requests).toEqual([["SIGINT", 1]])
+      for (const way of order) counter[way]("SIGINT") // a second Ctrl-C
+      expect(requests).toEqual([["SIGINT", 1], ["SIGINT", 2]])
+    }
+  })
+
+  it("counts signals received one way only (to the parent alone, to the child alone) each", () => {
+    const forwarded = record()
+    forwarded.counter.forwarded("SIGTERM")
+    forwarded.counter.forwarded("SIGTERM")
+    expect(forwarded.requests).toEqual([["SIGTERM", 1], ["SIGTERM", 2]])
+    const direct = record()
+    direct.counter.direct("SIGHUP")
+    direct.counter.direct("SIGINT")
+    expect(direct.requests).toEqual([["SIGHUP", 1], ["SIGINT", 2]])
+  })
+})

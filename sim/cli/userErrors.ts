@@ -1,0 +1,132 @@
+/**
+ * Mistakes in a command line or in the paths it names, reported as one line without a stack trace, and exit 2.
+ * Exit codes of `clearsim`: 0 success; 1 what the command checks failed (a property, a regression, a changed
+ * trace hash, a conservation violation, a failed shutdown) or an unexpected error (printed with its stack);
+ * 2 a usage error: a flag or argument `effect/cli` refuses (unknown flag, `--seed abc`, a missing argument; see
+ * `withUsageExitCode`) or one the command refuses (a negative seed, an unreadable or invalid input file, an
+ * output path that cannot be written).
+ */
+import { mkdirSync, statSync } from "node:fs"
+import { dirname } from "node:path"
+import { Effect } from "effect"
+import { CliError } from "effect/cli"
+
+/** A usage error found by a command: its message names the flag or path and what was expected. */
+export class UsageError extends Error {
+  override readonly name: string = "UsageError"
+}
+
+/** The exit code of usage errors. */
+export const USAGE_EXIT_CODE = 2
+
+/**
+ * Makes the parse errors of `effect/cli` (shown with the command's help; by default exit 1) exit 2 like the usage
+ * errors the commands find. Help shown on request (`--help`, a command without a subcommand) keeps exit 0.
+ */
+export const withUsageExitCode = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A | void, E, R> =>
+  effect.pipe(
+    Effect.catchIf(
+      (error: E): boolean => CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length > 0,
+      () => Effect.sync(() => void (process.exitCode = USAGE_EXIT_CODE)),
+    ),
+  )
+
+/** The seed rule of scenario files (`seed`: a non-negative integer) for the `--seed` flag. */
+export const checkSeedFlag = (seed: number | undefined): void => {
+  if (seed !== undefined && (!Number.isSafeInteger(seed) || seed < 0)) {
+    throw new UsageError(`--seed: expected a non-negative integer (as a scenario's seed), got ${seed}`)
+  }
+}
+
+const REASONS: Readonly<Record<string, string>> = {
+  ENOENT: "does not exist",
+  ENOTDIR: "a part of the path is not a directory",
+  EISDIR: "is a directory",
+  EEXIST: "already exists",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  ENAMETOOLONG: "the name is too long",
+  ELOOP: "too many symbolic links",
+}
+
+/** A Node file-system error (not a failed `spawn`, whose ENOENT is a missing program). */
+export const isFsError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error &&
+  typeof (error as NodeJS.ErrnoException).code === "string" &&
+  (error as NodeJS.ErrnoException).code! in REASONS &&
+  !String((error as NodeJS.ErrnoException).syscall ?? "").startsWith("spawn")
+
+/** `<path>: <reason> (<code>)`, the path from the error (or `path` when the error has none, as a failed read). */
+export const fsErrorLine = (error: NodeJS.ErrnoException, path?: string): string =>
+  `${error.path ?? path ?? "(unknown path)"}: ${REASONS[error.code!] ?? error.message} (${error.code})`
+
+const codeOf = (error: unknown): string | undefined => (isFsError(error) ? error.code : undefined)
+
+/**
+ * Creates the output directory `dir` given with `flag` (or checks that it is one); a path that cannot be a
+ * directory is a `UsageError` naming the flag, the path and why.
+ */
+export const prepareOutputDir = (flag: string, dir: string): void => {
+  const expected = `${flag} ${dir}: expected a directory to write into (created when missing)`
+  let isDirectory: boolean | undefined
+  try {
+    isDirectory = statSync(dir).isDirectory()
+  } catch (error) {
+    if (codeOf(error) === "ENOTDIR") throw new UsageError(`${expected}, but a part of the path is a file`)
+    if (codeOf(error) !== "ENOENT") throw isFsError(error) ? new UsageError(`${expected}, but ${fsErrorLine(error, dir)}`) : error
+  }
+  if (isDirectory === false) throw new UsageError(`${expected}, but it is a file`)
+  if (isDirectory === true) return
+  try {
+    mkdirSync(dir, { recursive: true })
+  } catch (error) {
+    throw isFsError(error) ? new UsageError(`${expected}, but it cannot be created: ${fsErrorLine(error, dir)}`) : error
+  }
+}
+
+/** A failed write of the file `path` given with `flag`, as a `UsageError` (other errors as they are). */
+export const outputFileError = (flag: string, path: string, error: unknown): unknown => {
+  const expected = `${flag} ${path}: expected a file to write`
+  switch (codeOf(error)) {
+    case "EISDIR":
+      return new UsageError(`${expected}, but it is a directory`)
+    case "ENOENT":
+      return new UsageError(`${expected} in an existing directory, but ${dirname(path)} does not exist`)
+    case "ENOTDIR":
+      return new UsageError(`${expected}, but a part of the path is a file, not a directory`)
+    case undefined:
+      return error
+    default:
+      return new UsageError(`${expected}, but ${fsErrorLine(error as NodeJS.ErrnoException, path)}`)
+  }
+}
+
+/** A failed read of the input file `path` (`what`: "the trace", ...), as a `UsageError` (other errors as they are). */
+export const inputFileError = (what: string, path: string, error: unknown, expected: string): unknown => {
+  const head = `cannot read ${what} ${path}`
+  switch (codeOf(error)) {
+    case "EISDIR":
+      return new UsageError(`${head}: it is a directory (expected ${expected})`)
+    case "ENOENT":
+      return new UsageError(`${head}: no such file (expected ${expected})`)
+    case "ENOTDIR":
+      return new UsageError(`${head}: a part of the path is a file, not a directory (expected ${expected})`)
+    case undefined:
+      return error
+    default:
+      return new UsageError(`${head}: ${fsErrorLine(error as NodeJS.ErrnoException, path)}`)
+  }
+}
+
+/**
+ * The one line a command prints for `error` after `clearsim: ` (or `clearsim <command>: `) and its exit code:
+ * usage errors (`userError` says which classes count besides `UsageError` and file-system errors) exit 2
+ * without a stack; anything else is unexpected: its stack, exit 1.
+ */
+export const describeCommandError = (error: unknown, userError: (error: unknown) => boolean = () => false): { readonly message: string; readonly exitCode: 1 | 2 } => {
+  if (error instanceof UsageError || userError(error)) return { message: (error as Error).message, exitCode: USAGE_EXIT_CODE }
+  if (isFsError(error)) return { message: fsErrorLine(error), exitCode: USAGE_EXIT_CODE }
+  return { message: error instanceof Error ? (error.stack ?? error.message) : String(error), exitCode: 1 }
+}
