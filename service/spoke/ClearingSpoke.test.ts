@@ -276,13 +276,19 @@ describe("ClearingSpoke.processIntentQueue", () => {
       ),
     )
     expect(processed!.args).toEqual({ messageId: sent!.args.messageId, firstIdx: 1n, lastIdx: 3n, quote })
-    // Overpaying is accepted; the whole value goes to the gateway.
+    // Overpaying is accepted; the gateway keeps the quote and refunds the rest to tx.origin (reference §1.6).
     const quoteC = await read.quote(f, intentMessage([c.intent]))
+    const caller = f.accounts[Role.other]!
+    const callerBefore = await f.chain.publicClient.getBalance({ address: caller })
     const second = await mined(f, processQueue(f, [c.intent], quoteC + 5n))
+    expect(await f.chain.publicClient.getBalance({ address: caller })).toBe(callerBefore - quoteC - second.gasUsed * second.effectiveGasPrice)
     const [processedC] = parseEventLogs({ abi: abis.spoke, eventName: "IntentQueueProcessed", logs: second.logs })
+    const [sentC] = parseEventLogs({ abi: abis.gateway, eventName: "MessageSent", logs: second.logs })
     expect(processedC!.args.firstIdx).toBe(3n)
     expect(processedC!.args.lastIdx).toBe(4n)
-    expect(await f.chain.publicClient.getBalance({ address: f.deployment.gateway })).toBe(quote + quoteC + 5n)
+    expect(sentC!.args.fee).toBe(quoteC)
+    expect(await f.chain.publicClient.getBalance({ address: f.deployment.gateway })).toBe(quote + quoteC)
+    expect(await f.chain.publicClient.getBalance({ address: f.deployment.spoke })).toBe(0n)
     // Dispatched intents keep their ADDED status on the spoke.
     expect(await read.status(f, a.intentId)).toBe(IntentStatus.ADDED)
   })

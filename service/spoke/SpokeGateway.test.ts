@@ -30,7 +30,7 @@ describe("SpokeGateway.quoteMessage", () => {
 })
 
 describe("SpokeGateway.sendMessage", () => {
-  it("emits MessageSent with messageId = keccak256(abi.encode(origin, destination, nonce, message)) and keeps the fee", async () => {
+  it("emits MessageSent with messageId = keccak256(abi.encode(origin, destination, nonce, message)), keeps the quote and refunds the rest to tx.origin", async () => {
     const f = fixture()
     const gateway = gatewayOf(f)
     const sender = f.accounts[Role.other]!
@@ -38,7 +38,9 @@ describe("SpokeGateway.sendMessage", () => {
     const message: Hex = "0xdeadbeef"
     const quote = DEFAULT_GATEWAY_FEES.baseFee + 4n * DEFAULT_GATEWAY_FEES.feePerByte
     const simulated = await f.chain.publicClient.simulateContract({ ...gateway, functionName: "sendMessage", args: [HUB_DOMAIN, message], value: quote, account: sender })
-    const receipt = await mined(f, f.chain.wallet(Role.other).writeContract({ ...gateway, functionName: "sendMessage", args: [HUB_DOMAIN, message], value: quote + 1n }))
+    const before = await f.chain.publicClient.getBalance({ address: sender })
+    const extra = 10n ** 15n
+    const receipt = await mined(f, f.chain.wallet(Role.other).writeContract({ ...gateway, functionName: "sendMessage", args: [HUB_DOMAIN, message], value: quote + extra }))
     const messageId = (nonce: bigint) =>
       keccak256(encodeAbiParameters([{ type: "uint32" }, { type: "uint32" }, { type: "uint256" }, { type: "bytes" }], [SPOKE_CHAIN_ID, HUB_DOMAIN, nonce, message]))
     expect(simulated.result).toBe(messageId(1n))
@@ -47,10 +49,29 @@ describe("SpokeGateway.sendMessage", () => {
       destination: HUB_DOMAIN,
       nonce: 1n,
       message,
-      fee: quote + 1n,
+      fee: quote,
     })
     expect(await f.chain.publicClient.readContract({ ...gateway, functionName: "nonce" })).toBe(1n)
-    expect(await f.chain.publicClient.getBalance({ address: f.deployment.gateway })).toBe(quote + 1n)
+    expect(await f.chain.publicClient.getBalance({ address: f.deployment.gateway })).toBe(quote)
+    // The sender (tx.origin here) paid the quote and the gas; `extra` came back.
+    expect(await f.chain.publicClient.getBalance({ address: sender })).toBe(before - quote - receipt.gasUsed * receipt.effectiveGasPrice)
+  })
+
+  it("reverts SpokeGateway_SendMessage_RefundFailed(tx.origin, unused) when tx.origin refuses the refund", async () => {
+    const f = fixture()
+    const gateway = gatewayOf(f)
+    const sender = f.accounts[Role.other]!
+    await mined(f, f.chain.wallet(Role.owner).writeContract({ ...gateway, functionName: "updateSpoke", args: [sender] }))
+    // An EIP-7702 delegation to a contract without receive(): tx.origin now runs code that refuses plain ETH.
+    await f.chain.testClient.setCode({ address: sender, bytecode: `0xef0100${f.target.slice(2)}` })
+    const quote = DEFAULT_GATEWAY_FEES.baseFee
+    await expectRevert(
+      f.chain.publicClient.simulateContract({ ...gateway, functionName: "sendMessage", args: [HUB_DOMAIN, "0x"], value: quote + 5n, account: sender }),
+      "SpokeGateway_SendMessage_RefundFailed",
+      [sender, 5n],
+    )
+    // Paying exactly the quote needs no refund.
+    await f.chain.publicClient.simulateContract({ ...gateway, functionName: "sendMessage", args: [HUB_DOMAIN, "0x"], value: quote, account: sender })
   })
 
   it("reverts: SpokeGateway_SendMessage_NotSpoke(caller), SpokeGateway_SendMessage_InsufficientFee(provided, required)", async () => {
@@ -129,15 +150,17 @@ describe("SpokeGateway administration", () => {
     const gateway = gatewayOf(f)
     const sender = f.accounts[Role.other]!
     await mined(f, f.chain.wallet(Role.owner).writeContract({ ...gateway, functionName: "updateSpoke", args: [sender] }))
+    // The gateway keeps the quote of an empty message (baseFee) and refunds the rest.
     await mined(f, f.chain.wallet(Role.other).writeContract({ ...gateway, functionName: "sendMessage", args: [HUB_DOMAIN, "0x"], value: 5n * 10n ** 9n }))
+    const collected = DEFAULT_GATEWAY_FEES.baseFee
     await expectRevert(
       f.chain.publicClient.simulateContract({ ...gateway, functionName: "withdrawFees", args: [f.target], account: f.accounts[Role.owner]! }),
       "SpokeGateway_Withdraw_TransferFailed",
-      [f.target, 5n * 10n ** 9n],
+      [f.target, collected],
     )
     const to = f.accounts[Role.feeRecipient]!
     const before = await f.chain.publicClient.getBalance({ address: to })
     await mined(f, f.chain.wallet(Role.owner).writeContract({ ...gateway, functionName: "withdrawFees", args: [to] }))
-    expect(await f.chain.publicClient.getBalance({ address: to })).toBe(before + 5n * 10n ** 9n)
+    expect(await f.chain.publicClient.getBalance({ address: to })).toBe(before + collected)
   })
 })

@@ -66,6 +66,7 @@ export type SpokeCall =
   | { readonly kind: "spoke.executeIntentCalldata"; readonly intent: Intent }
   | { readonly kind: "spoke.pause" }
   | { readonly kind: "spoke.unpause" }
+  | { readonly kind: "spoke.updateGateway"; readonly gateway: Address }
   | { readonly kind: "spoke.updateLighthouse"; readonly lighthouse: Address }
   | { readonly kind: "spoke.updateWatchtower"; readonly watchtower: Address }
   | { readonly kind: "spoke.updateHubDomain"; readonly hubDomain: number }
@@ -158,6 +159,7 @@ export const Call = {
     executeIntentCalldata: (intent: Intent): SpokeCall => ({ kind: "spoke.executeIntentCalldata", intent }),
     pause: (): SpokeCall => ({ kind: "spoke.pause" }),
     unpause: (): SpokeCall => ({ kind: "spoke.unpause" }),
+    updateGateway: (gateway: Address): SpokeCall => ({ kind: "spoke.updateGateway", gateway }),
     updateLighthouse: (lighthouse: Address): SpokeCall => ({ kind: "spoke.updateLighthouse", lighthouse }),
     updateWatchtower: (watchtower: Address): SpokeCall => ({ kind: "spoke.updateWatchtower", watchtower }),
     updateHubDomain: (hubDomain: number): SpokeCall => ({ kind: "spoke.updateHubDomain", hubDomain }),
@@ -322,6 +324,8 @@ export const validateSpokeCall = (call: SpokeCall): void => {
     case "spoke.pause":
     case "spoke.unpause":
       return
+    case "spoke.updateGateway":
+      return checkAddress(k, "gateway", call.gateway)
     case "spoke.updateLighthouse":
       return checkAddress(k, "lighthouse", call.lighthouse)
     case "spoke.updateWatchtower":
@@ -442,6 +446,8 @@ export const encodeSpokeCall = (addresses: SpokeAddresses, call: SpokeCall): { r
       return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "pause", []) }
     case "spoke.unpause":
       return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "unpause", []) }
+    case "spoke.updateGateway":
+      return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "updateGateway", [call.gateway]) }
     case "spoke.updateLighthouse":
       return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "updateLighthouse", [call.lighthouse]) }
     case "spoke.updateWatchtower":
@@ -595,6 +601,8 @@ const decodeSpokeFunction = ({ functionName, args }: Decoded): SpokeCall | undef
       return { kind: "spoke.pause" }
     case "unpause":
       return { kind: "spoke.unpause" }
+    case "updateGateway":
+      return { kind: "spoke.updateGateway", gateway: low(args[0] as string) }
     case "updateLighthouse":
       return { kind: "spoke.updateLighthouse", lighthouse: low(args[0] as string) }
     case "updateWatchtower":

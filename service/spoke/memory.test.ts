@@ -161,6 +161,30 @@ describe("memory spoke", () => {
     expect(chain.read.intentQueue()).toHaveLength(1)
   })
 
+  test("an overpaid dispatch: the gateway keeps the quote and refunds the rest to tx.origin; a revert moves no ETH", async () => {
+    const { chain, usdc, fee } = await setup()
+    const feeParams = await fee(0n)
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams }) })
+    await chain.mine(T0 + 12n)
+    const queued = chain.read.intentQueue().map((q) => q.intent)
+    const { gateway, spoke } = chain.addresses
+    const world = chain.world
+    // Too little first (reverts: nothing moves), then the quote plus 7 wei.
+    chain.submit({ from: BOB, call: Call.spoke.processFillQueue(1), value: 10n ** 18n })
+    chain.submit({ from: BOB, call: Call.spoke.processIntentQueue(queued), value: 1n })
+    const block = await chain.mine(T0 + 24n)
+    expect(block.receipts.map((r) => r.status)).toEqual(["reverted", "reverted"])
+    expect([world.nativeOf(BOB), world.nativeOf(gateway), world.nativeOf(spoke)]).toEqual([0n, 0n, 0n])
+    chain.submit({ from: BOB, call: Call.spoke.processIntentQueue(queued), value: 10n ** 18n })
+    const [receipt] = (await chain.mine(T0 + 36n)).receipts
+    const [processed] = eventsNamed(receipt!.events, "IntentQueueProcessed")
+    const [sent] = eventsNamed(receipt!.events, "MessageSent")
+    expect(sent!.fee).toBe(processed!.quote)
+    expect(world.gateway.nativeBalance).toBe(processed!.quote)
+    expect(world.nativeOf(BOB)).toBe(-processed!.quote)
+    expect(world.nativeOf(spoke)).toBe(0n)
+  })
+
   test("time never goes back", async () => {
     const { chain } = await setup()
     await chain.mine(T0 + 100n)

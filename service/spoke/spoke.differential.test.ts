@@ -3,12 +3,18 @@
  * (valid and invalid) run on both backends block by block; every receipt (status, error name and args, decoded
  * events in order), the final balances, statuses, queues, debts and limits, the full event logs and the outbound
  * messages must be identical, and two hub engines fed with each backend's INTENT/FILL messages must end with the
- * same trace hash. Replay a seed: `DIFF_SEED=7 npx vitest run service/spoke/spoke.differential.test.ts`.
+ * same trace hash. Native ETH too: anvil runs with a zero base fee (gas costs nothing), so every account's and
+ * contract's ETH change on anvil must equal the memory backend's native ledger (values paid, fees forwarded, the
+ * gateway's quote kept and the overpayment refunded to tx.origin).
+ * Replay a seed: `DIFF_SEED=7 npx vitest run service/spoke/spoke.differential.test.ts`.
  */
+import type { Abi } from "viem"
 import { afterAll, beforeAll, expect, test } from "vitest"
 import { ChainPool } from "../../sim/chains/index.ts"
 import { encodeSettlementMessage } from "../domain/encoding.ts"
 import { type Address, type Bytes32, ZERO_ADDRESS } from "../domain/hex.ts"
+import { Strategy } from "../domain/protocol.ts"
+import { ClearingSpokeAbi, FeeAdapterAbi, SpokeGatewayAbi } from "./abi.ts"
 import {
   type AnvilSpokeChain,
   createAnvilSpokes,
@@ -44,10 +50,39 @@ let pool: ChainPool | undefined
 let anvil: SpokesShape<AnvilSpokeChain>
 let memory: SpokesShape<MemorySpokeChain>
 
+/** Every address whose token, virtual and native balances are compared at the end. */
+const holdersOf = (addresses: MemorySpokeChain["addresses"]): Address[] => [
+  ...Object.values(ROLE),
+  CAROL,
+  NO_CODE,
+  ZERO_ADDRESS,
+  addresses.spoke,
+  addresses.feeAdapter,
+  addresses.xerc20Module,
+  addresses.gateway,
+  addresses.callTarget!,
+]
+
+/** A view call on anvil; addresses come back lowercase (as the memory backend keeps them). */
+const onAnvil = async (chain: AnvilSpokeChain, address: Address, abi: Abi, functionName: string, args: readonly unknown[] = []): Promise<unknown> => {
+  const value = await chain.chain.publicClient.readContract({ address, abi, functionName, args })
+  return typeof value === "string" ? value.toLowerCase() : value
+}
+
+/** Anvil's ETH balances after deployment, by domain and address: the native ledger's zero. */
+const ethBaseline = new Map<number, Map<Address, bigint>>()
+
 beforeAll(async () => {
-  pool = await ChainPool.start({ chainIds: DOMAINS, genesisTimestamp: GENESIS })
+  // A zero base fee (and the sender's zero priority fee) makes gas free, so ETH moves only with call values.
+  pool = await ChainPool.start({ chainIds: DOMAINS, genesisTimestamp: GENESIS, baseFeePerGas: 0n })
   anvil = await createAnvilSpokes(pool, spokesConfig())
   memory = createMemorySpokes(spokesConfig())
+  for (const domain of DOMAINS) {
+    const a = anvil.chain(domain)
+    const holders = holdersOf(a.addresses)
+    const balances = await Promise.all(holders.map((address) => a.chain.publicClient.getBalance({ address })))
+    ethBaseline.set(domain, new Map(holders.map((h, i) => [h, balances[i]!])))
+  }
 }, 120_000)
 
 afterAll(async () => {
@@ -94,6 +129,9 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
   const hubs = makeHubs(hubConfig(token))
   const errors = new Map<string, number>()
   const events = new Map<string, number>()
+  /** Successes and reverts (by error name) per operation label. */
+  const outcomes = new Map<string, Map<string, number>>()
+  let plainTokenMintFailures = 0
   let operations = 0
   let messagesToHub = 0
 
@@ -106,17 +144,22 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
     for (const domain of DOMAINS) memoryBlocks.push(await memory.chain(domain).mine(timestamp))
     const anvilBlocks = await Promise.all(DOMAINS.map((domain) => anvil.chain(domain).mine(timestamp)))
     DOMAINS.forEach((domain, d) => {
-      compareBlocks(
-        domain,
-        ops.filter((op) => op.domain === domain),
-        memoryBlocks[d]!,
-        anvilBlocks[d]!,
-      )
-      generator.observe(memoryBlocks[d]!)
-      for (const receipt of memoryBlocks[d]!.receipts) {
+      const domainOps = ops.filter((op) => op.domain === domain)
+      compareBlocks(domain, domainOps, memoryBlocks[d]!, anvilBlocks[d]!)
+      generator.observe(memoryBlocks[d]!, domainOps)
+      memoryBlocks[d]!.receipts.forEach((receipt, i) => {
+        const outcome = receipt.status === "reverted" ? receipt.error.name : "success"
         if (receipt.status === "reverted") errors.set(receipt.error.name, (errors.get(receipt.error.name) ?? 0) + 1)
-        for (const event of receipt.events) events.set(event.name, (events.get(event.name) ?? 0) + 1)
-      }
+        // Labels without ids and fees, so that the report groups them.
+        const label = (domainOps[i]?.label ?? "?").replace(/0x[0-9a-f]{8}\b/g, "0x…").replace(/ fee \d+$/, "")
+        const byOutcome = outcomes.get(label) ?? new Map<string, number>()
+        byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1)
+        outcomes.set(label, byOutcome)
+        for (const event of receipt.events) {
+          events.set(event.name, (events.get(event.name) ?? 0) + 1)
+          if (event.name === "HandleMintStrategyFailed" && event.asset !== token("XT")) plainTokenMintFailures++
+        }
+      })
     })
     for (const d of DOMAINS.keys()) {
       messagesToHub += feedHub(hubs.memory, memoryBlocks[d]!)
@@ -134,17 +177,7 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
     const m = memory.chain(domain)
     const a = anvil.chain(domain)
     const { addresses } = m
-    const holders: Address[] = [
-      ...Object.values(ROLE),
-      CAROL,
-      NO_CODE,
-      ZERO_ADDRESS,
-      addresses.spoke,
-      addresses.feeAdapter,
-      addresses.xerc20Module,
-      addresses.gateway,
-      addresses.callTarget!,
-    ]
+    const holders = holdersOf(addresses)
     const tokens = TOKENS.map((spec) => addresses.tokens[spec.symbol]!.address)
     const reads: { readonly what: string; readonly memory: () => Promise<unknown>; readonly anvil: () => Promise<unknown> }[] = []
     const read = (what: string, f: (chain: MemorySpokeChain | AnvilSpokeChain) => Promise<unknown>) => reads.push({ what, memory: () => f(m), anvil: () => f(a) })
@@ -163,6 +196,36 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
     read("paused", (c) => c.paused())
     read("xERC20 limits", (c) => c.xerc20Limits(token("XT")))
     read("head", (c) => c.blockNumber())
+    // Native ETH: the change since deployment (memory's ledger; anvil's balance minus its baseline).
+    for (const h of holders) {
+      reads.push({ what: `ETH change of ${h}`, memory: async () => m.world.nativeOf(h), anvil: async () => (await a.chain.publicClient.getBalance({ address: h })) - ethBaseline.get(domain)!.get(h)! })
+    }
+    read("gateway fees collected", (c) => (c === m ? Promise.resolve(m.world.gateway.nativeBalance) : a.chain.publicClient.getBalance({ address: addresses.gateway })))
+    // Configuration the run changes and restores.
+    const w = m.world
+    const config = async (c: MemorySpokeChain | AnvilSpokeChain) =>
+      c === m
+        ? {
+            feeSigner: w.feeAdapter.feeSigner,
+            lighthouse: w.spoke.lighthouse,
+            watchtower: w.spoke.watchtower,
+            hubDomain: w.spoke.hubDomain,
+            gateway: w.spoke.gateway,
+            relayer: w.gateway.relayer,
+            module: w.spoke.modules.get(Strategy.XERC20) ?? ZERO_ADDRESS,
+            strategies: tokens.map((t) => w.spoke.strategies.get(t) ?? Strategy.DEFAULT),
+          }
+        : {
+            feeSigner: await onAnvil(a, addresses.feeAdapter, FeeAdapterAbi, "feeSigner"),
+            lighthouse: await onAnvil(a, addresses.spoke, ClearingSpokeAbi, "lighthouse"),
+            watchtower: await onAnvil(a, addresses.spoke, ClearingSpokeAbi, "watchtower"),
+            hubDomain: await onAnvil(a, addresses.spoke, ClearingSpokeAbi, "hubDomain"),
+            gateway: await onAnvil(a, addresses.spoke, ClearingSpokeAbi, "gateway"),
+            relayer: await onAnvil(a, addresses.gateway, SpokeGatewayAbi, "relayer"),
+            module: await onAnvil(a, addresses.spoke, ClearingSpokeAbi, "modules", [Strategy.XERC20]),
+            strategies: await Promise.all(tokens.map((t) => onAnvil(a, addresses.spoke, ClearingSpokeAbi, "strategies", [t]))),
+          }
+    read("configuration", config)
     const memoryValues = await Promise.all(reads.map((r) => r.memory()))
     const anvilValues = await Promise.all(reads.map((r) => r.anvil()))
     reads.forEach((r, i) => expect(anvilValues[i], `domain ${domain}: ${r.what}`).toEqual(memoryValues[i]))
@@ -179,7 +242,8 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
 
   // Coverage: the run exercised what matters.
   const report = [...errors.entries()].sort().map(([name, n]) => `${name}: ${n}`)
-  console.log(`seed ${SEED}: ${operations} operations, ${messagesToHub} messages to the hub, ${hubs.memoryTrace.events} hub events\nreverts:\n  ${report.join("\n  ")}\nevents:\n  ${[...events.entries()].sort().map(([name, n]) => `${name}: ${n}`).join("\n  ")}`)
+  const labels = [...outcomes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([label, byOutcome]) => `${label}: ${[...byOutcome.entries()].map(([o, n]) => `${o} ${n}`).join(", ")}`)
+  console.log(`seed ${SEED}: ${operations} operations, ${messagesToHub} messages to the hub, ${hubs.memoryTrace.events} hub events\nreverts:\n  ${report.join("\n  ")}\nevents:\n  ${[...events.entries()].sort().map(([name, n]) => `${name}: ${n}`).join("\n  ")}\noperations:\n  ${labels.join("\n  ")}`)
   expect(operations).toBeGreaterThanOrEqual(500)
   for (const name of [
     "FeeAdapter_InvalidSignature",
@@ -198,5 +262,54 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
   for (const name of ["IntentAdded", "IntentFilled", "OrderCreated", "Settled", "AssetTransferFailed", "AssetMintFailed", "DebtMinted", "MessageSent", "ExternalCalldataExecuted"]) {
     expect(events.get(name) ?? 0, `no ${name} event in the run`).toBeGreaterThan(0)
   }
+
+  // Configuration paths: owner setters (changed to other values, and back), their non-owner reverts, a spoke
+  // whose gateway, relayer, module or strategies changed, VAR_UPDATEs of every variable, unsupported intents.
+  for (const name of [
+    "ClearingSpoke_StrategyModuleNotSet",
+    "ClearingSpoke_ReceiveMessage_NotGateway",
+    "SpokeGateway_ReceiveMessage_NotRelayer",
+    "ClearingSpoke_NotOwner",
+    "SpokeGateway_NotOwner",
+    "FeeAdapter_NotOwner",
+    "ClearingSpoke_Withdraw_InsufficientBalance",
+  ]) {
+    expect(errors.get(name) ?? 0, `no ${name} in the run`).toBeGreaterThan(0)
+  }
+  for (const name of ["FeeSignerUpdated", "GatewayUpdated", "LighthouseUpdated", "WatchtowerUpdated", "HubDomainUpdated", "StrategySetForAsset", "ModuleSetForStrategy", "RelayerUpdated"]) {
+    expect(events.get(name) ?? 0, `no ${name} event in the run`).toBeGreaterThan(0)
+  }
+  const count = (match: (label: string) => boolean, outcome: string): number =>
+    [...outcomes.entries()].filter(([label]) => match(label)).reduce((sum, [, byOutcome]) => sum + (byOutcome.get(outcome) ?? 0), 0)
+  const expectOutcome = (label: string | RegExp, outcome: string): void => {
+    const match = typeof label === "string" ? (l: string) => l === label : (l: string) => label.test(l)
+    expect(count(match, outcome), `no "${String(label)}" with outcome ${outcome}`).toBeGreaterThan(0)
+  }
+  for (const label of ["fee signer to alice", "restore fee signer", "lighthouse to bob", "watchtower to carol", "restore lighthouse", "restore watchtower"]) expectOutcome(label, "success")
+  expectOutcome("intent signed by the former fee signer", "FeeAdapter_InvalidSignature")
+  expectOutcome("intent signed by the new fee signer", "success")
+  expectOutcome("unpause by the former lighthouse", "ClearingSpoke_Pause_NotAuthorized")
+  expectOutcome("unpause by the new lighthouse", "success")
+  expectOutcome(/^(lighthouse VAR_UPDATE to bob|watchtower VAR_UPDATE to alice)$/, "success")
+  for (const label of ["hub domain changed", "restore hub domain"]) expectOutcome(label, "success")
+  // A GATEWAY VAR_UPDATE to another address: the spoke refuses the gateway until the owner restores it.
+  for (const label of ["GATEWAY VAR_UPDATE to another address", "restore spoke gateway"]) expectOutcome(label, "success")
+  expectOutcome("settlement through a replaced gateway", "ClearingSpoke_ReceiveMessage_NotGateway")
+  for (const label of ["relayer to alice", "settlement by the new relayer", "restore relayer"]) expectOutcome(label, "success")
+  expectOutcome("settlement by the former relayer", "SpokeGateway_ReceiveMessage_NotRelayer")
+  // The xERC20 strategy on a plain token: the module cannot burn it (no limits: a revert without data), and
+  // settlements record a debt instead of minting it.
+  expectOutcome("xERC20 strategy on a plain token", "success")
+  expectOutcome(/^(USDC|WETH) intent with the xERC20 strategy$/, "Revert")
+  expect(plainTokenMintFailures, "no settlement minting a plain token").toBeGreaterThan(0)
+  expectOutcome("default strategy on XT", "success")
+  expectOutcome("XT intent with the default strategy", "success")
+  // No xERC20 module: intents and settlements of XT revert StrategyModuleNotSet.
+  for (const label of ["xERC20 module unset", "restore xERC20 module"]) expectOutcome(label, "success")
+  expectOutcome(/^XT (intent|settlement) \(xERC20 module unset\)$/, "ClearingSpoke_StrategyModuleNotSet")
+  expectOutcome(/^returnUnsupportedIntent .* \(valid\)$/, "success")
+  expectOutcome(/^VAR_UPDATE with an? (20-byte|31-byte|empty) value$/, "Revert")
+  // Overpaid dispatches that went through: the gateway refunded the rest to tx.origin (the ETH comparison above).
+  expectOutcome(/overpaid/, "success")
 }, 600_000)
 

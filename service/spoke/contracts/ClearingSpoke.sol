@@ -376,6 +376,7 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
         ISpokeGateway spokeGateway = ISpokeGateway(gateway);
         quote = spokeGateway.quoteMessage(destination, message);
         if (msg.value < quote) revert ClearingSpoke_ProcessQueue_InsufficientFee(msg.value, quote);
+        // The whole value goes to the gateway, which keeps the quote and refunds the rest to tx.origin (§1.6).
         messageId = spokeGateway.sendMessage{value: msg.value}(destination, message);
     }
 

@@ -31,6 +31,7 @@ contract SpokeGateway is ISpokeGateway {
     error SpokeGateway_NotOwner(address caller);
     error SpokeGateway_SendMessage_NotSpoke(address caller);
     error SpokeGateway_SendMessage_InsufficientFee(uint256 provided, uint256 required);
+    error SpokeGateway_SendMessage_RefundFailed(address to, uint256 amount);
     error SpokeGateway_ReceiveMessage_NotRelayer(address caller);
     error SpokeGateway_ReceiveMessage_InvalidOrigin(uint32 origin, uint32 expected);
     error SpokeGateway_ReceiveMessage_AlreadyDelivered(bytes32 messageId);
@@ -62,14 +63,20 @@ contract SpokeGateway is ISpokeGateway {
         return baseFee + feePerByte * message.length;
     }
 
-    /// @notice Emits the message for the transport. The whole `msg.value` stays here as the transport fee.
+    /// @notice Emits the message for the transport. The quote stays here as the transport fee; the unused rest of
+    /// `msg.value` is refunded to `tx.origin` (reference §1.6), and a refund that fails reverts the whole call.
     function sendMessage(uint32 destination, bytes calldata message) external payable returns (bytes32 messageId) {
         if (msg.sender != spoke) revert SpokeGateway_SendMessage_NotSpoke(msg.sender);
         uint256 required = quoteMessage(destination, message);
         if (msg.value < required) revert SpokeGateway_SendMessage_InsufficientFee(msg.value, required);
         uint256 messageNonce = ++nonce;
         messageId = keccak256(abi.encode(uint32(block.chainid), destination, messageNonce, message));
-        emit MessageSent(messageId, destination, messageNonce, message, msg.value);
+        emit MessageSent(messageId, destination, messageNonce, message, required);
+        uint256 unused = msg.value - required;
+        if (unused > 0) {
+            (bool ok,) = tx.origin.call{value: unused}("");
+            if (!ok) revert SpokeGateway_SendMessage_RefundFailed(tx.origin, unused);
+        }
     }
 
     /// @notice Delivers a hub message to the spoke. A reverting spoke reverts the delivery, so it can be retried.

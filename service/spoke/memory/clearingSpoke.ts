@@ -361,6 +361,11 @@ export class MemoryClearingSpoke {
     this.ctx.emit(this.address, { name: "Unpaused" })
   }
 
+  updateGateway(sender: Address, gateway: Address): void {
+    this.onlyOwner(sender)
+    this.updateGatewayTo(gateway)
+  }
+
   updateLighthouse(sender: Address, lighthouse: Address): void {
     this.onlyOwner(sender)
     this.updateLighthouseTo(lighthouse)

@@ -106,7 +106,7 @@ export class MemoryFeeAdapter {
     if (signer === "0x0000000000000000000000000000000000000000" || signer !== this.feeSigner) revert("FeeAdapter_InvalidSignature")
     if (BigInt(this.ctx.now) > deadline) revert("FeeAdapter_InvalidDeadline")
     if (fee > 0n) this.push(inputAsset, this.feeRecipient, fee)
-    if (value > 0n && !this.world.sendNative(this.feeRecipient)) revert("FeeAdapter_NativeTransferFailed", this.feeRecipient, value)
+    if (value > 0n && !this.world.sendNative(this.address, this.feeRecipient, value)) revert("FeeAdapter_NativeTransferFailed", this.feeRecipient, value)
     const spender = this.world.spokeAt(this.spoke).strategies.get(inputAsset) === Strategy.XERC20 ? this.xerc20Module : this.spoke
     const token = this.world.tokens.get(inputAsset)
     const allowance = token === undefined ? 0n : token.allowance(this.address, spender)

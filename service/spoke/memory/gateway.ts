@@ -54,8 +54,6 @@ export class MemoryGateway {
   feePerByte: bigint
   nonce = 0n
   readonly delivered = new Map<Bytes32, true>()
-  /** Native balance: the transport fees collected. */
-  nativeBalance = 0n
 
   constructor(
     private readonly world: MemoryWorld,
@@ -72,6 +70,11 @@ export class MemoryGateway {
 
   private get ctx() {
     return this.world.ctx
+  }
+
+  /** Native balance: the transport fees collected (the quotes; overpayments are refunded). */
+  get nativeBalance(): bigint {
+    return this.world.nativeOf(this.address)
   }
 
   quoteMessage(message: Hex): bigint {
@@ -97,14 +100,22 @@ export class MemoryGateway {
     if (sender !== this.spoke) revert("SpokeGateway_SendMessage_NotSpoke", sender)
     const required = this.quote(message)
     if (value < required) revert("SpokeGateway_SendMessage_InsufficientFee", value, required)
+    // msg.value arrives with the call.
+    this.world.moveNative(sender, this.address, value)
     const nonce = this.nonce + 1n
     this.ctx.journal.field(this as MemoryGateway, "nonce", nonce)
-    this.ctx.journal.field(this as MemoryGateway, "nativeBalance", this.nativeBalance + value)
     const hex = typeof message === "string" ? message : undefined
     const messageId = messageIdOf(this.ctx.domain, destination, nonce, hex === undefined ? (message as Uint8Array) : hexToBytes(hex))
-    const event = { name: "MessageSent" as const, messageId, destination, nonce, message: hex as Hex, fee: value }
+    const event = { name: "MessageSent" as const, messageId, destination, nonce, message: hex as Hex, fee: required }
     if (hex === undefined) lazyHex(event, message as Uint8Array)
     this.ctx.emit(this.address, event)
+    // The gateway keeps the quote; the unused rest goes back to tx.origin (reference §1.6), and a failed refund
+    // reverts the call.
+    const unused = value - required
+    if (unused > 0n) {
+      const origin = this.world.txOrigin
+      if (!this.world.sendNative(this.address, origin, unused)) revert("SpokeGateway_SendMessage_RefundFailed", origin, unused)
+    }
     if (intents !== undefined) SENT_INTENTS.set(event, intents)
     return messageId
   }

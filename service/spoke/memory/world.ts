@@ -106,6 +106,14 @@ export class MemoryWorld implements ExecutionContext {
   /** Log index of the running call's first event. */
   logBase = 0
   callEvents: SpokeEvent[] = []
+  /** `tx.origin` of the running call: its sender (every call is a transaction of its own). */
+  txOrigin: Address = "0x0000000000000000000000000000000000000000"
+  /**
+   * Native (ETH) balance changes since deployment, by address, made by the calls' values: what senders paid, what
+   * the fee adapter forwarded, what the gateway keeps and refunds. Gas is not modelled (anvil's is 0 in the
+   * differential test), nor are the accounts' genesis balances.
+   */
+  readonly native = new Map<Address, bigint>()
 
   constructor(
     readonly layout: SpokeLayout,
@@ -216,9 +224,26 @@ export class MemoryWorld implements ExecutionContext {
     return this.tokens.get(asset)?.decimals
   }
 
-  /** A plain value transfer: accounts without code accept it; none of the contracts has a receive function. */
-  sendNative(to: Address): boolean {
-    return !this.code.has(to)
+  /**
+   * A plain value transfer from contract `from` (`to.call{value: amount}("")`): accounts without code accept it;
+   * none of the contracts has a receive function. False (and nothing moves) when refused.
+   */
+  sendNative(from: Address, to: Address, amount: bigint): boolean {
+    if (this.code.has(to)) return false
+    this.moveNative(from, to, amount)
+    return true
+  }
+
+  /** Moves `amount` wei from `from` to `to` in the native ledger (journaled). */
+  moveNative(from: Address, to: Address, amount: bigint): void {
+    if (amount === 0n || from === to) return
+    this.journal.set(this.native, from, this.nativeOf(from) - amount)
+    this.journal.set(this.native, to, this.nativeOf(to) + amount)
+  }
+
+  /** The native balance change of `address` since deployment (wei; negative for a payer). */
+  nativeOf(address: Address): bigint {
+    return this.native.get(address) ?? 0n
   }
 
   /** High-level calls revert without data when the address is not the expected contract. */
@@ -281,6 +306,8 @@ export class MemoryWorld implements ExecutionContext {
   execute(from: Address, value: bigint, call: SpokeCall): void {
     if (value !== 0n && !PAYABLE_CALLS.has(call.kind)) revertEmpty()
     const sender = lc(from)
+    this.txOrigin = sender
+    if (value !== 0n) this.moveNative(sender, call.kind.startsWith("feeAdapter.") ? this.feeAdapter.address : this.spoke.address, value)
     switch (call.kind) {
       case "feeAdapter.newIntent":
         this.feeAdapter.newIntent(sender, value, lowerParams(call), call.feeParams)
@@ -313,6 +340,8 @@ export class MemoryWorld implements ExecutionContext {
         return this.spoke.pause(sender)
       case "spoke.unpause":
         return this.spoke.unpause(sender)
+      case "spoke.updateGateway":
+        return this.spoke.updateGateway(sender, lc(call.gateway))
       case "spoke.updateLighthouse":
         return this.spoke.updateLighthouse(sender, lc(call.lighthouse))
       case "spoke.updateWatchtower":

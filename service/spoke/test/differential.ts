@@ -16,7 +16,7 @@ import { type DevAccount, deriveDevAccounts, TEST_MNEMONIC } from "../../../sim/
 import { decodeMessage, encodeIntentMessage, encodeSettlementMessage, encodeVarUpdateMessage } from "../../domain/encoding.ts"
 import { type Address, addressToBytes32, type Bytes32, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
 import { keccak256Utf8 } from "../../domain/keccak.ts"
-import { type Intent, IntentStatus, type Settlement } from "../../domain/protocol.ts"
+import { type Intent, IntentStatus, type Settlement, Strategy } from "../../domain/protocol.ts"
 import type { HubConfigInput } from "../../hub/config.ts"
 import { Hub } from "../../hub/hub.ts"
 import type { OutboundMessage } from "../../hub/state.ts"
@@ -196,6 +196,8 @@ export class OperationGenerator {
   readonly delivered: Delivery[] = []
   /** Ids of handmade settlements (so statuses can be compared for them too). */
   readonly extraIds: Bytes32[] = []
+  /** The relayer's calls that deliver a hub batch: one that reverts goes back to `pending`. */
+  private readonly deliveryOps = new Map<Operation, Delivery>()
   private handmade = 0
   now = GENESIS
 
@@ -214,8 +216,19 @@ export class OperationGenerator {
     return this.chain(DOMAINS[0]).addresses.tokens[symbol]!.address
   }
 
-  /** Learns the intents of a mined memory block. */
-  observe(block: MinedSpokeBlock): void {
+  /**
+   * Learns the intents of a mined memory block; `ops` are the block's operations (same order as the receipts).
+   * A hub batch whose delivery reverted (relayer or spoke gateway changed, spoke paused) waits for another try.
+   */
+  observe(block: MinedSpokeBlock, ops: readonly Operation[] = []): void {
+    block.receipts.forEach((receipt, i) => {
+      const delivery = this.deliveryOps.get(ops[i]!)
+      if (delivery === undefined) return
+      this.deliveryOps.delete(ops[i]!)
+      if (receipt.status !== "reverted") return
+      this.delivered.splice(this.delivered.indexOf(delivery), 1)
+      this.pending.push(delivery)
+    })
     for (const receipt of block.receipts) {
       for (const event of receipt.events) {
         if (event.name !== "IntentAdded") continue
@@ -325,31 +338,37 @@ export class OperationGenerator {
     }
   }
 
-  private async adapterIntent(domain: number): Promise<Operation> {
-    const symbol = this.rng.weighted<Symbol>([
-      [4, "USDC"],
-      [2, "WETH"],
-      [1, "T24"],
-      [2, "BLK"],
-      [2, "XT"],
-    ])
-    const user = this.rng.pick([ROLE.alice, ROLE.bob])
+  private async adapterIntent(domain: number, forced: { readonly symbol?: Symbol; readonly variant?: SignatureVariant; readonly label?: string } = {}): Promise<Operation> {
+    const symbol =
+      forced.symbol ??
+      this.rng.weighted<Symbol>([
+        [4, "USDC"],
+        [2, "WETH"],
+        [1, "T24"],
+        [2, "BLK"],
+        [2, "XT"],
+      ])
+    // Scenario probes come from alice, who never revokes her approvals.
+    const user = forced.variant === undefined ? this.rng.pick([ROLE.alice, ROLE.bob]) : ROLE.alice
     const params = this.intentParams(domain, symbol)
     const unit = 10n ** BigInt(DECIMALS[symbol])
     const fee = this.rng.pick([0n, 1_000n, unit])
     const value = this.rng.chance(0.2) ? NATIVE_FEE : 0n
-    const variant = this.rng.weighted<SignatureVariant>([
-      [40, "valid"],
-      [3, "v01"],
-      [2, "wrongFee"],
-      [2, "wrongKey"],
-      [1, "short"],
-      [1, "highS"],
-      [1, "zeroR"],
-    ])
-    const deadline = this.rng.chance(0.1) ? SHORT_DEADLINE : LONG_DEADLINE
+    const variant =
+      forced.variant ??
+      this.rng.weighted<SignatureVariant>([
+        [40, "valid"],
+        [3, "v01"],
+        [2, "wrongFee"],
+        [2, "wrongKey"],
+        [1, "short"],
+        [1, "highS"],
+        [1, "zeroR"],
+      ])
+    // Scenario probes (a forced variant) keep a long deadline.
+    const deadline = forced.variant === undefined && this.rng.chance(0.1) ? SHORT_DEADLINE : LONG_DEADLINE
     const feeParams = await this.feeParams(params.inputAsset, fee, value, deadline, variant)
-    return this.op(domain, user, { kind: "feeAdapter.newIntent", ...params, feeParams }, `adapter intent ${symbol} (${variant}, deadline ${deadline === SHORT_DEADLINE ? "short" : "long"})`, value)
+    return this.op(domain, user, { kind: "feeAdapter.newIntent", ...params, feeParams }, forced.label ?? `adapter intent ${symbol} (${variant}, deadline ${deadline === SHORT_DEADLINE ? "short" : "long"})`, value)
   }
 
   private async invalidIntent(domain: number): Promise<Operation> {
@@ -482,10 +501,10 @@ export class OperationGenerator {
 
   // --- queues ----------------------------------------------------------------------------------------------
 
-  private processIntentQueue(domain: number): Operation {
+  private processIntentQueue(domain: number, forced?: "valid"): Operation {
     const chain = this.chain(domain)
     const queue = chain.read.intentQueue(8).map((q) => q.intent)
-    const kind = this.rng.weighted<string>([
+    const kind = forced ?? this.rng.weighted<string>([
       [8, "valid"],
       [1, "zero"],
       [1, "too many"],
@@ -498,7 +517,7 @@ export class OperationGenerator {
     if (kind === "wrong order" && intents.length >= 2) intents = [intents[1]!, intents[0]!, ...intents.slice(2)]
     const quote = chain.read.quoteMessage(HUB_DOMAIN, encodeIntentMessage(intents))
     const value = kind === "insufficient fee" ? quote - 1n : quote + (this.rng.chance(0.3) ? 12_345n : 0n)
-    return this.op(domain, this.rng.pick([ROLE.lighthouse, ROLE.alice]), Call.spoke.processIntentQueue(intents), `processIntentQueue ${intents.length} (${kind})`, value)
+    return this.op(domain, this.rng.pick([ROLE.lighthouse, ROLE.alice]), Call.spoke.processIntentQueue(intents), `processIntentQueue ${intents.length} (${kind}${value > quote ? ", overpaid" : ""})`, value)
   }
 
   private processFillQueue(domain: number): Operation {
@@ -515,8 +534,9 @@ export class OperationGenerator {
     if (kind === "too many") amount = length + 1
     const gateway = chain.world.gateway
     const quote = gateway.baseFee + gateway.feePerByte * BigInt(160 + 160 * amount)
-    const value = kind === "insufficient fee" ? quote - 1n : quote
-    return this.op(domain, ROLE.lighthouse, Call.spoke.processFillQueue(amount), `processFillQueue ${amount} (${kind})`, value)
+    // Overpaid sometimes: the gateway refunds the rest to tx.origin.
+    const value = kind === "insufficient fee" ? quote - 1n : quote + (this.rng.chance(0.3) ? this.rng.pick([1n, 10n ** 15n]) : 0n)
+    return this.op(domain, ROLE.lighthouse, Call.spoke.processFillQueue(amount), `processFillQueue ${amount} (${kind}${value > quote ? ", overpaid" : ""})`, value)
   }
 
   // --- hub messages ----------------------------------------------------------------------------------------
@@ -532,7 +552,9 @@ export class OperationGenerator {
       }
       this.pending.splice(i, 1)
       this.delivered.push(delivery)
-      ops.push(this.op(domain, ROLE.relayer, Call.gateway.receiveMessage(HUB_DOMAIN, delivery.messageId, delivery.message), `deliver hub batch ${delivery.messageId.slice(0, 10)}`))
+      const op = this.op(domain, ROLE.relayer, Call.gateway.receiveMessage(HUB_DOMAIN, delivery.messageId, delivery.message), `deliver hub batch ${delivery.messageId.slice(0, 10)}`)
+      this.deliveryOps.set(op, delivery)
+      ops.push(op)
     }
     return ops
   }
@@ -730,6 +752,240 @@ export class OperationGenerator {
     }
   }
 
+  // --- configuration: roles, strategies, modules, relayer, VAR_UPDATEs, unsupported intents ---------------
+  //
+  // Scenarios taken in turn (so that every one comes up a few times whatever the seed), each a change followed by
+  // probes that meet the changed state; `restores` undoes the change a block or two later.
+
+  /** The settings the owner puts back at the start of this block (`restores`), by domain. */
+  private readonly restoring = new Map<number, Set<string>>()
+  private scenarioTurn = 0
+
+  /** The settings as they will be after this block's restores (the memory state is the block's start). */
+  private effective(domain: number): { readonly lighthouse: Address; readonly watchtower: Address; readonly relayer: Address; readonly gateway: Address } {
+    const world = this.chain(domain).world
+    const restored = this.restoring.get(domain) ?? new Set<string>()
+    return {
+      lighthouse: restored.has("lighthouse") ? ROLE.lighthouse : world.spoke.lighthouse,
+      watchtower: restored.has("watchtower") ? ROLE.watchtower : world.spoke.watchtower,
+      relayer: restored.has("relayer") ? ROLE.relayer : world.gateway.relayer,
+      gateway: restored.has("spoke gateway") ? world.layout.addresses.gateway : world.spoke.gateway,
+    }
+  }
+
+  /**
+   * The owner puts back what the scenarios changed, each setting with probability 3/4 per block: the rest of the
+   * mix meets a change for a block or so, without starving.
+   */
+  private restores(domain: number): Operation[] {
+    const world = this.chain(domain).world
+    const { addresses } = world.layout
+    const ops: Operation[] = []
+    const restored = new Set<string>()
+    this.restoring.set(domain, restored)
+    const restore = (changed: boolean, call: SpokeCall, label: string): void => {
+      if (!changed || !this.rng.chance(0.75)) return
+      restored.add(label)
+      ops.push(this.op(domain, ROLE.owner, call, `restore ${label}`))
+    }
+    restore(world.feeAdapter.feeSigner !== ROLE.feeSigner, Call.feeAdapter.updateFeeSigner(ROLE.feeSigner), "fee signer")
+    restore(world.spoke.lighthouse !== ROLE.lighthouse, Call.spoke.updateLighthouse(ROLE.lighthouse), "lighthouse")
+    restore(world.spoke.watchtower !== ROLE.watchtower, Call.spoke.updateWatchtower(ROLE.watchtower), "watchtower")
+    restore(world.spoke.hubDomain !== HUB_DOMAIN, Call.spoke.updateHubDomain(HUB_DOMAIN), "hub domain")
+    restore(world.spoke.gateway !== addresses.gateway, Call.spoke.updateGateway(addresses.gateway), "spoke gateway")
+    restore(world.gateway.relayer !== ROLE.relayer, Call.gateway.updateRelayer(ROLE.relayer), "relayer")
+    restore((world.spoke.modules.get(Strategy.XERC20) ?? ZERO_ADDRESS) !== addresses.xerc20Module, Call.spoke.setModuleForStrategy(Strategy.XERC20, addresses.xerc20Module), "xERC20 module")
+    for (const symbol of SYMBOLS) {
+      const expected = symbol === "XT" ? Strategy.XERC20 : Strategy.DEFAULT
+      const asset = this.token(symbol)
+      restore((world.spoke.strategies.get(asset) ?? Strategy.DEFAULT) !== expected, Call.spoke.setStrategyForAsset(asset, expected), `${symbol} strategy`)
+    }
+    return ops
+  }
+
+  /** A hub message delivered by `from` (the relayer, normally) under a fresh message id. */
+  private hubMessage(domain: number, from: Address, message: Hex, label: string): Operation {
+    return this.op(domain, from, Call.gateway.receiveMessage(HUB_DOMAIN, this.freshMessageId(), message), label)
+  }
+
+  /** A one-settlement batch of `symbol` (a fresh intent id), delivered by `from`. */
+  private settlementOf(domain: number, from: Address, symbol: Symbol, recipient: Address, updateVirtualBalance: boolean, amount18: bigint, label: string): Operation {
+    const intentId = keccak256Utf8(`handmade settlement ${this.handmade++}`)
+    this.extraIds.push(intentId)
+    const message = encodeSettlementMessage([{ intentId, amount: amount18, asset: addressToBytes32(this.token(symbol)), recipient: addressToBytes32(recipient), updateVirtualBalance }])
+    const op = this.hubMessage(domain, from, message, label)
+    const call = op.call as Extract<SpokeCall, { kind: "gateway.receiveMessage" }>
+    this.delivered.push({ destination: domain, messageId: call.messageId, message })
+    return op
+  }
+
+  private varUpdate(domain: number, variable: Bytes32, value: Hex, label: string): Operation {
+    return this.hubMessage(domain, this.effective(domain).relayer, encodeVarUpdateMessage(variable, value), label)
+  }
+
+  /** The next scenario: a configuration change (or owner operation) and its probes, in order. */
+  private async scenario(domain: number): Promise<Operation[]> {
+    const world = this.chain(domain).world
+    const { addresses } = world.layout
+    const { relayer } = this.effective(domain)
+    const word = (address: Address): Hex => encodeAbiParameters([{ type: "bytes32" }], [addressToBytes32(address)])
+    const user = (): Address => this.rng.pick([ROLE.alice, ROLE.bob])
+    const scenarios = [
+      "unsupported intent",
+      "fee signer",
+      "lighthouse",
+      "watchtower",
+      "role VAR_UPDATEs",
+      "hub domain",
+      "xERC20 strategy on a plain token",
+      "default strategy on XT",
+      "module",
+      "relayer",
+      "gateway VAR_UPDATE",
+      "short VAR_UPDATE",
+    ] as const
+    const scenario = scenarios[this.scenarioTurn++ % scenarios.length]!
+    switch (scenario) {
+      case "unsupported intent": {
+        // What the hub does with an intent it cannot settle: credits the initiator (the fee adapter) on the
+        // origin; the adapter's owner then sends the funds back by hand.
+        const symbol = this.rng.pick<Symbol>(["USDC", "WETH", "BLK", "XT"])
+        const amount18 = this.rng.big(1n, 500n) * 10n ** 18n
+        const credited = amount18 / 10n ** BigInt(18 - DECIMALS[symbol])
+        const held = world.spoke.balanceOf(this.token(symbol), addresses.feeAdapter) + credited
+        const recipient = this.rng.weighted<Address>([
+          [3, ROLE.alice],
+          [2, ROLE.bob],
+          [1, CAROL],
+        ])
+        const asset = this.token(symbol)
+        const ops = [
+          this.settlementOf(domain, relayer, symbol, addresses.feeAdapter, true, amount18, `unsupported ${symbol} intent returned to the fee adapter`),
+          this.op(domain, ROLE.owner, Call.feeAdapter.returnUnsupportedIntent(asset, this.rng.chance(0.5) ? held : this.rng.big(1n, held), recipient), `returnUnsupportedIntent ${symbol} (valid)`),
+        ]
+        const extra = this.rng.weighted<string>([
+          [2, "none"],
+          [1, "over balance"],
+          [1, "by non-owner"],
+        ])
+        if (extra === "over balance") ops.push(this.op(domain, ROLE.owner, Call.feeAdapter.returnUnsupportedIntent(asset, held + 1n, recipient), `returnUnsupportedIntent ${symbol} (over balance)`))
+        if (extra === "by non-owner") ops.push(this.op(domain, ROLE.alice, Call.feeAdapter.returnUnsupportedIntent(asset, 1n, ROLE.alice), `returnUnsupportedIntent ${symbol} (by non-owner)`))
+        return ops
+      }
+      case "fee signer":
+        // The fee signer's signatures stop working, the new signer's (alice: the "wrongKey" variant) start to.
+        return [
+          this.op(domain, ROLE.bob, Call.feeAdapter.updateFeeSigner(ROLE.bob), "fee signer by non-owner"),
+          this.op(domain, ROLE.owner, Call.feeAdapter.updateFeeSigner(ROLE.alice), "fee signer to alice"),
+          await this.adapterIntent(domain, { variant: "valid", label: "intent signed by the former fee signer" }),
+          await this.adapterIntent(domain, { variant: "wrongKey", label: "intent signed by the new fee signer" }),
+        ]
+      case "lighthouse":
+        return [
+          this.op(domain, ROLE.lighthouse, Call.spoke.updateLighthouse(ROLE.lighthouse), "lighthouse by non-owner"),
+          this.op(domain, ROLE.owner, Call.spoke.updateLighthouse(ROLE.bob), "lighthouse to bob"),
+          this.op(domain, ROLE.lighthouse, Call.spoke.unpause(), "unpause by the former lighthouse"),
+          this.op(domain, ROLE.bob, Call.spoke.unpause(), "unpause by the new lighthouse"),
+        ]
+      case "watchtower":
+        return [
+          this.op(domain, ROLE.owner, Call.spoke.updateWatchtower(CAROL), "watchtower to carol"),
+          this.op(domain, ROLE.watchtower, Call.spoke.unpause(), "unpause by the former watchtower"),
+        ]
+      case "role VAR_UPDATEs":
+        return this.rng.chance(0.5)
+          ? [this.varUpdate(domain, VARIABLE_HASHES.LIGHTHOUSE, word(ROLE.bob), "lighthouse VAR_UPDATE to bob"), this.op(domain, ROLE.bob, Call.spoke.unpause(), "unpause by the new lighthouse")]
+          : [this.varUpdate(domain, VARIABLE_HASHES.WATCHTOWER, word(ROLE.alice), "watchtower VAR_UPDATE to alice"), this.op(domain, ROLE.alice, Call.spoke.unpause(), "unpause by the new watchtower")]
+      case "hub domain":
+        // The queue goes to another domain (the hubs never see these intents, on either backend).
+        return [this.op(domain, ROLE.owner, Call.spoke.updateHubDomain(this.rng.pick([HUB_DOMAIN + 1, DOMAINS[0]])), "hub domain changed"), this.processIntentQueue(domain, "valid")]
+      case "xERC20 strategy on a plain token": {
+        const symbol = this.rng.pick<Symbol>(["USDC", "WETH"])
+        const ops = [this.op(domain, ROLE.owner, Call.spoke.setStrategyForAsset(this.token(symbol), Strategy.XERC20), "xERC20 strategy on a plain token")]
+        ops.push(await this.adapterIntent(domain, { symbol, variant: "valid", label: `${symbol} intent with the xERC20 strategy` }))
+        ops.push(this.settlementOf(domain, relayer, symbol, user(), this.rng.chance(0.5), this.rng.big(1n, 100n) * 10n ** 18n, `${symbol} settlement with the xERC20 strategy`))
+        if (this.rng.chance(0.3)) ops.push(this.op(domain, ROLE.bob, Call.spoke.setStrategyForAsset(this.token(symbol), Strategy.XERC20), "strategy by non-owner"))
+        return ops
+      }
+      case "default strategy on XT":
+        // XT pulled and transferred like a plain token (the spoke holds XT only from virtual-balance mints).
+        return [
+          this.op(domain, ROLE.owner, Call.spoke.setStrategyForAsset(this.token("XT"), Strategy.DEFAULT), "default strategy on XT"),
+          await this.adapterIntent(domain, { symbol: "XT", variant: "valid", label: "XT intent with the default strategy" }),
+          this.settlementOf(domain, relayer, "XT", user(), this.rng.chance(0.5), this.rng.big(1n, 100n) * 10n ** 18n, "XT settlement with the default strategy"),
+        ]
+      case "module": {
+        const variant = this.rng.weighted<string>([
+          [3, "xERC20 module unset"],
+          [2, "xERC20 module without code"],
+        ])
+        const ops = [this.op(domain, ROLE.owner, Call.spoke.setModuleForStrategy(Strategy.XERC20, variant === "xERC20 module unset" ? ZERO_ADDRESS : NO_CODE), variant)]
+        // XT must use the module for the probes to reach it (the "default strategy on XT" scenario may be on).
+        if (world.spoke.strategies.get(this.token("XT")) !== Strategy.XERC20) ops.push(this.op(domain, ROLE.owner, Call.spoke.setStrategyForAsset(this.token("XT"), Strategy.XERC20), "restore XT strategy"))
+        if (this.rng.chance(0.3)) ops.push(this.op(domain, ROLE.owner, Call.spoke.setModuleForStrategy(Strategy.DEFAULT, NO_CODE), "module of the default strategy"))
+        if (this.rng.chance(0.3)) ops.push(this.op(domain, ROLE.alice, Call.spoke.setModuleForStrategy(Strategy.XERC20, ZERO_ADDRESS), "module by non-owner"))
+        ops.push(await this.adapterIntent(domain, { symbol: "XT", variant: "valid", label: `XT intent (${variant})` }))
+        ops.push(this.settlementOf(domain, relayer, "XT", user(), this.rng.chance(0.5), this.rng.big(1n, 100n) * 10n ** 18n, `XT settlement (${variant})`))
+        return ops
+      }
+      case "relayer":
+        return [
+          this.op(domain, ROLE.relayer, Call.gateway.updateRelayer(ROLE.relayer), "relayer by non-owner"),
+          this.op(domain, ROLE.owner, Call.gateway.updateRelayer(ROLE.alice), "relayer to alice"),
+          this.settlementOf(domain, ROLE.relayer, "USDC", user(), false, this.rng.big(1n, 100n) * 10n ** 18n, "settlement by the former relayer"),
+          this.settlementOf(domain, ROLE.alice, "USDC", user(), this.rng.chance(0.5), this.rng.big(1n, 100n) * 10n ** 18n, "settlement by the new relayer"),
+        ]
+      case "gateway VAR_UPDATE": {
+        if (this.rng.chance(0.25)) return [this.varUpdate(domain, VARIABLE_HASHES.GATEWAY, word(addresses.gateway), "GATEWAY VAR_UPDATE (same value)")]
+        // The spoke then refuses the gateway's deliveries, and its sends go to an address that is not a gateway.
+        return [
+          this.varUpdate(domain, VARIABLE_HASHES.GATEWAY, word(this.rng.pick([NO_CODE, ROLE.alice, addresses.callTarget!])), "GATEWAY VAR_UPDATE to another address"),
+          this.settlementOf(domain, relayer, "USDC", user(), false, 10n ** 18n, "settlement through a replaced gateway"),
+          this.processIntentQueue(domain, "valid"),
+        ]
+      }
+      case "short VAR_UPDATE": {
+        const variable = this.rng.pick([VARIABLE_HASHES.GATEWAY, VARIABLE_HASHES.LIGHTHOUSE, VARIABLE_HASHES.WATCHTOWER])
+        const same = variable === VARIABLE_HASHES.GATEWAY ? addresses.gateway : variable === VARIABLE_HASHES.LIGHTHOUSE ? ROLE.lighthouse : ROLE.watchtower
+        // `abi.decode(value, (bytes32))` needs 32 bytes: shorter values revert; longer ones and dirty upper bytes
+        // (the spoke keeps the low 20 bytes) do not.
+        const short = this.rng.weighted<readonly [Hex, string]>([
+          [2, [same, "VAR_UPDATE with a 20-byte value"]],
+          [1, ["0x", "VAR_UPDATE with an empty value"]],
+          [1, [word(same).slice(0, 64) as Hex, "VAR_UPDATE with a 31-byte value"]],
+        ])
+        const ops = [this.varUpdate(domain, variable, short[0], short[1])]
+        const extra = this.rng.weighted<string>([
+          [1, "unknown variable, short value"],
+          [1, "dirty upper bytes"],
+          [1, "33-byte value"],
+        ])
+        if (extra === "unknown variable, short value") ops.push(this.varUpdate(domain, keccak256Utf8("INTENT_TTL"), "0x01", "VAR_UPDATE: unknown variable, short value"))
+        if (extra === "dirty upper bytes") ops.push(this.varUpdate(domain, variable, `0x${"ff".repeat(12)}${same.slice(2)}` as Hex, "VAR_UPDATE with dirty upper bytes"))
+        if (extra === "33-byte value") ops.push(this.varUpdate(domain, variable, `${word(same)}00` as Hex, "VAR_UPDATE with a 33-byte value"))
+        return ops
+      }
+    }
+  }
+
+  /**
+   * A scenario at the end of the block, after an unpause (and a restored spoke gateway) when the block may have
+   * left the spoke paused or deaf, so that the change itself goes through.
+   */
+  private async scenarioOps(domain: number, block: readonly Operation[]): Promise<Operation[]> {
+    const world = this.chain(domain).world
+    const { addresses } = world.layout
+    const ops: Operation[] = []
+    const effective = this.effective(domain)
+    if (effective.gateway !== addresses.gateway) ops.push(this.op(domain, ROLE.owner, Call.spoke.updateGateway(addresses.gateway), "restore spoke gateway"))
+    if (world.spoke.paused || block.some((op) => op.call.kind === "spoke.pause")) {
+      if (effective.lighthouse !== ROLE.lighthouse) ops.push(this.op(domain, ROLE.owner, Call.spoke.updateLighthouse(ROLE.lighthouse), "restore lighthouse"))
+      ops.push(this.op(domain, ROLE.lighthouse, Call.spoke.unpause(), "unpause"))
+    }
+    ops.push(...(await this.scenario(domain)))
+    return ops
+  }
+
   // --- blocks ----------------------------------------------------------------------------------------------
 
   /** The first block: approvals and solver deposits everywhere. */
@@ -758,7 +1014,9 @@ export class OperationGenerator {
     const ops: Operation[] = []
     for (const domain of DOMAINS) {
       if (this.chain(domain).read.paused() && this.rng.chance(0.5)) ops.push(this.op(domain, ROLE.lighthouse, Call.spoke.unpause(), "unpause"))
+      ops.push(...this.restores(domain))
       ops.push(...this.deliveries(domain))
+      const start = ops.length
       const count = this.rng.int(4, 9)
       for (let i = 0; i < count; i++) {
         const kind = this.rng.weighted<string>([
@@ -835,6 +1093,8 @@ export class OperationGenerator {
         }
         if (op !== undefined) ops.push(op)
       }
+      // On top of the usual mix (which keeps its share): sometimes the next configuration scenario.
+      if (this.rng.chance(0.35)) ops.push(...(await this.scenarioOps(domain, ops.slice(start))))
     }
     return ops
   }
