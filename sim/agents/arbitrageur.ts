@@ -1,9 +1,15 @@
 /**
  * Arbitrageurs, after the production market-maker bot (reference §6.6): poll the invoices oldest first, skip
- * their own, xERC20 destinations, young invoices and tickers with a pending purchase; read the invoice's
- * min-amounts; buy when its discount beats their threshold (cost of capital and fees) with capital they hold
- * on the settlement domain: a netting intent from that domain, arriving in the current epoch, whose deposit
- * earns the discount as reward.
+ * their own, xERC20 destinations, young invoices, tickers with a pending purchase and invoices they bought this
+ * epoch or the last; read the invoice's min-amounts; buy with capital they hold on the settlement domain: a
+ * netting intent from that domain, arriving in the current epoch, whose deposit earns a share of the discount as
+ * reward. The amount sent is grossed up by the fee adapter's token fee so that the deposit is at least the
+ * minimum; they buy only when the reward the hub will pay (`expectedReward18`, conservative) covers the token fee,
+ * the protocol fee and their margin `minDiscountBps` (cost of capital) of the amount sent.
+ *
+ * The agents of a population are independent competitors: each knows only its own purchases and what the API
+ * serves, and min-amounts cannot see a competitor's deposit before it reaches the hub, so two agents polling
+ * within that delay may both buy an invoice; the later deposit earns what is left of the reward (or none).
  */
 import type { ClearingService } from "../../service/api/service.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../../service/domain/protocol.ts"
@@ -28,16 +34,21 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
     }
     /** Ticker → epoch until which a purchase is pending. */
     const pending = new Map<string, number>()
+    /** Invoice id → epoch of this agent's purchase. */
+    const bought = new Map<string, number>()
     const poll = (spec.pollSeconds ?? 60) * 1000
     // Agents of a population poll at staggered offsets.
     world.scheduler.every(poll, Math.floor((poll * (k + 1)) / (agents.length + 1)), `arbitrageur/${agent.id}`, async () => {
       const page = await callService(service.listInvoices({ limit: "100" }))
       if (!page.ok) return stats.reject(`invoices:${page.error}`)
       const epoch = world.hubEpoch
+      for (const [id, e] of bought) if (e < epoch - 1) bought.delete(id)
       for (const invoice of page.value.invoices) {
         const symbol = tickerSymbol.get(invoice.ticker_hash)
         if (symbol === undefined) continue
         if ((pending.get(symbol) ?? -1) >= epoch) continue
+        // Bought this epoch or the last: the deposit may still be on its way to the hub, where min-amounts sees it.
+        if ((bought.get(invoice.intent_id) ?? -2) >= epoch - 1) continue
         if (invoice.owner.toLowerCase().endsWith(me.slice(2).toLowerCase())) continue
         const age = world.timestamp - Number(invoice.hub_invoice_enqueued_timestamp)
         if (age < (spec.minInvoiceAgeSeconds ?? 1)) continue
@@ -72,25 +83,24 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           stats.reject("noDestination")
           continue
         }
-        const request = {
-          origin: String(best.domain),
-          destinations: [String(destination)],
-          inputAsset: best.funds.asset.address,
-          amount: best.units.toString(),
-          to: me,
-          from: me,
-        }
-        // Worth it only if the discount earned beats the fees paid (plus the margin asked for).
-        const quote = callNow(() => service.quoteNow(request))
-        if (!quote.ok) {
-          stats.reject(`quote:${quote.error}`)
+        const route = { origin: String(best.domain), destinations: [String(destination)], inputAsset: best.funds.asset.address, to: me, from: me }
+        // The fee adapter takes its token fee out of the amount sent (the deposit is the quote's expectedAmount):
+        // gross the amount up until the deposit reaches the minimum.
+        const grossed = grossUp(service, route, best.units, best.funds.remaining)
+        if (!grossed.ok) {
+          stats.reject(grossed.error)
           continue
         }
-        const protocolFeeBps = (world.hub.state.tickers.get(invoice.ticker_hash as `0x${string}`)?.config.fees.reduce((n, f) => n + f.feeDbps, 0) ?? 0) / 10
-        const invoiceAmount = Number(BigInt(invoice.amount) / 10n ** 12n) / 1e6
-        const purchase = Number(normalizeDecimals(best.units, best.funds.asset.decimals, NORMALIZED_DECIMALS) / 10n ** 12n) / 1e6
-        const earnedBps = purchase === 0 ? 0 : (invoice.discountBps * Math.min(purchase, invoiceAmount)) / purchase
-        if (earnedBps - quote.value.totalFeeBps - protocolFeeBps < (spec.minDiscountBps ?? 0)) {
+        const gross = grossed.gross
+        const request = { ...route, amount: gross.toString() }
+        // Worth it only if the reward the hub will pay beats the fees paid plus the margin asked for.
+        const decimals = best.funds.asset.decimals
+        const protocolFeeDbps = world.hub.state.tickers.get(invoice.ticker_hash as `0x${string}`)?.config.fees.reduce((n, f) => n + f.feeDbps, 0) ?? 0
+        const gross18 = normalizeDecimals(gross, decimals, NORMALIZED_DECIMALS)
+        const deposit18 = normalizeDecimals(grossed.deposit, decimals, NORMALIZED_DECIMALS)
+        const reward18 = expectedReward18(BigInt(min.value.invoiceAmount), BigInt(min.value.amountAfterDiscounts[String(best.domain)] ?? min.value.invoiceAmount), BigInt(min.value.custodiedAmounts[String(best.domain)] ?? "0"), deposit18)
+        const cost18 = gross18 - deposit18 + (deposit18 * BigInt(protocolFeeDbps)) / DBPS + (gross18 * BigInt(Math.round((spec.minDiscountBps ?? 0) * 1000))) / 10_000_000n
+        if (reward18 <= 0n || reward18 < cost18) {
           stats.reject("unprofitable")
           continue
         }
@@ -99,12 +109,69 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           stats.reject(`intents:${tx.error}`)
           continue
         }
-        best.funds.remaining -= best.units
+        best.funds.remaining -= gross
         pending.set(symbol, epoch)
+        bought.set(invoice.intent_id, epoch)
         stats.act("purchase")
         sendTransaction(world, me, tx.value, (receipt) => stats.rejectReceipt(receipt))
       }
     })
   })
   return stats
+}
+
+const DBPS = 100_000n
+
+interface PurchaseRoute {
+  readonly origin: string
+  readonly destinations: readonly string[]
+  readonly inputAsset: string
+  readonly to: string
+  readonly from: string
+}
+
+/**
+ * The smallest amount (token units, at most `capital`) whose deposit after the fee adapter's token fee, the
+ * quote's `expectedAmount` (what `POST /intents` puts in the intent), is at least `needed`. The fee grows with the
+ * amount (the variable part), so the amount is raised by the shortfall until it is covered, a few rounds at most.
+ */
+export const grossUp = (
+  service: ClearingService,
+  route: PurchaseRoute,
+  needed: bigint,
+  capital: bigint,
+): { readonly ok: true; readonly gross: bigint; readonly deposit: bigint } | { readonly ok: false; readonly error: string } => {
+  let gross = needed
+  for (let round = 0; round < 16; round++) {
+    if (gross > capital) return { ok: false, error: "noCapital" }
+    const quote = callNow(() => service.quoteNow({ ...route, destinations: [...route.destinations], amount: gross.toString() }))
+    if (!quote.ok) {
+      // An amount below the fixed fee is refused: learn the fixed fee from a quote of the whole capital.
+      if (quote.error !== "InvalidAmount" || round > 0) return { ok: false, error: `quote:${quote.error}` }
+      const whole = callNow(() => service.quoteNow({ ...route, destinations: [...route.destinations], amount: capital.toString() }))
+      if (!whole.ok) return { ok: false, error: `quote:${whole.error}` }
+      gross = needed + BigInt(whole.value.fixedFeeUnits)
+      continue
+    }
+    const deposit = BigInt(quote.value.expectedAmount)
+    if (deposit >= needed) return { ok: true, gross, deposit }
+    gross += needed - deposit
+  }
+  return { ok: false, error: "quote:NoConvergence" }
+}
+
+/**
+ * A conservative estimate (18 decimals) of the reward the hub pays a purchase (reference §3.6): the invoice
+ * settles for `after = invoice - rewards` (min-amounts' `amountAfterDiscounts`, with the purchase counted), and a
+ * current-epoch deposit earns `consumed · rewards / after`, deposits being consumed in arrival order. Earlier
+ * same-epoch deposits are part of the custody, and the custody alone falls short of `after` by what the purchase
+ * must cover, so at least `min(deposit, after - custodied)` of it is consumed for this invoice, whatever earlier
+ * invoices of the same domain take first. Rewards from those earlier invoices are not counted.
+ */
+export const expectedReward18 = (invoice18: bigint, after18: bigint, custodied18: bigint, deposit18: bigint): bigint => {
+  const rewards = invoice18 - after18
+  if (rewards <= 0n || after18 <= 0n) return 0n
+  const gap = after18 - custodied18
+  const consumed = gap <= 0n ? 0n : gap < deposit18 ? gap : deposit18
+  return (consumed * rewards) / after18
 }

@@ -50,3 +50,61 @@ describe("solver rebalancing", () => {
     expect(solver.actions.rebalance).toBeUndefined()
   })
 })
+
+/**
+ * A solver's `repaymentChains` reach the hub whenever the hub accepts them (`hub.minSolverSupportedDomains`),
+ * one chain included when the hub's minimum is 1; the loader refuses fewer chains than the minimum. Before, a
+ * single chain was silently dropped (the solver sent its domains only from two on).
+ */
+describe("solver repayment chains", () => {
+  const domainsOf = async (hub: string, repayment: string) => {
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { addressToBytes32 } = await import("../../service/domain/hex.ts")
+    const spec = parseScenario(
+      `
+name: solver-repayment
+horizon: { seconds: 60 }
+${hub}
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+agents:
+  solvers:
+    - { name: solver, count: 1, feeDbps: 20, ${repayment} inventory: [{ chain: 31002, asset: USDC, tokens: 1000 }] }
+`,
+      "solver-repayment.yaml",
+    ).spec
+    const plan = planWorld(spec)
+    const { world } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    const solver = plan.agents.find((a) => a.kind === "solver")!.account.address
+    return world.hub.state.userSupportedDomains.get(addressToBytes32(solver))
+  }
+
+  it("sends a single repayment chain when the hub's minimum is 1", async () => {
+    expect(await domainsOf("hub: { minSolverSupportedDomains: 1 }", "repaymentChains: [31002],")).toEqual([31002])
+  })
+
+  it("sends every spoke chain by default, and the listed ones otherwise", async () => {
+    expect(await domainsOf("", "")).toEqual([31001, 31002])
+    expect(await domainsOf("", "repaymentChains: [31002, 31001],")).toEqual([31002, 31001])
+  })
+
+  it("refuses at load time fewer repayment chains than the hub takes", () => {
+    expect(() => parseScenario(`
+name: solver-repayment
+horizon: { seconds: 60 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+agents:
+  solvers:
+    - { name: solver, count: 1, feeDbps: 20, repaymentChains: [31002], inventory: [{ chain: 31002, asset: USDC, tokens: 1000 }] }
+`, "s.yaml")).toThrow(/at least 2 repayment chain/)
+  })
+})

@@ -2,7 +2,9 @@
  * Solvers: inventory deposited on the spokes as virtual balances, a fee, a reaction time and a capacity. They
  * watch new fast-path intents (IntentAdded with ttl > 0), fill those they can afford on the destination at
  * their fee (≤ the intent's maxFee), and are repaid by the hub on their configured domains (virtual balance
- * preference on, so repayments refill the inventory). When a fill takes a chain's inventory below
+ * preference on, so repayments refill the inventory): `repaymentChains`, at least the hub's
+ * `minSolverSupportedDomains` (checked when the scenario loads), or by default every spoke chain when there are
+ * that many. When a fill takes a chain's inventory below
  * `rebalanceBelowShare` of its start, or a fill cannot be afforded, they move funds from the richest chain of
  * the same asset with a netting intent through the service (at most one rebalance per chain per hour; the rich
  * chain keeps that share of its own start).
@@ -38,7 +40,11 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
       world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(asset.domain).addresses.feeAdapter, amount: 2n ** 256n - 1n })
     }
     world.scheduler.after(0, `solver/${agent.id}/setup`, () => {
-      if (repayment.length >= 2 && world.applyHub({ kind: "setUserSupportedDomains", user: addressToBytes32(me), domains: repayment }) !== undefined) stats.reject("setUserSupportedDomains")
+      // Explicit repayment chains are always sent (the scenario loader checks there are at least the hub's
+      // `minSolverSupportedDomains`; a refusal counts as a rejection). By default every spoke chain, sent only when
+      // there are enough of them; otherwise the hub keeps its default (repayment on the intent's destination).
+      const sendDomains = spec.repaymentChains !== undefined || repayment.length >= world.hub.state.config.minSolverSupportedDomains
+      if (sendDomains && world.applyHub({ kind: "setUserSupportedDomains", user: addressToBytes32(me), domains: repayment }) !== undefined) stats.reject("setUserSupportedDomains")
       world.applyHub({ kind: "setUpdateVirtualBalance", user: addressToBytes32(me), status: true })
     })
 

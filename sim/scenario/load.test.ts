@@ -123,6 +123,18 @@ transport:
     ])
   })
 
+  it("rejects fewer solver repayment chains than the hub's minSolverSupportedDomains", () => {
+    const withSolver = (repayment: string, hub = "") =>
+      `${hub}${valid}  solvers:
+    - { name: op, count: 1, feeDbps: 20, inventory: [], repaymentChains: ${repayment} }
+`.replace("properties:\n  - nettingRatio >= 0.5\n  - { coverage: invoiceCreated }\n", "")
+    expect(problemsOf(withSolver("[31002]"))).toEqual([
+      expect.objectContaining({ path: "agents.solvers[0].repaymentChains", message: "the hub takes at least 2 repayment chain(s) (hub.minSolverSupportedDomains), got 1" }),
+    ])
+    expect(() => parseScenario(withSolver("[31001, 31002]"), "s.yaml")).not.toThrow()
+    expect(() => parseScenario(withSolver("[31002]", "hub: { minSolverSupportedDomains: 1 }\n"), "s.yaml")).not.toThrow()
+  })
+
   it("names the outage by its index", () => {
     const outages = `${valid}transport:
   latency: { kind: fixed, seconds: 30 }

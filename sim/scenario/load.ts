@@ -139,6 +139,13 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     s.repaymentChains?.forEach((c, j) => {
       if (!chainIds.has(c)) problems.push({ path: `agents.solvers[${i}].repaymentChains[${j}]`, message: `chain ${c} is not in chains` })
     })
+    const minDomains = spec.hub?.minSolverSupportedDomains ?? 2
+    if (s.repaymentChains !== undefined && s.repaymentChains.length < minDomains) {
+      problems.push({
+        path: `agents.solvers[${i}].repaymentChains`,
+        message: `the hub takes at least ${minDomains} repayment chain(s) (hub.minSolverSupportedDomains), got ${s.repaymentChains.length}`,
+      })
+    }
   })
   spec.agents.arbitrageurs?.forEach((a, i) => {
     agentName(`agents.arbitrageurs[${i}].name`, a.name)

@@ -1,0 +1,102 @@
+/**
+ * Arbitrageurs (reference §3.6, §3.15, §6.6).
+ *
+ * 1. With the fee adapter's token fee on (3 USDC fixed, up to 10 bps variable), a purchase's deposit is at
+ *    least the invoice's min-amount, so the invoice settles in the epoch the deposit arrives and is bought once.
+ *    Sending the min-amount itself left the deposit short by the fee: no settlement, and a second purchase later.
+ * 2. A purchase earns `consumed · rewards / after` (rewards on the current-epoch deposits only): when old custody
+ *    already covers most of the invoice, the reward is a small share of the discount and the arbitrageur does
+ *    not buy below its margin. Counting the full discount on the purchase, it bought at a loss.
+ */
+import { describe, expect, it } from "vitest"
+import { createMemorySpokes } from "../../service/spoke/spoke.ts"
+import { assembleRun } from "../run.ts"
+import { parseScenario } from "../scenario/load.ts"
+import { planWorld } from "../world/plan.ts"
+import { expectedReward18 } from "./arbitrageur.ts"
+
+const E18 = 10n ** 18n
+
+const scenario = (opts: { fees: string; discount: string; topUpAtSeconds?: number | undefined; minDiscountBps: number; minAgeSeconds: number }) => `
+name: arbitrageur
+horizon: { seconds: 2400 }
+hub: { epochLength: 20 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    ${opts.discount}
+    ${opts.fees}
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 10000 }, paths: { basic: 1 } }
+${
+  opts.topUpAtSeconds === undefined
+    ? ""
+    : `    - { name: back, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [${opts.topUpAtSeconds}] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 9000 }, paths: { basic: 1 } }`
+}
+  arbitrageurs:
+    - { name: mm, count: 1, pollSeconds: 60, minDiscountBps: ${opts.minDiscountBps}, minInvoiceAgeSeconds: ${opts.minAgeSeconds}, capital: [{ chain: 31002, asset: USDC, tokens: 100000 }] }
+`
+
+const run = async (text: string) => {
+  const spec = parseScenario(text, "arbitrageur.yaml").spec
+  const plan = planWorld(spec)
+  const spokes = createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false })
+  const { world } = assembleRun(spec, plan, { seed: 1, spokes })
+  const arbitrageur = plan.agents.find((a) => a.kind === "arbitrageur")!.account.address.toLowerCase()
+  const user = plan.agents.find((a) => a.kind === "rebalancer")!.account.address.toLowerCase()
+  const receiverOf = (intentId: string) => `0x${String(world.hub.state.contexts.get(intentId as `0x${string}`)?.intent?.receiver).slice(-40)}`.toLowerCase()
+  const purchases: { epoch: number; amount18: bigint }[] = []
+  let invoice: string | undefined
+  let settledEpoch: number | undefined
+  world.observe({
+    onHubEvent: (e) => {
+      if (e.kind === "DepositEnqueued" && receiverOf(e.intentId) === arbitrageur) purchases.push({ epoch: e.epoch, amount18: e.amount })
+      if (e.kind === "InvoiceEnqueued" && receiverOf(e.intentId) === user) invoice = e.intentId
+      if (e.kind === "SettlementEnqueued" && e.intentId === invoice) settledEpoch = world.hub.state.currentEpoch()
+    },
+  })
+  await world.run(plan.horizonSeconds)
+  world.close()
+  return { purchases, invoice, settledEpoch }
+}
+
+describe("arbitrageur purchases", () => {
+  it("send the min-amount plus the fee adapter's fee: the invoice settles in the epoch the deposit arrives, bought once", async () => {
+    const { purchases, invoice, settledEpoch } = await run(
+      scenario({ fees: 'fixedFeeTokens: "3"\n    maxVariableFeeBps: 10', discount: "discountPerEpochDbps: 200\n    maxDiscountDbps: 600", minDiscountBps: 0, minAgeSeconds: 1 }),
+    )
+    expect(invoice).toBeDefined()
+    expect(purchases).toHaveLength(1)
+    expect(settledEpoch).toBe(purchases[0]!.epoch)
+  })
+
+  it("do not buy when old custody covers most of the invoice and the realised reward is below the margin", async () => {
+    // The invoice (~10,000) waits; 9,000 arrive on 31002 and settle on 31001, staying in 31002's custody. The
+    // min-amount is then ~1,000, whose reward is ~1,000/10,000 of the discount (≤ 1 bps), below the 5 bps margin.
+    const text = (topUp: number | undefined) =>
+      scenario({ fees: 'fixedFeeTokens: "0"\n    maxVariableFeeBps: 0\n    protocolFeeDbps: 0', discount: "discountPerEpochDbps: 100\n    maxDiscountDbps: 100", topUpAtSeconds: topUp, minDiscountBps: 5, minAgeSeconds: 900 })
+    const covered = await run(text(300))
+    expect(covered.invoice).toBeDefined()
+    expect(covered.purchases).toHaveLength(0)
+    // Without that custody the purchase earns the whole discount (10 bps) and is made.
+    const uncovered = await run(text(undefined))
+    expect(uncovered.purchases).toHaveLength(1)
+    expect(uncovered.settledEpoch).toBe(uncovered.purchases[0]!.epoch)
+  })
+
+  it("estimate the reward as the hub pays it (§3.6, §7 vector A) and never above it", () => {
+    // Vector A: invoice 97,000, 70,000 deposits this epoch, no other custody: rewards 2,100, after 94,900; a 10,000
+    // deposit earns 10,000 · 2,100 / 94,900.
+    const invoice = 97_000n * E18
+    const after = 94_900n * E18
+    expect(expectedReward18(invoice, after, 0n, 10_000n * E18)).toBe((10_000n * E18 * 2_100n * E18) / after)
+    // Custody covering all of `after`: nothing of the purchase is sure to be consumed.
+    expect(expectedReward18(invoice, after, after, 10_000n * E18)).toBe(0n)
+    // Custody of 90,000: at least 4,900 of the deposit is consumed.
+    expect(expectedReward18(invoice, after, 90_000n * E18, 10_000n * E18)).toBe((4_900n * E18 * 2_100n * E18) / after)
+    expect(expectedReward18(invoice, invoice, 0n, 10_000n * E18)).toBe(0n)
+  })
+})
