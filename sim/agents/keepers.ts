@@ -4,6 +4,8 @@
  * `processDepositsAndInvoices` per ticker and `handleExpiredIntents` on their crons. Defaults are mainnet's:
  * size 1 / age 60 s, crons 60 s (fill queue 180 s, expired intents 600 s). A spoke dispatch takes at most
  * `MAX_QUEUE_BATCH` items and at most `MAX_DISPATCH_MESSAGE_BYTES` of message (`intentBatchSize`, `fillBatchSize`).
+ * While the hub is halted (a `halt` outage of the hub domain) the hub crons skip their turn: the hub takes no
+ * transactions; the first turn after the halt finds the queues and invoices where they were.
  */
 import { intentTupleSize } from "../../service/domain/encoding.ts"
 import type { Intent } from "../../service/domain/protocol.ts"
@@ -128,6 +130,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
   const hubState = world.hub.state
   const domainGasLimit = (domain: number) => hubState.config.domainGasLimit.get(domain) ?? hubState.config.defaultDomainGasLimit
   world.scheduler.every((spec.settlementQueue?.cronSeconds ?? 60) * 1000, 0, "keeper/settlements", () => {
+    if (world.hubHalted) return
     for (const domain of world.spokes.domains) {
       const queue = hubState.settlementQueues.get(domain)
       if (queue === undefined || queue.size === 0) continue
@@ -142,6 +145,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
   })
 
   world.scheduler.every((spec.processDepositsAndInvoicesCronSeconds ?? 60) * 1000, 0, "keeper/process", () => {
+    if (world.hubHalted) return
     for (const ticker of hubState.tickers.values()) {
       // Skipped like the production agent: nothing to buy and no closed epoch left to clean up.
       const lastClosed = world.hubEpoch - 1
@@ -182,6 +186,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
   })
 
   world.scheduler.every((spec.expiredIntentsCronSeconds ?? 600) * 1000, 0, "keeper/expired", () => {
+    if (world.hubHalted) return
     const buffer = hubState.config.expiryTimeBufferSeconds
     const now = world.timestamp
     const expired: Bytes32[] = []

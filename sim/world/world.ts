@@ -5,14 +5,20 @@
  * sequence) order; a chain call is awaited before the next event starts.
  *
  * Time: virtual milliseconds since the start; chain and hub timestamps are `genesis + floor(ms / 1000)`. The hub
- * block is `hubGenesisBlock + floor(seconds / hubBlockTime)` (the genesis block starts an epoch); spoke chains mine a block at their block-time
+ * block is `hubGenesisBlock + floor(seconds / hubBlockTime)` (the genesis block starts an epoch) less the block
+ * ticks that fell in a `halt` outage of the hub domain; spoke chains mine a block at their block-time
  * ticks when calls are pending (empty blocks are skipped, on both backends alike).
+ *
+ * A halted hub (a `halt` outage of the hub domain) produces no blocks and takes no inputs: its block, epoch and
+ * timestamp stay where the halt found them, `applyHub` refuses inputs (`World_HubHalted`, nothing applied or
+ * traced), messages to and from it wait in the transport until the halt ends, and then the hub resumes with the
+ * next block (block numbers continue; the timestamp is the clock's).
  */
 import { type Address, addressToBytes32, type Bytes32, type Hex } from "../../service/domain/hex.ts"
 import { keccak256Scratch, keccakScratch } from "../../service/domain/keccak.ts"
 import { decodeMessage } from "../../service/domain/encoding.ts"
 import type { FillMessage, Intent } from "../../service/domain/protocol.ts"
-import type { HubRevert } from "../../service/hub/errors.ts"
+import { HubRevert } from "../../service/hub/errors.ts"
 import type { HubEvent, HubEventSink } from "../../service/hub/events.ts"
 import { Hub, type HubInput } from "../../service/hub/hub.ts"
 import type { HubInputTrace } from "../../service/hub/inputLines.ts"
@@ -178,6 +184,8 @@ export class World {
   firstEpoch = -1
   private readonly checkEachEpoch: boolean
   private readonly blockTimes = new Map<number, number>()
+  /** The hub's `halt` outages as merged [from, to) windows in seconds, in time order. */
+  private readonly hubHalts: readonly { readonly from: number; readonly to: number }[]
 
   constructor(
     readonly plan: WorldPlan,
@@ -212,6 +220,7 @@ export class World {
     const transportSpec: TransportSpec = plan.scenario.transport ?? { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.4, maxSeconds: 600 } }
     this.transport = new Transport(transportSpec, this.rng.get("transport"))
     for (const chain of plan.scenario.chains) this.blockTimes.set(chain.id, Math.max(1, Math.round(chain.blockTimeSeconds ?? 2)))
+    this.hubHalts = mergeWindows((transportSpec.faults?.outages ?? []).filter((o) => o.kind === "halt" && o.domain === plan.hubDomain).map((o) => ({ from: o.fromSeconds, to: o.toSeconds })))
   }
 
   private readonly trace: HubInputTrace | undefined
@@ -233,17 +242,47 @@ export class World {
     return Number(this.plan.genesisTimestamp) + this.scheduler.nowSeconds
   }
 
-  /** The hub's epoch now (moves the hub's block to the current time first). */
+  /** The hub's epoch now (moves the hub's block to the current time first; a halted hub's stays). */
   get hubEpoch(): number {
     this.syncHubBlock()
     return this.hub.currentEpoch()
   }
 
+  /** Whether the hub is in a `halt` outage now: no blocks, no inputs. */
+  get hubHalted(): boolean {
+    return this.hubHaltedAt(this.nowMs)
+  }
+
+  private hubHaltedAt(ms: number): boolean {
+    for (const h of this.hubHalts) if (ms >= h.from * 1000 && ms < h.to * 1000) return true
+    return false
+  }
+
+  /** The hub's block at `seconds`: one per block tick (`k × hubBlockTime`, k ≥ 1) not inside a hub halt. */
+  private hubBlockAt(seconds: number): number {
+    const blockTime = this.plan.hubBlockTimeSeconds
+    const ticks = Math.floor(seconds / blockTime)
+    let skipped = 0
+    for (const h of this.hubHalts) {
+      // Ticks k with from <= k·blockTime < to and k <= ticks.
+      const first = Math.max(1, Math.ceil(h.from / blockTime))
+      const last = Math.min(ticks, Math.ceil(h.to / blockTime) - 1)
+      if (last >= first) skipped += last - first + 1
+    }
+    return this.plan.hubGenesisBlock + ticks - skipped
+  }
+
   // -------------------------------------------------------------------------------------------------------
   // Hub
 
-  /** Applies one hub input now (after moving the hub's block to the current time), recording it in the trace. */
+  /**
+   * Applies one hub input now (after moving the hub's block to the current time), recording it in the trace.
+   * While the hub is halted nothing is applied or recorded: the input is refused (`World_HubHalted`).
+   */
   applyHub(input: HubInput): HubRevert | undefined {
+    if (this.hubHalts.length > 0 && this.hubHaltedAt(this.nowMs)) {
+      return new HubRevert("World_HubHalted", `the hub is halted at t=${this.nowMs / 1000}s (a halt outage of domain ${this.plan.hubDomain}): ${input.kind} not applied`)
+    }
     this.syncHubBlock()
     return this.applyRecorded(input)
   }
@@ -257,9 +296,11 @@ export class World {
     return revert
   }
 
-  private syncHubBlock(): void {
+  /** Moves the hub's block to the current time, unless the hub is halted (`force`: the genesis block at the start). */
+  private syncHubBlock(force = false): void {
+    if (!force && this.hubHalts.length > 0 && this.hubHaltedAt(this.nowMs)) return
     const seconds = this.scheduler.nowSeconds
-    const number = this.plan.hubGenesisBlock + Math.floor(seconds / this.plan.hubBlockTimeSeconds)
+    const number = this.hubHalts.length === 0 ? this.plan.hubGenesisBlock + Math.floor(seconds / this.plan.hubBlockTimeSeconds) : this.hubBlockAt(seconds)
     const timestamp = this.timestamp
     if (number === this.hubBlockNumber && timestamp === this.hubTimestamp) return
     const epochBefore = this.lastEpoch
@@ -417,6 +458,12 @@ export class World {
   }
 
   private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly event: { readonly message: Hex } }, sent?: SentIntents): void {
+    // The transport holds messages to a halted hub until the halt ends; a delivery due inside one waits for its end.
+    if (this.hubHalts.length > 0 && this.hubHaltedAt(this.nowMs)) {
+      const end = this.hubHalts.find((h) => this.nowMs >= h.from * 1000 && this.nowMs < h.to * 1000)!.to * 1000
+      this.scheduler.at(end, `deliver/hub/${message.messageId}`, () => this.deliverToHub(message, sent))
+      return
+    }
     // The hub gateway (like Hyperlane's mailbox) accepts a message id once.
     if (this.hubDelivered.has(message.messageId)) {
       this.stats.duplicateHubDeliveries++
@@ -466,7 +513,7 @@ export class World {
 
   /** Before the first event: the hub's block at the start, and the first epoch. (`run` does it; live devnets too.) */
   begin(): void {
-    this.syncHubBlock()
+    if (this.hubBlockNumber < 0) this.syncHubBlock(true)
     if (this.firstEpoch < 0) this.firstEpoch = this.hub.currentEpoch()
   }
 
@@ -475,7 +522,7 @@ export class World {
     this.syncHubBlock()
   }
 
-  /** After the last event: the hub's block at the end, and the conservation check. */
+  /** After the last event: the hub's block at the end (unless halted), and the conservation check. */
   finish(): void {
     this.syncHubBlock()
     this.hub.checkConservation()
@@ -496,4 +543,16 @@ export class World {
   static word(address: Address): Bytes32 {
     return addressToBytes32(address)
   }
+}
+
+/** Overlapping or touching [from, to) windows merged, in time order. */
+const mergeWindows = (windows: readonly { readonly from: number; readonly to: number }[]): { from: number; to: number }[] => {
+  const sorted = [...windows].sort((a, b) => a.from - b.from)
+  const out: { from: number; to: number }[] = []
+  for (const w of sorted) {
+    const last = out[out.length - 1]
+    if (last !== undefined && w.from <= last.to) last.to = Math.max(last.to, w.to)
+    else out.push({ from: w.from, to: w.to })
+  }
+  return out
 }

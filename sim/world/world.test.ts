@@ -1,0 +1,122 @@
+/**
+ * A `halt` outage of the hub domain halts the hub (memory backend): no hub block, input or event inside the
+ * window; messages to the hub wait for its end; keepers skip their hub calls; `applyHub` refuses inputs; the
+ * hub resumes at the end with the next block (block numbers continue, the skipped ticks are not produced).
+ *
+ * The scripted world: two chains, 10,000 USDC of initial liquidity on 31002 (at the hub at about 91 s), the hub
+ * halted from 600 s to 1200 s (hub block time 12 s, epochs of 40 blocks). A user sends 100 USDC 31001→31002 at
+ * 300 s (settles before the halt), 650 s and 900 s (dispatched by the keeper at 660 s and 960 s while the hub
+ * is halted: delivered at 1200 s, settled then).
+ */
+import { describe, expect, it } from "vitest"
+import type { HubInput } from "../../service/hub/hub.ts"
+import { createMemorySpokes } from "../../service/spoke/spoke.ts"
+import { createIntents, sendTransaction } from "../agents/common.ts"
+import { assembleRun } from "../run.ts"
+import { parseScenario } from "../scenario/load.ts"
+import { planWorld } from "./plan.ts"
+
+const HALT_FROM = 600
+const HALT_TO = 1200
+
+const scenario = (outages: string) =>
+  parseScenario(
+    `
+name: hub-halt
+horizon: { seconds: 2400 }
+hub: { blockTimeSeconds: 12, epochLength: 40 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport:
+  latency: { kind: fixed, seconds: 30 }
+  faults: { outages: [${outages}] }
+initialLiquidity: [{ chain: 31002, asset: USDC, tokens: 10000 }]
+agents: {}
+`,
+    "hub-halt.yaml",
+  ).spec
+
+const run = async (outages: string) => {
+  const spec = scenario(outages)
+  const plan = planWorld(spec, { userAccounts: 1 })
+  const inputs: { t: number; input: HubInput }[] = []
+  let world: ReturnType<typeof assembleRun>["world"] | undefined
+  const trace = { config: () => {}, input: (input: HubInput) => inputs.push({ t: world!.nowMs / 1000, input }) }
+  const assembly = assembleRun(spec, plan, { seed: 3, spokes: createMemorySpokes(plan.spokes), agents: false, trace })
+  world = assembly.world
+  const w = world
+  const events: { t: number; kind: string; intentId?: string }[] = []
+  w.observe({ onHubEvent: (e) => events.push({ t: w.nowMs / 1000, kind: e.kind, ...("intentId" in e ? { intentId: e.intentId } : {}) }) })
+  const user = plan.users[0]!.address
+  const usdc = plan.assets.get("USDC:31001")!
+  w.scheduler.at(0, "approve", () => w.submit(31001, user, { kind: "erc20.approve", token: usdc.address, spender: w.chain(31001).addresses.feeAdapter, amount: 2n ** 256n - 1n }))
+  const sent: { t: number; intentId: string }[] = []
+  w.observe({
+    onSpokeEvent: (e, context) => {
+      if (e.name === "IntentAdded" && context.receipt.from.toLowerCase() === user.toLowerCase()) sent.push({ t: w.nowMs / 1000, intentId: e.intentId })
+    },
+  })
+  for (const t of [300, 650, 900]) {
+    w.scheduler.at(t * 1000, "user intent", async () => {
+      const tx = await createIntents(assembly.service, { origin: "31001", destinations: ["31002"], to: user, from: user, inputAsset: usdc.address, amount: "100000000" })
+      if (!tx.ok) throw new Error(`POST /intents: ${tx.error}`)
+      sendTransaction(w, user, tx.value)
+    })
+  }
+  const refused: (string | undefined)[] = []
+  w.scheduler.at(900_000, "hub call in the halt", () => {
+    refused.push(w.applyHub({ kind: "processSettlementQueue", domain: 31002, amount: 1 })?.errorName)
+  })
+  await w.run(plan.horizonSeconds)
+  const result = { inputs, events, sent, refused, keepers: assembly.keepers, traceHash: w.traceHash(), stats: { ...w.stats } }
+  w.close()
+  return result
+}
+
+const HALT = `{ domain: 25327, kind: halt, fromSeconds: ${HALT_FROM}, toSeconds: ${HALT_TO} }`
+const inHalt = (t: number) => t >= HALT_FROM && t < HALT_TO
+
+describe("a halt of the hub domain", () => {
+  it("stops hub blocks, inputs and events for the window; the hub resumes after it", async () => {
+    const r = await run(HALT)
+    expect(r.inputs.filter((i) => inHalt(i.t))).toEqual([])
+    expect(r.events.filter((e) => inHalt(e.t))).toEqual([])
+    expect(r.refused).toEqual(["World_HubHalted"])
+    expect(r.keepers.reverts).toBe(0)
+
+    // Block numbers continue across the halt: the last block before it, then the next one at its end.
+    const blocks = r.inputs.flatMap((i) => (i.input.kind === "block" ? [{ t: i.t, number: i.input.number }] : []))
+    const before = blocks.filter((b) => b.t < HALT_FROM).at(-1)!
+    const after = blocks.find((b) => b.t >= HALT_TO)!
+    expect(after.t).toBe(HALT_TO)
+    expect(after.number).toBe(20_000_000 + 50)
+    expect(before.number).toBe(20_000_000 + Math.floor(before.t / 12))
+    expect(after.number).toBe(20_000_000 + Math.floor(HALT_FROM / 12))
+    // ... and stay behind the clock by the 50 skipped ticks (600 s to 1188 s) for the rest of the run.
+    const last = blocks.at(-1)!
+    expect(last.number).toBe(20_000_000 + Math.floor(last.t / 12) - 50)
+
+    // Every user intent reached the hub and settled; those dispatched during the halt at its end.
+    expect(r.sent.map((s) => s.t)).toEqual([300, 650, 900])
+    const settled = r.sent.map((s) => r.events.find((e) => e.kind === "SettlementEnqueued" && e.intentId === s.intentId)?.t)
+    expect(settled[0]).toBeLessThan(HALT_FROM)
+    expect(settled.slice(1)).toEqual([HALT_TO, HALT_TO])
+    expect(r.events.some((e) => e.kind === "SettlementQueueProcessed" && e.t >= HALT_TO)).toBe(true)
+  })
+
+  it("is deterministic, and a halt of a chain or a hub partition leaves hub block production alone", async () => {
+    const a = await run(HALT)
+    const b = await run(HALT)
+    expect(b.traceHash).toBe(a.traceHash)
+
+    for (const outage of [`{ domain: 25327, kind: partition, fromSeconds: ${HALT_FROM}, toSeconds: ${HALT_TO} }`, `{ domain: 31001, kind: halt, fromSeconds: ${HALT_FROM}, toSeconds: ${HALT_TO} }`]) {
+      const r = await run(outage)
+      expect(r.refused).not.toContain("World_HubHalted")
+      const blocks = r.inputs.flatMap((i) => (i.input.kind === "block" ? [{ t: i.t, number: i.input.number }] : []))
+      expect(blocks.some((b) => inHalt(b.t))).toBe(true)
+      for (const block of blocks) expect(block.number).toBe(20_000_000 + Math.floor(block.t / 12))
+    }
+  })
+})
