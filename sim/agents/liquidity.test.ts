@@ -44,14 +44,16 @@ const seed = async (chains: readonly number[], liquidity: readonly { chain: numb
   const spec = scenarioWith(chains, liquidity)
   const plan = planWorld(spec)
   const spokes = createMemorySpokes(plan.spokes)
-  const { world, populations } = assembleRun(spec, plan, { seed: 1, spokes, agents: false })
+  const { world, populations, metrics } = assembleRun(spec, plan, { seed: 1, spokes, agents: false })
   await world.run(seconds)
+  // The seeds are the provider's, not users' intents: the run's intent counts leave them out.
+  const userIntents = Object.values(metrics.created).reduce((a, b) => a + b, 0)
   const ticker = [...world.hub.state.tickers.values()].find((t) => t.config.symbol === "USDC")!
   const custody = Object.fromEntries(chains.map((c) => [c, ticker.custodied(c)]))
   const vault = [...ticker.feeVault18.values()].reduce((a, b) => a + b, 0n)
   const seeds = [...ticker.waiting].map((id) => world.hub.state.contexts.get(id)!)
   const settlements = [...world.hub.state.settlementQueues.values()].reduce((n, q) => n + q.size, 0)
-  const result = { custody, vault, invoices: ticker.invoices.length, seeds, settlements, stats: populations[0]!, world }
+  const result = { custody, vault, invoices: ticker.invoices.length, seeds, settlements, stats: populations[0]!, world, userIntents }
   world.close()
   return result
 }
@@ -79,6 +81,7 @@ describe("initial liquidity seeds custody on every listed chain", () => {
       [31002, [31002], IntentStatus.DEPOSIT_PROCESSED, b.provider],
     ])
     expect(run.stats.actions).toEqual({ seed: 2 })
+    expect(run.userIntents).toBe(0)
     expect(run.stats.rejections).toEqual({})
   })
 

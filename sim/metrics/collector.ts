@@ -20,6 +20,11 @@ export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
 
 interface TrackedIntent {
   readonly agent: AgentPlan | undefined
+  /**
+   * False for the initial-liquidity provider's seeds (sim/agents/liquidity.ts): their custody is attributed to
+   * "initial" liquidity, but they are not intents of the run's users (not counted, no latency samples).
+   */
+  readonly counted: boolean
   readonly path: IntentPath
   readonly ticker: string
   readonly origin: number
@@ -175,8 +180,11 @@ export class MetricsCollector implements WorldObserver {
         this.spokeQueuesOf(context.domain).intents.added(event.queueIdx)
         const intent = event.intent
         const { path, symbol } = this.classify(context.domain, intent)
+        const agent = this.agentsByAccount.get(context.receipt.from) ?? this.agentsByAccount.get(context.receipt.from.toLowerCase())
+        const counted = agent?.kind !== "liquidity"
         this.intents.set(event.intentId, {
-          agent: this.agentsByAccount.get(context.receipt.from) ?? this.agentsByAccount.get(context.receipt.from.toLowerCase()),
+          agent,
+          counted,
           path,
           ticker: symbol,
           origin: intent.origin,
@@ -188,7 +196,7 @@ export class MetricsCollector implements WorldObserver {
           settledAt: undefined,
           owed18: undefined,
         })
-        this.created[path]++
+        if (counted) this.created[path]++
         break
       }
       case "IntentQueueProcessed":
@@ -213,10 +221,12 @@ export class MetricsCollector implements WorldObserver {
         // A refund of an unsupported intent on its origin is not a settlement.
         if (this.unsupportedReturned && this.world.hub.state.contexts.get(event.intentId)?.status === IntentStatus.UNSUPPORTED_RETURNED) break
         tracked.settledAt = now
-        this.settled[tracked.path]++
-        this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)
-        this.allSettlementLatency.add(now - tracked.createdAt)
-        this.epochSettlementLatency.add(now - tracked.createdAt)
+        if (tracked.counted) {
+          this.settled[tracked.path]++
+          this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)
+          this.allSettlementLatency.add(now - tracked.createdAt)
+          this.epochSettlementLatency.add(now - tracked.createdAt)
+        }
         // The mint just before this settlement in the same receipt failed: the receiver is owed a debt, paid
         // when it is minted.
         const minted = !(failure !== undefined && failure.receipt === context.receipt && failure.recipient === event.account && failure.asset === event.asset)
@@ -269,6 +279,7 @@ export class MetricsCollector implements WorldObserver {
 
   private markPaid(tracked: TrackedIntent, now: number): void {
     tracked.paidAt = now
+    if (!tracked.counted) return
     this.userLatency.get(tracked.path)!.add(now - tracked.createdAt)
     this.allUserLatency.add(now - tracked.createdAt)
     this.epochUserLatency.add(now - tracked.createdAt)
