@@ -19,7 +19,7 @@ export interface TextFormatter {
  * Whether this Node strips TypeScript types (22.18 and later, as the project's own Node is), so that a worker
  * can load a `.ts` formatter module without a loader.
  */
-export const workersLoadTypeScript = (process.features as { readonly typescript?: string }).typescript !== undefined
+export const workersLoadTypeScript = typeof (process.features as { readonly typescript?: string | false }).typescript === "string"
 
 export interface TextSinkOptions {
   /** Who the worker works for, in error messages ("Keccak256Stream", "TraceFile"). */
@@ -143,9 +143,12 @@ export class TextSinkWorker {
   private waitUntil(done: () => boolean, words: Int32Array, index: number): void {
     let taken = Atomics.load(this.control, CONTROL_DONE)
     let idleSeconds = 0
-    while (!done()) {
+    for (;;) {
+      // The word is read before `done()` is asked: a change after that read ends the wait at once.
+      const seen = Atomics.load(words, index)
+      if (done()) return
       this.check()
-      Atomics.wait(words, index, Atomics.load(words, index), 1000)
+      Atomics.wait(words, index, seen, 1000)
       const now = Atomics.load(this.control, CONTROL_DONE)
       if (now !== taken) {
         taken = now
@@ -159,10 +162,20 @@ export class TextSinkWorker {
     }
   }
 
-  /** Stops the worker (what it has not taken yet is dropped; `sync()` first to keep it). */
-  close(): void {
-    if (this.closed) return
-    this.closed = true
-    void this.worker.terminate()
+  /**
+   * Stops the worker (what it has not taken yet is dropped; `sync()` first to keep it). The promise settles once
+   * the thread has stopped: a worker blocked in a write finishes that write first.
+   */
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true
+      this.stopped = this.worker.terminate().then(
+        () => undefined,
+        () => undefined,
+      )
+    }
+    return this.stopped
   }
+
+  private stopped: Promise<void> = Promise.resolve()
 }

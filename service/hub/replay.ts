@@ -29,32 +29,37 @@ export const replayLines = async (lines: AsyncIterable<string> | Iterable<string
   let hasher: TraceHasher | undefined
   let lineNumber = 0
   let inputs = 0
-  for await (const raw of lines) {
-    lineNumber++
-    const text = raw.trim()
-    if (text === "") continue
-    if (hub === undefined) {
-      hasher = new TraceHasher((line) => options.onLine(line))
-      try {
-        hub = new Hub(decodeConfigLine(text, lineNumber), hasher)
-      } catch (error) {
-        if (error instanceof InputLineError) throw error
-        throw new InputLineError(lineNumber, (error as Error).message)
+  try {
+    for await (const raw of lines) {
+      lineNumber++
+      const text = raw.trim()
+      if (text === "") continue
+      if (hub === undefined) {
+        hasher = new TraceHasher((line) => options.onLine(line))
+        try {
+          hub = new Hub(decodeConfigLine(text, lineNumber), hasher)
+        } catch (error) {
+          if (error instanceof InputLineError) throw error
+          throw new InputLineError(lineNumber, (error as Error).message)
+        }
+        continue
       }
-      continue
+      const input = decodeInputLine(text, lineNumber)
+      const revert = hub.apply(input)
+      // The clock only moves forward: a block going back is a broken trace, not a reverted call.
+      if (revert !== undefined && input.kind === "block") throw new InputLineError(lineNumber, `number/timestamp: ${revert.message}`)
+      inputs++
+      if (options.checkEveryInput === true) checkAt(hub, lineNumber)
     }
-    const input = decodeInputLine(text, lineNumber)
-    const revert = hub.apply(input)
-    // The clock only moves forward: a block going back is a broken trace, not a reverted call.
-    if (revert !== undefined && input.kind === "block") throw new InputLineError(lineNumber, `number/timestamp: ${revert.message}`)
-    inputs++
-    if (options.checkEveryInput === true) checkAt(hub, lineNumber)
+    if (hub === undefined || hasher === undefined) throw new InputLineError(lineNumber + 1, 'expected a first line {"kind":"config",...}, found an empty file')
+    checkAt(hub, lineNumber)
+    const summary = { traceHash: hasher.digest(), events: hasher.events, inputs }
+    options.onLine(JSON.stringify({ kind: "summary", traceHash: summary.traceHash, events: summary.events }))
+    return summary
+  } finally {
+    // The hashing worker of a long trace stops with the replay, a failed one included.
+    hasher?.close()
   }
-  if (hub === undefined || hasher === undefined) throw new InputLineError(lineNumber + 1, 'expected a first line {"kind":"config",...}, found an empty file')
-  checkAt(hub, lineNumber)
-  const summary = { traceHash: hasher.digest(), events: hasher.events, inputs }
-  options.onLine(JSON.stringify({ kind: "summary", traceHash: summary.traceHash, events: summary.events }))
-  return summary
 }
 
 const checkAt = (hub: Hub, lineNumber: number): void => {

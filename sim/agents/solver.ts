@@ -103,7 +103,14 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
       if (share === undefined || rebalancing.has(poorKey)) return
       rebalancing.add(poorKey)
       world.scheduler.after(0, `solver/${agent.id}/rebalance`, async () => {
-        if (onlyBelowShare && (await world.chain(poor.domain).virtualBalance(poor.address, me)) >= floorOf(poorKey, share)) {
+        let below: boolean
+        try {
+          below = !onlyBelowShare || (await world.chain(poor.domain).virtualBalance(poor.address, me)) < floorOf(poorKey, share)
+        } catch (error) {
+          rebalancing.delete(poorKey) // a failed read must not block the chain's rebalancing for good
+          throw error
+        }
+        if (!below) {
           rebalancing.delete(poorKey)
           return
         }

@@ -103,15 +103,25 @@ export class TraceFile implements HubInputTrace {
     this.writeAll(bytes)
   }
 
-  /** Flushes and closes the file (once; later calls do nothing). */
+  /**
+   * Flushes and closes the file (once; later calls do nothing). When the worker did not finish (a failed write, a
+   * stall), the file is closed only once its thread has stopped, so that no write of it lands on a descriptor
+   * number reused meanwhile.
+   */
   close(): void {
     if (this.closed) return
+    let flushed = false
     try {
       this.flush()
+      flushed = true
     } finally {
       this.closed = true
-      this.worker?.close()
-      closeSync(this.fd)
+      const worker = this.worker
+      if (worker === undefined) closeSync(this.fd)
+      else if (flushed) {
+        void worker.close()
+        closeSync(this.fd)
+      } else void worker.close().then(() => closeSync(this.fd))
     }
   }
 
