@@ -181,7 +181,12 @@ export const ScenarioSpec = Schema.Struct({
     solvers: Schema.optionalKey(Schema.Array(SolverSpec)),
     arbitrageurs: Schema.optionalKey(Schema.Array(ArbitrageurSpec)),
   }),
-  initialLiquidity: Schema.optionalKey(Schema.Array(InitialLiquidity)),
+  initialLiquidity: Schema.optionalKey(
+    described(
+      Schema.Array(InitialLiquidity),
+      "tokens a liquidity provider leaves in hub custody on each listed chain at the start (one unfillable fast-path intent per entry; its custody counts as initial liquidity in the netting attribution)",
+    ),
+  ),
   properties: Schema.optionalKey(Schema.Array(Property)),
 })
 export type ScenarioSpec = typeof ScenarioSpec.Type
