@@ -9,7 +9,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, ZERO_ADDRESS, type Hex } from "../domain/hex.ts"
-import { IntentStatus, IntentStatusName, MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, Strategy, strategyName } from "../domain/protocol.ts"
+import { IntentStatus, IntentStatusName, MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, powerOfTen, Strategy, strategyName } from "../domain/protocol.ts"
 import type { HubRevert } from "../hub/errors.ts"
 import type { Hub, HubInput } from "../hub/hub.ts"
 import type { InvoiceQuery } from "../indexer/invoices.ts"
@@ -233,12 +233,26 @@ type Family = "evm" | "altchain1" | "altchain2"
  */
 const checkHubAmount = (field: string, amount: bigint, decimals: number): void => {
   if (decimals >= NORMALIZED_DECIMALS) return
-  const limit = MAX_UINT256 / 10n ** BigInt(NORMALIZED_DECIMALS - decimals)
+  const limit = (HUB_AMOUNT_LIMITS[decimals] ??= MAX_UINT256 / powerOfTen(NORMALIZED_DECIMALS - decimals))
   if (amount > limit) {
     throw badRequest(
       "InvalidAmount",
       `${field}: ${amount} exceeds the largest amount of this ${decimals}-decimal token, ${limit} units, whose 18-decimal hub amount fits in a uint256.`,
     )
+  }
+}
+
+/** The largest token amount of each decimals (below 18) whose 18-decimal hub amount fits in a uint256. */
+const HUB_AMOUNT_LIMITS: bigint[] = []
+
+/**
+ * Refuses an amount that leaves nothing once `fee` is taken, or less than one unit of the 18-decimal hub amount
+ * (as `POST /intents` and the quotes both do).
+ */
+const checkCoversFee = (field: string, amount: bigint, fee: bigint, decimals: number): void => {
+  if (amount <= fee) throw badRequest("InvalidAmount", `${field}: ${amount} does not cover the fee of ${fee} token units.`)
+  if (normalizeDecimals(amount - fee, decimals, NORMALIZED_DECIMALS) === 0n) {
+    throw badRequest("InvalidAmount", `${field}: ${amount} is below one unit of the 18-decimal hub amount.`)
   }
 }
 
@@ -401,11 +415,8 @@ export class ClearingService {
       }
     }
     const tokenFee = fees.feeUnits
-    if (amount <= tokenFee) throw badRequest("InvalidAmount", `${fieldName(prefix, "amount")}: ${amount} does not cover the fee of ${tokenFee} token units.`)
+    checkCoversFee(fieldName(prefix, "amount"), amount, tokenFee, route.input.decimals)
     const intentAmount = amount - tokenFee
-    if (normalizeDecimals(intentAmount, route.input.decimals, NORMALIZED_DECIMALS) === 0n) {
-      throw badRequest("InvalidAmount", `${fieldName(prefix, "amount")}: ${amount} is below one unit of the 18-decimal hub amount.`)
-    }
     return { origin, registry, from, tokenFee, order: { destinations, receiver: to, inputAsset, outputAsset: outputAsset ?? ZERO_ADDRESS, amount: intentAmount, maxFee, ttl, data } }
   }
 
@@ -833,10 +844,7 @@ export class ClearingService {
       // The fast path charges only the fixed fee through the adapter, so a quote stands while it can be taken.
       const covers = (fee: bigint) => amount > fee && normalizeDecimals(amount - fee, route.input.decimals, NORMALIZED_DECIMALS) > 0n
       const fastBuildable = q.fast.ok && route.input.strategy !== Strategy.XERC20 && covers(q.fast.quote.fees.fixedFeeUnits)
-      if (!covers(q.fees.feeUnits) && !fastBuildable) {
-        if (amount <= q.fees.feeUnits) throw badRequest("InvalidAmount", `amount: ${amount} does not cover the fee of ${q.fees.feeUnits} token units.`)
-        throw badRequest("InvalidAmount", `amount: ${amount} is below one unit of the 18-decimal hub amount.`)
-      }
+      if (!covers(q.fees.feeUnits) && !fastBuildable) checkCoversFee("amount", amount, q.fees.feeUnits, route.input.decimals)
       const fast = q.fast.ok
         ? {
             fixedFeeUnits: q.fast.quote.fees.fixedFeeUnits.toString(),

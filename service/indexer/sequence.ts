@@ -9,9 +9,9 @@
  */
 
 /** The first index of the ascending `arr` whose value is not below `seq` (values are never NaN). */
-export const lowerBound = (arr: readonly number[], seq: number): number => {
+export const lowerBound = (arr: ArrayLike<number>, seq: number, length = arr.length): number => {
   let lo = 0
-  let hi = arr.length
+  let hi = length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
     if (arr[mid]! < seq) lo = mid + 1

@@ -3,6 +3,8 @@
  * of each (origin, destination, path) and of each path overall, with p25/p50/p75 (linear interpolation
  * between closest ranks). Deterministic: a ring buffer, no sampling.
  */
+import { lowerBound } from "./sequence.ts"
+
 export type SettlementPath = "basic" | "fast"
 
 export interface SettlementPercentiles {
@@ -11,18 +13,6 @@ export interface SettlementPercentiles {
   readonly p75Minutes: number
   /** Observations behind the figures (0 for a prior). */
   readonly observations: number
-}
-
-/** The first index of `sorted[0, length)` whose value is not below `value`. */
-const lowerBound = (sorted: Float64Array, length: number, value: number): number => {
-  let lo = 0
-  let hi = length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (sorted[mid]! < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 class Window {
@@ -47,13 +37,13 @@ class Window {
     if (this.count < this.capacity) this.values[this.count] = minutes
     else {
       const evicted = this.values[this.next]!
-      const at = lowerBound(sorted, this.count, evicted)
+      const at = lowerBound(sorted, evicted, this.count)
       sorted.copyWithin(at, at + 1, this.count)
       this.count--
       this.values[this.next] = minutes
       this.next = (this.next + 1) % this.capacity
     }
-    const at = lowerBound(sorted, this.count, minutes)
+    const at = lowerBound(sorted, minutes, this.count)
     sorted.copyWithin(at + 1, at, this.count)
     sorted[at] = minutes
     this.count++

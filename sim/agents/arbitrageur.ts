@@ -12,8 +12,7 @@
  * within that delay may both buy an invoice; the later deposit earns what is left of the reward (or none).
  */
 import type { ClearingService } from "../../service/api/service.ts"
-import { NORMALIZED_DECIMALS, normalizeDecimals } from "../../service/domain/protocol.ts"
-import { tokensToUnits } from "../../service/domain/protocol.ts"
+import { DBPS_DENOMINATOR, NORMALIZED_DECIMALS, normalizeDecimals, tokensToUnits } from "../../service/domain/protocol.ts"
 import type { ArbitrageurSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
@@ -99,7 +98,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         const gross18 = normalizeDecimals(gross, decimals, NORMALIZED_DECIMALS)
         const deposit18 = normalizeDecimals(grossed.deposit, decimals, NORMALIZED_DECIMALS)
         const reward18 = expectedReward18(BigInt(min.value.invoiceAmount), BigInt(min.value.amountAfterDiscounts[String(best.domain)] ?? min.value.invoiceAmount), BigInt(min.value.custodiedAmounts[String(best.domain)] ?? "0"), deposit18)
-        const cost18 = gross18 - deposit18 + (deposit18 * BigInt(protocolFeeDbps)) / DBPS + (gross18 * BigInt(Math.round((spec.minDiscountBps ?? 0) * 1000))) / 10_000_000n
+        const cost18 = gross18 - deposit18 + (deposit18 * BigInt(protocolFeeDbps)) / DBPS_DENOMINATOR + (gross18 * BigInt(Math.round((spec.minDiscountBps ?? 0) * 1000))) / 10_000_000n
         if (reward18 <= 0n || reward18 < cost18) {
           stats.reject("unprofitable")
           continue
@@ -119,8 +118,6 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
   })
   return stats
 }
-
-const DBPS = 100_000n
 
 interface PurchaseRoute {
   readonly origin: string

@@ -11,7 +11,8 @@ import { decodeWithProblems, type InputProblem } from "../../service/domain/sche
 import type { LatencySpec } from "../../service/transport/latency.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { METRIC_NAMES } from "../report/report.ts"
-import { ScenarioSpec } from "./schema.ts"
+import { HUB_DEFAULTS } from "../../service/hub/config.ts"
+import { MAX_TOKEN_DECIMALS, ScenarioSpec } from "./schema.ts"
 
 export class ScenarioError extends Error {
   override readonly name = "ScenarioError"
@@ -139,7 +140,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     s.repaymentChains?.forEach((c, j) => {
       if (!chainIds.has(c)) problems.push({ path: `agents.solvers[${i}].repaymentChains[${j}]`, message: `chain ${c} is not in chains` })
     })
-    const minDomains = spec.hub?.minSolverSupportedDomains ?? 2
+    const minDomains = spec.hub?.minSolverSupportedDomains ?? HUB_DEFAULTS.minSolverSupportedDomains
     if (s.repaymentChains !== undefined && s.repaymentChains.length < minDomains) {
       problems.push({
         path: `agents.solvers[${i}].repaymentChains`,
@@ -197,15 +198,13 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if (s.reactionSeconds !== undefined) latencyRange(`agents.solvers[${i}].reactionSeconds`, s.reactionSeconds, problems)
   })
   spec.agents.rebalancers?.forEach((r, i) => {
-    if (r.size.kind === "uniform" && tokensToUnits(r.size.minTokens, MAX_DECIMALS) > tokensToUnits(r.size.maxTokens, MAX_DECIMALS)) {
+    // Compared exactly at the most decimals a token may have.
+    if (r.size.kind === "uniform" && tokensToUnits(r.size.minTokens, MAX_TOKEN_DECIMALS) > tokensToUnits(r.size.maxTokens, MAX_TOKEN_DECIMALS)) {
       problems.push({ path: `agents.rebalancers[${i}].size.minTokens`, message: `must not exceed maxTokens ${r.size.maxTokens}, got ${r.size.minTokens}` })
     }
   })
   return problems
 }
-
-/** Token amounts are compared exactly at the most decimals a token may have. */
-const MAX_DECIMALS = 36
 
 /** A uniform latency's minSeconds must not exceed its maxSeconds. */
 const latencyRange = (path: string, latency: LatencySpec, problems: InputProblem[]): void => {

@@ -52,9 +52,12 @@ export const ChainSpec = Schema.Struct({
   blockTimeSeconds: Schema.optionalKey(described(Schema.Int.check(Schema.isGreaterThan(0, { expected: "a whole number of seconds, at least 1" })), "spoke block time in whole seconds (default 2)")),
 })
 
+/** The most decimals a token of a scenario may have. */
+export const MAX_TOKEN_DECIMALS = 36
+
 export const AssetOnChain = Schema.Struct({
   chain: ChainId,
-  decimals: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 36 }, { expected: "token decimals between 0 and 36" })),
+  decimals: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_TOKEN_DECIMALS }, { expected: `token decimals between 0 and ${MAX_TOKEN_DECIMALS}` })),
   strategy: Schema.optionalKey(Schema.Literals(["default", "xerc20"])),
   /** xERC20 only: the bridge's mint and burn limits (whole tokens per day, replenished linearly). */
   mintLimit: Schema.optionalKey(TokenAmount),

@@ -5,7 +5,7 @@
  */
 import { deriveDevAccounts, type DevAccount, TEST_MNEMONIC } from "../chains/index.ts"
 import { type Address, addressToBytes32 } from "../../service/domain/hex.ts"
-import type { HubConfigInput } from "../../service/hub/config.ts"
+import { type HubConfigInput, HUB_DEFAULTS } from "../../service/hub/config.ts"
 import { planSpokeLayout, type SpokeChainConfig, type SpokeLayout, type SpokesConfig } from "../../service/spoke/layout.ts"
 import type { TokenSpec } from "../../service/spoke/deploy.ts"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
@@ -147,7 +147,7 @@ export const planWorld = (scenario: ScenarioSpec, options: PlanOptions = {}): Wo
     expiryTimeBuffer: scenario.hub?.expiryTimeBufferSeconds ?? 43_200,
     discountExemptEpochs: scenario.hub?.discountExemptEpochs ?? 0,
     userMaxDiscount: scenario.hub?.userMaxDiscount ?? true,
-    minSolverSupportedDomains: scenario.hub?.minSolverSupportedDomains ?? 2,
+    minSolverSupportedDomains: scenario.hub?.minSolverSupportedDomains ?? HUB_DEFAULTS.minSolverSupportedDomains,
     ...(scenario.hub?.domainGasLimit === undefined ? {} : { domainGasLimit: scenario.hub.domainGasLimit }),
     supportedDomains: scenario.chains.map((c) => c.id),
     tickers: scenario.assets.map((asset) => ({

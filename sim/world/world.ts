@@ -458,12 +458,7 @@ export class World {
   }
 
   private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly event: { readonly message: Hex } }, sent?: SentIntents): void {
-    // The transport holds messages to a halted hub until the halt ends; a delivery due inside one waits for its end.
-    if (this.hubHalts.length > 0 && this.hubHaltedAt(this.nowMs)) {
-      const end = this.hubHalts.find((h) => this.nowMs >= h.from * 1000 && this.nowMs < h.to * 1000)!.to * 1000
-      this.scheduler.at(end, `deliver/hub/${message.messageId}`, () => this.deliverToHub(message, sent))
-      return
-    }
+    // Never inside a hub halt: the transport moves every arrival past its destination's outages, halts included.
     // The hub gateway (like Hyperlane's mailbox) accepts a message id once.
     if (this.hubDelivered.has(message.messageId)) {
       this.stats.duplicateHubDeliveries++
