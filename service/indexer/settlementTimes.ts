@@ -34,20 +34,27 @@ class Window {
 
   add(minutes: number): void {
     const sorted = this.sorted
-    if (this.count < this.capacity) this.values[this.count] = minutes
-    else {
-      const evicted = this.values[this.next]!
-      const at = lowerBound(sorted, evicted, this.count)
-      sorted.copyWithin(at, at + 1, this.count)
-      this.count--
-      this.values[this.next] = minutes
-      this.next = (this.next + 1) % this.capacity
-    }
     const at = lowerBound(sorted, minutes, this.count)
-    sorted.copyWithin(at + 1, at, this.count)
-    sorted[at] = minutes
-    this.count++
     this.cached = undefined
+    if (this.count < this.capacity) {
+      this.values[this.count] = minutes
+      sorted.copyWithin(at + 1, at, this.count)
+      sorted[at] = minutes
+      this.count++
+      return
+    }
+    // Full: the oldest value leaves and the new one enters in one move of the values between their places.
+    const evicted = this.values[this.next]!
+    this.values[this.next] = minutes
+    this.next = (this.next + 1) % this.capacity
+    const gone = lowerBound(sorted, evicted, this.count)
+    if (at <= gone) {
+      sorted.copyWithin(at + 1, at, gone)
+      sorted[at] = minutes
+    } else {
+      sorted.copyWithin(gone, gone + 1, at)
+      sorted[at - 1] = minutes
+    }
   }
 
   percentiles(): SettlementPercentiles {
