@@ -61,6 +61,14 @@ export interface HubConfig {
   /** Hub-supported spoke domains, in order (the union of ticker domains unless given). */
   readonly supportedDomains: readonly number[]
   readonly tickers: readonly TickerConfig[]
+  /**
+   * Access (reference §3.2, §3.14): the owner may pause, unpause and call `receiveMessage` directly; the watchtower
+   * may pause and unpause; ADMIN accounts may call `receiveMessage` directly. Undefined/empty: nobody holds the role
+   * (a pause then reverts `Hub_Unauthorized`).
+   */
+  readonly owner: Bytes32 | undefined
+  readonly watchtower: Bytes32 | undefined
+  readonly admins: readonly Bytes32[]
 }
 
 /** Plain-data description of a hub config, as written in trace files and scenarios. */
@@ -75,6 +83,10 @@ export interface HubConfigInput {
   readonly gasConfig?: { readonly settlementBaseGasUnits: number; readonly averageGasUnitsPerSettlement: number; readonly bufferDBPS: number }
   readonly domainGasLimit?: number
   readonly supportedDomains?: readonly number[]
+  /** The hub's owner, watchtower and ADMIN accounts (addresses or bytes32); see `HubConfig.owner`. */
+  readonly owner?: string
+  readonly watchtower?: string
+  readonly admins?: readonly string[]
   readonly tickers: readonly {
     readonly symbol: string
     readonly discountPerEpoch?: number
@@ -166,6 +178,15 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
   const supportedDomains: number[] = [...(input.supportedDomains ?? [])]
   for (const t of tickers) for (const d of t.domains) if (!supportedDomains.includes(d.domain)) supportedDomains.push(d.domain)
   const gas = input.gasConfig ?? HUB_DEFAULTS.gasConfig
+  const account = (path: string, value: string | undefined): Bytes32 | undefined => {
+    if (value === undefined) return undefined
+    const word = toBytes32(value)
+    if (word === undefined) throw new HubConfigError(path, `expected an address or bytes32, got ${JSON.stringify(value)}`)
+    return word
+  }
+  const owner = account("owner", input.owner)
+  const watchtower = account("watchtower", input.watchtower)
+  const admins = (input.admins ?? []).map((a, i) => account(`admins[${i}]`, a)!)
   return {
     hubDomain: input.hubDomain ?? HUB_DEFAULTS.hubDomain,
     epochLengthBlocks: epochLength,
@@ -183,6 +204,9 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
     defaultDomainGasLimit: BigInt(input.domainGasLimit ?? HUB_DEFAULTS.domainGasLimit),
     supportedDomains,
     tickers,
+    owner,
+    watchtower,
+    admins,
   }
 }
 

@@ -57,6 +57,9 @@ export type HubEvent =
   | { readonly kind: "IncreaseVirtualBalanceSet"; readonly user: Bytes32; readonly status: boolean }
   | { readonly kind: "SolverConfigUpdated"; readonly solver: Bytes32; readonly supportedDomains: readonly number[] }
   | { readonly kind: "EpochLengthUpdated"; readonly oldLength: number; readonly newLength: number }
+  /** `pause()` / `unpause()` (reference §3.14, event names of §4.7's admin events); `caller` is who called it. */
+  | { readonly kind: "Paused"; readonly caller: Bytes32 }
+  | { readonly kind: "Unpaused"; readonly caller: Bytes32 }
   /** A hub call that reverted: nothing changed. Part of the trace so that diverging agents are caught. */
   | { readonly kind: "Reverted"; readonly call: string; readonly error: string; readonly message: string }
 

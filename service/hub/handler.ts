@@ -1,7 +1,8 @@
 /**
  * Permissionless hub calls other than `processDepositsAndInvoices`: settlement dispatch (reference §3.7),
  * user preferences (§3.8), unsupported returns (§3.9), expired intents (§3.10), fee withdrawal (§3.11),
- * and the epoch-length update with carry (§3.1).
+ * and the epoch-length update with carry (§3.1). Dispatch, unsupported returns and expired intents are
+ * `whenNotPaused` (§3.14, `pause.ts`); fee withdrawal is not.
  */
 import { encodeAbiParameters, keccak256, toBytes } from "viem"
 import { encodeSettlementMessageBytes, messageIdOf as fastMessageIdOf } from "../domain/encoding.ts"
@@ -9,6 +10,7 @@ import { type Bytes32, bytesToHex, hexToBytes } from "../domain/hex.ts"
 import { IntentStatus, IntentStatusName, type Settlement } from "../domain/protocol.ts"
 import { keccak256Bytes } from "../domain/keccak.ts"
 import { HubRevert } from "./errors.ts"
+import { requireNotPaused } from "./pause.ts"
 import { createSettlementOrInvoice } from "./settler.ts"
 import type { HubState, OutboundMessage } from "./state.ts"
 
@@ -40,6 +42,7 @@ export const settlementBatchGasLimit = (hub: HubState, count: number): bigint =>
 
 /** `processSettlementQueue(domain, amount)`: dequeues `amount` settlements FIFO and sends one batch. */
 export const processSettlementQueue = (hub: HubState, domain: number, amount: number): OutboundMessage => {
+  requireNotPaused(hub, "processSettlementQueue")
   const queue = hub.settlementQueues.get(domain)
   if (queue === undefined) throw new HubRevert("Settler_ProcessSettlementQueue_UnsupportedDomain", `domain ${domain} is not supported by the hub`)
   if (!Number.isInteger(amount) || amount <= 0 || amount > queue.size) {
@@ -94,6 +97,7 @@ export const setUserSupportedDomains = (hub: HubState, user: Bytes32, domains: r
  * origin, sent directly (not through the settlement queue).
  */
 export const returnUnsupportedIntent = (hub: HubState, intentId: Bytes32): OutboundMessage => {
+  requireNotPaused(hub, "returnUnsupportedIntent")
   const ctx = hub.contexts.get(intentId)
   if (ctx === undefined || ctx.status !== IntentStatus.UNSUPPORTED || ctx.intent === undefined) {
     const status = IntentStatusName[ctx?.status ?? IntentStatus.NONE]
@@ -120,6 +124,7 @@ export const returnUnsupportedIntent = (hub: HubState, intentId: Bytes32): Outbo
  * status, ttl or timestamp, and a revert undoes the whole call.
  */
 export const handleExpiredIntents = (hub: HubState, intentIds: readonly Bytes32[]): void => {
+  requireNotPaused(hub, "handleExpiredIntents")
   const seen = new Set<Bytes32>()
   for (const id of intentIds) {
     if (seen.has(id)) {

@@ -12,6 +12,7 @@ import { HubRevert } from "./errors.ts"
 import type { HubEventSink } from "./events.ts"
 import * as Handler from "./handler.ts"
 import { receiveFills, receiveIntents } from "./intake.ts"
+import { authorizeReceiveMessage, pause, unpause } from "./pause.ts"
 import { processDepositsAndInvoices } from "./settler.ts"
 import { HubState, type OutboundMessage } from "./state.ts"
 
@@ -27,8 +28,15 @@ export type HubInput =
        * trace (replays recompute them), so a wrong id here is the caller's bug, not an input.
        */
       readonly knownIds?: readonly Bytes32[]
+      /** Absent: delivered by the hub gateway (refused while paused). Given: `receiveMessage` called directly by it (owner or ADMIN). */
+      readonly caller?: Bytes32
     }
-  | { readonly kind: "fills"; readonly fills: readonly FillMessage[] }
+  | {
+      readonly kind: "fills"
+      readonly fills: readonly FillMessage[]
+      /** As for `intents`. */
+      readonly caller?: Bytes32
+    }
   | {
       readonly kind: "processDepositsAndInvoices"
       /** Symbol (`DAI`) or ticker hash. */
@@ -51,6 +59,9 @@ export type HubInput =
       readonly destinations: readonly number[]
     }
   | { readonly kind: "updateEpochLength"; readonly epochLength: number }
+  /** `pause()` / `unpause()` by `caller` (the owner or the watchtower, reference §3.14). */
+  | { readonly kind: "pause"; readonly caller: Bytes32 }
+  | { readonly kind: "unpause"; readonly caller: Bytes32 }
 
 export type HubInputKind = HubInput["kind"]
 
@@ -80,11 +91,15 @@ export class Hub {
     Handler.setBlock(this.state, blockNumber, timestamp)
   }
 
-  receiveIntents(intents: readonly Intent[], knownIds?: readonly Bytes32[]): void {
+  /** An INTENT message, from the gateway (`caller` undefined) or a direct `receiveMessage` by the owner or an ADMIN. */
+  receiveIntents(intents: readonly Intent[], knownIds?: readonly Bytes32[], caller?: Bytes32): void {
+    authorizeReceiveMessage(this.state, caller, "INTENT")
     receiveIntents(this.state, intents, knownIds)
   }
 
-  receiveFills(fills: readonly FillMessage[]): void {
+  /** A FILL message, from the gateway (`caller` undefined) or a direct `receiveMessage` by the owner or an ADMIN. */
+  receiveFills(fills: readonly FillMessage[], caller?: Bytes32): void {
+    authorizeReceiveMessage(this.state, caller, "FILL")
     receiveFills(this.state, fills)
   }
 
@@ -120,6 +135,18 @@ export class Hub {
     Handler.updateEpochLength(this.state, epochLengthBlocks)
   }
 
+  pause(caller: Bytes32): void {
+    pause(this.state, caller)
+  }
+
+  unpause(caller: Bytes32): void {
+    unpause(this.state, caller)
+  }
+
+  get paused(): boolean {
+    return this.state.paused
+  }
+
   /** Takes the messages produced since the last call (for the transport). */
   drainOutbox(): OutboundMessage[] {
     const out = this.state.outbox
@@ -143,10 +170,10 @@ export class Hub {
           this.setBlock(input.number, input.timestamp)
           break
         case "intents":
-          this.receiveIntents(input.intents, input.knownIds)
+          this.receiveIntents(input.intents, input.knownIds, input.caller)
           break
         case "fills":
-          this.receiveFills(input.fills)
+          this.receiveFills(input.fills, input.caller)
           break
         case "processDepositsAndInvoices":
           this.processDepositsAndInvoices(input.ticker, input.maxEpochs, input.maxDeposits, input.maxInvoices)
@@ -171,6 +198,12 @@ export class Hub {
           break
         case "updateEpochLength":
           this.updateEpochLength(input.epochLength)
+          break
+        case "pause":
+          this.pause(input.caller)
+          break
+        case "unpause":
+          this.unpause(input.caller)
           break
       }
       return undefined

@@ -31,10 +31,10 @@ export const encodeInputLine = (input: HubInput): string => {
       const intents = input.intents
       let text = '{"kind":"intents","intents":['
       for (let i = 0; i < intents.length; i++) text += (i === 0 ? "" : ",") + intentJsonText(intents[i]!)
-      return `${text}]}`
+      return input.caller === undefined ? `${text}]}` : `${text}],"caller":${str(input.caller)}}`
     }
     case "fills":
-      return JSON.stringify({ kind: "fills", fills: input.fills })
+      return JSON.stringify(input.caller === undefined ? { kind: "fills", fills: input.fills } : { kind: "fills", fills: input.fills, caller: input.caller })
     case "withdrawFees":
       return JSON.stringify({ ...input, amount: input.amount.toString() })
     default:
@@ -67,6 +67,11 @@ const INTENT_FIELDS = 12
 export const packInput = (out: unknown[], input: HubInput): void => {
   if (input.kind !== "intents") {
     out.push(WHOLE, input)
+    return
+  }
+  if (input.caller !== undefined) {
+    // A direct `receiveMessage` by the owner or an ADMIN (rare): posted whole, with its caller.
+    out.push(WHOLE, { kind: "intents", intents: input.intents, caller: input.caller })
     return
   }
   out.push(INTENTS, input.intents.length)

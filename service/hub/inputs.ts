@@ -39,6 +39,9 @@ export const ConfigLine = Schema.Struct({
   ),
   domainGasLimit: Schema.optionalKey(PositiveInt),
   supportedDomains: Schema.optionalKey(Schema.Array(Uint32)),
+  owner: Schema.optionalKey(Bytes32Input),
+  watchtower: Schema.optionalKey(Bytes32Input),
+  admins: Schema.optionalKey(Schema.Array(Bytes32Input)),
   tickers: Schema.Array(
     Schema.Struct({
       symbol: Schema.String.check(Schema.isMinLength(1, { expected: "a non-empty symbol" })),
@@ -64,19 +67,31 @@ const line = <S extends Schema.Codec<unknown, unknown>>(schema: S, toInput: (val
 const TickerName = Schema.String.check(Schema.isMinLength(1, { expected: "a ticker symbol or ticker hash" }))
 const lowerId = (id: string): Bytes32 => id.toLowerCase() as Bytes32
 const word = (value: string): Bytes32 => toBytes32(value) as Bytes32
+/** Who called `receiveMessage` directly (owner or ADMIN); absent on a message the hub gateway delivered. */
+const Caller = Schema.optionalKey(Bytes32Input)
+const callerOf = (v: { readonly caller?: string }): { caller?: Bytes32 } => (v.caller === undefined ? {} : { caller: word(v.caller) })
 
 const lineKinds = {
   block: line(
     Schema.Struct({ kind: Schema.Literal("block"), number: NonNegativeInt, timestamp: Uint48 }),
     (v) => ({ kind: "block", number: v.number, timestamp: v.timestamp }),
   ),
-  intent: line(Schema.Struct({ kind: Schema.Literal("intent"), intent: IntentJson }), (v) => ({ kind: "intents", intents: [intentFromJson(v.intent)] })),
-  intents: line(Schema.Struct({ kind: Schema.Literal("intents"), intents: Schema.Array(IntentJson) }), (v) => ({
+  intent: line(Schema.Struct({ kind: Schema.Literal("intent"), intent: IntentJson, caller: Caller }), (v) => ({
+    kind: "intents",
+    intents: [intentFromJson(v.intent)],
+    ...callerOf(v),
+  })),
+  intents: line(Schema.Struct({ kind: Schema.Literal("intents"), intents: Schema.Array(IntentJson), caller: Caller }), (v) => ({
     kind: "intents",
     intents: v.intents.map(intentFromJson),
+    ...callerOf(v),
   })),
-  fill: line(Schema.Struct({ kind: Schema.Literal("fill"), fill: FillJson }), (v) => ({ kind: "fills", fills: [fillFromJson(v.fill)] })),
-  fills: line(Schema.Struct({ kind: Schema.Literal("fills"), fills: Schema.Array(FillJson) }), (v) => ({ kind: "fills", fills: v.fills.map(fillFromJson) })),
+  fill: line(Schema.Struct({ kind: Schema.Literal("fill"), fill: FillJson, caller: Caller }), (v) => ({ kind: "fills", fills: [fillFromJson(v.fill)], ...callerOf(v) })),
+  fills: line(Schema.Struct({ kind: Schema.Literal("fills"), fills: Schema.Array(FillJson), caller: Caller }), (v) => ({
+    kind: "fills",
+    fills: v.fills.map(fillFromJson),
+    ...callerOf(v),
+  })),
   processDepositsAndInvoices: line(
     Schema.Struct({ kind: Schema.Literal("processDepositsAndInvoices"), ticker: TickerName, maxEpochs: Uint32, maxDeposits: Uint32, maxInvoices: Uint32 }),
     (v) => ({ kind: v.kind, ticker: v.ticker, maxEpochs: v.maxEpochs, maxDeposits: v.maxDeposits, maxInvoices: v.maxInvoices }),
@@ -118,6 +133,8 @@ const lineKinds = {
     kind: v.kind,
     epochLength: v.epochLength,
   })),
+  pause: line(Schema.Struct({ kind: Schema.Literal("pause"), caller: Bytes32Input }), (v) => ({ kind: v.kind, caller: word(v.caller) })),
+  unpause: line(Schema.Struct({ kind: Schema.Literal("unpause"), caller: Bytes32Input }), (v) => ({ kind: v.kind, caller: word(v.caller) })),
 }
 
 type LineKind = keyof typeof lineKinds

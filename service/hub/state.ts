@@ -256,6 +256,8 @@ export class HubState {
   readonly settlementQueues = new Map<number, SettlementQueue>()
   readonly updateVirtualBalance = new Map<Bytes32, boolean>()
   readonly userSupportedDomains = new Map<Bytes32, readonly number[]>()
+  /** `paused` (reference §3.14): gateway messages and the `whenNotPaused` calls revert while set (`pause.ts`). */
+  paused = false
   /** Outbound message counter (message ids). */
   messageNonce = 0n
   paymentNonce = 0n

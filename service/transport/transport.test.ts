@@ -61,6 +61,36 @@ describe("Transport", () => {
     expect(t.stats.heldByOutage).toBe(2)
   })
 
+  it("holds nothing for a hub pause; a refused delivery is retried after the redelivery delay, past partitions", () => {
+    const source = { draws: 0, float: () => (source.draws++, 0.5) }
+    const t = new Transport(
+      {
+        latency: { kind: "fixed", seconds: 10 },
+        faults: {
+          redeliveryDelaySeconds: 120,
+          outages: [
+            { domain: 25327, kind: "pause", fromSeconds: 100, toSeconds: 400 },
+            { domain: 25327, kind: "partition", fromSeconds: 500, toSeconds: 600 },
+          ],
+        },
+      },
+      source,
+    )
+    // Sent in the pause, to and from the hub: delivered after the latency (the paused hub refuses it, not the transport).
+    const [first] = t.send(msg(1), 150_000)
+    expect(first).toEqual({ message: msg(1), atMs: 160_000, attempt: 1, duplicate: false })
+    expect(t.send(msg(2, 25327, 10), 150_000)[0]!.atMs).toBe(160_000)
+    expect(t.stats.heldByOutage).toBe(0)
+    const draws = source.draws
+    const retry = t.redeliver(first!, 160_000)
+    expect(retry).toEqual({ message: msg(1), atMs: 280_000, attempt: 2, duplicate: false })
+    // A retry that would land in a partition of the hub waits for its end; no draw from the seeded stream.
+    expect(t.redeliver(retry, 400_000).atMs).toBe(600_000)
+    expect(source.draws).toBe(draws)
+    expect(t.stats.redeliveredAfterRefusal).toBe(2)
+    expect(t.isHalted(25327, 200_000)).toBe(false)
+  })
+
   it("is deterministic for a seed", () => {
     const spec: TransportSpec = { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.8 }, faults: { reorderProbability: 0.5, dropProbability: 0.1, duplicateProbability: 0.1 } }
     const run = () => {

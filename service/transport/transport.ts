@@ -2,8 +2,10 @@
  * The simulated cross-chain transport between spokes and hub. It decides WHEN (and how many times) a message
  * is delivered: per-route latency, plus faults drawn from the seeded stream it is given: drop with
  * redelivery after a delay, duplicate, reorder (extra delay), and outages of a domain (a network partition or
- * a halted chain) during which nothing is delivered to or from it. Scheduling the deliveries is the
- * simulator's job; the transport keeps no clock.
+ * a halted chain) during which nothing is delivered to or from it. A `pause` of the hub is not a transport
+ * fault: messages keep arriving, the paused hub refuses them, and the relayer retries each refused delivery
+ * after the redelivery delay (`redeliver`). Scheduling the deliveries is the simulator's job; the transport
+ * keeps no clock.
  */
 import { Schema } from "effect"
 import { LatencySpec, sampleLatencySeconds, type UniformSource } from "./latency.ts"
@@ -14,8 +16,16 @@ const Domain = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff_f
 
 export const OutageSpec = Schema.Struct({
   domain: Domain,
-  /** `partition`: messages to and from the domain wait; `halt`: the chain also stops producing blocks. */
-  kind: Schema.Literals(["partition", "halt"]),
+  /**
+   * `partition`: messages to and from the domain wait; `halt`: the chain also stops producing blocks; `pause`
+   * (hub domain only): the hub's owner pauses the hub at `fromSeconds` and unpauses it at `toSeconds` (both are
+   * hub inputs in the trace); meanwhile deliveries to the hub are refused and retried after the redelivery
+   * delay, and settlement dispatch, expired-intent handling and unsupported returns revert.
+   */
+  kind: Schema.Literals(["partition", "halt", "pause"]).annotate({
+    description:
+      "partition: messages to and from the domain wait until it ends; halt: the chain also produces no blocks; pause (hub domain only): the hub is paused by its owner from fromSeconds to toSeconds (pause/unpause inputs in the trace), refusing deliveries (retried after redeliveryDelaySeconds) and reverting processSettlementQueue, handleExpiredIntents and returnUnsupportedIntent",
+  }),
   fromSeconds: Seconds,
   toSeconds: Seconds,
 })
@@ -61,10 +71,12 @@ export interface TransportStats {
   duplicated: number
   reordered: number
   heldByOutage: number
+  /** Deliveries the destination refused (a paused hub) and the relayer retried after the redelivery delay. */
+  redeliveredAfterRefusal: number
 }
 
 export class Transport {
-  readonly stats: TransportStats = { sent: 0, deliveries: 0, dropped: 0, duplicated: 0, reordered: 0, heldByOutage: 0 }
+  readonly stats: TransportStats = { sent: 0, deliveries: 0, dropped: 0, duplicated: 0, reordered: 0, heldByOutage: 0, redeliveredAfterRefusal: 0 }
   private readonly routes = new Map<string, LatencySpec>()
 
   constructor(
@@ -78,13 +90,16 @@ export class Transport {
     return this.routes.get(`${from}>${to}`) ?? this.spec.latency
   }
 
-  /** When the domain's outage covering `atMs` ends, or `atMs` when there is none (outages may chain). */
+  /**
+   * When the domain's outage covering `atMs` ends, or `atMs` when there is none (outages may chain). A hub
+   * `pause` holds nothing here: the paused hub refuses what arrives (see `redeliver`).
+   */
   private afterOutages(domain: number, atMs: number): number {
     let t = atMs
     for (let changed = true; changed; ) {
       changed = false
       for (const o of this.spec.faults?.outages ?? []) {
-        if (o.domain === domain && t >= o.fromSeconds * 1000 && t < o.toSeconds * 1000) {
+        if (o.kind !== "pause" && o.domain === domain && t >= o.fromSeconds * 1000 && t < o.toSeconds * 1000) {
           t = o.toSeconds * 1000
           changed = true
         }
@@ -129,6 +144,18 @@ export class Transport {
     deliveries.sort((a, b) => a.atMs - b.atMs)
     this.stats.deliveries += deliveries.length
     return deliveries
+  }
+
+  /**
+   * The next attempt of a delivery its destination refused at `refusedAtMs` (a paused hub): the relayer retries
+   * after the redelivery delay (`redeliveryDelaySeconds`, default 300 s, the delay of a dropped attempt), held
+   * further by the destination's partition or halt if one covers that time. Draws nothing from the seeded stream.
+   */
+  redeliver<M extends TransportMessage>(delivery: Delivery<M>, refusedAtMs: number): Delivery<M> {
+    this.stats.redeliveredAfterRefusal++
+    this.stats.deliveries++
+    const retryMs = refusedAtMs + (this.spec.faults?.redeliveryDelaySeconds ?? 300) * 1000
+    return { message: delivery.message, atMs: Math.round(this.afterOutages(delivery.message.destination, retryMs)), attempt: delivery.attempt + 1, duplicate: delivery.duplicate }
   }
 
   /** True while `domain` is in a `halt` outage at `atMs` (its chain produces no blocks). */

@@ -155,6 +155,37 @@ transport:
     ])
   })
 
+  it("takes a pause of the hub only, and not starting or ending inside a hub halt", () => {
+    const withOutages = (lines: string) => `${valid}transport:
+  latency: { kind: fixed, seconds: 30 }
+  faults:
+    outages:
+${lines}`
+    expect(() => parseScenario(withOutages("      - { domain: 25327, kind: pause, fromSeconds: 60, toSeconds: 120 }\n"), "s.yaml")).not.toThrow()
+    expect(problemsOf(withOutages("      - { domain: 31002, kind: pause, fromSeconds: 60, toSeconds: 120 }\n"))).toEqual([
+      expect.objectContaining({
+        path: "transport.faults.outages[0].domain",
+        message: "a pause applies to the hub only: domain 31002 is a chain (expected the hub domain 25327, or kind partition or halt)",
+      }),
+    ])
+    const overlapping = withOutages(`      - { domain: 25327, kind: halt, fromSeconds: 100, toSeconds: 200 }
+      - { domain: 25327, kind: pause, fromSeconds: 150, toSeconds: 300 }
+      - { domain: 25327, kind: pause, fromSeconds: 50, toSeconds: 100 }
+`)
+    expect(problemsOf(overlapping)).toEqual([
+      expect.objectContaining({
+        path: "transport.faults.outages[1].fromSeconds",
+        message: "the hub's pause would start at 150 s, inside its halt from 100 s to 200 s, when the hub takes no inputs (expected a time outside every hub halt)",
+      }),
+      // Windows are [from, to): at 100 s the hub is already halted, so an unpause then could not be applied.
+      expect.objectContaining({
+        path: "transport.faults.outages[2].toSeconds",
+        message: "the hub's pause would end at 100 s, inside its halt from 100 s to 200 s, when the hub takes no inputs (expected a time outside every hub halt)",
+      }),
+    ])
+    expect(() => parseScenario(withOutages("      - { domain: 25327, kind: halt, fromSeconds: 100, toSeconds: 200 }\n      - { domain: 25327, kind: pause, fromSeconds: 200, toSeconds: 300 }\n"), "s.yaml")).not.toThrow()
+  })
+
   it("reports YAML syntax errors with their line", () => {
     const problems = problemsOf("name: x\nchains: [1, 2\n")
     expect(problems[0]!.message).toMatch(/^YAML:/)

@@ -183,6 +183,20 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   spec.transport?.faults?.outages?.forEach((o, i) => {
     if (!isDomain(o.domain)) problems.push({ path: `transport.faults.outages[${i}].domain`, message: `domain ${o.domain} is neither a chain nor the hub (expected ${domains})` })
     if (o.toSeconds <= o.fromSeconds) problems.push({ path: `transport.faults.outages[${i}].toSeconds`, message: `outage of ${o.domain} ends before it starts (expected toSeconds > fromSeconds ${o.fromSeconds})` })
+    if (o.kind === "pause" && o.domain !== hubDomain && isDomain(o.domain)) {
+      problems.push({ path: `transport.faults.outages[${i}].domain`, message: `a pause applies to the hub only: domain ${o.domain} is a chain (expected the hub domain ${hubDomain}, or kind partition or halt)` })
+    }
+  })
+  // The world pauses and unpauses the hub with hub inputs, which a halted hub does not take.
+  const hubHalts = (spec.transport?.faults?.outages ?? []).filter((o) => o.kind === "halt" && o.domain === hubDomain)
+  spec.transport?.faults?.outages?.forEach((o, i) => {
+    if (o.kind !== "pause" || o.domain !== hubDomain) return
+    for (const [field, at] of [["fromSeconds", o.fromSeconds], ["toSeconds", o.toSeconds]] as const) {
+      const halt = hubHalts.find((h) => at >= h.fromSeconds && at < h.toSeconds)
+      if (halt !== undefined) {
+        problems.push({ path: `transport.faults.outages[${i}].${field}`, message: `the hub's pause would ${field === "fromSeconds" ? "start" : "end"} at ${at} s, inside its halt from ${halt.fromSeconds} s to ${halt.toSeconds} s, when the hub takes no inputs (expected a time outside every hub halt)` })
+      }
+    }
   })
   if (spec.transport !== undefined) latencyRange("transport.latency", spec.transport.latency, problems)
   spec.transport?.routes?.forEach((r, i) => {

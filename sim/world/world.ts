@@ -13,8 +13,13 @@
  * timestamp stay where the halt found them, `applyHub` refuses inputs (`World_HubHalted`, nothing applied or
  * traced), messages to and from it wait in the transport until the halt ends, and then the hub resumes with the
  * next block (block numbers continue; the timestamp is the clock's).
+ *
+ * A paused hub (a `pause` outage of the hub domain) keeps its blocks: the world applies `pause` at the window's
+ * start and `unpause` at its end as hub inputs by the hub's owner (the deployer), so both are in the trace. In
+ * between, a delivery to the hub is refused (`Hub_Paused`, a `Reverted` event in the trace) and the transport
+ * redelivers it after its redelivery delay, until the hub takes it; keeper calls gated by the pause revert.
  */
-import { type Address, addressToBytes32, type Bytes32, type Hex } from "../../service/domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32, type Hex, toBytes32 } from "../../service/domain/hex.ts"
 import { keccak256Scratch, keccakScratch } from "../../service/domain/keccak.ts"
 import { decodeMessage } from "../../service/domain/encoding.ts"
 import type { FillMessage, Intent } from "../../service/domain/protocol.ts"
@@ -22,6 +27,7 @@ import { HubRevert } from "../../service/hub/errors.ts"
 import type { HubEvent, HubEventSink } from "../../service/hub/events.ts"
 import { Hub, type HubInput } from "../../service/hub/hub.ts"
 import type { HubInputTrace } from "../../service/hub/inputLines.ts"
+import { HUB_PAUSED } from "../../service/hub/pause.ts"
 import type { HubObserver, OutboundMessage } from "../../service/hub/state.ts"
 import { TraceHasher } from "../../service/hub/trace.ts"
 import type { SpokeEventBody as ModelSpokeEvent, SpokeEventMeta } from "../../service/indexer/inputs.ts"
@@ -33,7 +39,7 @@ import { memorySentIntents, type SentIntents } from "../../service/spoke/memory/
 import { attachSettlements } from "../../service/spoke/memory/messages.ts"
 import type { SpokesShape } from "../../service/spoke/spoke.ts"
 import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/spoke/types.ts"
-import { Transport, type TransportSpec } from "../../service/transport/transport.ts"
+import { type Delivery, Transport, type TransportSpec } from "../../service/transport/transport.ts"
 import { RngStreams } from "../rng.ts"
 import { Scheduler } from "../scheduler.ts"
 import type { WorldPlan } from "./plan.ts"
@@ -151,7 +157,11 @@ export interface WorldStats {
   spokeReverts: number
   hubInputs: number
   hubReverts: number
+  /** Reverted hub calls by error name (keeper calls, agents' hub calls and refused deliveries alike). */
+  hubRevertsByError: Record<string, number>
   duplicateHubDeliveries: number
+  /** Deliveries to the hub it refused because it was paused (each is redelivered later). */
+  refusedHubDeliveries: number
   conservationChecks: number
 }
 
@@ -169,7 +179,9 @@ export class World {
     spokeReverts: 0,
     hubInputs: 0,
     hubReverts: 0,
+    hubRevertsByError: {},
     duplicateHubDeliveries: 0,
+    refusedHubDeliveries: 0,
     conservationChecks: 0,
   }
   private readonly observers: WorldObserver[] = []
@@ -186,6 +198,10 @@ export class World {
   private readonly blockTimes = new Map<number, number>()
   /** The hub's `halt` outages as merged [from, to) windows in seconds, in time order. */
   private readonly hubHalts: readonly { readonly from: number; readonly to: number }[]
+  /** The hub's `pause` outages as merged [from, to) windows in seconds, in time order. */
+  readonly hubPauses: readonly { readonly from: number; readonly to: number }[]
+  /** Who pauses and unpauses the hub: its owner (the deployer unless the plan's hub config names one). */
+  private readonly hubOwner: Bytes32
 
   constructor(
     readonly plan: WorldPlan,
@@ -197,6 +213,16 @@ export class World {
     this.foreign = options.foreignTransactions
     this.model = new ReadModel({ solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) })
     this.hasher = new TraceHasher()
+    const transportSpec: TransportSpec = plan.scenario.transport ?? { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.4, maxSeconds: 600 } }
+    const hubOutages = (kind: "halt" | "pause") =>
+      mergeWindows((transportSpec.faults?.outages ?? []).filter((o) => o.kind === kind && o.domain === plan.hubDomain).map((o) => ({ from: o.fromSeconds, to: o.toSeconds })))
+    this.hubHalts = hubOutages("halt")
+    this.hubPauses = hubOutages("pause")
+    // The hub's owner: the one its config names, else the deployer.
+    this.hubOwner = (plan.hub.owner === undefined ? undefined : toBytes32(plan.hub.owner)) ?? World.word(plan.deployer.address)
+    // The owner is written into the hub's config only when the run pauses the hub: the config line of every
+    // other run's trace stays as it was.
+    const hubConfig = this.hubPauses.length > 0 && plan.hub.owner === undefined ? { ...plan.hub, owner: this.hubOwner } : plan.hub
     const world = this
     const modelSink = this.model.hubSink()
     const sink: HubEventSink = {
@@ -206,7 +232,7 @@ export class World {
         for (const o of world.observers) o.onHubEvent?.(event)
       },
     }
-    this.hub = new Hub(plan.hub, sink)
+    this.hub = new Hub(hubConfig, sink)
     this.model.attachHub(this.hub)
     const modelObserver = this.hub.state.observer
     this.hub.state.observer = {
@@ -216,11 +242,14 @@ export class World {
       },
     }
     this.trace = options.trace
-    this.trace?.config(plan.hub)
-    const transportSpec: TransportSpec = plan.scenario.transport ?? { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.4, maxSeconds: 600 } }
+    this.trace?.config(hubConfig)
     this.transport = new Transport(transportSpec, this.rng.get("transport"))
     for (const chain of plan.scenario.chains) this.blockTimes.set(chain.id, Math.max(1, Math.round(chain.blockTimeSeconds ?? 2)))
-    this.hubHalts = mergeWindows((transportSpec.faults?.outages ?? []).filter((o) => o.kind === "halt" && o.domain === plan.hubDomain).map((o) => ({ from: o.fromSeconds, to: o.toSeconds })))
+    for (const p of this.hubPauses) {
+      // Scheduled before anything else is: at its instant, the pause (or unpause) comes first.
+      this.scheduler.at(p.from * 1000, "hub/pause", () => this.pauseHub("pause"))
+      this.scheduler.at(p.to * 1000, "hub/unpause", () => this.pauseHub("unpause"))
+    }
   }
 
   private readonly trace: HubInputTrace | undefined
@@ -246,6 +275,17 @@ export class World {
   get hubEpoch(): number {
     this.syncHubBlock()
     return this.hub.currentEpoch()
+  }
+
+  /** Whether the hub is paused now (a `pause` outage of the hub domain): deliveries refused, gated calls revert. */
+  get hubPaused(): boolean {
+    return this.hub.paused
+  }
+
+  /** `pause`/`unpause` by the hub's owner, traced; a window the scenario loader allows never starts or ends in a halt. */
+  private pauseHub(kind: "pause" | "unpause"): void {
+    const revert = this.applyHub({ kind, caller: this.hubOwner })
+    if (revert !== undefined) throw new Error(`World: ${kind} of the hub at t=${this.nowMs / 1000}s failed: ${revert.errorName}: ${revert.message}`)
   }
 
   /** Whether the hub is in a `halt` outage now: no blocks, no inputs. */
@@ -291,7 +331,10 @@ export class World {
     this.trace?.input(input)
     this.stats.hubInputs++
     const revert = this.hub.apply(input)
-    if (revert !== undefined) this.stats.hubReverts++
+    if (revert !== undefined) {
+      this.stats.hubReverts++
+      this.stats.hubRevertsByError[revert.errorName] = (this.stats.hubRevertsByError[revert.errorName] ?? 0) + 1
+    }
     for (const message of this.hub.drainOutbox()) this.sendToSpoke(message)
     return revert
   }
@@ -452,26 +495,36 @@ export class World {
     const message = { messageId: event.messageId, origin, destination: this.plan.hubDomain, event }
     // A memory spoke hands over the intents it encoded: decoding the bytes would give the same values.
     const sent = memorySentIntents(event)
-    for (const delivery of this.transport.send(message, this.nowMs)) {
-      this.scheduler.at(delivery.atMs, `deliver/hub/${event.messageId}`, () => this.deliverToHub(delivery.message, sent))
-    }
+    for (const delivery of this.transport.send(message, this.nowMs)) this.scheduleHubDelivery(delivery, sent)
   }
 
-  private deliverToHub(message: { readonly messageId: Bytes32; readonly origin: number; readonly event: { readonly message: Hex } }, sent?: SentIntents): void {
+  private scheduleHubDelivery(delivery: Delivery<HubBoundMessage>, sent: SentIntents | undefined): void {
+    this.scheduler.at(delivery.atMs, `deliver/hub/${delivery.message.messageId}`, () => this.deliverToHub(delivery, sent))
+  }
+
+  private deliverToHub(delivery: Delivery<HubBoundMessage>, sent?: SentIntents): void {
+    const message = delivery.message
     // Never inside a hub halt: the transport moves every arrival past its destination's outages, halts included.
     // The hub gateway (like Hyperlane's mailbox) accepts a message id once.
     if (this.hubDelivered.has(message.messageId)) {
       this.stats.duplicateHubDeliveries++
       return
     }
-    this.hubDelivered.add(message.messageId)
     // Decoded before anything is applied (the message of a spoke is well-formed; if not, nothing is traced).
     const decoded = sent === undefined ? decodeMessage(message.event.message) : undefined
     this.syncHubBlock()
     // The ids the memory spoke computed ride along: the hub does not hash each intent again (replays do).
-    if (sent !== undefined) this.applyRecorded({ kind: "intents", intents: sent.intents, knownIds: sent.ids })
-    else if (decoded?.type === "INTENT") this.applyRecorded({ kind: "intents", intents: decoded.intents as Intent[] })
-    else if (decoded?.type === "FILL") this.applyRecorded({ kind: "fills", fills: decoded.fills as FillMessage[] })
+    let revert: HubRevert | undefined
+    if (sent !== undefined) revert = this.applyRecorded({ kind: "intents", intents: sent.intents, knownIds: sent.ids })
+    else if (decoded?.type === "INTENT") revert = this.applyRecorded({ kind: "intents", intents: decoded.intents as Intent[] })
+    else if (decoded?.type === "FILL") revert = this.applyRecorded({ kind: "fills", fills: decoded.fills as FillMessage[] })
+    if (revert?.errorName === HUB_PAUSED) {
+      // Refused by the paused hub: not delivered (the id may still be delivered), retried after the delay.
+      this.stats.refusedHubDeliveries++
+      this.scheduleHubDelivery(this.transport.redeliver(delivery, this.nowMs), sent)
+      return
+    }
+    this.hubDelivered.add(message.messageId)
     this.model.onDelivery({ messageId: message.messageId, origin: message.origin, destination: this.plan.hubDomain, timestamp: this.timestamp })
   }
 
@@ -538,6 +591,14 @@ export class World {
   static word(address: Address): Bytes32 {
     return addressToBytes32(address)
   }
+}
+
+/** A message on its way to the hub: a spoke's `MessageSent` event. */
+interface HubBoundMessage {
+  readonly messageId: Bytes32
+  readonly origin: number
+  readonly destination: number
+  readonly event: { readonly message: Hex }
 }
 
 /** Overlapping or touching [from, to) windows merged, in time order. */

@@ -1,0 +1,179 @@
+/**
+ * A `pause` outage of the hub domain pauses the hub (memory backend): the world applies `pause` at the window's
+ * start and `unpause` at its end as hub inputs by the hub's owner (the deployer), so both are in the trace;
+ * meanwhile deliveries to the hub are refused (`Hub_Paused`) and redelivered after the redelivery delay, hub
+ * blocks go on, and gated hub calls revert. The trace replays to the run's hash.
+ *
+ * The scripted world (as in world.test.ts): two chains, 10,000 USDC of initial liquidity on 31002, the hub paused
+ * from 600 s to 1200 s, latency 30 s, redelivery delay 300 s. A user sends 100 USDC 31001→31002 at 300 s
+ * (settles before the pause), 650 s and 900 s (dispatched around 660 s and 960 s, at the hub around 690 s and
+ * 990 s: refused, retried 300 s later, the first one refused again at 990 s and taken at 1290 s).
+ */
+import { describe, expect, it } from "vitest"
+import { addressToBytes32 } from "../../service/domain/hex.ts"
+import type { HubInput } from "../../service/hub/hub.ts"
+import { lineTrace } from "../../service/hub/inputLines.ts"
+import { replayLines } from "../../service/hub/replay.ts"
+import { createMemorySpokes } from "../../service/spoke/spoke.ts"
+import { createIntents, sendTransaction } from "../agents/common.ts"
+import { assembleRun } from "../run.ts"
+import { parseScenario } from "../scenario/load.ts"
+import { planWorld } from "./plan.ts"
+
+const PAUSE_FROM = 600
+const PAUSE_TO = 1200
+const inPause = (t: number) => t >= PAUSE_FROM && t < PAUSE_TO
+
+const scenario = (outages: string) =>
+  parseScenario(
+    `
+name: hub-pause
+horizon: { seconds: 2400 }
+hub: { blockTimeSeconds: 12, epochLength: 40 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport:
+  latency: { kind: fixed, seconds: 30 }
+  faults: { redeliveryDelaySeconds: 300, outages: [${outages}] }
+initialLiquidity: [{ chain: 31002, asset: USDC, tokens: 10000 }]
+agents: {}
+`,
+    "hub-pause.yaml",
+  ).spec
+
+const run = async (outages: string) => {
+  const spec = scenario(outages)
+  const plan = planWorld(spec, { userAccounts: 1 })
+  const inputs: { t: number; input: HubInput }[] = []
+  const lines: string[] = []
+  let world: ReturnType<typeof assembleRun>["world"] | undefined
+  const asLines = lineTrace((line) => lines.push(line))
+  const trace = {
+    config: asLines.config,
+    input: (input: HubInput) => {
+      inputs.push({ t: world!.nowMs / 1000, input })
+      asLines.input(input)
+    },
+  }
+  const assembly = assembleRun(spec, plan, { seed: 3, spokes: createMemorySpokes(plan.spokes), agents: false, trace })
+  world = assembly.world
+  const w = world
+  const events: { t: number; kind: string; intentId?: string; error?: string; call?: string }[] = []
+  w.observe({
+    onHubEvent: (e) =>
+      events.push({ t: w.nowMs / 1000, kind: e.kind, ...("intentId" in e ? { intentId: e.intentId } : {}), ...(e.kind === "Reverted" ? { error: e.error, call: e.call } : {}) }),
+  })
+  const user = plan.users[0]!.address
+  const usdc = plan.assets.get("USDC:31001")!
+  w.scheduler.at(0, "approve", () => w.submit(31001, user, { kind: "erc20.approve", token: usdc.address, spender: w.chain(31001).addresses.feeAdapter, amount: 2n ** 256n - 1n }))
+  const sent: { t: number; intentId: string }[] = []
+  w.observe({
+    onSpokeEvent: (e, context) => {
+      if (e.name === "IntentAdded" && context.receipt.from.toLowerCase() === user.toLowerCase()) sent.push({ t: w.nowMs / 1000, intentId: e.intentId })
+    },
+  })
+  for (const t of [300, 650, 900]) {
+    w.scheduler.at(t * 1000, "user intent", async () => {
+      const tx = await createIntents(assembly.service, { origin: "31001", destinations: ["31002"], to: user, from: user, inputAsset: usdc.address, amount: "100000000" })
+      if (!tx.ok) throw new Error(`POST /intents: ${tx.error}`)
+      sendTransaction(w, user, tx.value)
+    })
+  }
+  const gated: (string | undefined)[] = []
+  const paused: boolean[] = []
+  w.scheduler.at(900_000, "hub calls in the pause", () => {
+    paused.push(w.hubPaused)
+    gated.push(w.applyHub({ kind: "processSettlementQueue", domain: 31002, amount: 1 })?.errorName)
+    gated.push(w.applyHub({ kind: "handleExpiredIntents", intentIds: [] })?.errorName)
+    gated.push(w.applyHub({ kind: "processDepositsAndInvoices", ticker: "USDC", maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 })?.errorName)
+  })
+  w.scheduler.at(1_800_000, "after the pause", () => {
+    paused.push(w.hubPaused)
+  })
+  await w.run(plan.horizonSeconds)
+  const result = {
+    inputs,
+    lines,
+    events,
+    sent,
+    gated,
+    paused,
+    owner: addressToBytes32(plan.deployer.address),
+    traceHash: w.traceHash(),
+    hubEvents: w.hasher.events,
+    stats: structuredClone(w.stats),
+    transport: { ...w.transport.stats },
+  }
+  w.close()
+  return result
+}
+
+const PAUSE = `{ domain: 25327, kind: pause, fromSeconds: ${PAUSE_FROM}, toSeconds: ${PAUSE_TO} }`
+
+describe("a pause of the hub domain", () => {
+  it("is in the trace as pause and unpause by the owner, at the window's ends", async () => {
+    const r = await run(PAUSE)
+    const pauses = r.inputs.filter((i) => i.input.kind === "pause" || i.input.kind === "unpause")
+    expect(pauses).toEqual([
+      { t: PAUSE_FROM, input: { kind: "pause", caller: r.owner } },
+      { t: PAUSE_TO, input: { kind: "unpause", caller: r.owner } },
+    ])
+    expect(r.events.filter((e) => e.kind === "Paused" || e.kind === "Unpaused")).toEqual([
+      { t: PAUSE_FROM, kind: "Paused" },
+      { t: PAUSE_TO, kind: "Unpaused" },
+    ])
+    expect(r.paused).toEqual([true, false])
+    // The trace's config names the owner (the deployer), so a replay accepts the pause.
+    expect(JSON.parse(r.lines[0]!)).toMatchObject({ kind: "config", owner: r.owner })
+    // Hub blocks go on during a pause (unlike a halt).
+    expect(r.inputs.some((i) => i.input.kind === "block" && inPause(i.t))).toBe(true)
+  })
+
+  it("refuses deliveries during the window and delivers every message after it", async () => {
+    const r = await run(PAUSE)
+    expect(r.sent.map((s) => s.t)).toEqual([300, 650, 900])
+    const processed = r.sent.map((s) => r.events.find((e) => e.kind === "IntentProcessed" && e.intentId === s.intentId)?.t)
+    expect(processed[0]).toBeLessThan(PAUSE_FROM)
+    // At the hub at 690 s (refused, and again at 990 s) and 990 s (refused): both taken at 1290 s.
+    expect(processed.slice(1)).toEqual([1290, 1290])
+    const settled = r.sent.map((s) => r.events.find((e) => e.kind === "SettlementEnqueued" && e.intentId === s.intentId)?.t)
+    expect(settled.every((t) => t !== undefined)).toBe(true)
+
+    // Every refusal is a Hub_Paused revert of a delivery inside the window, retried by the transport.
+    const refusals = r.events.filter((e) => e.kind === "Reverted" && (e.call === "intents" || e.call === "fills"))
+    expect(refusals.map((e) => e.t)).toEqual([690, 990, 990])
+    for (const e of refusals) {
+      expect(e.error).toBe("Hub_Paused")
+      expect(inPause(e.t)).toBe(true)
+    }
+    expect(r.stats.refusedHubDeliveries).toBe(refusals.length)
+    expect(r.transport.redeliveredAfterRefusal).toBe(refusals.length)
+    // No message is left undelivered: after the window nothing is refused.
+    expect(r.events.filter((e) => e.kind === "Reverted" && !inPause(e.t))).toEqual([])
+  })
+
+  it("reverts the gated calls in the window (counted by reason), while processDepositsAndInvoices works", async () => {
+    const r = await run(PAUSE)
+    expect(r.gated).toEqual(["Hub_Paused", "Hub_Paused", undefined])
+    expect(r.stats.hubRevertsByError.Hub_Paused).toBe(r.stats.hubReverts)
+    expect(r.stats.hubReverts).toBe(r.events.filter((e) => e.kind === "Reverted").length)
+  })
+
+  it("is deterministic and its trace replays to the run's hash", async () => {
+    const a = await run(PAUSE)
+    const b = await run(PAUSE)
+    expect(b.traceHash).toBe(a.traceHash)
+    const replayed = await replayLines(a.lines, { onLine: () => {} })
+    expect(replayed.traceHash).toBe(a.traceHash)
+    expect(replayed.events).toBe(a.hubEvents)
+  })
+
+  it("a run without a pause writes no owner and no pause inputs", async () => {
+    const r = await run(`{ domain: 31001, kind: partition, fromSeconds: ${PAUSE_FROM}, toSeconds: ${PAUSE_TO} }`)
+    expect(JSON.parse(r.lines[0]!)).not.toHaveProperty("owner")
+    expect(r.inputs.filter((i) => i.input.kind === "pause" || i.input.kind === "unpause")).toEqual([])
+    expect(r.gated).toEqual(["Settler_ProcessSettlementQueue_InvalidAmount", undefined, undefined])
+  })
+})
