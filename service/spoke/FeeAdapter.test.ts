@@ -168,17 +168,25 @@ describe("FeeAdapter.newIntent", () => {
       await expectRevert(simulateNewIntent(f, { fee: { ...fee, asset: f.token("WETH") }, sig: signed, intent: { amount: 1n } }), "FeeAdapter_InvalidSignature", [])
     })
 
-    it("2. FeeAdapter_InvalidSignature for malformed signatures (64 bytes, high s, bad v)", async () => {
+    it("2. OpenZeppelin's ECDSA.recover errors for malformed signatures (64 bytes, high s, bad v), v not normalized", async () => {
       const f = fixture()
       const fee = await defaultFee(f)
       const signed = await sign(fee)
-      await expectRevert(simulateNewIntent(f, { fee, sig: `0x${signed.slice(2, 130)}` }), "FeeAdapter_InvalidSignature", [])
+      await expectRevert(simulateNewIntent(f, { fee, sig: `0x${signed.slice(2, 130)}` }), "ECDSAInvalidSignatureLength", [64n])
       const secp256k1n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
       const s = BigInt(`0x${signed.slice(66, 130)}`)
       const v = Number.parseInt(signed.slice(130), 16)
-      const malleable: Hex = `0x${signed.slice(2, 66)}${(secp256k1n - s).toString(16).padStart(64, "0")}${(v === 27 ? 28 : 27).toString(16)}`
-      await expectRevert(simulateNewIntent(f, { fee, sig: malleable }), "FeeAdapter_InvalidSignature", [])
-      await expectRevert(simulateNewIntent(f, { fee, sig: `0x${signed.slice(2, 130)}1d` }), "FeeAdapter_InvalidSignature", [])
+      const highS = `0x${(secp256k1n - s).toString(16).padStart(64, "0")}` as Hex
+      const malleable: Hex = `0x${signed.slice(2, 66)}${highS.slice(2)}${(v === 27 ? 28 : 27).toString(16)}`
+      await expectRevert(simulateNewIntent(f, { fee, sig: malleable }), "ECDSAInvalidSignatureS", [highS])
+      await expectRevert(simulateNewIntent(f, { fee, sig: `0x${signed.slice(2, 130)}1d` }), "ECDSAInvalidSignature", [])
+      // v as 0/1 (yParity) is not turned into 27/28: ecrecover gives address(0), which recover refuses.
+      await expectRevert(simulateNewIntent(f, { fee, sig: `0x${signed.slice(2, 130)}0${v - 27}` }), "ECDSAInvalidSignature", [])
+      await expectRevert(simulateNewIntent(f, { fee, sig: `0x${signed.slice(2, 130)}0${28 - v}` }), "ECDSAInvalidSignature", [])
+      // r = 0 has no point: ecrecover gives address(0) too.
+      await expectRevert(simulateNewIntent(f, { fee, sig: `0x${"0".repeat(64)}${signed.slice(66)}` }), "ECDSAInvalidSignature", [])
+      // A well-formed signature by another key is the adapter's own refusal.
+      await expectRevert(simulateNewIntent(f, { fee, sig: await sign({ ...fee, fee: fee.fee + 1n }) }), "FeeAdapter_InvalidSignature", [])
     })
 
     it("3. FeeAdapter_InvalidDeadline after the deadline (a bad signature is reported first)", async () => {

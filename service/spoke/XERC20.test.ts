@@ -3,7 +3,8 @@
  * The module's behaviour inside settlements is in settlement.test.ts.
  */
 import { describe, expect, it } from "vitest"
-import { type Address, parseEther } from "viem"
+import { type Address, maxUint256, parseEther } from "viem"
+import { MAX_XERC20_LIMIT } from "./deploy.ts"
 import { abis, expectRevert, mined, Role, type SpokeFixture, units, useSpokeFixture } from "./test/fixture.ts"
 
 const fixture = useSpokeFixture()
@@ -65,6 +66,32 @@ describe("XERC20Token", () => {
     await f.chain.testClient.setNextBlockTimestamp({ timestamp: (await f.chain.publicClient.getBlock({ blockNumber: lowered })).timestamp })
     const raised = await setLimits(f, bridge, parseEther("230"), 0n)
     expect(await mintingLimit(f, bridge, raised)).toBe(parseEther("200"))
+  })
+
+  it("refuses limits above type(uint256).max / 2 (XERC20Token_LimitsTooHigh); at the maximum the refill does not overflow", async () => {
+    const f = fixture()
+    const bridge = f.accounts[Role.other]!
+    for (const [mint, burn] of [
+      [MAX_XERC20_LIMIT + 1n, 0n],
+      [0n, MAX_XERC20_LIMIT + 1n],
+      [maxUint256, maxUint256],
+    ] as const) {
+      await expectRevert(
+        f.chain.publicClient.simulateContract({ ...xt(f), functionName: "setLimits", args: [bridge, mint, burn], account: f.accounts[Role.owner]! }),
+        "XERC20Token_LimitsTooHigh",
+        [],
+      )
+    }
+    // At the maximum: half the limit used, then an hour of refill (current + elapsed * rate stays below 2^256).
+    await setLimits(f, bridge, MAX_XERC20_LIMIT, MAX_XERC20_LIMIT)
+    const minted = await mined(f, f.chain.wallet(Role.other).writeContract({ ...xt(f), functionName: "mint", args: [bridge, MAX_XERC20_LIMIT / 2n] }))
+    const mintedAt = (await f.chain.publicClient.getBlock({ blockNumber: minted.blockNumber })).timestamp
+    await at(f, mintedAt + 3_600n)
+    const rate = MAX_XERC20_LIMIT / DAY
+    expect(await mintingLimit(f, bridge)).toBe(MAX_XERC20_LIMIT - MAX_XERC20_LIMIT / 2n + 3_600n * rate)
+    await mined(f, f.chain.wallet(Role.other).writeContract({ ...xt(f), functionName: "mint", args: [bridge, 1n] }))
+    await at(f, mintedAt + DAY - 1n)
+    expect(await mintingLimit(f, bridge)).toBeLessThanOrEqual(MAX_XERC20_LIMIT)
   })
 
   it("reverts: XERC20Token_NotHighEnoughLimits(bridge, requested, available) for mint and burn", async () => {

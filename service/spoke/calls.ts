@@ -72,6 +72,8 @@ export type SpokeCall =
   | { readonly kind: "spoke.updateHubDomain"; readonly hubDomain: number }
   | { readonly kind: "spoke.setStrategyForAsset"; readonly asset: Address; readonly strategy: Strategy }
   | { readonly kind: "spoke.setModuleForStrategy"; readonly strategy: Strategy; readonly module: Address }
+  /** A hub message handed to the spoke directly (the owner may, paused or not; the gateway calls it otherwise). */
+  | { readonly kind: "spoke.receiveMessage"; readonly message: Hex }
   // SpokeGateway
   | { readonly kind: "gateway.receiveMessage"; readonly origin: number; readonly messageId: Bytes32; readonly message: Hex }
   | { readonly kind: "gateway.setFees"; readonly baseFee: bigint; readonly feePerByte: bigint }
@@ -165,6 +167,7 @@ export const Call = {
     updateHubDomain: (hubDomain: number): SpokeCall => ({ kind: "spoke.updateHubDomain", hubDomain }),
     setStrategyForAsset: (asset: Address, strategy: Strategy): SpokeCall => ({ kind: "spoke.setStrategyForAsset", asset, strategy }),
     setModuleForStrategy: (strategy: Strategy, module: Address): SpokeCall => ({ kind: "spoke.setModuleForStrategy", strategy, module }),
+    receiveMessage: (message: Hex): SpokeCall => ({ kind: "spoke.receiveMessage", message }),
   },
   gateway: {
     receiveMessage: (origin: number, messageId: Bytes32, message: Hex): SpokeCall => ({
@@ -338,6 +341,8 @@ export const validateSpokeCall = (call: SpokeCall): void => {
     case "spoke.setModuleForStrategy":
       checkUint(k, "strategy", call.strategy, 1)
       return checkAddress(k, "module", call.module)
+    case "spoke.receiveMessage":
+      return checkHex(k, "message", call.message)
     case "gateway.receiveMessage":
       checkUint(k, "origin", call.origin, 32)
       checkWord(k, "messageId", call.messageId)
@@ -458,6 +463,8 @@ export const encodeSpokeCall = (addresses: SpokeAddresses, call: SpokeCall): { r
       return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "setStrategyForAsset", [call.asset, call.strategy]) }
     case "spoke.setModuleForStrategy":
       return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "setModuleForStrategy", [call.strategy, call.module]) }
+    case "spoke.receiveMessage":
+      return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "receiveMessage", [call.message]) }
     case "gateway.receiveMessage":
       return { to: addresses.gateway, data: encode(SpokeGatewayAbi, "receiveMessage", [call.origin, call.messageId, call.message]) }
     case "gateway.setFees":
@@ -613,6 +620,8 @@ const decodeSpokeFunction = ({ functionName, args }: Decoded): SpokeCall | undef
       return { kind: "spoke.setStrategyForAsset", asset: low(args[0] as string), strategy: args[1] as Strategy }
     case "setModuleForStrategy":
       return { kind: "spoke.setModuleForStrategy", strategy: args[0] as Strategy, module: low(args[1] as string) }
+    case "receiveMessage":
+      return { kind: "spoke.receiveMessage", message: low(args[0] as string) }
     default:
       return undefined
   }

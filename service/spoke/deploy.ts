@@ -31,10 +31,34 @@ export interface TokenSpec {
   readonly decimals: number
   /** `erc20` (TestERC20, default), `blacklist` (BlacklistERC20) or `xerc20` (XERC20Token, XERC20 strategy). */
   readonly kind?: TokenKind
-  /** xerc20 only: the module's minting limit in token units. Default `10n ** 30n`. */
+  /** xerc20 only: the module's minting limit in token units, at most `MAX_XERC20_LIMIT`. Default `10n ** 30n`. */
   readonly mintingLimit?: bigint
-  /** xerc20 only: the module's burning limit in token units. Default `10n ** 30n`. */
+  /** xerc20 only: the module's burning limit in token units, at most `MAX_XERC20_LIMIT`. Default `10n ** 30n`. */
   readonly burningLimit?: bigint
+}
+
+/** The largest limit `XERC20Token.setLimits` accepts: `type(uint256).max / 2`, as in the xERC20 standard. */
+export const MAX_XERC20_LIMIT = (2n ** 256n - 1n) / 2n
+
+/** A token spec whose xERC20 limit `XERC20Token.setLimits` would refuse (`XERC20Token_LimitsTooHigh`). */
+export class XERC20LimitTooHighError extends Error {
+  override readonly name = "XERC20LimitTooHighError"
+  constructor(
+    readonly symbol: string,
+    readonly limit: "mintingLimit" | "burningLimit",
+    readonly value: bigint,
+  ) {
+    super(`Token ${symbol}: ${limit} ${value} is above the xERC20 maximum type(uint256).max / 2 (${MAX_XERC20_LIMIT}); XERC20Token.setLimits would revert with XERC20Token_LimitsTooHigh.`)
+  }
+}
+
+/** Throws `XERC20LimitTooHighError` for an xERC20 spec whose limits `setLimits` refuses. */
+export const checkXERC20Limits = (spec: TokenSpec): void => {
+  if ((spec.kind ?? "erc20") !== "xerc20") return
+  for (const limit of ["mintingLimit", "burningLimit"] as const) {
+    const value = spec[limit]
+    if (value !== undefined && value > MAX_XERC20_LIMIT) throw new XERC20LimitTooHighError(spec.symbol, limit, value)
+  }
 }
 
 export interface GatewayFees {
@@ -109,7 +133,7 @@ export interface SpokeDeployment {
 
 export type DeploySpokeReturnType = SpokeDeployment
 /** A reverted step, a compile error of the contracts, or viem's error for a failed RPC call. */
-export type DeploySpokeErrorType = SpokeDeploymentError | SolidityCompileError | BaseError
+export type DeploySpokeErrorType = SpokeDeploymentError | XERC20LimitTooHighError | SolidityCompileError | BaseError
 
 /** Raised when a deployment transaction reverts; `step` says which one. */
 export class SpokeDeploymentError extends Error {
@@ -208,6 +232,7 @@ export const deploySpoke = async (parameters: DeploySpokeParameters): Promise<De
   const watchtower = parameters.watchtower ?? deployer
   const gatewayFees = parameters.gatewayFees ?? DEFAULT_GATEWAY_FEES
   const specs = parameters.tokens ?? []
+  for (const spec of specs) checkXERC20Limits(spec)
 
   const [chainId, nonce, fees] = await Promise.all([
     publicClient.getChainId(),

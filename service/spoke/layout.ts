@@ -8,7 +8,7 @@
 import { getContractAddress } from "viem"
 import type { Address } from "../domain/hex.ts"
 import { Strategy } from "../domain/protocol.ts"
-import { DEFAULT_GATEWAY_FEES, DEFAULT_XERC20_LIMIT, type GatewayFees, type SpokeSettings, type TokenKind } from "./deploy.ts"
+import { checkXERC20Limits, DEFAULT_GATEWAY_FEES, DEFAULT_XERC20_LIMIT, type GatewayFees, type SpokeSettings, type TokenKind } from "./deploy.ts"
 
 /** One spoke domain of a run; both backends build it from the same description. */
 export interface SpokeChainConfig extends SpokeSettings {
@@ -81,6 +81,7 @@ export const planSpokeLayout = (hubDomain: number, config: SpokeChainConfig): Sp
   const tokens: Record<string, TokenLayout> = {}
   specs.forEach((spec, i) => {
     if (tokens[spec.symbol] !== undefined) throw new Error(`token symbol ${spec.symbol} is given twice on domain ${config.domain}`)
+    checkXERC20Limits(spec)
     const kind = spec.kind ?? "erc20"
     tokens[spec.symbol] = {
       symbol: spec.symbol,

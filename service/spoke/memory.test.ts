@@ -11,6 +11,7 @@ import { encodeSettlementMessage } from "../domain/encoding.ts"
 import { type Address, addressToBytes32, type Hex } from "../domain/hex.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
 import { IntentStatus } from "../domain/protocol.ts"
+import { MAX_XERC20_LIMIT, XERC20LimitTooHighError } from "./deploy.ts"
 import {
   Call,
   createMemorySpokes,
@@ -135,13 +136,38 @@ describe("memory spoke", () => {
     expect(block.receipts.map((r) => r.status)).toEqual(["success", "success"])
   })
 
+  test("xERC20 limits above type(uint256).max / 2 are refused: at planning time, and by setLimits", async () => {
+    const tooHigh = (limit: "mintingLimit" | "burningLimit"): SpokesConfig => ({
+      ...config,
+      chains: [{ ...config.chains[0]!, tokens: [{ symbol: "XT", decimals: 18, kind: "xerc20", [limit]: MAX_XERC20_LIMIT + 1n }] }],
+    })
+    expect(() => createMemorySpokes(tooHigh("mintingLimit"))).toThrow(XERC20LimitTooHighError)
+    expect(() => createMemorySpokes(tooHigh("burningLimit"))).toThrow(/burningLimit .* is above the xERC20 maximum/)
+    const { chain } = await setup()
+    const xt = chain.addresses.tokens.XT!.address
+    chain.submit({ from: owner.address, call: Call.xerc20.setLimits(xt, BOB, MAX_XERC20_LIMIT + 1n, 0n) })
+    chain.submit({ from: owner.address, call: Call.xerc20.setLimits(xt, BOB, MAX_XERC20_LIMIT, MAX_XERC20_LIMIT) })
+    const block = await chain.mine(T0 + 12n)
+    expect(block.receipts.map((r) => (r.status === "reverted" ? r.error.name : r.status))).toEqual(["XERC20Token_LimitsTooHigh", "success"])
+  })
+
   test("an expired deadline and a malformed signature revert like the contract", async () => {
     const { chain, usdc, fee } = await setup()
     const expired = await fee(1_000n, T0 + 5n)
     chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams: expired }) })
     chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams: { ...expired, sig: expired.sig.slice(0, 20) as Hex } }) })
+    // v as 0/1: not normalized (OpenZeppelin's ECDSA.recover), so nothing is recovered.
+    const v = Number.parseInt(expired.sig.slice(130), 16)
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams: { ...expired, sig: `${expired.sig.slice(0, 130)}0${v - 27}` as Hex } }) })
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams: { ...expired, fee: 1n } }) })
     const block = await chain.mine(T0 + 12n)
-    expect(block.receipts.map((r) => (r.status === "reverted" ? r.error.name : r.status))).toEqual(["FeeAdapter_InvalidDeadline", "FeeAdapter_InvalidSignature"])
+    expect(block.receipts.map((r) => (r.status === "reverted" ? r.error.name : r.status))).toEqual([
+      "FeeAdapter_InvalidDeadline",
+      "ECDSAInvalidSignatureLength",
+      "ECDSAInvalidSignature",
+      "FeeAdapter_InvalidSignature",
+    ])
+    expect(block.receipts[1]).toMatchObject({ error: { args: [9n] } })
   })
 
   test("the keeper may pass back the queued intent objects or equal copies", async () => {

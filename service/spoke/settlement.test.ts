@@ -3,7 +3,7 @@
  * delivered by the relayer through the gateway; VAR_UPDATEs; executeIntentCalldata.
  */
 import { describe, expect, it } from "vitest"
-import { encodeAbiParameters, encodeFunctionData, type Hex, keccak256, parseEventLogs, stringToHex, zeroAddress } from "viem"
+import { ContractFunctionRevertedError, encodeAbiParameters, encodeFunctionData, type Hex, keccak256, parseEventLogs, stringToHex, zeroAddress } from "viem"
 import { encodeFillMessage, encodeIntentMessage, encodeSettlementMessage, encodeVarUpdateMessage, intentId } from "../domain/encoding.ts"
 import { addressToBytes32, type Bytes32 } from "../domain/hex.ts"
 import { type Intent, IntentStatus, type Settlement, Strategy } from "../domain/protocol.ts"
@@ -22,6 +22,7 @@ import {
   useSpokeFixture,
   XT_MINT_LIMIT,
 } from "./test/fixture.ts"
+import { malformedHubMessages } from "./test/differential.ts"
 
 /** The spoke holds 1_000 of each DEFAULT token, as custodied liquidity. */
 const fixture = useSpokeFixture(async (f) => {
@@ -261,19 +262,57 @@ describe("settlement receipt", () => {
   })
 
   describe("reverts", () => {
-    it("ClearingSpoke_ReceiveMessage_NotGateway(caller) for anyone but the gateway", async () => {
+    it("ClearingSpoke_ReceiveMessage_NotAuthorized(caller) for anyone but the gateway and the owner", async () => {
       const f = fixture()
-      await expectRevert(
-        f.chain.publicClient.simulateContract({
-          address: f.deployment.spoke,
-          abi: abis.spoke,
-          functionName: "receiveMessage",
-          args: [encodeSettlementMessage([])],
-          account: f.accounts[Role.owner]!,
-        }),
-        "ClearingSpoke_ReceiveMessage_NotGateway",
-        [f.accounts[Role.owner]!],
-      )
+      for (const role of [Role.relayer, Role.lighthouse, Role.user]) {
+        await expectRevert(
+          f.chain.publicClient.simulateContract({
+            address: f.deployment.spoke,
+            abi: abis.spoke,
+            functionName: "receiveMessage",
+            args: [encodeSettlementMessage([])],
+            account: f.accounts[role]!,
+          }),
+          "ClearingSpoke_ReceiveMessage_NotAuthorized",
+          [f.accounts[role]!],
+        )
+      }
+    })
+
+    it("the owner may call receiveMessage directly, also while paused (reference §4.8)", async () => {
+      const f = fixture()
+      const spoke = { address: f.deployment.spoke, abi: abis.spoke } as const
+      await mined(f, f.chain.wallet(Role.lighthouse).writeContract({ ...spoke, functionName: "pause" }))
+      const usdc = f.token("USDC")
+      const message = encodeSettlementMessage([settlement(f, "owner while paused", usdc)])
+      // The gateway cannot deliver while paused; the owner can.
+      await expectRevert(simulateDeliver(f, message), "ClearingSpoke_Paused", [])
+      const before = await tokenBalance(f, usdc, f.accounts[Role.other]!)
+      const receipt = await mined(f, f.chain.wallet(Role.owner).writeContract({ ...spoke, functionName: "receiveMessage", args: [message] }))
+      expect(settledEvents(receipt)).toHaveLength(1)
+      expect(await tokenBalance(f, usdc, f.accounts[Role.other]!)).toBe(before + AMOUNT_18 / 10n ** 12n)
+      expect(await status(f, id("owner while paused"))).toBe(IntentStatus.SETTLED)
+      // A VAR_UPDATE from the owner while paused goes through too.
+      const watchtower = f.accounts[Role.user]!
+      const value = encodeAbiParameters([{ type: "bytes32" }], [addressToBytes32(watchtower)])
+      const varUpdate = encodeVarUpdateMessage(keccak256(encodeAbiParameters([{ type: "string" }], ["WATCHTOWER"])), value)
+      await mined(f, f.chain.wallet(Role.owner).writeContract({ ...spoke, functionName: "receiveMessage", args: [varUpdate] }))
+      expect(await f.chain.publicClient.readContract({ ...spoke, functionName: "watchtower" })).toBe(watchtower)
+    })
+
+    it("malformed payloads revert without data, or Panic(0x41) when a length cannot be allocated", async () => {
+      const f = fixture()
+      for (const [label, message] of malformedHubMessages()) {
+        const error = await simulateDeliver(f, message).then(
+          () => undefined,
+          (e: unknown) => e,
+        )
+        expect(error, label).toBeDefined()
+        const reason = (error as { walk: (fn: (e: unknown) => boolean) => unknown }).walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError
+        if (label.endsWith("(panic)")) expect(reason.data?.errorName, label).toBe("Panic")
+        else expect(reason.data, label).toBeUndefined()
+        if (label.endsWith("(panic)")) expect(reason.data?.args, label).toEqual([0x41n])
+      }
     })
 
     it("ClearingSpoke_Paused while paused; the same message id is delivered after unpause", async () => {
@@ -313,7 +352,28 @@ describe("VAR_UPDATE", () => {
     expect(await f.chain.publicClient.readContract({ ...spoke, functionName: "watchtower" })).toBe(b)
     expect(await f.chain.publicClient.readContract({ ...spoke, functionName: "gateway" })).toBe(c)
     // The old gateway is no longer accepted.
-    await expectRevert(simulateDeliver(f, encodeSettlementMessage([])), "ClearingSpoke_ReceiveMessage_NotGateway", [f.deployment.gateway])
+    await expectRevert(simulateDeliver(f, encodeSettlementMessage([])), "ClearingSpoke_ReceiveMessage_NotAuthorized", [f.deployment.gateway])
+  })
+
+  it("MAILBOX replaces the gateway's relayer (its mailbox)", async () => {
+    const f = fixture()
+    const gateway = { address: f.deployment.gateway, abi: abis.gateway } as const
+    const mailbox = f.accounts[Role.other]!
+    const receipt = await deliver(f, encodeVarUpdateMessage(variable("MAILBOX"), addressValue(mailbox)), nextMessageId())
+    // The gateway's RelayerUpdated comes before its MessageReceived.
+    const events = parseEventLogs({ abi: abis.gateway, logs: receipt.logs })
+    expect(events.map((e) => e.eventName)).toEqual(["RelayerUpdated", "MessageReceived"])
+    expect(events[0]!.args).toEqual({ previous: f.accounts[Role.relayer]!, current: mailbox })
+    expect(await f.chain.publicClient.readContract({ ...gateway, functionName: "relayer" })).toBe(mailbox)
+    // The former relayer is refused, the new mailbox delivers.
+    await expectRevert(simulateDeliver(f, encodeSettlementMessage([])), "SpokeGateway_ReceiveMessage_NotRelayer", [f.accounts[Role.relayer]!])
+    await mined(f, f.chain.wallet(Role.other).writeContract({ ...gateway, functionName: "receiveMessage", args: [HUB_DOMAIN, nextMessageId(), encodeSettlementMessage([])] }))
+    // Only the spoke may call updateMailbox.
+    await expectRevert(
+      f.chain.publicClient.simulateContract({ ...gateway, functionName: "updateMailbox", args: [mailbox], account: f.accounts[Role.owner]! }),
+      "SpokeGateway_UpdateMailbox_NotSpoke",
+      [f.accounts[Role.owner]!],
+    )
   })
 
   it("reverts ClearingSpoke_InvalidVarUpdate(variable) for any other variable", async () => {

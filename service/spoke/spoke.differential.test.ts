@@ -40,6 +40,7 @@ import {
   runHubs,
   spokesConfig,
   submitOperation,
+  malformedHubMessages,
   TOKENS,
 } from "./test/differential.ts"
 
@@ -267,7 +268,7 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
   // whose gateway, relayer, module or strategies changed, VAR_UPDATEs of every variable, unsupported intents.
   for (const name of [
     "ClearingSpoke_StrategyModuleNotSet",
-    "ClearingSpoke_ReceiveMessage_NotGateway",
+    "ClearingSpoke_ReceiveMessage_NotAuthorized",
     "SpokeGateway_ReceiveMessage_NotRelayer",
     "ClearingSpoke_NotOwner",
     "SpokeGateway_NotOwner",
@@ -294,7 +295,7 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
   for (const label of ["hub domain changed", "restore hub domain"]) expectOutcome(label, "success")
   // A GATEWAY VAR_UPDATE to another address: the spoke refuses the gateway until the owner restores it.
   for (const label of ["GATEWAY VAR_UPDATE to another address", "restore spoke gateway"]) expectOutcome(label, "success")
-  expectOutcome("settlement through a replaced gateway", "ClearingSpoke_ReceiveMessage_NotGateway")
+  expectOutcome("settlement through a replaced gateway", "ClearingSpoke_ReceiveMessage_NotAuthorized")
   for (const label of ["relayer to alice", "settlement by the new relayer", "restore relayer"]) expectOutcome(label, "success")
   expectOutcome("settlement by the former relayer", "SpokeGateway_ReceiveMessage_NotRelayer")
   // The xERC20 strategy on a plain token: the module cannot burn it (no limits: a revert without data), and
@@ -311,5 +312,26 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
   expectOutcome(/^VAR_UPDATE with an? (20-byte|31-byte|empty) value$/, "Revert")
   // Overpaid dispatches that went through: the gateway refunded the rest to tx.origin (the ETH comparison above).
   expectOutcome(/overpaid/, "success")
+  // The owner hands hub messages to the spoke while it is paused; the gateway cannot, strangers never can.
+  expectOutcome("pause before the owner's delivery", "success")
+  expectOutcome("settlement through the gateway while paused", "ClearingSpoke_Paused")
+  expectOutcome("owner's settlement while paused", "success")
+  expectOutcome("receiveMessage on the spoke by a stranger", "ClearingSpoke_ReceiveMessage_NotAuthorized")
+  // MAILBOX VAR_UPDATEs replace the gateway's relayer (its mailbox).
+  expectOutcome(/^(owner's )?MAILBOX VAR_UPDATE$/, "success")
+  expectOutcome("settlement by the former mailbox", "SpokeGateway_ReceiveMessage_NotRelayer")
+  expectOutcome("settlement by the new mailbox", "success")
+  // Malformed payloads: the same revert (without data, or Panic(0x41) for an allocation too large) on both.
+  for (const [label] of malformedHubMessages()) expectOutcome(`malformed: ${label}`, label.endsWith("(panic)") ? "Panic" : "Revert")
+  // Fee signatures are checked as OpenZeppelin's ECDSA.recover does: v must be 27 or 28.
+  expectOutcome("intent with a v01 signature", "ECDSAInvalidSignature")
+  expectOutcome("intent with a zeroR signature", "ECDSAInvalidSignature")
+  expectOutcome("intent with a short signature", "ECDSAInvalidSignatureLength")
+  expectOutcome("intent with a highS signature", "ECDSAInvalidSignatureS")
+  expectOutcome("intent with a wrongKey signature", "FeeAdapter_InvalidSignature")
+  // xERC20 limits: above type(uint256).max / 2 refused, at it accepted (and the refill does not overflow).
+  expectOutcome(/^xERC20 (minting|burning) limit above the maximum$/, "XERC20Token_LimitsTooHigh")
+  expectOutcome("xERC20 limits at the maximum", "success")
+  expectOutcome("restore xERC20 limits", "success")
 }, 600_000)
 

@@ -33,6 +33,7 @@ export const gasLimitFor = (call: SpokeCall, calldataBytes: number): bigint => {
       gas = 300_000n + 60_000n * BigInt(call.amount)
       break
     case "gateway.receiveMessage":
+    case "spoke.receiveMessage":
       // Each settlement: status write, decimals, a transfer or mint (plus debt), events.
       gas = 400_000n + 250_000n * (dataBytes(call.message) / 160n + 1n)
       break

@@ -21,6 +21,7 @@ import {TokenLib} from "./TokenLib.sol";
 contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
     /// @notice VAR_UPDATE variable hashes: `keccak256(abi.encode("NAME"))`, abi-encoded strings, not raw bytes.
     bytes32 public constant GATEWAY_HASH = keccak256(abi.encode("GATEWAY"));
+    bytes32 public constant MAILBOX_HASH = keccak256(abi.encode("MAILBOX"));
     bytes32 public constant LIGHTHOUSE_HASH = keccak256(abi.encode("LIGHTHOUSE"));
     bytes32 public constant WATCHTOWER_HASH = keccak256(abi.encode("WATCHTOWER"));
 
@@ -95,7 +96,7 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
     error ClearingSpoke_ExecuteIntentCalldata_InvalidStatus(IntentStatus status);
     error ClearingSpoke_ExecuteIntentCalldata_ExternalCallFailed();
     error ClearingSpoke_Withdraw_InsufficientBalance(uint256 requested, uint256 available);
-    error ClearingSpoke_ReceiveMessage_NotGateway(address caller);
+    error ClearingSpoke_ReceiveMessage_NotAuthorized(address caller);
     error ClearingSpoke_ReceiveMessage_InvalidMessageType(uint8 messageType);
     error ClearingSpoke_InvalidVarUpdate(bytes32 variable);
 
@@ -266,10 +267,13 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
     // ---------------------------------------------------------------------------------------------------------------
     // Messages from the hub
 
-    /// @notice Entry point for messages delivered by the gateway: SETTLEMENT batches and VAR_UPDATEs.
+    /// @notice Entry point for hub messages: SETTLEMENT batches and VAR_UPDATEs. The gateway delivers them while the
+    /// spoke is not paused; the owner may also call it directly, paused or not (reference §4.8).
     function receiveMessage(bytes calldata message) external {
-        if (msg.sender != gateway) revert ClearingSpoke_ReceiveMessage_NotGateway(msg.sender);
-        if (paused) revert ClearingSpoke_Paused();
+        if (msg.sender != owner) {
+            if (msg.sender != gateway) revert ClearingSpoke_ReceiveMessage_NotAuthorized(msg.sender);
+            if (paused) revert ClearingSpoke_Paused();
+        }
         (uint8 messageType, bytes memory data) = abi.decode(message, (uint8, bytes));
         if (messageType == Protocol.MESSAGE_SETTLEMENT) {
             Settlement[] memory settlements = abi.decode(data, (Settlement[]));
@@ -438,11 +442,14 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
         else if (updateVirtualBalance) balances[asset][recipient] += amount;
     }
 
-    /// @dev Variables other than GATEWAY, LIGHTHOUSE and WATCHTOWER are refused; values are `abi.encode(bytes32)`.
+    /// @dev Variables other than GATEWAY, MAILBOX, LIGHTHOUSE and WATCHTOWER are refused; values are
+    /// `abi.encode(bytes32)`. MAILBOX goes to the gateway (`updateMailbox`), whose mailbox is its relayer.
     function _handleVarUpdate(bytes memory data) private {
         (bytes32 variable, bytes memory value) = abi.decode(data, (bytes32, bytes));
         if (variable == GATEWAY_HASH) {
             _updateGateway(Protocol.toAddress(abi.decode(value, (bytes32))));
+        } else if (variable == MAILBOX_HASH) {
+            ISpokeGateway(gateway).updateMailbox(Protocol.toAddress(abi.decode(value, (bytes32))));
         } else if (variable == LIGHTHOUSE_HASH) {
             _updateLighthouse(Protocol.toAddress(abi.decode(value, (bytes32))));
         } else if (variable == WATCHTOWER_HASH) {

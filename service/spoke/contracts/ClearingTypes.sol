@@ -111,6 +111,7 @@ interface IXERC20 {
 interface ISpokeGateway {
     function quoteMessage(uint32 chainId, bytes calldata message) external view returns (uint256);
     function sendMessage(uint32 destination, bytes calldata message) external payable returns (bytes32 messageId);
+    function updateMailbox(address mailbox) external;
 }
 
 interface IClearingSpokeReceiver {

@@ -134,7 +134,7 @@ contract FeeAdapter {
             revert FeeAdapter_TransferFailed(inputAsset, msg.sender, address(this), amount + fee);
         }
         address signer = SignatureLib.recoverPersonal(keccak256(abi.encode(fee, msg.value, inputAsset, deadline)), sig);
-        if (signer == address(0) || signer != feeSigner) revert FeeAdapter_InvalidSignature();
+        if (signer != feeSigner) revert FeeAdapter_InvalidSignature();
         if (block.timestamp > deadline) revert FeeAdapter_InvalidDeadline();
         if (fee > 0) _push(inputAsset, feeRecipient, fee);
         if (msg.value > 0) {

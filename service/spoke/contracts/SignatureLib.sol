@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
-/// @notice EIP-191 `personal_sign` recovery for 32-byte payloads.
+/// @notice EIP-191 `personal_sign` recovery for 32-byte payloads, with the semantics of OpenZeppelin 5's
+/// `ECDSA.recover` (which the production fee adapter uses): a signature must be 65 bytes `r ++ s ++ v`, `s` must be
+/// in the lower half of the curve order, `v` is passed to `ecrecover` as it is (27 or 28; 0 and 1 are not
+/// normalized, so `ecrecover` returns zero for them), and a zero result is refused. Each refusal reverts with
+/// OpenZeppelin's error.
 library SignatureLib {
     /// @dev secp256k1n / 2: signatures with a larger `s` are malleable copies and are rejected.
     uint256 internal constant HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0;
+
+    error ECDSAInvalidSignature();
+    error ECDSAInvalidSignatureLength(uint256 length);
+    error ECDSAInvalidSignatureS(bytes32 s);
 
     /// @notice `keccak256("\x19Ethereum Signed Message:\n32" ++ hash)`.
     function toEthSignedMessageHash(bytes32 hash) internal pure returns (bytes32 digest) {
@@ -15,9 +23,9 @@ library SignatureLib {
         }
     }
 
-    /// @notice Recovers the signer of a 65-byte `r ++ s ++ v` signature; returns address(0) for any malformed input.
-    function recover(bytes32 digest, bytes memory signature) internal pure returns (address) {
-        if (signature.length != 65) return address(0);
+    /// @notice The signer of a 65-byte `r ++ s ++ v` signature (`ECDSA.recover`): never address(0).
+    function recover(bytes32 digest, bytes memory signature) internal pure returns (address signer) {
+        if (signature.length != 65) revert ECDSAInvalidSignatureLength(signature.length);
         bytes32 r;
         bytes32 s;
         uint8 v;
@@ -26,10 +34,9 @@ library SignatureLib {
             s := mload(add(signature, 0x40))
             v := byte(0, mload(add(signature, 0x60)))
         }
-        if (v < 27) v += 27;
-        if (v != 27 && v != 28) return address(0);
-        if (uint256(s) > HALF_ORDER) return address(0);
-        return ecrecover(digest, v, r, s);
+        if (uint256(s) > HALF_ORDER) revert ECDSAInvalidSignatureS(s);
+        signer = ecrecover(digest, v, r, s);
+        if (signer == address(0)) revert ECDSAInvalidSignature();
     }
 
     /// @notice The signer of an EIP-191 signature over `hash`.

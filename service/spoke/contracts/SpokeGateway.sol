@@ -32,6 +32,7 @@ contract SpokeGateway is ISpokeGateway {
     error SpokeGateway_SendMessage_NotSpoke(address caller);
     error SpokeGateway_SendMessage_InsufficientFee(uint256 provided, uint256 required);
     error SpokeGateway_SendMessage_RefundFailed(address to, uint256 amount);
+    error SpokeGateway_UpdateMailbox_NotSpoke(address caller);
     error SpokeGateway_ReceiveMessage_NotRelayer(address caller);
     error SpokeGateway_ReceiveMessage_InvalidOrigin(uint32 origin, uint32 expected);
     error SpokeGateway_ReceiveMessage_AlreadyDelivered(bytes32 messageId);
@@ -103,6 +104,14 @@ contract SpokeGateway is ISpokeGateway {
     function updateRelayer(address relayer_) external onlyOwner {
         emit RelayerUpdated(relayer, relayer_);
         relayer = relayer_;
+    }
+
+    /// @notice The spoke's MAILBOX VAR_UPDATE: the relayer plays the Hyperlane mailbox (the only address that may
+    /// deliver inbound messages), so a new mailbox is a new relayer.
+    function updateMailbox(address mailbox) external {
+        if (msg.sender != spoke) revert SpokeGateway_UpdateMailbox_NotSpoke(msg.sender);
+        emit RelayerUpdated(relayer, mailbox);
+        relayer = mailbox;
     }
 
     function updateHubDomain(uint32 hubDomain_) external onlyOwner {

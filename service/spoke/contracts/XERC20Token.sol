@@ -29,6 +29,7 @@ contract XERC20Token is ERC20, IXERC20 {
 
     error XERC20Token_NotOwner(address caller);
     error XERC20Token_NotHighEnoughLimits(address bridge, uint256 requested, uint256 available);
+    error XERC20Token_LimitsTooHigh();
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_) ERC20(name_, symbol_, decimals_) {
         owner = msg.sender;
@@ -70,7 +71,12 @@ contract XERC20Token is ERC20, IXERC20 {
         _burn(user, amount);
     }
 
+    /// @notice Limits above `type(uint256).max / 2` are refused, as in the xERC20 standard (`IXERC20_LimitsTooHigh`):
+    /// the refill `currentLimit + elapsed * ratePerSecond` then never overflows.
     function setLimits(address bridge, uint256 mintingLimit, uint256 burningLimit) external onlyOwner {
+        if (mintingLimit > type(uint256).max / 2 || burningLimit > type(uint256).max / 2) {
+            revert XERC20Token_LimitsTooHigh();
+        }
         _changeLimit(bridges[bridge].minterParams, mintingLimit);
         _changeLimit(bridges[bridge].burnerParams, burningLimit);
         emit BridgeLimitsSet(mintingLimit, burningLimit, bridge);

@@ -33,6 +33,7 @@ const variableHash = (name: string): Bytes32 => keccak256(encodeAbiParameters([{
 /** `keccak256(abi.encode("GATEWAY"))` etc. (abi-encoded strings): the VAR_UPDATE variables the spoke accepts. */
 export const VARIABLE_HASHES = {
   GATEWAY: variableHash("GATEWAY"),
+  MAILBOX: variableHash("MAILBOX"),
   LIGHTHOUSE: variableHash("LIGHTHOUSE"),
   WATCHTOWER: variableHash("WATCHTOWER"),
 }
@@ -313,10 +314,15 @@ export class MemoryClearingSpoke {
   // ---------------------------------------------------------------------------------------------------------
   // Messages from the hub
 
-  /** `settlements` (when given) are what decoding the SETTLEMENT `message` gives: it is not decoded again. */
+  /**
+   * Hub messages: from the gateway while not paused, or from the owner at any time (reference §4.8).
+   * `settlements` (when given) are what decoding the SETTLEMENT `message` gives: it is not decoded again.
+   */
   receiveMessage(sender: Address, message: Hex, settlements?: readonly DecodedSettlement[]): void {
-    if (sender !== this.gateway) revert("ClearingSpoke_ReceiveMessage_NotGateway", sender)
-    if (this.paused) revert("ClearingSpoke_Paused")
+    if (sender !== this.owner) {
+      if (sender !== this.gateway) revert("ClearingSpoke_ReceiveMessage_NotAuthorized", sender)
+      if (this.paused) revert("ClearingSpoke_Paused")
+    }
     const parsed: ParsedHubMessage = settlements !== undefined ? { type: "SETTLEMENT", settlements } : decodeSettlementMessage(message)
     switch (parsed.type) {
       case "SETTLEMENT":
@@ -326,6 +332,7 @@ export class MemoryClearingSpoke {
         return
       case "VAR_UPDATE":
         if (parsed.variable === VARIABLE_HASHES.GATEWAY) this.updateGatewayTo(parsed.address())
+        else if (parsed.variable === VARIABLE_HASHES.MAILBOX) this.world.gatewayAt(this.gateway).updateMailbox(this.address, parsed.address())
         else if (parsed.variable === VARIABLE_HASHES.LIGHTHOUSE) this.updateLighthouseTo(parsed.address())
         else if (parsed.variable === VARIABLE_HASHES.WATCHTOWER) this.updateWatchtowerTo(parsed.address())
         else revert("ClearingSpoke_InvalidVarUpdate", parsed.variable)

@@ -2,11 +2,12 @@
  * `FeeAdapter` in memory: pulls amount + fee, checks the fee signer's signature and the deadline, pays the fees,
  * approves the spoke (or the module) once, and creates the intents (contracts/FeeAdapter.sol).
  */
-import { type Address, type Bytes32, type Hex, hexToBytes } from "../../domain/hex.ts"
+import { type Address, type Bytes32, type Hex, hexToBytes, ZERO_ADDRESS } from "../../domain/hex.ts"
 import { keccak256Bytes } from "../../domain/keccak.ts"
 import { MAX_UINT256, Strategy } from "../../domain/protocol.ts"
 import type { FeeParams, NewIntentParams } from "../calls.ts"
 import { checkedAdd, revert, SpokeRevert } from "./journal.ts"
+import { ecdsaRefusal } from "./signature.ts"
 import type { MemoryWorld } from "./world.ts"
 
 /** A fee signature reached execution without being recovered first (`MemorySpokeChain.mine` recovers them). */
@@ -101,9 +102,14 @@ export class MemoryFeeAdapter {
       if (result instanceof SpokeRevert) throw result
       revert("FeeAdapter_TransferFailed", inputAsset, sender, this.address, pulled)
     }
+    // SignatureLib.recover (OpenZeppelin's ECDSA.recover): its own errors for a malformed or unrecoverable
+    // signature, then the adapter's for another signer.
+    const refusal = ecdsaRefusal(sig)
+    if (refusal !== undefined) revert(refusal.name, ...refusal.args)
     const signer = this.world.signatures.signer({ fee, nativeFee: value, inputAsset, deadline, sig })
     if (signer === undefined) throw new UnverifiedFeeSignatureError(sig)
-    if (signer === "0x0000000000000000000000000000000000000000" || signer !== this.feeSigner) revert("FeeAdapter_InvalidSignature")
+    if (signer === ZERO_ADDRESS) revert("ECDSAInvalidSignature")
+    if (signer !== this.feeSigner) revert("FeeAdapter_InvalidSignature")
     if (BigInt(this.ctx.now) > deadline) revert("FeeAdapter_InvalidDeadline")
     if (fee > 0n) this.push(inputAsset, this.feeRecipient, fee)
     if (value > 0n && !this.world.sendNative(this.address, this.feeRecipient, value)) revert("FeeAdapter_NativeTransferFailed", this.feeRecipient, value)

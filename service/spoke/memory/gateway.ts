@@ -143,6 +143,13 @@ export class MemoryGateway {
     this.ctx.journal.field(this as MemoryGateway, "relayer", relayer)
   }
 
+  /** The spoke's MAILBOX VAR_UPDATE: the relayer is the mailbox. */
+  updateMailbox(sender: Address, mailbox: Address): void {
+    if (sender !== this.spoke) revert("SpokeGateway_UpdateMailbox_NotSpoke", sender)
+    this.ctx.emit(this.address, { name: "RelayerUpdated", previous: this.relayer, current: mailbox })
+    this.ctx.journal.field(this as MemoryGateway, "relayer", mailbox)
+  }
+
   private onlyOwner(sender: Address): void {
     if (sender !== this.owner) revert("SpokeGateway_NotOwner", sender)
   }

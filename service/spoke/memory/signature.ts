@@ -1,8 +1,9 @@
 /**
  * The fee adapter's signature check: `SignatureLib.recoverPersonal(keccak256(abi.encode(uint256 fee, uint256
  * nativeFee, address inputAsset, uint256 deadline)), sig)`, recovered with viem's `recoverAddress` over the same
- * EIP-191 digest. Malformed signatures (not 65 bytes, v other than 0/1/27/28, high s) recover to the zero address
- * without any curve work, as in the contract.
+ * EIP-191 digest, with OpenZeppelin's `ECDSA.recover` rules: `ecdsaRefusal` gives the error of a signature refused
+ * before `ecrecover` (not 65 bytes, high s); a v other than 27/28 (0 and 1 included) recovers to the zero address
+ * without any curve work, as the precompile does, and the adapter refuses a zero signer.
  *
  * viem's recovery is asynchronous, and the memory chain executes blocks synchronously, so recovery happens before
  * a block runs (`verifyPending`), and the block reads the cache. Recovered signers are cached per (payload,
@@ -12,7 +13,7 @@ import { recoverAddress } from "viem"
 import { type Address, type Hex, hexToBytes, ZERO_ADDRESS } from "../../domain/hex.ts"
 import { keccak256Bytes } from "../../domain/keccak.ts"
 
-const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
+const HALF_ORDER_HEX = "7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0"
 const CACHE_LIMIT = 1 << 16
 
 export interface FeePayload {
@@ -42,14 +43,29 @@ export const feeDigest = (payload: FeePayload): Hex => {
   return keccak256Bytes(prefixed)
 }
 
-/** The signature with `v` normalized to 27/28, or `undefined` when the contract rejects it before ecrecover. */
-const normalizedSignature = (sig: Hex): Hex | undefined => {
-  if (sig.length !== 2 + 130) return undefined
-  let v = Number.parseInt(sig.slice(130, 132), 16)
-  if (v < 27) v += 27
-  if (v !== 27 && v !== 28) return undefined
-  if (BigInt(`0x${sig.slice(66, 130)}`) > HALF_ORDER) return undefined
-  return `${sig.slice(0, 130)}${v === 27 ? "1b" : "1c"}` as Hex
+/** An error of OpenZeppelin's `ECDSA.recover`, as `SignatureLib` reverts with it. */
+export interface EcdsaRefusal {
+  readonly name: "ECDSAInvalidSignatureLength" | "ECDSAInvalidSignatureS"
+  readonly args: readonly unknown[]
+}
+
+/** The refusal of a signature `SignatureLib.recover` rejects before `ecrecover`: its length, then a high `s`. */
+export const ecdsaRefusal = (sig: Hex): EcdsaRefusal | undefined => {
+  if (sig.length !== 2 + 130) return { name: "ECDSAInvalidSignatureLength", args: [BigInt((sig.length - 2) >> 1)] }
+  // Same-length lowercase hex compares as the numbers do (no bigint per intent).
+  const s = sig.slice(66, 130).toLowerCase()
+  if (s > HALF_ORDER_HEX) return { name: "ECDSAInvalidSignatureS", args: [`0x${s}`] }
+  return undefined
+}
+
+/**
+ * The signature as `ecrecover` takes it, or `undefined` when `ecrecover` returns zero whatever the curve says:
+ * refused before it (`ecdsaRefusal`), or a `v` other than 27/28. `v` is not normalized: 0 and 1 recover nothing.
+ */
+const recoverableSignature = (sig: Hex): Hex | undefined => {
+  if (ecdsaRefusal(sig) !== undefined) return undefined
+  const v = Number.parseInt(sig.slice(130, 132), 16)
+  return v === 27 || v === 28 ? sig : undefined
 }
 
 interface CachedSigner {
@@ -98,11 +114,14 @@ export class FeeSignatureCache {
     return undefined
   }
 
-  /** The recovered signer (zero for an invalid signature), or `undefined` when it still has to be recovered. */
+  /**
+   * What `ecrecover` gives (zero for an invalid signature, and for one `ecdsaRefusal` refuses), or `undefined` when
+   * it still has to be recovered.
+   */
   signer(payload: FeePayload): Address | undefined {
     const cached = this.find(payload)
     if (cached !== undefined) return cached.signer
-    if (normalizedSignature(payload.sig.toLowerCase() as Hex) === undefined) return ZERO_ADDRESS
+    if (recoverableSignature(payload.sig.toLowerCase() as Hex) === undefined) return ZERO_ADDRESS
     return undefined
   }
 
@@ -110,7 +129,7 @@ export class FeeSignatureCache {
   async recover(payloads: readonly FeePayload[]): Promise<void> {
     for (const payload of payloads) {
       if (this.find(payload) !== undefined) continue
-      const signature = normalizedSignature(payload.sig.toLowerCase() as Hex)
+      const signature = recoverableSignature(payload.sig.toLowerCase() as Hex)
       const signer = signature === undefined ? ZERO_ADDRESS : await ecrecover(feeDigest(payload), signature)
       if (this.count >= CACHE_LIMIT) {
         this.signers.clear()

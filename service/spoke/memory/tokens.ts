@@ -6,10 +6,10 @@
 import type { Address } from "../../domain/hex.ts"
 import { ZERO_ADDRESS } from "../../domain/hex.ts"
 import { MAX_UINT256 } from "../../domain/protocol.ts"
-import type { TokenKind } from "../deploy.ts"
+import { MAX_XERC20_LIMIT, type TokenKind } from "../deploy.ts"
 import type { XERC20Limits } from "../types.ts"
 import type { ExecutionContext } from "./context.ts"
-import { checkedAdd, revert } from "./journal.ts"
+import { checkedAdd, checkedMul, revert } from "./journal.ts"
 
 /** `XERC20Token.DURATION`. */
 export const XERC20_DURATION = 86_400
@@ -156,7 +156,8 @@ export class MemoryToken {
     const max = limit.maxLimit
     if (current === max) return current
     if (limit.timestamp + XERC20_DURATION <= now) return max
-    const refilled = current + BigInt(now - limit.timestamp) * limit.ratePerSecond
+    // Checked as in Solidity; `setLimits` keeps every limit at most MAX_UINT256 / 2, so this never overflows.
+    const refilled = checkedAdd(current, checkedMul(BigInt(now - limit.timestamp), limit.ratePerSecond))
     return refilled > max ? max : refilled
   }
 
@@ -201,6 +202,7 @@ export class MemoryToken {
 
   setLimits(ctx: ExecutionContext, sender: Address, bridge: Address, mintingLimit: bigint, burningLimit: bigint): void {
     if (sender !== this.owner) revert("XERC20Token_NotOwner", sender)
+    if (mintingLimit > MAX_XERC20_LIMIT || burningLimit > MAX_XERC20_LIMIT) revert("XERC20Token_LimitsTooHigh")
     const { minter, burner } = this.bridge(bridge)
     this.changeLimit(ctx, minter, mintingLimit)
     this.changeLimit(ctx, burner, burningLimit)

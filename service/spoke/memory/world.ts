@@ -352,6 +352,8 @@ export class MemoryWorld implements ExecutionContext {
         return this.spoke.setStrategyForAsset(sender, lc(call.asset), call.strategy)
       case "spoke.setModuleForStrategy":
         return this.spoke.setModuleForStrategy(sender, call.strategy, lc(call.module))
+      case "spoke.receiveMessage":
+        return this.spoke.receiveMessage(sender, lc(call.message), attachedSettlements(call))
       case "gateway.receiveMessage":
         return this.gateway.receiveMessage(sender, call.origin, lc(call.messageId), lc(call.message), attachedSettlements(call))
       case "gateway.setFees":

@@ -22,7 +22,7 @@ import { Hub } from "../../hub/hub.ts"
 import type { OutboundMessage } from "../../hub/state.ts"
 import { TraceHasher } from "../../hub/trace.ts"
 import { TestCallTargetAbi } from "../abi.ts"
-import type { TokenSpec } from "../deploy.ts"
+import { MAX_XERC20_LIMIT, type TokenSpec } from "../deploy.ts"
 import { VARIABLE_HASHES } from "../memory/clearingSpoke.ts"
 import {
   Call,
@@ -266,7 +266,7 @@ export class OperationGenerator {
       case "valid":
         return { fee, deadline, sig: await this.sign(fee, value, asset, deadline, feeSigner) }
       case "v01": {
-        // v as 0/1 instead of 27/28: SignatureLib adds 27, so the signature stays valid.
+        // v as 0/1 instead of 27/28: not normalized (OpenZeppelin's ECDSA.recover), so ecrecover gives nothing.
         const sig = await this.sign(fee, value, asset, deadline, feeSigner)
         const v = Number.parseInt(sig.slice(130), 16) - 27
         return { fee, deadline, sig: `${sig.slice(0, 130)}0${v}` as Hex }
@@ -795,6 +795,8 @@ export class OperationGenerator {
     restore(world.spoke.gateway !== addresses.gateway, Call.spoke.updateGateway(addresses.gateway), "spoke gateway")
     restore(world.gateway.relayer !== ROLE.relayer, Call.gateway.updateRelayer(ROLE.relayer), "relayer")
     restore((world.spoke.modules.get(Strategy.XERC20) ?? ZERO_ADDRESS) !== addresses.xerc20Module, Call.spoke.setModuleForStrategy(Strategy.XERC20, addresses.xerc20Module), "xERC20 module")
+    const xt = this.token("XT")
+    restore(world.tokens.get(xt)!.limits(addresses.xerc20Module, world.now).burningMaxLimit === MAX_XERC20_LIMIT, Call.xerc20.setLimits(xt, addresses.xerc20Module, XT_MINT_LIMIT, XT_BURN_LIMIT), "xERC20 limits")
     for (const symbol of SYMBOLS) {
       const expected = symbol === "XT" ? Strategy.XERC20 : Strategy.DEFAULT
       const asset = this.token(symbol)
@@ -817,6 +819,14 @@ export class OperationGenerator {
     const call = op.call as Extract<SpokeCall, { kind: "gateway.receiveMessage" }>
     this.delivered.push({ destination: domain, messageId: call.messageId, message })
     return op
+  }
+
+  /** A one-settlement batch handed to the spoke's `receiveMessage` by `from` directly (the owner, normally). */
+  private ownerSettlement(domain: number, from: Address, symbol: Symbol, recipient: Address, updateVirtualBalance: boolean, amount18: bigint, label: string): Operation {
+    const intentId = keccak256Utf8(`handmade settlement ${this.handmade++}`)
+    this.extraIds.push(intentId)
+    const message = encodeSettlementMessage([{ intentId, amount: amount18, asset: addressToBytes32(this.token(symbol)), recipient: addressToBytes32(recipient), updateVirtualBalance }])
+    return this.op(domain, from, Call.spoke.receiveMessage(message), label)
   }
 
   private varUpdate(domain: number, variable: Bytes32, value: Hex, label: string): Operation {
@@ -843,6 +853,11 @@ export class OperationGenerator {
       "relayer",
       "gateway VAR_UPDATE",
       "short VAR_UPDATE",
+      "owner receiveMessage",
+      "mailbox VAR_UPDATE",
+      "malformed hub messages",
+      "fee signature variants",
+      "xERC20 limits at the maximum",
     ] as const
     const scenario = scenarios[this.scenarioTurn++ % scenarios.length]!
     switch (scenario) {
@@ -945,8 +960,15 @@ export class OperationGenerator {
         ]
       }
       case "short VAR_UPDATE": {
-        const variable = this.rng.pick([VARIABLE_HASHES.GATEWAY, VARIABLE_HASHES.LIGHTHOUSE, VARIABLE_HASHES.WATCHTOWER])
-        const same = variable === VARIABLE_HASHES.GATEWAY ? addresses.gateway : variable === VARIABLE_HASHES.LIGHTHOUSE ? ROLE.lighthouse : ROLE.watchtower
+        const variable = this.rng.pick([VARIABLE_HASHES.GATEWAY, VARIABLE_HASHES.MAILBOX, VARIABLE_HASHES.LIGHTHOUSE, VARIABLE_HASHES.WATCHTOWER])
+        const same =
+          variable === VARIABLE_HASHES.GATEWAY
+            ? addresses.gateway
+            : variable === VARIABLE_HASHES.MAILBOX
+              ? relayer
+              : variable === VARIABLE_HASHES.LIGHTHOUSE
+                ? ROLE.lighthouse
+                : ROLE.watchtower
         // `abi.decode(value, (bytes32))` needs 32 bytes: shorter values revert; longer ones and dirty upper bytes
         // (the spoke keeps the low 20 bytes) do not.
         const short = this.rng.weighted<readonly [Hex, string]>([
@@ -964,6 +986,56 @@ export class OperationGenerator {
         if (extra === "dirty upper bytes") ops.push(this.varUpdate(domain, variable, `0x${"ff".repeat(12)}${same.slice(2)}` as Hex, "VAR_UPDATE with dirty upper bytes"))
         if (extra === "33-byte value") ops.push(this.varUpdate(domain, variable, `${word(same)}00` as Hex, "VAR_UPDATE with a 33-byte value"))
         return ops
+      }
+      case "owner receiveMessage": {
+        // The gateway cannot deliver while the spoke is paused; the owner can hand messages to the spoke directly,
+        // paused or not (reference §4.8). Anyone else is refused.
+        const { lighthouse } = this.effective(domain)
+        const ops = [this.op(domain, lighthouse, Call.spoke.pause(), "pause before the owner's delivery")]
+        ops.push(this.settlementOf(domain, relayer, "USDC", user(), false, this.rng.big(1n, 100n) * 10n ** 18n, "settlement through the gateway while paused"))
+        ops.push(this.ownerSettlement(domain, ROLE.owner, this.rng.pick<Symbol>(["USDC", "BLK", "XT"]), user(), this.rng.chance(0.5), this.rng.big(1n, 100n) * 10n ** 18n, "owner's settlement while paused"))
+        if (this.rng.chance(0.5)) {
+          ops.push(this.op(domain, ROLE.owner, Call.spoke.receiveMessage(encodeVarUpdateMessage(VARIABLE_HASHES.WATCHTOWER, word(this.effective(domain).watchtower))), "owner's VAR_UPDATE while paused"))
+        }
+        ops.push(this.ownerSettlement(domain, this.rng.pick([ROLE.alice, relayer, ROLE.lighthouse]), "USDC", user(), false, 10n ** 18n, "receiveMessage on the spoke by a stranger"))
+        ops.push(this.op(domain, lighthouse, Call.spoke.unpause(), "unpause after the owner's delivery"))
+        if (this.rng.chance(0.5)) ops.push(this.ownerSettlement(domain, ROLE.owner, "WETH", user(), this.rng.chance(0.5), this.rng.big(1n, 100n) * 10n ** 18n, "owner's settlement"))
+        return ops
+      }
+      case "mailbox VAR_UPDATE": {
+        // The gateway's mailbox is its relayer: the new one delivers, the former one is refused.
+        const mailbox = relayer === ROLE.alice ? ROLE.bob : ROLE.alice
+        const message = encodeVarUpdateMessage(VARIABLE_HASHES.MAILBOX, word(mailbox))
+        return [
+          this.rng.chance(0.3) ? this.op(domain, ROLE.owner, Call.spoke.receiveMessage(message), "owner's MAILBOX VAR_UPDATE") : this.hubMessage(domain, relayer, message, "MAILBOX VAR_UPDATE"),
+          this.settlementOf(domain, relayer, "USDC", user(), false, this.rng.big(1n, 100n) * 10n ** 18n, "settlement by the former mailbox"),
+          this.settlementOf(domain, mailbox, "USDC", user(), this.rng.chance(0.5), this.rng.big(1n, 100n) * 10n ** 18n, "settlement by the new mailbox"),
+        ]
+      }
+      case "malformed hub messages":
+        // Payloads abi.decode refuses: without data, or Panic(0x41) when a length cannot be allocated.
+        return malformedHubMessages().map(([label, message]) =>
+          this.rng.chance(0.7) ? this.hubMessage(domain, relayer, message, `malformed: ${label}`) : this.op(domain, ROLE.owner, Call.spoke.receiveMessage(message), `malformed: ${label}`),
+        )
+      case "fee signature variants": {
+        const ops: Operation[] = []
+        for (const variant of ["v01", "short", "highS", "zeroR", "wrongKey"] as const) {
+          ops.push(await this.adapterIntent(domain, { variant, label: `intent with a ${variant} signature` }))
+        }
+        return ops
+      }
+      case "xERC20 limits at the maximum": {
+        // Limits above type(uint256).max / 2 are refused; at the maximum, the refill never overflows (the limits
+        // stay until the owner restores them, so time passes over a partly used limit).
+        const xt = this.token("XT")
+        const { xerc20Module } = addresses
+        return [
+          this.op(domain, ROLE.owner, Call.xerc20.setLimits(xt, xerc20Module, MAX_XERC20_LIMIT + 1n, XT_BURN_LIMIT), "xERC20 minting limit above the maximum"),
+          this.op(domain, ROLE.owner, Call.xerc20.setLimits(xt, xerc20Module, XT_MINT_LIMIT, this.rng.pick([MAX_XERC20_LIMIT + 1n, maxUint256])), "xERC20 burning limit above the maximum"),
+          this.op(domain, ROLE.owner, Call.xerc20.setLimits(xt, xerc20Module, MAX_XERC20_LIMIT, MAX_XERC20_LIMIT), "xERC20 limits at the maximum"),
+          await this.adapterIntent(domain, { symbol: "XT", variant: "valid", label: "XT intent under the maximum limits" }),
+          this.settlementOf(domain, relayer, "XT", user(), this.rng.chance(0.5), this.rng.big(1n, 100n) * 10n ** 18n, "XT settlement under the maximum limits"),
+        ]
       }
     }
   }
@@ -1105,6 +1177,36 @@ export class OperationGenerator {
     return this.now
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Malformed hub messages
+
+const hexWord = (value: bigint | number): string => BigInt(value).toString(16).padStart(64, "0")
+/** `abi.encode(uint8 type, bytes data)` with `data` given as hex without 0x. */
+const envelope = (type: number, data: string): Hex =>
+  `0x${hexWord(type)}${hexWord(0x40)}${hexWord(data.length / 2)}${data}${"0".repeat((64 - (data.length % 64)) % 64)}` as Hex
+const oneSettlement = (flag: bigint): string => `${"11".repeat(32)}${hexWord(10n ** 18n)}${"00".repeat(12)}${"22".repeat(20)}${"00".repeat(12)}${"33".repeat(20)}${hexWord(flag)}`
+const TWO_64 = 1n << 64n
+
+/**
+ * Hub messages that `abi.decode` refuses, with the outcome in the label. In `ClearingSpoke.receiveMessage` the
+ * envelope's `data` is allocated at the free memory pointer 0x80 and the payload's array or `bytes` right after
+ * it, so the allocation limit (`Panic(0x41)` past 2^64 - 1) falls at lengths computed from the data's size: a
+ * SETTLEMENT count of 2^59 - 13 with a 224-byte payload, an envelope length of 2^64 - 191, a VAR_UPDATE value
+ * length of 2^64 - 319 with a 96-byte payload.
+ */
+export const malformedHubMessages = (): readonly (readonly [string, Hex])[] => [
+  ["settlement flag 2 (revert)", envelope(2, `${hexWord(0x20)}${hexWord(1)}${oneSettlement(2n)}`)],
+  ["settlement count beyond the payload (revert)", envelope(2, `${hexWord(0x20)}${hexWord(2)}${oneSettlement(1n)}`)],
+  ["settlement count 2^64 (panic)", envelope(2, `${hexWord(0x20)}${hexWord(TWO_64)}${oneSettlement(1n)}`)],
+  ["settlement count at the allocation limit (revert)", envelope(2, `${hexWord(0x20)}${hexWord((1n << 59n) - 14n)}${oneSettlement(1n)}`)],
+  ["settlement count past the allocation limit (panic)", envelope(2, `${hexWord(0x20)}${hexWord((1n << 59n) - 13n)}${oneSettlement(1n)}`)],
+  ["settlement offset past the payload (revert)", envelope(2, `${hexWord(0x1000)}${hexWord(1)}${oneSettlement(1n)}`)],
+  ["payload length at the allocation limit (revert)", `0x${hexWord(2)}${hexWord(0x40)}${hexWord(TWO_64 - 192n)}${hexWord(0)}` as Hex],
+  ["payload length past the allocation limit (panic)", `0x${hexWord(2)}${hexWord(0x40)}${hexWord(TWO_64 - 191n)}${hexWord(0)}` as Hex],
+  ["VAR_UPDATE value length at the allocation limit (revert)", envelope(3, `${VARIABLE_HASHES.GATEWAY.slice(2)}${hexWord(0x40)}${hexWord(TWO_64 - 320n)}`)],
+  ["VAR_UPDATE value length past the allocation limit (panic)", envelope(3, `${VARIABLE_HASHES.GATEWAY.slice(2)}${hexWord(0x40)}${hexWord(TWO_64 - 319n)}`)],
+]
 
 // ---------------------------------------------------------------------------------------------------------
 // Comparison
