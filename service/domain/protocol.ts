@@ -17,6 +17,8 @@ export const MAX_UINT32 = 0xffff_ffff
 export const MAX_UINT48 = 2 ** 48 - 1
 export const MAX_UINT64 = 2n ** 64n - 1n
 export const MAX_UINT256 = 2n ** 256n - 1n
+/** The largest limit `XERC20Token.setLimits` accepts: `type(uint256).max / 2`, as in the xERC20 standard. */
+export const MAX_XERC20_LIMIT = MAX_UINT256 / 2n
 
 /**
  * The V1 intent struct, field order fixed (it defines the ABI encoding and so the intent id).

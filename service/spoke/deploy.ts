@@ -19,7 +19,7 @@ import {
   type Transport,
   type WalletClient,
 } from "viem"
-import { Strategy } from "../domain/protocol.ts"
+import { MAX_XERC20_LIMIT, Strategy } from "../domain/protocol.ts"
 import { type Artifacts, type ContractName, loadArtifacts, type SolidityCompileError } from "./build.ts"
 
 export type TokenKind = "erc20" | "blacklist" | "xerc20"
@@ -37,8 +37,7 @@ export interface TokenSpec {
   readonly burningLimit?: bigint
 }
 
-/** The largest limit `XERC20Token.setLimits` accepts: `type(uint256).max / 2`, as in the xERC20 standard. */
-export const MAX_XERC20_LIMIT = (2n ** 256n - 1n) / 2n
+export { MAX_XERC20_LIMIT }
 
 /** A token spec whose xERC20 limit `XERC20Token.setLimits` would refuse (`XERC20Token_LimitsTooHigh`). */
 export class XERC20LimitTooHighError extends Error {

@@ -38,6 +38,8 @@ export interface KeeperStats {
   expiredHandled: number
   debtMints: number
   reverts: number
+  /** The reverts by error name (a spoke contract's error, or the hub's, e.g. `Hub_Paused`). */
+  revertsByError: Record<string, number>
 }
 
 /** Byte length of a FILL message of `n` fills: envelope (3 words) + array (2 words) + 5 words per fill. */
@@ -74,7 +76,11 @@ export const fillBatchSize = (queued: number, maxBytes: number = MAX_DISPATCH_ME
 const zeros = (length: number): Hex => `0x${"00".repeat(length)}`
 
 export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats => {
-  const stats: KeeperStats = { intentDispatches: 0, fillDispatches: 0, settlementDispatches: 0, processCalls: 0, expiredHandled: 0, debtMints: 0, reverts: 0 }
+  const stats: KeeperStats = { intentDispatches: 0, fillDispatches: 0, settlementDispatches: 0, processCalls: 0, expiredHandled: 0, debtMints: 0, reverts: 0, revertsByError: {} }
+  const reverted = (error: string): void => {
+    stats.reverts++
+    stats.revertsByError[error] = (stats.revertsByError[error] ?? 0) + 1
+  }
   const keeper = world.plan.keeper.address
   const hubDomain = world.plan.hubDomain
   const due = (size: number, oldestAgeSeconds: number, threshold: { maxSize?: number; maxAgeSeconds?: number } | undefined) =>
@@ -105,7 +111,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       world.submit(domain, keeper, { kind: "spoke.processIntentQueue", intents }, fee, (receipt) => {
         intentInFlight = false
         if (receipt.status === "success") stats.intentDispatches++
-        else stats.reverts++
+        else reverted(receipt.error.name)
       })
     })
     let fillInFlight = false
@@ -122,7 +128,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       world.submit(domain, keeper, { kind: "spoke.processFillQueue", amount }, fee, (receipt) => {
         fillInFlight = false
         if (receipt.status === "success") stats.fillDispatches++
-        else stats.reverts++
+        else reverted(receipt.error.name)
       })
     })
   }
@@ -140,7 +146,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       while (amount > 1 && settlementBatchGasLimit(hubState, amount) > domainGasLimit(domain)) amount--
       const revert = world.applyHub({ kind: "processSettlementQueue", domain, amount })
       if (revert === undefined) stats.settlementDispatches++
-      else stats.reverts++
+      else reverted(revert.errorName)
     }
   })
 
@@ -152,7 +158,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       if (ticker.invoices.length === 0 && lastClosed <= ticker.lastClosedEpochsProcessed) continue
       const revert = world.applyHub({ kind: "processDepositsAndInvoices", ticker: ticker.config.symbol, maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 })
       if (revert === undefined) stats.processCalls++
-      else stats.reverts++
+      else reverted(revert.errorName)
     }
   })
 
@@ -180,7 +186,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       if (amount === 0n) continue
       world.submit(debt.domain, keeper, { kind: "xerc20Module.mintDebt", asset: debt.asset, recipient: debt.recipient, amount }, undefined, (receipt) => {
         if (receipt.status === "success") stats.debtMints++
-        else stats.reverts++
+        else reverted(receipt.error.name)
       })
     }
   })
@@ -199,7 +205,7 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
     if (expired.length === 0) return
     const revert = world.applyHub({ kind: "handleExpiredIntents", intentIds: expired.slice(0, MAX_SETTLEMENT_BATCH) })
     if (revert === undefined) stats.expiredHandled += Math.min(expired.length, MAX_SETTLEMENT_BATCH)
-    else stats.reverts++
+    else reverted(revert.errorName)
   })
   return stats
 }

@@ -96,6 +96,20 @@ describe("scenario files", () => {
     expect(() => parseScenario(withRoutes.split("\n").slice(0, 28).join("\n"), "s.yaml")).not.toThrow()
   })
 
+  it("rejects xERC20 limits above type(uint256).max / 2 token units (XERC20Token.setLimits refuses them), at the limit", () => {
+    const max = (2n ** 256n - 1n) / 2n
+    // 18 decimals: max / 10^18 whole tokens is the largest mintLimit; one token more is refused.
+    const tokens = max / 10n ** 18n
+    const xerc20 = (limit: bigint) => valid.replace("      - { chain: 31002, decimals: 18 }", `      - { chain: 31002, decimals: 18, strategy: xerc20, mintLimit: "${limit}", burnLimit: 1000 }`)
+    expect(() => parseScenario(xerc20(tokens), "s.yaml")).not.toThrow()
+    expect(problemsOf(xerc20(tokens + 1n))).toEqual([
+      expect.objectContaining({
+        path: "assets[0].chains[1].mintLimit",
+        message: `${tokens + 1n} tokens at 18 decimals is above the xERC20 maximum, type(uint256).max / 2 token units (XERC20Token.setLimits refuses it)`,
+      }),
+    ])
+  })
+
   it("rejects a uniform range whose min exceeds its max, at the min", () => {
     const uniformSize = valid.replace("{ kind: lognormal, medianTokens: 1000, sigma: 0.5 }", '{ kind: uniform, minTokens: "100.5", maxTokens: 100.25 }')
     expect(problemsOf(uniformSize)).toEqual([

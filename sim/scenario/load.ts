@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs"
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
-import { tokensToUnits } from "../../service/domain/protocol.ts"
+import { MAX_XERC20_LIMIT, tokensToUnits } from "../../service/domain/protocol.ts"
 import { decodeWithProblems, type InputProblem } from "../../service/domain/schemas.ts"
 import type { LatencySpec } from "../../service/transport/latency.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
@@ -108,6 +108,14 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
       on.add(c.chain)
       if ((c.strategy ?? "default") === "default" && (c.mintLimit !== undefined || c.burnLimit !== undefined)) {
         problems.push({ path: `assets[${i}].chains[${j}]`, message: "mintLimit/burnLimit apply only to strategy xerc20" })
+      }
+      for (const field of ["mintLimit", "burnLimit"] as const) {
+        const limit = c[field]
+        if (limit === undefined || tokensToUnits(limit, c.decimals) <= MAX_XERC20_LIMIT) continue
+        problems.push({
+          path: `assets[${i}].chains[${j}].${field}`,
+          message: `${limit} tokens at ${c.decimals} decimals is above the xERC20 maximum, type(uint256).max / 2 token units (XERC20Token.setLimits refuses it)`,
+        })
       }
     })
     if ((a.maxDiscountDbps ?? 12) < (a.discountPerEpochDbps ?? 3)) {

@@ -105,6 +105,7 @@ const run = async (outages: string) => {
     hubEvents: w.hasher.events,
     stats: structuredClone(w.stats),
     transport: { ...w.transport.stats },
+    keepers: structuredClone(assembly.keepers),
   }
   w.close()
   return result
@@ -159,6 +160,17 @@ describe("a pause of the hub domain", () => {
     expect(r.gated).toEqual(["Hub_Paused", "Hub_Paused", undefined])
     expect(r.stats.hubRevertsByError.Hub_Paused).toBe(r.stats.hubReverts)
     expect(r.stats.hubReverts).toBe(r.events.filter((e) => e.kind === "Reverted").length)
+  })
+
+  it("makes the settlement keeper's calls revert Hub_Paused, counted by reason, until the unpause", async () => {
+    // The 300 s intent reaches the hub at about 390 s and is enqueued for settlement; the pause begins at 400 s,
+    // so the keeper's settlement crons from 420 s on revert until it ends.
+    const r = await run(`{ domain: 25327, kind: pause, fromSeconds: 400, toSeconds: ${PAUSE_TO} }`)
+    expect(r.keepers.revertsByError).toEqual({ Hub_Paused: r.keepers.reverts })
+    expect(r.keepers.reverts).toBe((PAUSE_TO - 420) / 60)
+    const dispatched = r.events.filter((e) => e.kind === "SettlementQueueProcessed").map((e) => e.t)
+    expect(dispatched.filter((t) => t >= 400 && t < PAUSE_TO)).toEqual([])
+    expect(dispatched.some((t) => t >= PAUSE_TO)).toBe(true)
   })
 
   it("is deterministic and its trace replays to the run's hash", async () => {
