@@ -113,6 +113,7 @@ export const METRIC_NAMES: readonly string[] = (() => {
     "spokeReverts",
     "transport.dropped",
     "transport.duplicated",
+    "transport.refusedByHub",
   ]
   for (const q of ["p50", "p90", "p99", "max"]) {
     names.push(`${q}LatencySeconds`, `latency.${q}`, `${q}SettlementLatencySeconds`, `latency.settlement.${q}`)
@@ -155,6 +156,7 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
   put("spokeReverts", report.world.spokeReverts)
   put("transport.dropped", report.transport.dropped)
   put("transport.duplicated", report.transport.duplicated)
+  put("transport.refusedByHub", report.world.refusedHubDeliveries)
   return m
 }
 
