@@ -64,14 +64,15 @@ export class IntentEntry {
   originStatus: OriginStatus = "NONE"
   hubStatus: HubStatus = "NONE"
   settlementStatus: SettlementStatus = "NONE"
-  status: ApiIntentStatus = "NONE"
+  /** The status `ReadModel.statusCounts` counts this entry under (brought up to date by `countByStatus`). */
+  countedStatus: ApiIntentStatus | undefined = undefined
+  /** Changed since its status was last counted (in `ReadModel.uncounted`). */
+  uncounted = false
   tickerHash: Bytes32 | undefined = undefined
   /** Who the hub settles to, on which domain, and whether to their virtual balance. */
   settlementOwner: Bytes32 | undefined = undefined
   settlementVirtual = false
   settlementDomain: number | undefined = undefined
-  /** Addresses a `userAddress` filter matches (lowercase 20-byte; a few per intent, in an array of exactly that size). */
-  users: readonly string[] = []
   // Creation (origin spoke): `IntentAdded`, then the intent-queue dispatch.
   queueIdx: number | undefined = undefined
   /** The `IntentAdded` transaction (hash, block, sender, nonce, gas), kept as its event told it. */
@@ -105,6 +106,33 @@ export class IntentEntry {
 
   get isFastPath(): boolean | null {
     return this.intent === undefined ? null : this.intent.ttl > 0
+  }
+
+  /** The API status, from the origin, hub and settlement statuses (made when read: a few string comparisons). */
+  get status(): ApiIntentStatus {
+    return deriveStatus(this.originStatus, this.hubStatus, this.settlementStatus, calldataPending(this))
+  }
+
+  /**
+   * Addresses a `userAddress` filter matches (lowercase 20-byte, without repeats): the receiver and the initiator
+   * when they are addresses, the senders of the creating and the filling transactions, and the fee adapter's
+   * initiator. Made from the facts when a filter or the user index reads them.
+   */
+  get users(): readonly string[] {
+    const users: string[] = []
+    const add = (address: string | undefined) => {
+      if (address === undefined) return
+      const a = lowerAddress(address)
+      if (!users.includes(a)) users.push(a)
+    }
+    if (this.intent !== undefined) {
+      add(wordUser(this.intent.receiver))
+      add(wordUser(this.intent.initiator))
+    }
+    add(this.created?.txFrom)
+    if (this.feeAdapterInitiator !== undefined && this.feeAdapterInitiator.length === 42) add(this.feeAdapterInitiator)
+    add(this.fill?.sender)
+    return users
   }
 
   /** The API record (SPEC.md's Intent, every field in its order), made from the facts; a new object each call. */
@@ -248,14 +276,6 @@ const lowerAddress = (address: string): string => lowered.get(address)
 const wordUsers = new BoundedMemo<Bytes32, string>(INTERN_LIMIT, (word) => intern(bytes32ToAddress(word)))
 /** A protocol word as an address when it is one (for `userAddress` matching). */
 const wordUser = (word: Bytes32): string | undefined => (isAddressWord(word) ? wordUsers.get(word) : undefined)
-/**
- * `[...users, user]`. Lists of one or two users are shared (entries never modify their lists, and a million
- * intents name a few hundred sender/initiator pairs); longer ones are exactly sized.
- */
-const loneUsers = new BoundedMemo<string, readonly string[]>(INTERN_LIMIT, (user) => [user])
-const userPairs = new BoundedMemo<string, BoundedMemo<string, readonly string[]>>(INTERN_LIMIT, (first) => new BoundedMemo(1024, (user) => [first, user]))
-const withUser = (users: readonly string[], user: string): readonly string[] =>
-  users.length === 0 ? loneUsers.get(user) : users.length === 1 ? userPairs.get(users[0]!).get(user) : users.concat(user)
 
 /** Zero as one bigint (fees are mostly 0: one object instead of one per intent). */
 const shareZero = (amount: bigint): bigint => (amount === 0n ? 0n : amount)
@@ -367,30 +387,29 @@ export class ReadModel implements HubObserver {
       this.entries.push(e)
       this.byId.set(intentId, e)
       this.lastFound = e
-      this.statusCounts.set("NONE", (this.statusCounts.get("NONE") ?? 0) + 1)
+      this.markUncounted(e)
     }
     return e
   }
 
-  /** Recomputes the status after a change and invalidates the cached JSON. */
+  /** After a change: the cached JSON is dropped and the entry's status is counted again by the next `countByStatus`. */
   private touch(e: IntentEntry): void {
-    const status = deriveStatus(e.originStatus, e.hubStatus, e.settlementStatus, calldataPending(e))
-    if (status !== e.status) {
-      this.statusCounts.set(e.status, (this.statusCounts.get(e.status) ?? 1) - 1)
-      this.statusCounts.set(status, (this.statusCounts.get(status) ?? 0) + 1)
-      e.status = status
-    }
+    this.markUncounted(e)
     e.json = undefined
     e.responseJson = undefined
     this.version++
   }
 
-  private addUser(e: IntentEntry, address: string | undefined): void {
-    if (address === undefined) return
-    const a = lowerAddress(address)
-    if (e.users.includes(a)) return
-    e.users = withUser(e.users, a)
-    this.toIndex(e)
+  /**
+   * Entries whose status may differ from the one `statusCounts` has them under. Counting is left to queries: an
+   * intent changes status five or six times, and most runs never ask for counts.
+   */
+  private uncounted: IntentEntry[] = []
+
+  private markUncounted(e: IntentEntry): void {
+    if (e.uncounted) return
+    e.uncounted = true
+    this.uncounted.push(e)
   }
 
   /** Marks `e` for the filter indexes, which queries bring up to date (`syncIndexes`): most runs never filter. */
@@ -428,8 +447,6 @@ export class ReadModel implements HubObserver {
     e.intent = intent
     e.inputDecimals = this.decimalsOf(intent.origin, intent.inputAsset)
     this.toIndex(e)
-    this.addUser(e, wordUser(intent.receiver))
-    this.addUser(e, wordUser(intent.initiator))
     const ticker = this.hub?.state.assetOn(intent.origin, intent.inputAsset)?.ticker.config.tickerHash
     if (ticker !== undefined) this.setTicker(e, ticker)
   }
@@ -574,7 +591,7 @@ export class ReadModel implements HubObserver {
         e.tokenFee = shareZero(event.tokenFee)
         e.nativeFee = shareZero(event.nativeFee)
         e.feeAdapterInitiator = wordUser(event.initiator) ?? event.initiator
-        this.addUser(e, wordUser(event.initiator))
+        this.toIndex(e)
         this.touch(e)
         return
       }
@@ -585,7 +602,7 @@ export class ReadModel implements HubObserver {
           e.tokenFee = i === 0 ? event.tokenFee : 0n
           e.nativeFee = i === 0 ? event.nativeFee : 0n
           e.feeAdapterInitiator = wordUser(event.initiator) ?? event.initiator
-          this.addUser(e, wordUser(event.initiator))
+          this.toIndex(e)
           this.touch(e)
         })
         return
@@ -605,7 +622,7 @@ export class ReadModel implements HubObserver {
     e.queueIdx = Number(queueIdx)
     e.created = meta
     this.txHashesPending.push(meta, e.seq)
-    this.addUser(e, meta.txFrom)
+    this.toIndex(e)
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
     if (queue === undefined) this.originQueues.set(meta.domain, (queue = new Map()))
@@ -662,7 +679,7 @@ export class ReadModel implements HubObserver {
       gasFee: meta.gasFee,
     }
     this.txHashesPending.push(txHash, e.seq)
-    this.addUser(e, meta.txFrom)
+    this.toIndex(e)
     this.moveSolverBalance(meta.domain, bytes32ToAddress(intent.outputAsset), solver, -(amountOut - feeToken))
     this.settlementTimes.record(intent.origin, meta.domain, "fast", meta.timestamp - intent.timestamp)
     this.touch(e)
@@ -734,6 +751,19 @@ export class ReadModel implements HubObserver {
   }
 
   countByStatus(status: ApiIntentStatus): number {
+    const pending = this.uncounted
+    if (pending.length > 0) {
+      this.uncounted = []
+      const counts = this.statusCounts
+      for (const e of pending) {
+        e.uncounted = false
+        const status = e.status
+        if (status === e.countedStatus) continue
+        if (e.countedStatus !== undefined) counts.set(e.countedStatus, counts.get(e.countedStatus)! - 1)
+        counts.set(status, (counts.get(status) ?? 0) + 1)
+        e.countedStatus = status
+      }
+    }
     return this.statusCounts.get(status) ?? 0
   }
 
