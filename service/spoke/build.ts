@@ -31,6 +31,7 @@ export const CONTRACT_NAMES = [
   "TestERC20",
   "BlacklistERC20",
   "TestCallTarget",
+  "Permit2",
 ] as const
 export type ContractName = (typeof CONTRACT_NAMES)[number]
 

@@ -40,15 +40,18 @@ const intent: Intent = {
 }
 const params = { destinations: [10, 8453], receiver: A, inputAsset: usdc, outputAsset: zeroAddress, amount: 5n, maxFee: 3, ttl: 0, data: "0x" as Hex }
 const feeParams = { fee: 1_000n, deadline: 1_800_000_000n, sig: `0x${"ab".repeat(65)}` as Hex }
+const permit2Params = { nonce: 2n ** 200n + 5n, deadline: 1_800_000_100n, signature: `0x${"cd".repeat(64)}` as Hex }
 
 /** One call of every kind. */
 const EVERY_CALL: readonly SpokeCall[] = [
   Call.feeAdapter.newIntent({ ...params, feeParams }),
+  Call.feeAdapter.newIntentPermit2({ ...params, permit2Params, feeParams }),
   Call.feeAdapter.newOrder(feeParams, [params, { ...params, ttl: 60, destinations: [10], outputAsset: usdc }]),
   Call.feeAdapter.returnUnsupportedIntent(usdc, 9n, A),
   Call.feeAdapter.updateFeeRecipient(A),
   Call.feeAdapter.updateFeeSigner(B),
   Call.spoke.newIntent(params),
+  Call.spoke.newIntentPermit2({ ...params, permit2Params }),
   Call.spoke.processIntentQueue([intent, { ...intent, nonce: 8n, data: "0x" }]),
   Call.spoke.fillIntent(intent, 500),
   Call.spoke.processFillQueue(3),
@@ -68,6 +71,8 @@ const EVERY_CALL: readonly SpokeCall[] = [
   Call.gateway.setFees(1n, 2n),
   Call.gateway.updateRelayer(B),
   Call.xerc20Module.mintDebt(xt, A, 4n),
+  Call.permit2.permitTransferFrom({ token: usdc, amount: 10n, nonce: 3n, deadline: 4n, to: A, requestedAmount: 9n, owner: B, signature: `0x${"ef".repeat(65)}` }),
+  Call.permit2.invalidateUnorderedNonces(1n, 6n),
   Call.erc20.approve(usdc, B, maxUint256),
   Call.erc20.transfer(blk, B, 1n),
   Call.erc20.transferFrom(usdc, A, B, 2n),
@@ -83,11 +88,13 @@ describe("SpokeCall calldata", () => {
     // The compiler checks that this record names every kind of the union.
     const ALL: Record<SpokeCallKind, true> = {
       "feeAdapter.newIntent": true,
+      "feeAdapter.newIntentPermit2": true,
       "feeAdapter.newOrder": true,
       "feeAdapter.returnUnsupportedIntent": true,
       "feeAdapter.updateFeeRecipient": true,
       "feeAdapter.updateFeeSigner": true,
       "spoke.newIntent": true,
+      "spoke.newIntentPermit2": true,
       "spoke.processIntentQueue": true,
       "spoke.fillIntent": true,
       "spoke.processFillQueue": true,
@@ -107,6 +114,8 @@ describe("SpokeCall calldata", () => {
       "gateway.setFees": true,
       "gateway.updateRelayer": true,
       "xerc20Module.mintDebt": true,
+      "permit2.permitTransferFrom": true,
+      "permit2.invalidateUnorderedNonces": true,
       "erc20.approve": true,
       "erc20.transfer": true,
       "erc20.transferFrom": true,
@@ -153,6 +162,8 @@ describe("validateSpokeCall", () => {
     ["destination above uint32", Call.spoke.newIntent({ ...params, destinations: [2 ** 32] }), "destinations[0]"],
     ["fractional fee", Call.spoke.fillIntent(intent, 1.5), "fee"],
     ["short intent word", Call.spoke.fillIntent({ ...intent, initiator: "0x11" as Bytes32 }, 1), "intent.initiator"],
+    ["permit2 nonce above uint256", Call.spoke.newIntentPermit2({ ...params, permit2Params: { ...permit2Params, nonce: maxUint256 + 1n } }), "permit2Params.nonce"],
+    ["odd permit2 signature", Call.feeAdapter.newIntentPermit2({ ...params, feeParams, permit2Params: { ...permit2Params, signature: "0x1" as Hex } }), "permit2Params.signature"],
     ["nonce above uint64", Call.spoke.executeIntentCalldata({ ...intent, nonce: 2n ** 64n }), "intent.nonce"],
   ])("refuses %s", (_name, call, field) => {
     expect(() => validateSpokeCall(call)).toThrowError(InvalidSpokeCallError)

@@ -13,12 +13,16 @@ import {
   BlacklistERC20Abi,
   ClearingSpokeAbi,
   FeeAdapterAbi,
+  Permit2Abi,
   SpokeGatewayAbi,
   TestERC20Abi,
   XERC20ModuleAbi,
   XERC20TokenAbi,
 } from "./abi.ts"
 import { type SpokeAddresses, tokenAt } from "./layout.ts"
+import type { Permit2Params } from "./permit2.ts"
+
+export type { Permit2Params }
 
 /** The arguments of `newIntent` (spoke and fee adapter) and of one order entry. `amount` in input-token units. */
 export interface NewIntentParams {
@@ -43,9 +47,27 @@ export interface FeeParams {
   readonly sig: Hex
 }
 
+/** `Permit2.permitTransferFrom(permit, transferDetails, owner, signature)`, flattened. */
+export interface PermitTransferFromParams {
+  /** `permit.permitted.token`. */
+  readonly token: Address
+  /** `permit.permitted.amount`: the most the signature allows. */
+  readonly amount: bigint
+  readonly nonce: bigint
+  readonly deadline: bigint
+  /** `transferDetails.to`. */
+  readonly to: Address
+  /** `transferDetails.requestedAmount`. */
+  readonly requestedAmount: bigint
+  readonly owner: Address
+  readonly signature: Hex
+}
+
 export type SpokeCall =
   // FeeAdapter
   | ({ readonly kind: "feeAdapter.newIntent"; readonly feeParams: FeeParams } & NewIntentParams)
+  /** `FeeAdapter.newIntent(..., permit2Params, feeParams)`: `amount + fee` pulled through Permit2. */
+  | ({ readonly kind: "feeAdapter.newIntentPermit2"; readonly permit2Params: Permit2Params; readonly feeParams: FeeParams } & NewIntentParams)
   | {
       readonly kind: "feeAdapter.newOrder"
       readonly fee: bigint
@@ -58,6 +80,8 @@ export type SpokeCall =
   | { readonly kind: "feeAdapter.updateFeeSigner"; readonly feeSigner: Address }
   // ClearingSpoke
   | ({ readonly kind: "spoke.newIntent" } & NewIntentParams)
+  /** `ClearingSpoke.newIntent(..., permit2Params)`: `amount` pulled through Permit2. */
+  | ({ readonly kind: "spoke.newIntentPermit2"; readonly permit2Params: Permit2Params } & NewIntentParams)
   | { readonly kind: "spoke.processIntentQueue"; readonly intents: readonly Intent[] }
   | { readonly kind: "spoke.fillIntent"; readonly intent: Intent; readonly fee: number }
   | { readonly kind: "spoke.processFillQueue"; readonly amount: number }
@@ -78,6 +102,9 @@ export type SpokeCall =
   | { readonly kind: "gateway.receiveMessage"; readonly origin: number; readonly messageId: Bytes32; readonly message: Hex }
   | { readonly kind: "gateway.setFees"; readonly baseFee: bigint; readonly feePerByte: bigint }
   | { readonly kind: "gateway.updateRelayer"; readonly relayer: Address }
+  // Permit2
+  | ({ readonly kind: "permit2.permitTransferFrom" } & PermitTransferFromParams)
+  | { readonly kind: "permit2.invalidateUnorderedNonces"; readonly wordPos: bigint; readonly mask: bigint }
   // XERC20Module
   | { readonly kind: "xerc20Module.mintDebt"; readonly asset: Address; readonly recipient: Address; readonly amount: bigint }
   // Tokens
@@ -107,6 +134,7 @@ export type SpokeCallKind = SpokeCall["kind"]
 /** Calls whose function is `payable`; every other call reverts when sent with value. */
 export const PAYABLE_CALLS: ReadonlySet<SpokeCallKind> = new Set<SpokeCallKind>([
   "feeAdapter.newIntent",
+  "feeAdapter.newIntentPermit2",
   "feeAdapter.newOrder",
   "spoke.processIntentQueue",
   "spoke.processFillQueue",
@@ -135,6 +163,12 @@ export const Call = {
       ...intentParams(p),
       feeParams: p.feeParams,
     }),
+    newIntentPermit2: (p: IntentInput & { readonly permit2Params: Permit2Params; readonly feeParams: FeeParams }): SpokeCall => ({
+      kind: "feeAdapter.newIntentPermit2",
+      ...intentParams(p),
+      permit2Params: p.permit2Params,
+      feeParams: p.feeParams,
+    }),
     newOrder: (fee: FeeParams, params: readonly IntentInput[]): SpokeCall => ({
       kind: "feeAdapter.newOrder",
       fee: fee.fee,
@@ -153,6 +187,11 @@ export const Call = {
   },
   spoke: {
     newIntent: (p: IntentInput): SpokeCall => ({ kind: "spoke.newIntent", ...intentParams(p) }),
+    newIntentPermit2: (p: IntentInput & { readonly permit2Params: Permit2Params }): SpokeCall => ({
+      kind: "spoke.newIntentPermit2",
+      ...intentParams(p),
+      permit2Params: p.permit2Params,
+    }),
     processIntentQueue: (intents: readonly Intent[]): SpokeCall => ({ kind: "spoke.processIntentQueue", intents }),
     fillIntent: (intent: Intent, fee: number): SpokeCall => ({ kind: "spoke.fillIntent", intent, fee }),
     processFillQueue: (amount: number): SpokeCall => ({ kind: "spoke.processFillQueue", amount }),
@@ -178,6 +217,10 @@ export const Call = {
     }),
     setFees: (baseFee: bigint, feePerByte: bigint): SpokeCall => ({ kind: "gateway.setFees", baseFee, feePerByte }),
     updateRelayer: (relayer: Address): SpokeCall => ({ kind: "gateway.updateRelayer", relayer }),
+  },
+  permit2: {
+    permitTransferFrom: (p: PermitTransferFromParams): SpokeCall => ({ kind: "permit2.permitTransferFrom", ...p }),
+    invalidateUnorderedNonces: (wordPos: bigint, mask: bigint): SpokeCall => ({ kind: "permit2.invalidateUnorderedNonces", wordPos, mask }),
   },
   xerc20Module: {
     mintDebt: (asset: Address, recipient: Address, amount: bigint): SpokeCall => ({ kind: "xerc20Module.mintDebt", asset, recipient, amount }),
@@ -283,12 +326,26 @@ const checkIntent = (kind: string, prefix: string, intent: Intent): void => {
   checkHex(kind, `${prefix}data`, intent.data)
 }
 
+const checkPermit2Params = (kind: string, p: Permit2Params): void => {
+  if (typeof p !== "object" || p === null) throw new InvalidSpokeCallError(kind, "permit2Params", "must be { nonce, deadline, signature }")
+  checkUint(kind, "permit2Params.nonce", p.nonce, 256)
+  checkUint(kind, "permit2Params.deadline", p.deadline, 256)
+  checkHex(kind, "permit2Params.signature", p.signature)
+}
+
 /** Throws `InvalidSpokeCallError` when an argument does not fit its ABI type. */
 export const validateSpokeCall = (call: SpokeCall): void => {
   const k = call.kind
   switch (call.kind) {
     case "feeAdapter.newIntent":
       checkIntentParams(k, "", call)
+      checkUint(k, "feeParams.fee", call.feeParams.fee, 256)
+      checkUint(k, "feeParams.deadline", call.feeParams.deadline, 256)
+      checkHex(k, "feeParams.sig", call.feeParams.sig)
+      return
+    case "feeAdapter.newIntentPermit2":
+      checkIntentParams(k, "", call)
+      checkPermit2Params(k, call.permit2Params)
       checkUint(k, "feeParams.fee", call.feeParams.fee, 256)
       checkUint(k, "feeParams.deadline", call.feeParams.deadline, 256)
       checkHex(k, "feeParams.sig", call.feeParams.sig)
@@ -310,6 +367,9 @@ export const validateSpokeCall = (call: SpokeCall): void => {
       return checkAddress(k, "feeSigner", call.feeSigner)
     case "spoke.newIntent":
       return checkIntentParams(k, "", call)
+    case "spoke.newIntentPermit2":
+      checkIntentParams(k, "", call)
+      return checkPermit2Params(k, call.permit2Params)
     case "spoke.processIntentQueue":
       call.intents.forEach((intent, i) => checkIntent(k, `intents[${i}].`, intent))
       return
@@ -352,6 +412,18 @@ export const validateSpokeCall = (call: SpokeCall): void => {
       return checkUint(k, "feePerByte", call.feePerByte, 256)
     case "gateway.updateRelayer":
       return checkAddress(k, "relayer", call.relayer)
+    case "permit2.permitTransferFrom":
+      checkAddress(k, "token", call.token)
+      checkUint(k, "amount", call.amount, 256)
+      checkUint(k, "nonce", call.nonce, 256)
+      checkUint(k, "deadline", call.deadline, 256)
+      checkAddress(k, "to", call.to)
+      checkUint(k, "requestedAmount", call.requestedAmount, 256)
+      checkAddress(k, "owner", call.owner)
+      return checkHex(k, "signature", call.signature)
+    case "permit2.invalidateUnorderedNonces":
+      checkUint(k, "wordPos", call.wordPos, 256)
+      return checkUint(k, "mask", call.mask, 256)
     case "xerc20Module.mintDebt":
       checkAddress(k, "asset", call.asset)
       checkAddress(k, "recipient", call.recipient)
@@ -417,6 +489,11 @@ export const encodeSpokeCall = (addresses: SpokeAddresses, call: SpokeCall): { r
         to: addresses.feeAdapter,
         data: encode(FeeAdapterAbi, "newIntent", [...viemIntentParams(call), { ...call.feeParams }]),
       }
+    case "feeAdapter.newIntentPermit2":
+      return {
+        to: addresses.feeAdapter,
+        data: encode(FeeAdapterAbi, "newIntent", [...viemIntentParams(call), { ...call.permit2Params }, { ...call.feeParams }]),
+      }
     case "feeAdapter.newOrder":
       return {
         to: addresses.feeAdapter,
@@ -435,6 +512,8 @@ export const encodeSpokeCall = (addresses: SpokeAddresses, call: SpokeCall): { r
       return { to: addresses.feeAdapter, data: encode(FeeAdapterAbi, "updateFeeSigner", [call.feeSigner]) }
     case "spoke.newIntent":
       return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "newIntent", viemIntentParams(call)) }
+    case "spoke.newIntentPermit2":
+      return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "newIntent", [...viemIntentParams(call), { ...call.permit2Params }]) }
     case "spoke.processIntentQueue":
       return { to: addresses.spoke, data: encode(ClearingSpokeAbi, "processIntentQueue", [call.intents.map(viemIntent)]) }
     case "spoke.fillIntent":
@@ -471,6 +550,18 @@ export const encodeSpokeCall = (addresses: SpokeAddresses, call: SpokeCall): { r
       return { to: addresses.gateway, data: encode(SpokeGatewayAbi, "setFees", [call.baseFee, call.feePerByte]) }
     case "gateway.updateRelayer":
       return { to: addresses.gateway, data: encode(SpokeGatewayAbi, "updateRelayer", [call.relayer]) }
+    case "permit2.permitTransferFrom":
+      return {
+        to: addresses.permit2,
+        data: encode(Permit2Abi, "permitTransferFrom", [
+          { permitted: { token: call.token, amount: call.amount }, nonce: call.nonce, deadline: call.deadline },
+          { to: call.to, requestedAmount: call.requestedAmount },
+          call.owner,
+          call.signature,
+        ]),
+      }
+    case "permit2.invalidateUnorderedNonces":
+      return { to: addresses.permit2, data: encode(Permit2Abi, "invalidateUnorderedNonces", [call.wordPos, call.mask]) }
     case "xerc20Module.mintDebt":
       return { to: addresses.xerc20Module, data: encode(XERC20ModuleAbi, "mintDebt", [call.asset, call.recipient, call.amount]) }
     case "erc20.approve":
@@ -541,6 +632,35 @@ const intentParamsFromArgs = (args: readonly unknown[]): NewIntentParams => ({
 
 type Decoded = { readonly functionName: string; readonly args: readonly unknown[] }
 
+const permit2ParamsFromArg = (arg: unknown): Permit2Params => {
+  const p = arg as { nonce: bigint; deadline: bigint; signature: string }
+  return { nonce: p.nonce, deadline: p.deadline, signature: low(p.signature) }
+}
+
+const decodePermit2Call = ({ functionName, args }: Decoded): SpokeCall | undefined => {
+  switch (functionName) {
+    case "permitTransferFrom": {
+      const permit = args[0] as { permitted: { token: string; amount: bigint }; nonce: bigint; deadline: bigint }
+      const details = args[1] as { to: string; requestedAmount: bigint }
+      return {
+        kind: "permit2.permitTransferFrom",
+        token: low(permit.permitted.token),
+        amount: permit.permitted.amount,
+        nonce: permit.nonce,
+        deadline: permit.deadline,
+        to: low(details.to),
+        requestedAmount: details.requestedAmount,
+        owner: low(args[2] as string),
+        signature: low(args[3] as string),
+      }
+    }
+    case "invalidateUnorderedNonces":
+      return { kind: "permit2.invalidateUnorderedNonces", wordPos: args[0] as bigint, mask: args[1] as bigint }
+    default:
+      return undefined
+  }
+}
+
 const decodeWith = (abi: Abi, data: Hex): Decoded | undefined => {
   try {
     const decoded = decodeFunctionData({ abi, data })
@@ -553,6 +673,15 @@ const decodeWith = (abi: Abi, data: Hex): Decoded | undefined => {
 const decodeFeeAdapterCall = ({ functionName, args }: Decoded): SpokeCall | undefined => {
   switch (functionName) {
     case "newIntent": {
+      if (args.length === 10) {
+        const fee = args[9] as { fee: bigint; deadline: bigint; sig: string }
+        return {
+          kind: "feeAdapter.newIntentPermit2",
+          ...intentParamsFromArgs(args),
+          permit2Params: permit2ParamsFromArg(args[8]),
+          feeParams: { fee: fee.fee, deadline: fee.deadline, sig: low(fee.sig) },
+        }
+      }
       const fee = args[8] as { fee: bigint; deadline: bigint; sig: string }
       return { kind: "feeAdapter.newIntent", ...intentParamsFromArgs(args), feeParams: { fee: fee.fee, deadline: fee.deadline, sig: low(fee.sig) } }
     }
@@ -591,6 +720,7 @@ const decodeFeeAdapterCall = ({ functionName, args }: Decoded): SpokeCall | unde
 const decodeSpokeFunction = ({ functionName, args }: Decoded): SpokeCall | undefined => {
   switch (functionName) {
     case "newIntent":
+      if (args.length === 9) return { kind: "spoke.newIntentPermit2", ...intentParamsFromArgs(args), permit2Params: permit2ParamsFromArg(args[8]) }
       return { kind: "spoke.newIntent", ...intentParamsFromArgs(args) }
     case "processIntentQueue":
       return { kind: "spoke.processIntentQueue", intents: (args[0] as readonly ViemIntent[]).map(intentFromViem) }
@@ -680,6 +810,10 @@ export const decodeSpokeCall = (addresses: SpokeAddresses, to: string, data: Hex
     const decoded = decodeWith(SpokeGatewayAbi, data)
     return decoded && decodeGatewayCall(decoded)
   }
+  if (target === addresses.permit2) {
+    const decoded = decodeWith(Permit2Abi, data)
+    return decoded && decodePermit2Call(decoded)
+  }
   if (target === addresses.xerc20Module) {
     const decoded = decodeWith(XERC20ModuleAbi, data)
     if (decoded?.functionName !== "mintDebt") return undefined
@@ -700,5 +834,6 @@ export const callTarget = (addresses: SpokeAddresses, call: SpokeCall): Address 
   if (kind.startsWith("spoke.")) return addresses.spoke
   if (kind.startsWith("gateway.")) return addresses.gateway
   if (kind.startsWith("xerc20Module.")) return addresses.xerc20Module
+  if (kind.startsWith("permit2.")) return addresses.permit2
   return (call as { readonly token: Address }).token.toLowerCase() as Address
 }

@@ -1,5 +1,6 @@
 /**
- * Deploys one spoke domain (tokens, XERC20 module, spoke, gateway, fee adapter) on an EVM chain and wires its roles.
+ * Deploys one spoke domain (tokens, XERC20 module, spoke, gateway, fee adapter) on an EVM chain and wires its roles,
+ * after installing Permit2's code at its canonical address with `anvil_setCode` (so the chain must be an anvil).
  *
  * Transactions are sent back to back with explicit nonces, gas limits and fees (no estimation round trips), and the
  * receipts are awaited at the end. Addresses that the constructors need from each other are predicted from the
@@ -21,6 +22,7 @@ import {
 } from "viem"
 import { MAX_XERC20_LIMIT, Strategy } from "../domain/protocol.ts"
 import { type Artifacts, type ContractName, loadArtifacts, type SolidityCompileError } from "./build.ts"
+import { installPermit2, PERMIT2_ADDRESS } from "./permit2.ts"
 
 export type TokenKind = "erc20" | "blacklist" | "xerc20"
 
@@ -119,6 +121,8 @@ export interface SpokeDeployment {
   readonly gateway: Address
   readonly feeAdapter: Address
   readonly xerc20Module: Address
+  /** Permit2 at its canonical address (installed with `anvil_setCode`). */
+  readonly permit2: Address
   readonly relayer: Address
   readonly feeSigner: Address
   readonly feeRecipient: Address
@@ -238,6 +242,8 @@ export const deploySpoke = async (parameters: DeploySpokeParameters): Promise<De
     publicClient.getTransactionCount({ address: deployer, blockTag: "pending" }),
     publicClient.estimateFeesPerGas(),
   ])
+  // Permit2's code at its canonical address (no transaction, no nonce): the spoke and the fee adapter call it there.
+  await installPermit2(publicClient, artifacts)
   // Fees are read once; twice the current max fee leaves room for the base fee to rise during the deployment.
   const pipeline = new TransactionPipeline(walletClient, artifacts, nonce, {
     maxFeePerGas: fees.maxFeePerGas * 2n,
@@ -323,6 +329,7 @@ export const deploySpoke = async (parameters: DeploySpokeParameters): Promise<De
     gateway: gatewayAddress,
     feeAdapter,
     xerc20Module: moduleAddress,
+    permit2: PERMIT2_ADDRESS,
     relayer,
     feeSigner,
     feeRecipient,

@@ -64,6 +64,8 @@ export type SpokeEventBody =
     }
   | { readonly name: "FeeRecipientUpdated"; readonly previous: Address; readonly current: Address }
   | { readonly name: "FeeSignerUpdated"; readonly previous: Address; readonly current: Address }
+  // Permit2
+  | { readonly name: "UnorderedNonceInvalidation"; readonly owner: Address; readonly word: bigint; readonly mask: bigint }
   // XERC20Module
   | { readonly name: "HandleMintStrategyFailed"; readonly asset: Address; readonly recipient: Address; readonly amount: Amount }
   | { readonly name: "DebtMinted"; readonly asset: Address; readonly recipient: Address; readonly amount: Amount }

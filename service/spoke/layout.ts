@@ -8,6 +8,7 @@
 import { getContractAddress } from "viem"
 import type { Address } from "../domain/hex.ts"
 import { Strategy } from "../domain/protocol.ts"
+import { PERMIT2_ADDRESS } from "./permit2.ts"
 import { checkXERC20Limits, DEFAULT_GATEWAY_FEES, DEFAULT_XERC20_LIMIT, type GatewayFees, type SpokeSettings, type TokenKind } from "./deploy.ts"
 
 /** One spoke domain of a run; both backends build it from the same description. */
@@ -48,6 +49,8 @@ export interface SpokeAddresses {
   readonly gateway: Address
   readonly feeAdapter: Address
   readonly xerc20Module: Address
+  /** Permit2, at its canonical address on every domain. */
+  readonly permit2: Address
   /** Present when the config asks for a `TestCallTarget`. */
   readonly callTarget: Address | undefined
   /** By symbol, in configuration order. */
@@ -112,6 +115,7 @@ export const planSpokeLayout = (hubDomain: number, config: SpokeChainConfig): Sp
     addresses: {
       gateway: at(k),
       xerc20Module: at(k + 1),
+      permit2: PERMIT2_ADDRESS,
       spoke: at(k + 2),
       feeAdapter: at(k + 3),
       callTarget,

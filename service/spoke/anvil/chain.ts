@@ -223,6 +223,7 @@ export class AnvilSpokeChain implements SpokeChain {
       addresses.gateway,
       addresses.feeAdapter,
       addresses.xerc20Module,
+      addresses.permit2,
       ...Object.values(addresses.tokens).map((token) => token.address),
       ...(addresses.callTarget === undefined ? [] : [addresses.callTarget]),
     ]

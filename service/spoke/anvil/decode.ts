@@ -10,6 +10,7 @@ import {
   ClearingSpokeAbi,
   ClearsimErrorsAbi,
   FeeAdapterAbi,
+  Permit2Abi,
   SpokeGatewayAbi,
   TestCallTargetAbi,
   TestERC20Abi,
@@ -54,6 +55,7 @@ for (const abi of [
   TestERC20Abi,
   BlacklistERC20Abi,
   TestCallTargetAbi,
+  Permit2Abi,
 ] as readonly Abi[]) {
   for (const item of abi) {
     if (item.type !== "event") continue

@@ -73,6 +73,7 @@ export const deployAnvilSpokeChain = async (
   check(config.domain, "the gateway", addresses.gateway, deployment.gateway)
   check(config.domain, "the fee adapter", addresses.feeAdapter, deployment.feeAdapter)
   check(config.domain, "the xERC20 module", addresses.xerc20Module, deployment.xerc20Module)
+  check(config.domain, "Permit2", addresses.permit2, deployment.permit2)
   for (const token of Object.values(addresses.tokens)) {
     check(config.domain, `token ${token.symbol}`, token.address, deployment.tokens[token.symbol]?.address ?? "none")
   }

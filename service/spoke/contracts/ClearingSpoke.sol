@@ -13,6 +13,7 @@ import {
     Settlement,
     Strategy
 } from "./ClearingTypes.sol";
+import {IPermit2, Permit2Params, PERMIT2_ADDRESS} from "./Permit2.sol";
 import {TokenLib} from "./TokenLib.sol";
 
 /// @notice A spoke of the clearing protocol (V1 semantics): creates intents and queues them for the hub, lets solvers
@@ -147,12 +148,58 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
         uint48 ttl,
         bytes calldata data
     ) external whenNotPaused returns (bytes32 intentId, Intent memory intent) {
-        _validateNewIntent(destinations.length, outputAsset, maxFee, ttl, data.length);
-        uint256 normalizedAmount =
-            Protocol.normalizeDecimals(amount, _decimals(inputAsset), Protocol.NORMALIZED_DECIMALS);
-        if (normalizedAmount == 0) revert ClearingSpoke_NewIntent_ZeroAmount();
+        uint256 normalizedAmount = _checkNewIntent(destinations.length, inputAsset, outputAsset, amount, maxFee, ttl, data.length);
         _takeFunds(inputAsset, amount);
+        (intentId, intent) = _addIntent(destinations, receiver, inputAsset, outputAsset, normalizedAmount, maxFee, ttl, data);
+    }
 
+    /// @notice `newIntent` with the funds pulled through Permit2 (reference §4.1 step 7): `amount` of `inputAsset` moves
+    /// from the caller to the spoke with `permitTransferFrom`, on the caller's signature of
+    /// `PermitTransferFrom{permitted: {inputAsset, amount}, spender: this spoke, nonce, deadline}`. Whatever the
+    /// asset's strategy: the xERC20 burn belongs to the variant without Permit2, so an xERC20 pulled this way stays in
+    /// the spoke's custody.
+    function newIntent(
+        uint32[] calldata destinations,
+        address receiver,
+        address inputAsset,
+        address outputAsset,
+        uint256 amount,
+        uint24 maxFee,
+        uint48 ttl,
+        bytes calldata data,
+        Permit2Params calldata permit2Params
+    ) external whenNotPaused returns (bytes32 intentId, Intent memory intent) {
+        uint256 normalizedAmount = _checkNewIntent(destinations.length, inputAsset, outputAsset, amount, maxFee, ttl, data.length);
+        _pullWithPermit2(inputAsset, amount, permit2Params);
+        (intentId, intent) = _addIntent(destinations, receiver, inputAsset, outputAsset, normalizedAmount, maxFee, ttl, data);
+    }
+
+    /// @dev Reference §4.1 steps 2 to 6; returns the amount normalized to 18 decimals.
+    function _checkNewIntent(
+        uint256 destinationCount,
+        address inputAsset,
+        address outputAsset,
+        uint256 amount,
+        uint24 maxFee,
+        uint48 ttl,
+        uint256 dataLength
+    ) private view returns (uint256 normalizedAmount) {
+        _validateNewIntent(destinationCount, outputAsset, maxFee, ttl, dataLength);
+        normalizedAmount = Protocol.normalizeDecimals(amount, _decimals(inputAsset), Protocol.NORMALIZED_DECIMALS);
+        if (normalizedAmount == 0) revert ClearingSpoke_NewIntent_ZeroAmount();
+    }
+
+    /// @dev Reference §4.1 step 8.
+    function _addIntent(
+        uint32[] calldata destinations,
+        address receiver,
+        address inputAsset,
+        address outputAsset,
+        uint256 normalizedAmount,
+        uint24 maxFee,
+        uint48 ttl,
+        bytes calldata data
+    ) private returns (bytes32 intentId, Intent memory intent) {
         intent.initiator = Protocol.toBytes32(msg.sender);
         intent.receiver = Protocol.toBytes32(receiver);
         intent.inputAsset = Protocol.toBytes32(inputAsset);
@@ -385,6 +432,19 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
     }
 
     /// @dev DEFAULT: pull from the caller. XERC20: the module burns from the caller (who approved the module).
+    function _pullWithPermit2(address asset, uint256 amount, Permit2Params calldata permit2Params) private {
+        IPermit2(PERMIT2_ADDRESS).permitTransferFrom(
+            IPermit2.PermitTransferFrom({
+                permitted: IPermit2.TokenPermissions({token: asset, amount: amount}),
+                nonce: permit2Params.nonce,
+                deadline: permit2Params.deadline
+            }),
+            IPermit2.SignatureTransferDetails({to: address(this), requestedAmount: amount}),
+            msg.sender,
+            permit2Params.signature
+        );
+    }
+
     function _takeFunds(address asset, uint256 amount) private {
         if (strategies[asset] == Strategy.XERC20) {
             IXERC20Module(_module(Strategy.XERC20)).handleBurnStrategy(asset, msg.sender, amount);

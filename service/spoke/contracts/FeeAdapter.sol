@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {IClearingSpoke, Intent, Protocol, Strategy} from "./ClearingTypes.sol";
+import {IPermit2, Permit2Params, PERMIT2_ADDRESS} from "./Permit2.sol";
 import {SignatureLib} from "./SignatureLib.sol";
 import {TokenLib} from "./TokenLib.sol";
 
@@ -76,6 +77,28 @@ contract FeeAdapter {
         bytes calldata data,
         FeeParams calldata feeParams
     ) external payable returns (bytes32 intentId, Intent memory intent) {
+        _pull(inputAsset, amount + feeParams.fee);
+        _handleFees(inputAsset, amount, feeParams.fee, feeParams.deadline, feeParams.sig);
+        (intentId, intent) = spoke.newIntent(destinations, receiver, inputAsset, outputAsset, amount, maxFee, ttl, data);
+        emit IntentWithFeesAdded(intentId, Protocol.toBytes32(msg.sender), feeParams.fee, msg.value);
+    }
+
+    /// @notice `newIntent` with `amount + feeParams.fee` pulled through Permit2 (reference §5.1): the caller signs
+    /// `PermitTransferFrom{permitted: {inputAsset, amount + fee}, spender: this adapter, nonce, deadline}` and has
+    /// approved Permit2 on the token. Then the same fee flow and intent as `newIntent`.
+    function newIntent(
+        uint32[] calldata destinations,
+        address receiver,
+        address inputAsset,
+        address outputAsset,
+        uint256 amount,
+        uint24 maxFee,
+        uint48 ttl,
+        bytes calldata data,
+        Permit2Params calldata permit2Params,
+        FeeParams calldata feeParams
+    ) external payable returns (bytes32 intentId, Intent memory intent) {
+        _pullWithPermit2(inputAsset, amount + feeParams.fee, permit2Params);
         _handleFees(inputAsset, amount, feeParams.fee, feeParams.deadline, feeParams.sig);
         (intentId, intent) = spoke.newIntent(destinations, receiver, inputAsset, outputAsset, amount, maxFee, ttl, data);
         emit IntentWithFeesAdded(intentId, Protocol.toBytes32(msg.sender), feeParams.fee, msg.value);
@@ -95,6 +118,7 @@ contract FeeAdapter {
             if (params[i].inputAsset != inputAsset) revert FeeAdapter_MultipleOrderAssets();
             total += params[i].amount;
         }
+        _pull(inputAsset, total + fee);
         _handleFees(inputAsset, total, fee, deadline, sig);
         intentIds = new bytes32[](count);
         for (uint256 i; i < count; ++i) {
@@ -125,14 +149,31 @@ contract FeeAdapter {
         owner = newOwner;
     }
 
-    /// @dev reference §5.1 steps 1 to 6, in order.
-    function _handleFees(address inputAsset, uint256 amount, uint256 fee, uint256 deadline, bytes calldata sig) private {
-        (bool pulled, bytes memory revertData) =
-            TokenLib.tryTransferFrom(inputAsset, msg.sender, address(this), amount + fee);
+    /// @dev reference §5.1 step 1: pulls `total` (amount + fee) from the caller.
+    function _pull(address inputAsset, uint256 total) private {
+        (bool pulled, bytes memory revertData) = TokenLib.tryTransferFrom(inputAsset, msg.sender, address(this), total);
         if (!pulled) {
             TokenLib.bubble(revertData);
-            revert FeeAdapter_TransferFailed(inputAsset, msg.sender, address(this), amount + fee);
+            revert FeeAdapter_TransferFailed(inputAsset, msg.sender, address(this), total);
         }
+    }
+
+    /// @dev reference §5.1 step 1 with Permit2: `permitTransferFrom` of `total` (amount + fee) from the caller.
+    function _pullWithPermit2(address inputAsset, uint256 total, Permit2Params calldata permit2Params) private {
+        IPermit2(PERMIT2_ADDRESS).permitTransferFrom(
+            IPermit2.PermitTransferFrom({
+                permitted: IPermit2.TokenPermissions({token: inputAsset, amount: total}),
+                nonce: permit2Params.nonce,
+                deadline: permit2Params.deadline
+            }),
+            IPermit2.SignatureTransferDetails({to: address(this), requestedAmount: total}),
+            msg.sender,
+            permit2Params.signature
+        );
+    }
+
+    /// @dev reference §5.1 steps 2 to 6, in order (step 1, the pull, is the caller's).
+    function _handleFees(address inputAsset, uint256 amount, uint256 fee, uint256 deadline, bytes calldata sig) private {
         address signer = SignatureLib.recoverPersonal(keccak256(abi.encode(fee, msg.value, inputAsset, deadline)), sig);
         if (signer != feeSigner) revert FeeAdapter_InvalidSignature();
         if (block.timestamp > deadline) revert FeeAdapter_InvalidDeadline();

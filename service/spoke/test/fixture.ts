@@ -24,6 +24,7 @@ import {
   ClearingSpokeAbi,
   ClearsimErrorsAbi,
   FeeAdapterAbi,
+  Permit2Abi,
   SpokeGatewayAbi,
   TestCallTargetAbi,
   TestERC20Abi,
@@ -44,6 +45,7 @@ export const abis = {
   erc20: [...TestERC20Abi, ...ClearsimErrorsAbi],
   blacklist: [...BlacklistERC20Abi, ...ClearsimErrorsAbi],
   target: [...TestCallTargetAbi, ...ClearsimErrorsAbi],
+  permit2: [...Permit2Abi, ...ClearsimErrorsAbi],
 } as const
 
 export const HUB_DOMAIN = 25_327
