@@ -31,7 +31,12 @@ export const Permit2Params = Schema.Struct({
   nonce: Schema.optionalKey(Schema.String),
   deadline: Schema.optionalKey(Schema.String),
   signature: Schema.optionalKey(Schema.String),
-}).annotate({ description: "Accepted for compatibility and ignored: the fee adapter pulls funds with an ERC-20 allowance" })
+}).annotate({
+  description:
+    "Permit2 SignatureTransfer parameters (POST /intents, one intent): with a real 65- or 64-byte signature the fee adapter pulls `amount` (fee included) from `from` through Permit2; " +
+    "`from` signs EIP-712 PermitTransferFrom{permitted: {inputAsset, amount}, spender: the origin's fee adapter, nonce, deadline} in the domain {name: Permit2, chainId: origin, verifyingContract: 0x000000000022D473030F116dDEE9F6B43aC78BA3}. " +
+    "nonce and deadline are uint256 decimal (or 0x-hex) strings. An empty, 0x or all-zero signature is a placeholder: the adapter uses an ERC-20 allowance instead",
+})
 
 // ---------------------------------------------------------------------------------------------------------
 // Requests

@@ -25,6 +25,7 @@ import {
 import { type ClearingApiConfig, type ClearingApiConfigInput, makeApiConfig, type ServiceClock, type SpokeRegistry } from "./config.ts"
 import { type ApiFailure, BadRequest, badRequest, NotFound, notFound, registriesNotFound } from "./errors.ts"
 import { FeeSigner } from "./feeSigner.ts"
+import { intentPermit2TypedData, type Permit2Params, parsePermit2Params } from "./permit2.ts"
 import { HubRpc, type HubTransactionResult, type JsonRpcResponse } from "./hubRpc.ts"
 import {
   parseAddress,
@@ -58,6 +59,7 @@ import {
   encodeApproveMax,
   encodeExecuteIntentCalldata,
   encodeHubCall,
+  encodeNewIntentPermit2,
   encodeNewOrder,
   type HubFunctionName,
   type OrderParameters,
@@ -223,6 +225,8 @@ interface PreparedIntent {
   readonly from: Address
   readonly order: OrderParameters
   readonly tokenFee: bigint
+  /** A real `permit2Params` (not a placeholder): the adapter pulls through Permit2. */
+  readonly permit2: Permit2Params | undefined
 }
 
 type Family = "evm" | "altchain1" | "altchain2"
@@ -417,7 +421,8 @@ export class ClearingService {
     const tokenFee = fees.feeUnits
     checkCoversFee(fieldName(prefix, "amount"), amount, tokenFee, route.input.decimals)
     const intentAmount = amount - tokenFee
-    return { origin, registry, from, tokenFee, order: { destinations, receiver: to, inputAsset, outputAsset: outputAsset ?? ZERO_ADDRESS, amount: intentAmount, maxFee, ttl, data } }
+    const permit2 = family === "evm" ? parsePermit2Params(fieldName(prefix, "permit2Params"), request.permit2Params) : undefined
+    return { origin, registry, from, tokenFee, permit2, order: { destinations, receiver: to, inputAsset, outputAsset: outputAsset ?? ZERO_ADDRESS, amount: intentAmount, maxFee, ttl, data } }
   }
 
   private buildIntents(payload: IntentsPayload, family: Family): Effect.Effect<TransactionRequest, ApiFailure> {
@@ -469,6 +474,12 @@ export class ClearingService {
     if (list.length > this.config.maxOrderSize) throw badRequest("InvalidRequest", `body: at most ${this.config.maxOrderSize} intents per order, got ${list.length}.`)
     const isArray = Array.isArray(payload)
     const prepared = list.map((request, i) => this.prepareIntent(request, isArray ? `[${i}].` : "", family))
+    if (isArray) {
+      const withPermit = prepared.findIndex((p) => p.permit2 !== undefined)
+      if (withPermit >= 0) {
+        throw badRequest("Permit2NotSupportedForOrders", `[${withPermit}].permit2Params: Permit2 works for a single intent only (FeeAdapter.newOrder has no Permit2 variant); send one intent, or placeholders and an allowance for the fee adapter.`)
+      }
+    }
     const first = prepared[0]!
     prepared.forEach((p, i) => {
       if (p.origin !== first.origin) throw badRequest("InvalidRequest", `[${i}].origin: every intent of an order must have the same origin (${first.origin}).`)
@@ -481,13 +492,19 @@ export class ClearingService {
   private callWithSignature(payload: IntentsPayload, prepared: readonly PreparedIntent[], fee: bigint, deadline: bigint, sig: Hex): SpokeCall {
     const feeParams = { fee, deadline, sig }
     if (Array.isArray(payload)) return { kind: "feeAdapter.newOrder", fee, deadline, sig, params: prepared.map((p) => p.order) }
+    const permit2Params = prepared[0]!.permit2
+    if (permit2Params !== undefined) return { kind: "feeAdapter.newIntentPermit2", ...prepared[0]!.order, permit2Params, feeParams }
     return { kind: "feeAdapter.newIntent", ...prepared[0]!.order, feeParams }
   }
 
   private buildWithSignature(payload: IntentsPayload, prepared: readonly PreparedIntent[], fee: bigint, deadline: bigint, sig: Hex) {
     const first = prepared[0]!
     const feeParams = { fee, deadline, sig }
-    const data = Array.isArray(payload) ? encodeNewOrder(prepared.map((p) => p.order), feeParams) : encodeNewIntentFast(first.order, feeParams)
+    const data = Array.isArray(payload)
+      ? encodeNewOrder(prepared.map((p) => p.order), feeParams)
+      : first.permit2 !== undefined
+        ? encodeNewIntentPermit2(first.order, first.permit2, feeParams)
+        : encodeNewIntentFast(first.order, feeParams)
     const call = this.callWithSignature(payload, prepared, fee, deadline, sig)
     return { tx: transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin }), call }
   }
@@ -511,6 +528,24 @@ export class ClearingService {
         Effect.promise(() => this.feeSigner.sign(fee, 0n, first.order.inputAsset, deadline)),
         ({ signature }) => this.buildWithSignature(payload, prepared, fee, deadline, signature),
       )
+    })
+  }
+
+  /**
+   * The EIP-712 typed data `from` signs to send a `POST /intents` request with `permit2Params`: a Permit2
+   * `PermitTransferFrom` of the request's `amount` (fee included) of `inputAsset`, with the origin's fee adapter as
+   * spender. Throws `NotFound` for an origin without registries, `BadRequest` for malformed values.
+   */
+  intentPermit2TypedData(p: { readonly origin: string | number; readonly inputAsset: string; readonly amount: string; readonly nonce: bigint; readonly deadline: bigint }) {
+    const origin = parseDomain("origin", p.origin)
+    const registry = this.registryFor("evm", origin, "origin")
+    return intentPermit2TypedData({
+      origin,
+      feeAdapter: registry.feeAdapter,
+      inputAsset: parseAddress("inputAsset", p.inputAsset),
+      amount: parseAmount("amount", p.amount, { positive: true }),
+      nonce: p.nonce,
+      deadline: p.deadline,
     })
   }
 

@@ -6,7 +6,7 @@ import { type ContractFunctionArgs, type ContractFunctionName, encodeFunctionDat
 import type { Address, Hex } from "../domain/hex.ts"
 import type { Intent } from "../domain/protocol.ts"
 import { ClearingSpokeAbi, FeeAdapterAbi } from "../spoke/abi.ts"
-import type { FeeParams, NewIntentParams } from "../spoke/calls.ts"
+import type { FeeParams, NewIntentParams, Permit2Params } from "../spoke/calls.ts"
 import { HubAbi } from "./hubAbi.ts"
 import type { TransactionRequest } from "./schemas.ts"
 
@@ -34,6 +34,17 @@ export const encodeNewIntent = (o: OrderParameters, fee: FeeParams): Hex =>
     abi: FeeAdapterAbi,
     functionName: "newIntent",
     args: [[...o.destinations], o.receiver, o.inputAsset, o.outputAsset, o.amount, o.maxFee, o.ttl, o.data, { ...fee }],
+  })
+
+/**
+ * `FeeAdapter.newIntent(destinations, receiver, inputAsset, outputAsset, amount, maxFee, ttl, data, permit2Params,
+ * feeParams)`: the adapter pulls `amount + fee` through Permit2 (see `permit2.ts` for what the sender signs).
+ */
+export const encodeNewIntentPermit2 = (o: OrderParameters, permit2: Permit2Params, fee: FeeParams): Hex =>
+  encodeFunctionData({
+    abi: FeeAdapterAbi,
+    functionName: "newIntent",
+    args: [[...o.destinations], o.receiver, o.inputAsset, o.outputAsset, o.amount, o.maxFee, o.ttl, o.data, { ...permit2 }, { ...fee }],
   })
 
 /** `FeeAdapter.newOrder(fee, deadline, sig, params)`: one fee for every intent of the order. */

@@ -76,7 +76,7 @@ describe("Permit2", () => {
     const code = await f.chain.publicClient.getCode({ address: PERMIT2_ADDRESS })
     expect(code).toBe(f.artifacts.Permit2.deployedBytecode)
     const separator = await f.chain.publicClient.readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: "DOMAIN_SEPARATOR" })
-    expect(separator).toBe(hashDomain({ domain: { name: "Permit2", chainId: SPOKE_CHAIN_ID, verifyingContract: PERMIT2_ADDRESS }, types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }] } }))
+    expect(separator).toBe(hashDomain({ domain: { name: "Permit2", chainId: BigInt(SPOKE_CHAIN_ID), verifyingContract: PERMIT2_ADDRESS }, types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }] } }))
   })
 
   it("moves the requested amount on the owner's signature, for the signed spender, and consumes the nonce bit", async () => {
