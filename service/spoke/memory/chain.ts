@@ -131,7 +131,8 @@ export class MemorySpokeChain implements SpokeChain {
     world.blockNumber = previous.blockNumber + 1n
     world.logBase = 0
     const receipts: SpokeReceipt[] = new Array(items.length)
-    const blockEvents: SpokeEvent[] = []
+    // The block's events, for `events(fromBlock)`: only collected when kept.
+    const blockEvents: SpokeEvent[] | undefined = this.retainEvents ? [] : undefined
     try {
       for (let index = 0; index < items.length; index++) {
         const { from, call, value } = items[index]!
@@ -142,7 +143,7 @@ export class MemorySpokeChain implements SpokeChain {
           world.execute(from, value, call)
           const events = world.callEvents
           world.logBase += events.length
-          for (const event of events) blockEvents.push(event)
+          if (blockEvents !== undefined) for (const event of events) blockEvents.push(event)
           receipts[index] = { status: "success", index, from, call, events }
         } catch (error) {
           if (!(error instanceof SpokeRevert)) throw error
@@ -162,7 +163,7 @@ export class MemorySpokeChain implements SpokeChain {
     }
     world.journal.commit()
     world.callEvents = []
-    if (this.retainEvents) for (const event of blockEvents) this.eventLog.push(event)
+    if (blockEvents !== undefined) for (const event of blockEvents) this.eventLog.push(event)
     return { domain: this.domain, blockNumber: world.blockNumber, timestamp, receipts }
   }
 

@@ -25,6 +25,7 @@ import type { QueuedIntent } from "../types.ts"
 import { get2, set2 } from "./context.ts"
 import type { SentIntents } from "./gateway.ts"
 import { checkedAdd, checkedMul, PANIC_OVERFLOW, revert, SpokeRevert } from "./journal.ts"
+import { lowerIntent } from "./lower.ts"
 import { decodeIntentCalldata, type DecodedSettlement, decodeSettlementMessage, type ParsedHubMessage } from "./messages.ts"
 import type { MemoryWorld } from "./world.ts"
 
@@ -67,11 +68,6 @@ export const normalizeChecked = (amount: bigint, fromDecimals: number, toDecimal
   return amount / powerOfTen(difference)
 }
 
-interface StoredIntent {
-  readonly intentId: Bytes32
-  readonly intent: Intent
-}
-
 export class MemoryClearingSpoke {
   owner: Address
   gateway: Address
@@ -87,8 +83,11 @@ export class MemoryClearingSpoke {
   readonly modules = new Map<Strategy, Address>()
   intentQueueFirst = 1
   intentQueueLast = 0
-  /** Queue index -> id and intent (the contract stores the id; the intent is kept for keepers, as an indexer would). */
-  readonly intentQueue = new Map<number, StoredIntent>()
+  /**
+   * Queue index -> the queued intent (the contract stores the id; the intent is kept for keepers, as an indexer
+   * would). The objects are immutable: `queuedIntents` hands them out as they are.
+   */
+  readonly intentQueue = new Map<number, QueuedIntent>()
   fillQueueFirst = 1
   fillQueueLast = 0
   readonly fillQueue = new Map<number, FillMessage>()
@@ -157,7 +156,7 @@ export class MemoryClearingSpoke {
     const out: QueuedIntent[] = []
     for (let i = this.intentQueueFirst; i <= this.intentQueueLast && out.length < limit; i++) {
       const stored = this.intentQueue.get(i)
-      if (stored !== undefined) out.push({ queueIdx: BigInt(i), intentId: stored.intentId, intent: stored.intent })
+      if (stored !== undefined) out.push(stored)
     }
     return out
   }
@@ -183,45 +182,60 @@ export class MemoryClearingSpoke {
     if (normalizedAmount === 0n) revert("ClearingSpoke_NewIntent_ZeroAmount")
     this.takeFunds(sender, inputAsset, p.amount)
 
+    const ctx = this.ctx
     const nonce = this.nonce + 1n
-    this.ctx.journal.field(this as MemoryClearingSpoke, "nonce", nonce)
+    ctx.journal.field(this as MemoryClearingSpoke, "nonce", nonce)
     const intent: Intent = {
       initiator: this.word(sender),
       receiver: this.word(p.receiver),
       inputAsset: this.word(inputAsset),
       outputAsset: this.word(outputAsset),
       maxFee: p.maxFee,
-      origin: this.ctx.domain,
+      origin: ctx.domain,
       nonce,
-      timestamp: this.ctx.now,
+      timestamp: ctx.now,
       ttl: p.ttl,
       amount: normalizedAmount,
       destinations: count === 1 ? oneDestination(destinations[0]!) : [...destinations],
       data: p.data,
     }
     const intentId = this.encoder.intentId(intent)
-    this.ctx.journal.set(this.status, intentId, IntentStatus.ADDED)
+    ctx.journal.set(this.status, intentId, IntentStatus.ADDED)
     const queueIdx = this.intentQueueLast + 1
-    this.ctx.journal.field(this as MemoryClearingSpoke, "intentQueueLast", queueIdx)
-    this.ctx.journal.set(this.intentQueue, queueIdx, { intentId, intent })
-    this.ctx.emit(this.address, { name: "IntentAdded", intentId, queueIdx: BigInt(queueIdx), intent })
-    return { intentId, intent }
+    ctx.journal.field(this as MemoryClearingSpoke, "intentQueueLast", queueIdx)
+    // The queue has entries at indices first..last only (a rollback restores both the entries and the bounds):
+    // none at last + 1 yet.
+    const queued: QueuedIntent = { queueIdx: BigInt(queueIdx), intentId, intent }
+    ctx.journal.replace(this.intentQueue, queueIdx, undefined, queued)
+    ctx.emit(this.address, { name: "IntentAdded", intentId, queueIdx: queued.queueIdx, intent })
+    return queued
   }
 
-  processIntentQueue(value: bigint, intents: readonly Intent[]): void {
+  /** `given` in any case (see `lowerIntent`). */
+  processIntentQueue(value: bigint, given: readonly Intent[]): void {
     this.whenNotPaused()
-    const amount = intents.length
+    const amount = given.length
     const first = this.intentQueueFirst
     this.validateQueueAmount(first, this.intentQueueLast, amount)
+    const journal = this.ctx.journal
+    // The intents in lowercase (a copy: the hub takes this array with the message).
+    const intents = given.slice()
     const ids: Bytes32[] = new Array(amount)
     for (let i = 0; i < amount; i++) {
-      const given = intents[i]!
       const stored = this.intentQueue.get(first + i)
-      // The stored intent object is immutable: passing it back (what keepers do) needs no re-hash.
-      const intentId = stored !== undefined && stored.intent === given ? stored.intentId : this.encoder.intentId(given)
+      let intentId: Bytes32
+      // The stored intent object is immutable and lowercase: passing it back (what keepers do) needs no
+      // lowercasing and no re-hash.
+      if (stored !== undefined && stored.intent === given[i]) {
+        intentId = stored.intentId
+      } else {
+        const intent = lowerIntent(given[i]!)
+        intents[i] = intent
+        intentId = this.encoder.intentId(intent)
+      }
       if (stored?.intentId !== intentId) revert("ClearingSpoke_ProcessIntentQueue_NotFound", intentId, BigInt(i))
       ids[i] = intentId
-      this.ctx.journal.delete(this.intentQueue, first + i)
+      journal.remove(this.intentQueue, first + i, stored!)
     }
     this.ctx.journal.field(this as MemoryClearingSpoke, "intentQueueFirst", first + amount)
     const bytes = intentMessageBytes(this.encoder, intents)
@@ -472,7 +486,7 @@ export class MemoryClearingSpoke {
       this.credit(asset, recipient, amount)
       return
     }
-    const result = this.world.tryTokenCall(asset, (token) => token.transfer(this.ctx, this.address, recipient, amount))
+    const result = this.world.tryTransfer(asset, this.address, recipient, amount)
     if (result !== true) {
       this.credit(asset, recipient, amount)
       this.ctx.emit(this.address, { name: "AssetTransferFailed", asset, recipient, amount })
@@ -507,14 +521,14 @@ export class MemoryClearingSpoke {
   }
 
   private pull(asset: Address, from: Address, amount: bigint): void {
-    const result = this.world.tryTokenCall(asset, (token) => token.transferFrom(this.ctx, this.address, from, this.address, amount))
+    const result = this.world.tryTransferFrom(asset, this.address, from, this.address, amount)
     if (result === true) return
     if (result instanceof SpokeRevert) throw result
     revert("ClearingSpoke_TransferFailed", asset, from, this.address, amount)
   }
 
   private push(asset: Address, to: Address, amount: bigint): void {
-    const result = this.world.tryTokenCall(asset, (token) => token.transfer(this.ctx, this.address, to, amount))
+    const result = this.world.tryTransfer(asset, this.address, to, amount)
     if (result === true) return
     if (result instanceof SpokeRevert) throw result
     revert("ClearingSpoke_TransferFailed", asset, this.address, to, amount)

@@ -31,6 +31,11 @@ export class MemoryFeeAdapter {
   owner: Address
   feeRecipient: Address
   feeSigner: Address
+  /**
+   * The last signature `ecdsaRefusal` accepted: the check depends on the string alone, and one fee signature
+   * serves every intent of its asset until its deadline (a cache, not state).
+   */
+  private acceptedSig: Hex | undefined
 
   constructor(
     private readonly world: MemoryWorld,
@@ -97,16 +102,19 @@ export class MemoryFeeAdapter {
   /** Reference §5.1 steps 1 to 6, in order. */
   private handleFees(sender: Address, value: bigint, inputAsset: Address, amount: bigint, fee: bigint, deadline: bigint, sig: Hex): void {
     const pulled = checkedAdd(amount, fee)
-    const result = this.world.tryTokenCall(inputAsset, (token) => token.transferFrom(this.ctx, this.address, sender, this.address, pulled))
+    const result = this.world.tryTransferFrom(inputAsset, this.address, sender, this.address, pulled)
     if (result !== true) {
       if (result instanceof SpokeRevert) throw result
       revert("FeeAdapter_TransferFailed", inputAsset, sender, this.address, pulled)
     }
     // SignatureLib.recover (OpenZeppelin's ECDSA.recover): its own errors for a malformed or unrecoverable
     // signature, then the adapter's for another signer.
-    const refusal = ecdsaRefusal(sig)
-    if (refusal !== undefined) revert(refusal.name, ...refusal.args)
-    const signer = this.world.signatures.signer({ fee, nativeFee: value, inputAsset, deadline, sig })
+    if (sig !== this.acceptedSig) {
+      const refusal = ecdsaRefusal(sig)
+      if (refusal !== undefined) revert(refusal.name, ...refusal.args)
+      this.acceptedSig = sig
+    }
+    const signer = this.world.signatures.signerOf(fee, value, inputAsset, deadline, sig)
     if (signer === undefined) throw new UnverifiedFeeSignatureError(sig)
     if (signer === ZERO_ADDRESS) revert("ECDSAInvalidSignature")
     if (signer !== this.feeSigner) revert("FeeAdapter_InvalidSignature")
@@ -123,7 +131,7 @@ export class MemoryFeeAdapter {
   }
 
   private push(asset: Address, to: Address, amount: bigint): void {
-    const result = this.world.tryTokenCall(asset, (token) => token.transfer(this.ctx, this.address, to, amount))
+    const result = this.world.tryTransfer(asset, this.address, to, amount)
     if (result === true) return
     if (result instanceof SpokeRevert) throw result
     revert("FeeAdapter_TransferFailed", asset, this.address, to, amount)

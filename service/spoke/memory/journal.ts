@@ -73,6 +73,12 @@ export class Journal {
     map.set(key, value)
   }
 
+  /** `map.delete(key)` when the caller just read the entry, `old` (not undefined). */
+  remove<K, V>(map: UndoableMap<K, V>, key: K, old: V): void {
+    this.entries.push(map, key, old)
+    map.delete(key)
+  }
+
   /** `map.delete(key)`, remembering the entry. */
   delete<K, V>(map: UndoableMap<K, V>, key: K): void {
     const old = map.get(key)

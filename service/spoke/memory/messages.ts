@@ -6,6 +6,7 @@
  */
 import { type Address, type Bytes32, bytesToHex, type Hex, hexToBytes } from "../../domain/hex.ts"
 import { revertEmpty, SpokeRevert } from "./journal.ts"
+import { isLower, isLowerRecurring } from "./lower.ts"
 
 /** `Panic(0x41)`: a memory allocation too large (or past 2^64 - 1). */
 const PANIC_ALLOCATION = 0x41n
@@ -119,7 +120,6 @@ export const attachSettlements = (call: object, settlements: readonly DecodedSet
 }
 
 const MAX_UINT256 = (1n << 256n) - 1n
-const isLower = (word: string): boolean => word.toLowerCase() === word
 
 /**
  * The settlements attached to `call`, when they are exactly what decoding its message gives (lowercase words,
@@ -129,7 +129,7 @@ export const attachedSettlements = (call: object): readonly DecodedSettlement[] 
   const settlements = ATTACHED.get(call)
   if (settlements === undefined) return undefined
   for (const s of settlements) {
-    if (!isLower(s.intentId) || !isLower(s.asset) || !isLower(s.recipient) || s.amount < 0n || s.amount > MAX_UINT256 || typeof s.updateVirtualBalance !== "boolean") return undefined
+    if (!isLower(s.intentId) || !isLowerRecurring(s.asset) || !isLowerRecurring(s.recipient) || s.amount < 0n || s.amount > MAX_UINT256 || typeof s.updateVirtualBalance !== "boolean") return undefined
   }
   return settlements
 }

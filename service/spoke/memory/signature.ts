@@ -104,12 +104,14 @@ export class FeeSignatureCache {
   private count = 0
 
   private find(payload: FeePayload): CachedSigner | undefined {
-    const entries = this.signers.get(payload.sig)
+    return this.findOf(payload.fee, payload.nativeFee, payload.inputAsset, payload.deadline, payload.sig)
+  }
+
+  private findOf(fee: bigint, nativeFee: bigint, inputAsset: Address, deadline: bigint, sig: Hex): CachedSigner | undefined {
+    const entries = this.signers.get(sig)
     if (entries === undefined) return undefined
     for (const entry of entries) {
-      if (entry.fee === payload.fee && entry.nativeFee === payload.nativeFee && entry.deadline === payload.deadline && entry.inputAsset === payload.inputAsset) {
-        return entry
-      }
+      if (entry.fee === fee && entry.nativeFee === nativeFee && entry.deadline === deadline && entry.inputAsset === inputAsset) return entry
     }
     return undefined
   }
@@ -119,9 +121,14 @@ export class FeeSignatureCache {
    * it still has to be recovered.
    */
   signer(payload: FeePayload): Address | undefined {
-    const cached = this.find(payload)
+    return this.signerOf(payload.fee, payload.nativeFee, payload.inputAsset, payload.deadline, payload.sig)
+  }
+
+  /** `signer` of the payload with these fields (no payload object per intent). */
+  signerOf(fee: bigint, nativeFee: bigint, inputAsset: Address, deadline: bigint, sig: Hex): Address | undefined {
+    const cached = this.findOf(fee, nativeFee, inputAsset, deadline, sig)
     if (cached !== undefined) return cached.signer
-    if (recoverableSignature(payload.sig.toLowerCase() as Hex) === undefined) return ZERO_ADDRESS
+    if (recoverableSignature(sig.toLowerCase() as Hex) === undefined) return ZERO_ADDRESS
     return undefined
   }
 

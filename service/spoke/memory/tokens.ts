@@ -87,11 +87,17 @@ export class MemoryToken {
     return false
   }
 
+  // The balance writes journal the entries they just read (undefined when absent), with no second lookup.
+
   private move(ctx: ExecutionContext, from: Address, to: Address, amount: bigint): void {
-    const balance = this.balanceOf(from)
+    const balances = this.balances
+    const fromEntry = balances.get(from)
+    const balance = fromEntry ?? 0n
     if (balance < amount) revert("ERC20_InsufficientBalance", from, balance, amount)
-    ctx.journal.set(this.balances, from, balance - amount)
-    ctx.journal.set(this.balances, to, checkedAdd(this.balanceOf(to), amount))
+    ctx.journal.replace(balances, from, fromEntry, balance - amount)
+    // Read after the write above: `to` may be `from`.
+    const toEntry = balances.get(to)
+    ctx.journal.replace(balances, to, toEntry, checkedAdd(toEntry ?? 0n, amount))
     ctx.emit(this.address, { name: "Transfer", from, to, value: amount })
   }
 
@@ -113,14 +119,16 @@ export class MemoryToken {
 
   private mintTokens(ctx: ExecutionContext, to: Address, amount: bigint): void {
     ctx.journal.field(this as MemoryToken, "totalSupply", checkedAdd(this.totalSupply, amount))
-    ctx.journal.set(this.balances, to, this.balanceOf(to) + amount)
+    const toEntry = this.balances.get(to)
+    ctx.journal.replace(this.balances, to, toEntry, (toEntry ?? 0n) + amount)
     ctx.emit(this.address, { name: "Transfer", from: ZERO_ADDRESS, to, value: amount })
   }
 
   private burnTokens(ctx: ExecutionContext, from: Address, amount: bigint): void {
-    const balance = this.balanceOf(from)
+    const fromEntry = this.balances.get(from)
+    const balance = fromEntry ?? 0n
     if (balance < amount) revert("ERC20_InsufficientBalance", from, balance, amount)
-    ctx.journal.set(this.balances, from, balance - amount)
+    ctx.journal.replace(this.balances, from, fromEntry, balance - amount)
     ctx.journal.field(this as MemoryToken, "totalSupply", this.totalSupply - amount)
     ctx.emit(this.address, { name: "Transfer", from, to: ZERO_ADDRESS, value: amount })
   }

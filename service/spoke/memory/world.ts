@@ -5,8 +5,7 @@
  * EVM's low-level rules: calls to an address without code, `TokenLib.tryCall`, native transfers.
  */
 import type { Address, Hex } from "../../domain/hex.ts"
-import type { Intent } from "../../domain/protocol.ts"
-import { type NewIntentParams, PAYABLE_CALLS, type SpokeCall } from "../calls.ts"
+import { PAYABLE_CALLS, type SpokeCall } from "../calls.ts"
 import type { SpokeEvent, SpokeEventBody } from "../events.ts"
 import type { SpokeLayout } from "../layout.ts"
 import { MemoryCallTarget } from "./callTarget.ts"
@@ -15,6 +14,7 @@ import type { ExecutionContext } from "./context.ts"
 import { MemoryFeeAdapter } from "./feeAdapter.ts"
 import { MemoryGateway } from "./gateway.ts"
 import { Journal, revertEmpty, SpokeRevert } from "./journal.ts"
+import { lc, lowerIntent, lowerParams } from "./lower.ts"
 import { attachedSettlements } from "./messages.ts"
 import { FeeSignatureCache } from "./signature.ts"
 import { MemoryToken } from "./tokens.ts"
@@ -35,28 +35,6 @@ export interface Checkpoint {
   readonly journal: number
   readonly events: number
 }
-
-const lc = <T extends string>(value: T): T => value.toLowerCase() as T
-
-const isLower = (value: string): boolean => value === value.toLowerCase()
-
-/** The intent with lowercase words and data (the same object when it already is). */
-const lowerIntent = (intent: Intent): Intent =>
-  isLower(intent.initiator) && isLower(intent.receiver) && isLower(intent.inputAsset) && isLower(intent.outputAsset) && isLower(intent.data)
-    ? intent
-    : {
-        ...intent,
-        initiator: lc(intent.initiator),
-        receiver: lc(intent.receiver),
-        inputAsset: lc(intent.inputAsset),
-        outputAsset: lc(intent.outputAsset),
-        data: lc(intent.data),
-      }
-
-const lowerParams = (p: NewIntentParams): NewIntentParams =>
-  isLower(p.receiver) && isLower(p.inputAsset) && isLower(p.outputAsset) && isLower(p.data)
-    ? p
-    : { ...p, receiver: lc(p.receiver), inputAsset: lc(p.inputAsset), outputAsset: lc(p.outputAsset), data: lc(p.data) }
 
 const SELECTOR = {
   transfer: "0xa9059cbb",
@@ -208,15 +186,51 @@ export class MemoryWorld implements ExecutionContext {
     const eventsMark = this.callEvents.length
     try {
       if (call(token)) return true
-      this.journal.rollback(journalMark)
-      this.callEvents.length = eventsMark
-      return false
     } catch (error) {
-      if (!(error instanceof SpokeRevert)) throw error
-      this.journal.rollback(journalMark)
-      this.callEvents.length = eventsMark
-      return error.hasData ? error : false
+      return this.tokenCallFailed(error, journalMark, eventsMark)
     }
+    return this.tokenCallFailed(undefined, journalMark, eventsMark)
+  }
+
+  // `tryTokenCall` of the two calls made for every intent, without a closure per call.
+
+  /** `tryTokenCall(asset, (token) => token.transfer(this, sender, to, amount))`. */
+  tryTransfer(asset: Address, sender: Address, to: Address, amount: bigint): true | false | SpokeRevert {
+    const token = this.tokens.get(asset)
+    if (token === undefined) return false
+    const journalMark = this.journal.mark()
+    const eventsMark = this.callEvents.length
+    try {
+      if (token.transfer(this, sender, to, amount)) return true
+    } catch (error) {
+      return this.tokenCallFailed(error, journalMark, eventsMark)
+    }
+    return this.tokenCallFailed(undefined, journalMark, eventsMark)
+  }
+
+  /** `tryTokenCall(asset, (token) => token.transferFrom(this, sender, from, to, amount))`. */
+  tryTransferFrom(asset: Address, sender: Address, from: Address, to: Address, amount: bigint): true | false | SpokeRevert {
+    const token = this.tokens.get(asset)
+    if (token === undefined) return false
+    const journalMark = this.journal.mark()
+    const eventsMark = this.callEvents.length
+    try {
+      if (token.transferFrom(this, sender, from, to, amount)) return true
+    } catch (error) {
+      return this.tokenCallFailed(error, journalMark, eventsMark)
+    }
+    return this.tokenCallFailed(undefined, journalMark, eventsMark)
+  }
+
+  /**
+   * A token call returned false (`error` undefined) or threw `error`: undoes its writes and events, and gives what
+   * `tryTokenCall` returns; rethrows anything but a revert.
+   */
+  private tokenCallFailed(error: unknown, journalMark: number, eventsMark: number): false | SpokeRevert {
+    if (error !== undefined && !(error instanceof SpokeRevert)) throw error
+    this.journal.rollback(journalMark)
+    this.callEvents.length = eventsMark
+    return error !== undefined && error.hasData ? error : false
   }
 
   /** `TokenLib.tryDecimals`. */
@@ -302,10 +316,13 @@ export class MemoryWorld implements ExecutionContext {
   // ---------------------------------------------------------------------------------------------------------
   // Transactions
 
-  /** Runs one call as a transaction from `from` (throws `SpokeRevert` when it reverts; the caller rolls back). */
+  /**
+   * Runs one call as a transaction from `from`, lowercase (`MemorySpokeChain.submit` lowercases senders); throws
+   * `SpokeRevert` when it reverts, and the caller rolls back.
+   */
   execute(from: Address, value: bigint, call: SpokeCall): void {
     if (value !== 0n && !PAYABLE_CALLS.has(call.kind)) revertEmpty()
-    const sender = lc(from)
+    const sender = from
     this.txOrigin = sender
     if (value !== 0n) this.moveNative(sender, call.kind.startsWith("feeAdapter.") ? this.feeAdapter.address : this.spoke.address, value)
     switch (call.kind) {
@@ -325,7 +342,8 @@ export class MemoryWorld implements ExecutionContext {
         this.spoke.newIntent(sender, lowerParams(call))
         return
       case "spoke.processIntentQueue":
-        return this.spoke.processIntentQueue(value, call.intents.map(lowerIntent))
+        // The spoke lowercases the intents that are not the ones it stored (those already are).
+        return this.spoke.processIntentQueue(value, call.intents)
       case "spoke.fillIntent":
         return this.spoke.fillIntent(sender, lowerIntent(call.intent), call.fee)
       case "spoke.processFillQueue":
@@ -352,10 +370,15 @@ export class MemoryWorld implements ExecutionContext {
         return this.spoke.setStrategyForAsset(sender, lc(call.asset), call.strategy)
       case "spoke.setModuleForStrategy":
         return this.spoke.setModuleForStrategy(sender, call.strategy, lc(call.module))
-      case "spoke.receiveMessage":
-        return this.spoke.receiveMessage(sender, lc(call.message), attachedSettlements(call))
-      case "gateway.receiveMessage":
-        return this.gateway.receiveMessage(sender, call.origin, lc(call.messageId), lc(call.message), attachedSettlements(call))
+      // With settlements attached, the message's bytes are never read: no lowercase copy of a long hex string.
+      case "spoke.receiveMessage": {
+        const settlements = attachedSettlements(call)
+        return this.spoke.receiveMessage(sender, settlements === undefined ? lc(call.message) : call.message, settlements)
+      }
+      case "gateway.receiveMessage": {
+        const settlements = attachedSettlements(call)
+        return this.gateway.receiveMessage(sender, call.origin, lc(call.messageId), settlements === undefined ? lc(call.message) : call.message, settlements)
+      }
       case "gateway.setFees":
         return this.gateway.setFees(sender, call.baseFee, call.feePerByte)
       case "gateway.updateRelayer":
