@@ -4,13 +4,14 @@
  * intent(s) the request described, and the read model and the API follow them through the hub to settlement and
  * calldata execution.
  */
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, zeroAddress } from "viem"
+import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, maxUint256, zeroAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Address, type Hex } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
 import { FeeAdapterAbi, TestCallTargetAbi } from "../spoke/abi.ts"
 import { Call, eventsNamed, type MinedSpokeBlock } from "../spoke/spoke.ts"
 import { type Deployment, DOMAIN_A, DOMAIN_B } from "./deployment.ts"
+import { PERMIT2_ADDRESS } from "./permit2.ts"
 import { type ApiServer, startApiServer } from "./server.ts"
 import { request } from "./testing.ts"
 
@@ -109,6 +110,99 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
       expect(await d.chain(DOMAIN_A).erc20Balance(usdcA, a.alice.address)).toBe(before - 6_000_000n)
       const total = added.reduce((sum, e) => sum + normalizeDecimals(e.intent.amount, NORMALIZED_DECIMALS, 6), 0n)
       expect(total + order!.tokenFee).toBe(6_000_000n)
+    })
+  })
+
+  describe(`POST /intents with permit2Params on the ${backend} spokes`, () => {
+    // Alice pays USDC on B through Permit2 only: no allowance for the fee adapter there, one for Permit2.
+    const usdcB = () => d.token(DOMAIN_B, "USDC")
+    const body = (amount: string, permit2Params?: unknown) => ({
+      origin: String(DOMAIN_B),
+      destinations: [String(DOMAIN_A)],
+      to: d.accounts.bob.address,
+      from: d.accounts.alice.address,
+      inputAsset: usdcB(),
+      amount,
+      ...(permit2Params === undefined ? {} : { permit2Params }),
+    })
+    const signedParams = async (amount: string, nonce: bigint, deadline: bigint) => {
+      const typedData = d.service.intentPermit2TypedData({ origin: DOMAIN_B, inputAsset: usdcB(), amount, nonce, deadline })
+      expect(typedData.message).toMatchObject({ spender: d.chain(DOMAIN_B).addresses.feeAdapter, permitted: { token: usdcB(), amount: BigInt(amount) } })
+      return { nonce: String(nonce), deadline: String(deadline), signature: await d.accounts.alice.signTypedData(typedData) }
+    }
+
+    beforeAll(async () => {
+      const a = d.accounts
+      success(await d.call(DOMAIN_B, a.alice.address, Call.erc20.approve(usdcB(), d.chain(DOMAIN_B).addresses.feeAdapter, 0n)))
+      success(await d.call(DOMAIN_B, a.alice.address, Call.erc20.approve(usdcB(), PERMIT2_ADDRESS, maxUint256)))
+    })
+    afterAll(async () => {
+      success(await d.call(DOMAIN_B, d.accounts.alice.address, Call.erc20.approve(usdcB(), d.chain(DOMAIN_B).addresses.feeAdapter, maxUint256)))
+    })
+
+    it("builds the Permit2 overload for a signed permit of amount (fee included) to the fee adapter; it executes, and the same permit again reverts InvalidNonce", async () => {
+      const a = d.accounts
+      const before = await d.chain(DOMAIN_B).erc20Balance(usdcB(), a.alice.address)
+      const params = await signedParams("40000000", 77n, d.time + 3_600n)
+      const tx = await post("/intents", body("40000000", params))
+      expect(tx).toMatchObject({ to: d.chain(DOMAIN_B).addresses.feeAdapter, chainId: DOMAIN_B })
+      const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data })
+      expect(decoded.functionName).toBe("newIntent")
+      expect(decoded.args).toHaveLength(10)
+      expect(decoded.args[8]).toEqual({ nonce: 77n, deadline: d.time + 3_600n, signature: params.signature })
+      const receipt = success(await d.send(tx))
+      const [added] = eventsNamed(receipt.events, "IntentAdded")
+      const [withFees] = eventsNamed(receipt.events, "IntentWithFeesAdded")
+      expect(withFees).toMatchObject({ initiator: addressToBytes32(a.alice.address) })
+      expect(normalizeDecimals(added!.intent.amount, NORMALIZED_DECIMALS, 6) + withFees!.tokenFee).toBe(40_000_000n)
+      expect(await d.chain(DOMAIN_B).erc20Balance(usdcB(), a.alice.address)).toBe(before - 40_000_000n)
+      const got = await request(server.url, "GET", `/intents/${added!.intentId}`)
+      expect(got.body).toMatchObject({ intent: { status: "ADDED_SPOKE", fee_adapter_initiator: a.alice.address.toLowerCase() } })
+      // The same signed permit again: the API cannot know the nonce is used; Permit2 refuses on-chain.
+      const again = (await d.send(await post("/intents", body("40000000", params)))).receipts[0]!
+      expect(again).toMatchObject({ status: "reverted", error: { name: "InvalidNonce", args: [] } })
+    })
+
+    it("a permit signed for another amount, expired, or signed by someone else reverts with Permit2's error", async () => {
+      const a = d.accounts
+      const expectRevert = async (request: unknown, name: string, args: readonly unknown[]) => {
+        const receipt = (await d.send(await post("/intents", request))).receipts[0]!
+        expect(receipt).toMatchObject({ status: "reverted", error: { name, args } })
+      }
+      // Signed for the intent amount without the fee: the permit the adapter builds (amount + fee) has another hash.
+      await expectRevert(body("30000000", await signedParams("29990000", 78n, d.time + 3_600n)), "InvalidSigner", [])
+      await expectRevert(body("30000000", await signedParams("30000000", 79n, d.time)), "SignatureExpired", [d.time])
+      const typedData = d.service.intentPermit2TypedData({ origin: DOMAIN_B, inputAsset: usdcB(), amount: "30000000", nonce: 80n, deadline: d.time + 60n })
+      await expectRevert(body("30000000", { nonce: "80", deadline: String(d.time + 60n), signature: await a.bob.signTypedData(typedData) }), "InvalidSigner", [])
+    })
+
+    it("placeholders keep the allowance flow (newIntent without Permit2)", async () => {
+      for (const placeholder of [{}, { nonce: "0", deadline: "0", signature: "0x" }, { nonce: "", deadline: "", signature: "" }, { signature: `0x${"00".repeat(65)}` }]) {
+        const tx = await post("/intents", { ...body("1000000", placeholder), inputAsset: d.token(DOMAIN_A, "USDC"), origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)] })
+        expect(decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data }).args).toHaveLength(9)
+      }
+    })
+
+    it("refuses malformed permit2Params with 400 InvalidPermit2Params naming the field, and Permit2 in an order", async () => {
+      const signature = `0x${"11".repeat(64)}1b`
+      const cases: readonly [unknown, string][] = [
+        [{ nonce: "1", deadline: "2", signature: "0x1234" }, "permit2Params.signature: expected a 65-byte (r, s, v) or 64-byte EIP-2098 signature, got 2 bytes."],
+        [{ nonce: "1", deadline: "2", signature: "zz" }, "permit2Params.signature: expected 0x-prefixed hex"],
+        [{ nonce: "1", deadline: "2", signature: `0x${"11".repeat(64)}01` }, "permit2Params.signature: v must be 27 or 28"],
+        [{ deadline: "2", signature }, "permit2Params.nonce: required with a Permit2 signature"],
+        [{ nonce: "-1", deadline: "2", signature }, "permit2Params.nonce: expected a uint256"],
+        [{ nonce: "1", deadline: `${maxUint256 + 1n}`, signature }, "permit2Params.deadline: expected a uint256"],
+      ]
+      for (const [permit2Params, message] of cases) {
+        const r = await request(server.url, "POST", "/intents", body("1000000", permit2Params))
+        expect(r.status).toBe(400)
+        expect(r.body).toMatchObject({ error: "InvalidPermit2Params" })
+        expect((r.body as { message: string }).message).toContain(message)
+      }
+      const order = await request(server.url, "POST", "/intents", [body("1000000"), body("1000000", { nonce: "1", deadline: "2", signature })])
+      expect(order.status).toBe(400)
+      expect(order.body).toMatchObject({ error: "Permit2NotSupportedForOrders" })
+      expect((order.body as { message: string }).message).toContain("[1].permit2Params")
     })
   })
 

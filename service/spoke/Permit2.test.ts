@@ -4,7 +4,7 @@
  * Owners sign with viem's `signTypedData` over `permit2TypedData`.
  */
 import { describe, expect, it } from "vitest"
-import { type Address, encodeAbiParameters, getAddress, type Hex, hashDomain, keccak256, maxUint256, parseEventLogs, parseSignature, serializeCompactSignature, signatureToCompactSignature } from "viem"
+import { type Address, encodeAbiParameters, getAddress, type Hex, hashDomain, keccak256, maxUint256, parseEventLogs, parseSignature, serializeCompactSignature, serializeSignature, signatureToCompactSignature } from "viem"
 import { mnemonicToAccount } from "viem/accounts"
 import { addressToBytes32 } from "../domain/hex.ts"
 import { PERMIT2_ADDRESS, type Permit2Permit, permit2TypedData } from "./permit2.ts"
@@ -131,6 +131,18 @@ describe("Permit2", () => {
     expect((compact.length - 2) / 2).toBe(64)
     await mined(f, transferFrom(f, p, compact))
     expect(await bitmap(f, f.accounts[Role.user]!, 0n)).toBe(1n << 7n)
+  })
+
+  it("accepts a high-s signature (ecrecover does not check s) and refuses r = 0 with InvalidSignature", async () => {
+    const f = fixture()
+    const p = await permit(f, { nonce: 9n })
+    const { r, s, yParity } = parseSignature(await signPermit(p))
+    const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+    const zeroR = `0x${"00".repeat(32)}${(await signPermit(p)).slice(66)}` as Hex
+    await expectRevert(transferFrom(f, p, zeroR), "InvalidSignature", [])
+    const highS = serializeSignature({ r, s: `0x${(n - BigInt(s)).toString(16).padStart(64, "0")}`, yParity: yParity === 0 ? 1 : 0 })
+    await mined(f, transferFrom(f, p, highS))
+    expect(await bitmap(f, f.accounts[Role.user]!, 0n)).toBe(1n << 9n)
   })
 
   it("bubbles the token's error up (no allowance for Permit2)", async () => {

@@ -14,7 +14,7 @@ import { ChainPool } from "../../sim/chains/index.ts"
 import { encodeSettlementMessage } from "../domain/encoding.ts"
 import { type Address, type Bytes32, ZERO_ADDRESS } from "../domain/hex.ts"
 import { Strategy } from "../domain/protocol.ts"
-import { ClearingSpokeAbi, FeeAdapterAbi, SpokeGatewayAbi } from "./abi.ts"
+import { ClearingSpokeAbi, FeeAdapterAbi, Permit2Abi, SpokeGatewayAbi } from "./abi.ts"
 import {
   type AnvilSpokeChain,
   createAnvilSpokes,
@@ -62,6 +62,7 @@ const holdersOf = (addresses: MemorySpokeChain["addresses"]): Address[] => [
   addresses.xerc20Module,
   addresses.gateway,
   addresses.callTarget!,
+  addresses.permit2,
 ]
 
 /** A view call on anvil; addresses come back lowercase (as the memory backend keeps them). */
@@ -227,6 +228,16 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
             strategies: await Promise.all(tokens.map((t) => onAnvil(a, addresses.spoke, ClearingSpokeAbi, "strategies", [t]))),
           }
     read("configuration", config)
+    // Permit2's nonce bitmaps: the words the run's nonces and invalidations use.
+    for (const owner of [ROLE.alice, ROLE.bob]) {
+      for (const word of [0n, 1n, 2n ** 192n, 2n ** 184n]) {
+        reads.push({
+          what: `Permit2 nonceBitmap ${owner} word ${word}`,
+          memory: async () => m.world.permit2.bitmapWord(owner, word),
+          anvil: () => onAnvil(a, addresses.permit2, Permit2Abi, "nonceBitmap", [owner, word]),
+        })
+      }
+    }
     const memoryValues = await Promise.all(reads.map((r) => r.memory()))
     const anvilValues = await Promise.all(reads.map((r) => r.anvil()))
     reads.forEach((r, i) => expect(anvilValues[i], `domain ${domain}: ${r.what}`).toEqual(memoryValues[i]))
@@ -329,6 +340,24 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
   expectOutcome("intent with a short signature", "ECDSAInvalidSignatureLength")
   expectOutcome("intent with a highS signature", "ECDSAInvalidSignatureS")
   expectOutcome("intent with a wrongKey signature", "FeeAdapter_InvalidSignature")
+  // Permit2: both overloads and direct transfers, good and bad.
+  expectOutcome(/^permit2 adapter intent \S+ \(valid\)$/, "success")
+  expectOutcome("permit2 adapter intent (reused nonce)", "InvalidNonce")
+  expectOutcome("permit2 adapter intent (expired)", "SignatureExpired")
+  expectOutcome("permit2 adapter intent (wrong signer)", "InvalidSigner")
+  expectOutcome("permit2 adapter intent (permit without the fee)", "InvalidSigner")
+  expectOutcome("permit2 adapter intent (Permit2 not approved)", "ERC20_InsufficientAllowance")
+  expectOutcome(/^permit2 spoke intent USDC \(valid\)$/, "success")
+  expectOutcome("permit2 spoke intent XT (valid)", "success")
+  expectOutcome("permit2 spoke intent (expired)", "SignatureExpired")
+  expectOutcome("permit2 transfer (over the permitted amount)", "InvalidAmount")
+  expectOutcome("permit2 transfer (another spender)", "InvalidSigner")
+  expectOutcome("permit2 transfer (v = 0)", "InvalidSignature")
+  expectOutcome("permit2 transfer (63-byte signature)", "InvalidSignatureLength")
+  expectOutcome("permit2 transfer (compact signature)", "success")
+  expectOutcome("permit2 transfer (65-byte signature)", "success")
+  expectOutcome("permit2 invalidateUnorderedNonces", "success")
+  expectOutcome("permit2 transfer (invalidated nonce)", "InvalidNonce")
   // xERC20 limits: above type(uint256).max / 2 refused, at it accepted (and the refill does not overflow).
   expectOutcome(/^xERC20 (minting|burning) limit above the maximum$/, "XERC20Token_LimitsTooHigh")
   expectOutcome("xERC20 limits at the maximum", "success")

@@ -100,7 +100,7 @@ export class MemorySpokeChain implements SpokeChain {
     const unknown: FeePayload[] = []
     for (const { call, value } of this.queue) {
       let payload: FeePayload | undefined
-      if (call.kind === "feeAdapter.newIntent") {
+      if (call.kind === "feeAdapter.newIntent" || call.kind === "feeAdapter.newIntentPermit2") {
         const { fee, deadline, sig } = call.feeParams
         payload = { fee, nativeFee: value, inputAsset: call.inputAsset.toLowerCase() as Address, deadline, sig }
       } else if (call.kind === "feeAdapter.newOrder" && call.params.length > 0) {

@@ -20,7 +20,7 @@ import {
   powerOfTen,
   Strategy,
 } from "../../domain/protocol.ts"
-import type { NewIntentParams } from "../calls.ts"
+import type { NewIntentParams, Permit2Params } from "../calls.ts"
 import type { QueuedIntent } from "../types.ts"
 import { get2, set2 } from "./context.ts"
 import type { SentIntents } from "./gateway.ts"
@@ -164,7 +164,8 @@ export class MemoryClearingSpoke {
   // ---------------------------------------------------------------------------------------------------------
   // Intents
 
-  newIntent(sender: Address, p: NewIntentParams): { readonly intentId: Bytes32; readonly intent: Intent } {
+  /** With `permit2Params`, the Permit2 overload: `amount` pulled with `Permit2.permitTransferFrom`, whatever the strategy. */
+  newIntent(sender: Address, p: NewIntentParams, permit2Params?: Permit2Params): { readonly intentId: Bytes32; readonly intent: Intent } {
     this.whenNotPaused()
     const destinations = p.destinations
     const count = destinations.length
@@ -180,7 +181,8 @@ export class MemoryClearingSpoke {
     const inputAsset = p.inputAsset
     const normalizedAmount = normalizeChecked(p.amount, this.decimals(inputAsset), NORMALIZED_DECIMALS)
     if (normalizedAmount === 0n) revert("ClearingSpoke_NewIntent_ZeroAmount")
-    this.takeFunds(sender, inputAsset, p.amount)
+    if (permit2Params === undefined) this.takeFunds(sender, inputAsset, p.amount)
+    else this.world.permit2.permitTransferFrom(this.address, { token: inputAsset, amount: p.amount, nonce: permit2Params.nonce, deadline: permit2Params.deadline }, this.address, p.amount, sender, permit2Params.signature)
 
     const ctx = this.ctx
     const nonce = this.nonce + 1n

@@ -5,7 +5,7 @@
 import { type Address, type Bytes32, type Hex, hexToBytes, ZERO_ADDRESS } from "../../domain/hex.ts"
 import { keccak256Bytes } from "../../domain/keccak.ts"
 import { MAX_UINT256, Strategy } from "../../domain/protocol.ts"
-import type { FeeParams, NewIntentParams } from "../calls.ts"
+import type { FeeParams, NewIntentParams, Permit2Params } from "../calls.ts"
 import { checkedAdd, revert, SpokeRevert } from "./journal.ts"
 import { ecdsaRefusal } from "./signature.ts"
 import type { MemoryWorld } from "./world.ts"
@@ -60,6 +60,17 @@ export class MemoryFeeAdapter {
     return intentId
   }
 
+  /** The Permit2 overload: `amount + fee` pulled with `Permit2.permitTransferFrom` (§5.1 step 1), then the same flow. */
+  newIntentPermit2(sender: Address, value: bigint, p: NewIntentParams, permit2Params: Permit2Params, feeParams: FeeParams): Bytes32 {
+    const pulled = checkedAdd(p.amount, feeParams.fee)
+    const permit = { token: p.inputAsset, amount: pulled, nonce: permit2Params.nonce, deadline: permit2Params.deadline }
+    this.world.permit2.permitTransferFrom(this.address, permit, this.address, pulled, sender, permit2Params.signature)
+    this.handleFees(sender, value, p.inputAsset, p.amount, feeParams.fee, feeParams.deadline, feeParams.sig, true)
+    const { intentId } = this.world.spokeAt(this.spoke).newIntent(this.address, p)
+    this.ctx.emit(this.address, { name: "IntentWithFeesAdded", intentId, initiator: this.world.spoke.word(sender), tokenFee: feeParams.fee, nativeFee: value })
+    return intentId
+  }
+
   newOrder(sender: Address, value: bigint, fee: bigint, deadline: bigint, sig: Hex, params: readonly NewIntentParams[]): Bytes32 {
     const count = params.length
     if (count === 0) revert("FeeAdapter_EmptyOrder")
@@ -99,10 +110,10 @@ export class MemoryFeeAdapter {
     if (sender !== this.owner) revert("FeeAdapter_NotOwner", sender)
   }
 
-  /** Reference §5.1 steps 1 to 6, in order. */
-  private handleFees(sender: Address, value: bigint, inputAsset: Address, amount: bigint, fee: bigint, deadline: bigint, sig: Hex): void {
+  /** Reference §5.1 steps 1 to 6, in order (step 1 skipped when the caller pulled through Permit2). */
+  private handleFees(sender: Address, value: bigint, inputAsset: Address, amount: bigint, fee: bigint, deadline: bigint, sig: Hex, pulledWithPermit2 = false): void {
     const pulled = checkedAdd(amount, fee)
-    const result = this.world.tryTransferFrom(inputAsset, this.address, sender, this.address, pulled)
+    const result = pulledWithPermit2 || this.world.tryTransferFrom(inputAsset, this.address, sender, this.address, pulled)
     if (result !== true) {
       if (result instanceof SpokeRevert) throw result
       revert("FeeAdapter_TransferFailed", inputAsset, sender, this.address, pulled)

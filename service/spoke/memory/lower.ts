@@ -3,7 +3,7 @@
  * (as the EVM compares their values), and arguments may come in any case.
  */
 import type { Intent } from "../../domain/protocol.ts"
-import type { NewIntentParams } from "../calls.ts"
+import type { NewIntentParams, Permit2Params } from "../calls.ts"
 
 export const lc = <T extends string>(value: T): T => value.toLowerCase() as T
 
@@ -47,3 +47,5 @@ export const lowerParams = (p: NewIntentParams): NewIntentParams =>
   isLowerRecurring(p.receiver) && isLowerRecurring(p.inputAsset) && isLowerRecurring(p.outputAsset) && isLower(p.data)
     ? p
     : { ...p, receiver: lc(p.receiver), inputAsset: lc(p.inputAsset), outputAsset: lc(p.outputAsset), data: lc(p.data) }
+
+export const lowerPermit2Params = (p: Permit2Params): Permit2Params => (isLower(p.signature) ? p : { ...p, signature: lc(p.signature) })

@@ -13,8 +13,9 @@ import { MemoryClearingSpoke } from "./clearingSpoke.ts"
 import type { ExecutionContext } from "./context.ts"
 import { MemoryFeeAdapter } from "./feeAdapter.ts"
 import { MemoryGateway } from "./gateway.ts"
+import { MemoryPermit2 } from "./permit2.ts"
 import { Journal, revertEmpty, SpokeRevert } from "./journal.ts"
-import { lc, lowerIntent, lowerParams } from "./lower.ts"
+import { lc, lowerIntent, lowerParams, lowerPermit2Params } from "./lower.ts"
 import { attachedSettlements } from "./messages.ts"
 import { FeeSignatureCache } from "./signature.ts"
 import { MemoryToken } from "./tokens.ts"
@@ -76,6 +77,7 @@ export class MemoryWorld implements ExecutionContext {
   readonly gateway: MemoryGateway
   readonly feeAdapter: MemoryFeeAdapter
   readonly module: MemoryXERC20Module
+  readonly permit2: MemoryPermit2
   readonly callTarget: MemoryCallTarget | undefined
   readonly domain: number
   now: number
@@ -125,6 +127,8 @@ export class MemoryWorld implements ExecutionContext {
       feeRecipient: layout.feeRecipient,
       feeSigner: layout.feeSigner,
     })
+    this.permit2 = new MemoryPermit2(this, addresses.permit2)
+    this.code.add(addresses.permit2)
     this.callTarget = addresses.callTarget === undefined ? undefined : new MemoryCallTarget(this, addresses.callTarget)
     for (const address of [addresses.gateway, addresses.xerc20Module, addresses.spoke, addresses.feeAdapter, ...this.tokens.keys()]) {
       this.code.add(address)
@@ -341,6 +345,23 @@ export class MemoryWorld implements ExecutionContext {
       case "spoke.newIntent":
         this.spoke.newIntent(sender, lowerParams(call))
         return
+      case "spoke.newIntentPermit2":
+        this.spoke.newIntent(sender, lowerParams(call), lowerPermit2Params(call.permit2Params))
+        return
+      case "feeAdapter.newIntentPermit2":
+        this.feeAdapter.newIntentPermit2(sender, value, lowerParams(call), lowerPermit2Params(call.permit2Params), call.feeParams)
+        return
+      case "permit2.permitTransferFrom":
+        return this.permit2.permitTransferFrom(
+          sender,
+          { token: lc(call.token), amount: call.amount, nonce: call.nonce, deadline: call.deadline },
+          lc(call.to),
+          call.requestedAmount,
+          lc(call.owner),
+          lc(call.signature),
+        )
+      case "permit2.invalidateUnorderedNonces":
+        return this.permit2.invalidateUnorderedNonces(sender, call.wordPos, call.mask)
       case "spoke.processIntentQueue":
         // The spoke lowercases the intents that are not the ones it stored (those already are).
         return this.spoke.processIntentQueue(value, call.intents)

@@ -11,7 +11,7 @@ import { uniformBigInt } from "pure-rand/distribution/uniformBigInt"
 import { uniformInt } from "pure-rand/distribution/uniformInt"
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus"
 import type { JumpableRandomGenerator } from "pure-rand/types/JumpableRandomGenerator"
-import { encodeAbiParameters, encodeFunctionData, keccak256, maxUint256, parseSignature, serializeSignature } from "viem"
+import { encodeAbiParameters, encodeFunctionData, keccak256, maxUint256, parseSignature, serializeCompactSignature, serializeSignature, signatureToCompactSignature } from "viem"
 import { type DevAccount, deriveDevAccounts, TEST_MNEMONIC } from "../../../sim/chains/index.ts"
 import { decodeMessage, encodeIntentMessage, encodeSettlementMessage, encodeVarUpdateMessage } from "../../domain/encoding.ts"
 import { type Address, addressToBytes32, type Bytes32, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
@@ -24,6 +24,7 @@ import { TraceHasher } from "../../hub/trace.ts"
 import { TestCallTargetAbi } from "../abi.ts"
 import { MAX_XERC20_LIMIT, type TokenSpec } from "../deploy.ts"
 import { VARIABLE_HASHES } from "../memory/clearingSpoke.ts"
+import { PERMIT2_ADDRESS, type Permit2Params, type Permit2Permit, permit2TypedData } from "../permit2.ts"
 import {
   Call,
   encodeSpokeCall,
@@ -199,6 +200,9 @@ export class OperationGenerator {
   /** The relayer's calls that deliver a hub batch: one that reverts goes back to `pending`. */
   private readonly deliveryOps = new Map<Operation, Delivery>()
   private handmade = 0
+  /** The Permit2 operations' own stream, so that adding them left the rest of the run as it was. */
+  private readonly permitRng: TestRng
+  private permitTurn = 0
   now = GENESIS
 
   constructor(
@@ -206,6 +210,7 @@ export class OperationGenerator {
     private readonly memory: SpokesShape<MemorySpokeChain>,
   ) {
     this.rng = new TestRng(seed)
+    this.permitRng = new TestRng(seed ^ 0x5045524d)
   }
 
   private chain(domain: number): MemorySpokeChain {
@@ -1058,6 +1063,101 @@ export class OperationGenerator {
     return ops
   }
 
+  // --- Permit2 -------------------------------------------------------------------------------------------
+
+  private permitOp(domain: number, from: Address, call: SpokeCall, label: string): Operation {
+    return { domain, from, call, value: 0n, raw: this.permitRng.chance(0.3), label }
+  }
+
+  private async signPermit(permit: Permit2Permit, signer: Address): Promise<Hex> {
+    return account(signer).signTypedData(permit2TypedData(permit))
+  }
+
+  /** A fresh nonce anywhere in the bitmap (several words, bit positions at both ends). */
+  private permitNonce(): bigint {
+    return this.permitRng.pick([0n, 1n << 8n, 1n << 200n]) + this.permitRng.big(0n, 255n)
+  }
+
+  /**
+   * Permit2 operations, on one domain every third block (their own random stream): the fee adapter's and the
+   * spoke's Permit2 overloads, good and bad (expired, reused nonce, another signer, a permit without the fee, a
+   * token Permit2 may not spend), and direct `permitTransferFrom` calls (over the permitted amount, compact and
+   * malformed signatures, invalidated nonces). Alice approved Permit2 in the setup block; bob did not.
+   */
+  async permit2Ops(): Promise<Operation[]> {
+    const turn = this.permitTurn++
+    if (turn % 3 !== 0) return []
+    const domain = DOMAINS[(turn / 3) % DOMAINS.length]!
+    const { addresses } = this.chain(domain)
+    const rng = this.permitRng
+    const symbol = rng.pick<Symbol>(["USDC", "WETH", "T24", "XT"])
+    const token = this.token(symbol)
+    const unit = 10n ** BigInt(DECIMALS[symbol])
+    const alice = ROLE.alice
+    const amount = BigInt(rng.int(1, 500)) * unit + rng.big(0n, unit - 1n)
+    const destination = rng.pick(DOMAINS.filter((d) => d !== domain))
+    const fast = symbol !== "XT" && rng.chance(0.4)
+    const params: NewIntentParams = {
+      destinations: [destination],
+      receiver: rng.pick([ROLE.alice, ROLE.bob, CAROL]),
+      inputAsset: token,
+      outputAsset: fast || rng.chance(0.5) ? token : ZERO_ADDRESS,
+      amount,
+      maxFee: fast ? rng.pick([100, 1_000]) : 0,
+      ttl: fast ? rng.pick([600, 3_600]) : 0,
+      data: "0x",
+    }
+    const fee = rng.pick([0n, 1_000n, unit])
+    const feeParams = await this.feeParams(token, fee, 0n, LONG_DEADLINE, "valid")
+    const deadline = this.now + 3_600n
+    const adapterPermit = (nonce: bigint, amount: bigint, permitDeadline = deadline): Permit2Permit => ({ chainId: domain, token, amount, spender: addresses.feeAdapter, nonce, deadline: permitDeadline })
+    const adapterParams = async (permit: Permit2Permit, signer: Address = alice): Promise<Permit2Params> => ({ nonce: permit.nonce, deadline: permit.deadline, signature: await this.signPermit(permit, signer) })
+    const ops: Operation[] = []
+
+    // The fee adapter: amount + fee through Permit2, then the same permit again.
+    const good = adapterPermit(this.permitNonce(), amount + fee)
+    const goodParams = await adapterParams(good)
+    ops.push(this.permitOp(domain, alice, Call.feeAdapter.newIntentPermit2({ ...params, permit2Params: goodParams, feeParams }), `permit2 adapter intent ${symbol} (valid)`))
+    ops.push(this.permitOp(domain, alice, Call.feeAdapter.newIntentPermit2({ ...params, permit2Params: goodParams, feeParams }), "permit2 adapter intent (reused nonce)"))
+    // Expired (the block's time is at least now), signed by bob for alice, signed for the amount without the fee.
+    const expired = adapterPermit(this.permitNonce(), amount + fee, this.now - 1n)
+    ops.push(this.permitOp(domain, alice, Call.feeAdapter.newIntentPermit2({ ...params, permit2Params: await adapterParams(expired), feeParams }), "permit2 adapter intent (expired)"))
+    const byBob = adapterPermit(this.permitNonce(), amount + fee)
+    ops.push(this.permitOp(domain, alice, Call.feeAdapter.newIntentPermit2({ ...params, permit2Params: await adapterParams(byBob, ROLE.bob), feeParams }), "permit2 adapter intent (wrong signer)"))
+    if (fee > 0n) {
+      const withoutFee = adapterPermit(this.permitNonce(), amount)
+      ops.push(this.permitOp(domain, alice, Call.feeAdapter.newIntentPermit2({ ...params, permit2Params: await adapterParams(withoutFee), feeParams }), "permit2 adapter intent (permit without the fee)"))
+    }
+    // Bob never approved Permit2: the token refuses Permit2's transferFrom.
+    const bobs = adapterPermit(this.permitNonce(), amount + fee)
+    ops.push(this.permitOp(domain, ROLE.bob, Call.feeAdapter.newIntentPermit2({ ...params, permit2Params: await adapterParams(bobs, ROLE.bob), feeParams }), "permit2 adapter intent (Permit2 not approved)"))
+
+    // The spoke's overload: amount through Permit2 (an xERC20 goes to custody).
+    const spokePermit: Permit2Permit = { chainId: domain, token, amount, spender: addresses.spoke, nonce: this.permitNonce(), deadline }
+    ops.push(this.permitOp(domain, alice, Call.spoke.newIntentPermit2({ ...params, permit2Params: { nonce: spokePermit.nonce, deadline, signature: await this.signPermit(spokePermit, alice) } }), `permit2 spoke intent ${symbol} (valid)`))
+    const spokeExpired = { ...spokePermit, nonce: this.permitNonce(), deadline: this.now - 1n }
+    ops.push(this.permitOp(domain, alice, Call.spoke.newIntentPermit2({ ...params, permit2Params: { nonce: spokeExpired.nonce, deadline: spokeExpired.deadline, signature: await this.signPermit(spokeExpired, alice) } }), "permit2 spoke intent (expired)"))
+
+    // Direct transfers: solver1 as spender moves alice's tokens to carol.
+    const direct: Permit2Permit = { chainId: domain, token, amount, spender: ROLE.solver1, nonce: this.permitNonce(), deadline }
+    const directSig = await this.signPermit(direct, alice)
+    const transfer = (requestedAmount: bigint, signature: Hex, nonce = direct.nonce) =>
+      Call.permit2.permitTransferFrom({ token, amount, nonce, deadline, to: CAROL, requestedAmount, owner: alice, signature })
+    ops.push(this.permitOp(domain, ROLE.solver1, transfer(amount + 1n, directSig), "permit2 transfer (over the permitted amount)"))
+    ops.push(this.permitOp(domain, ROLE.solver2, transfer(amount, directSig), "permit2 transfer (another spender)"))
+    ops.push(this.permitOp(domain, ROLE.solver1, transfer(amount, `${directSig.slice(0, 130)}00` as Hex), "permit2 transfer (v = 0)"))
+    ops.push(this.permitOp(domain, ROLE.solver1, transfer(amount, directSig.slice(0, 128) as Hex), "permit2 transfer (63-byte signature)"))
+    const compact = rng.chance(0.5) ? serializeCompactSignature(signatureToCompactSignature(parseSignature(directSig))) : directSig
+    ops.push(this.permitOp(domain, ROLE.solver1, transfer(rng.big(0n, amount), compact), `permit2 transfer (${compact.length === 130 ? "compact" : "65-byte"} signature)`))
+    // Invalidated nonces: alice sets bits of a word, then a permit with one of them fails.
+    const word = this.permitRng.pick([0n, 1n, 1n << 192n])
+    const bit = rng.big(0n, 255n)
+    ops.push(this.permitOp(domain, alice, Call.permit2.invalidateUnorderedNonces(word, (1n << bit) | rng.big(0n, 15n)), "permit2 invalidateUnorderedNonces"))
+    const invalidated: Permit2Permit = { ...direct, nonce: (word << 8n) | bit }
+    ops.push(this.permitOp(domain, ROLE.solver1, transfer(amount, await this.signPermit(invalidated, alice), invalidated.nonce), "permit2 transfer (invalidated nonce)"))
+    return ops
+  }
+
   // --- blocks ----------------------------------------------------------------------------------------------
 
   /** The first block: approvals and solver deposits everywhere. */
@@ -1067,7 +1167,7 @@ export class OperationGenerator {
       const { addresses } = this.chain(domain)
       for (const user of [ROLE.alice, ROLE.bob, ROLE.solver1, ROLE.solver2]) {
         for (const symbol of SYMBOLS) {
-          for (const spender of [addresses.feeAdapter, addresses.spoke, addresses.xerc20Module]) {
+          for (const spender of [addresses.feeAdapter, addresses.spoke, addresses.xerc20Module, ...(user === ROLE.alice ? [PERMIT2_ADDRESS] : [])]) {
             ops.push({ domain, from: user, call: Call.erc20.approve(this.token(symbol), spender, maxUint256), value: 0n, raw: false, label: "setup approve" })
           }
         }
@@ -1168,6 +1268,7 @@ export class OperationGenerator {
       // On top of the usual mix (which keeps its share): sometimes the next configuration scenario.
       if (this.rng.chance(0.35)) ops.push(...(await this.scenarioOps(domain, ops.slice(start))))
     }
+    ops.push(...(await this.permit2Ops()))
     return ops
   }
 
