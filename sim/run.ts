@@ -204,7 +204,10 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
     coverage: [...metrics.coverage].sort(),
     wallSeconds: options.wallSeconds,
   }
-  if (world.transport.stats.dropped + world.transport.stats.duplicated + world.transport.stats.reordered + world.transport.stats.heldByOutage > 0) {
+  const t = world.transport.stats
+  // Any fault the transport injected or carried out: a drop, duplicate, reordering, outage hold, or a delivery the
+  // paused hub refused and the relayer retried.
+  if (t.dropped + t.duplicated + t.reordered + t.heldByOutage + t.redeliveredAfterRefusal > 0) {
     metrics.coverage.add("transportFaultInjected")
   }
   const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, METRIC_NAMES)

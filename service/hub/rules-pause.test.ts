@@ -95,7 +95,7 @@ describe("pausing: pause and unpause by the owner or the watchtower", () => {
     t.events()
   })
 
-  it("pausing a paused hub keeps it paused (and emits Paused again)", () => {
+  it("pausing a paused hub keeps it paused and emits Paused again (the engine's choice: the reference does not say)", () => {
     const t = new TestHub(pausableConfig())
     t.step(() => t.hub.pause(OWNER))
     expect(t.step(() => t.hub.pause(WATCHTOWER))).toEqual([{ kind: "Paused", caller: WATCHTOWER }])

@@ -1002,7 +1002,7 @@ export class ReadModel implements HubObserver {
     for (const [k, v] of this.solverBalances) parts.push(`${k}=${v}`)
     const hub = this.hub?.state
     if (hub !== undefined) {
-      parts.push(`hub:${hub.blockNumber}:${hub.timestamp}:${hub.contexts.size}:${hub.messageNonce}:${hub.paymentNonce}:${hub.outbox.length}`)
+      parts.push(`hub:${hub.blockNumber}:${hub.timestamp}:${hub.contexts.size}:${hub.messageNonce}:${hub.paymentNonce}:${hub.outbox.length}:${hub.paused ? "paused" : "live"}`)
       for (const [hash, t] of hub.tickers) {
         parts.push(`${hash}:${t.invoices.length}:${[...t.custodied18].join(";")}:${[...t.feeVault18].join(";")}`)
       }

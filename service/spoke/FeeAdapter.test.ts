@@ -185,7 +185,7 @@ describe("FeeAdapter.newIntent", () => {
       await expectRevert(simulateNewIntent(f, { fee, sig: `0x${signed.slice(2, 130)}0${28 - v}` }), "ECDSAInvalidSignature", [])
       // r = 0 has no point: ecrecover gives address(0) too.
       await expectRevert(simulateNewIntent(f, { fee, sig: `0x${"0".repeat(64)}${signed.slice(66)}` }), "ECDSAInvalidSignature", [])
-      // A well-formed signature by another key is the adapter's own refusal.
+      // A well-formed signature of other fees (it recovers to another address) is the adapter's own refusal.
       await expectRevert(simulateNewIntent(f, { fee, sig: await sign({ ...fee, fee: fee.fee + 1n }) }), "FeeAdapter_InvalidSignature", [])
     })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { RngStreams } from "../../sim/rng.ts"
 import { medianLatencySeconds, sampleLatencySeconds } from "./latency.ts"
-import { Transport, type TransportSpec } from "./transport.ts"
+import { MIN_REFUSAL_RETRY_SECONDS, Transport, type TransportSpec } from "./transport.ts"
 
 const msg = (i: number, origin = 1, destination = 25327) => ({ messageId: `m${i}`, origin, destination })
 
@@ -88,7 +88,14 @@ describe("Transport", () => {
     expect(t.redeliver(retry, 400_000).atMs).toBe(600_000)
     expect(source.draws).toBe(draws)
     expect(t.stats.redeliveredAfterRefusal).toBe(2)
+    expect(t.stats.heldByOutage).toBe(1)
     expect(t.isHalted(25327, 200_000)).toBe(false)
+  })
+
+  it("retries a refused delivery at least a second later, whatever the redelivery delay (a retry at the same instant would be refused forever)", () => {
+    const t = new Transport({ latency: { kind: "fixed", seconds: 10 }, faults: { redeliveryDelaySeconds: 0, outages: [{ domain: 25327, kind: "pause", fromSeconds: 100, toSeconds: 400 }] } }, { float: () => 0.5 })
+    const [first] = t.send(msg(1), 150_000)
+    expect(t.redeliver(first!, 160_000).atMs).toBe(160_000 + MIN_REFUSAL_RETRY_SECONDS * 1000)
   })
 
   it("is deterministic for a seed", () => {

@@ -75,6 +75,9 @@ export interface TransportStats {
   redeliveredAfterRefusal: number
 }
 
+/** The least delay before a refused delivery's retry (`Transport.redeliver`), whatever `redeliveryDelaySeconds` says. */
+export const MIN_REFUSAL_RETRY_SECONDS = 1
+
 export class Transport {
   readonly stats: TransportStats = { sent: 0, deliveries: 0, dropped: 0, duplicated: 0, reordered: 0, heldByOutage: 0, redeliveredAfterRefusal: 0 }
   private readonly routes = new Map<string, LatencySpec>()
@@ -154,8 +157,13 @@ export class Transport {
   redeliver<M extends TransportMessage>(delivery: Delivery<M>, refusedAtMs: number): Delivery<M> {
     this.stats.redeliveredAfterRefusal++
     this.stats.deliveries++
-    const retryMs = refusedAtMs + (this.spec.faults?.redeliveryDelaySeconds ?? 300) * 1000
-    return { message: delivery.message, atMs: Math.round(this.afterOutages(delivery.message.destination, retryMs)), attempt: delivery.attempt + 1, duplicate: delivery.duplicate }
+    // At least a second later: a retry at the instant of the refusal would be refused again at that instant, and
+    // virtual time would never reach the end of the pause (the scenario loader refuses shorter delays with a pause).
+    const delaySeconds = Math.max(this.spec.faults?.redeliveryDelaySeconds ?? 300, MIN_REFUSAL_RETRY_SECONDS)
+    const retryMs = refusedAtMs + delaySeconds * 1000
+    const heldMs = this.afterOutages(delivery.message.destination, retryMs)
+    if (heldMs !== retryMs) this.stats.heldByOutage++
+    return { message: delivery.message, atMs: Math.round(heldMs), attempt: delivery.attempt + 1, duplicate: delivery.duplicate }
   }
 
   /** True while `domain` is in a `halt` outage at `atMs` (its chain produces no blocks). */

@@ -53,7 +53,7 @@ export const COVERAGE_PREDICATES = {
   xerc20DebtMinted: "some xERC20 debt was minted later",
   expiredIntentHandled: "some unfilled fast-path intent expired to the slow path",
   arbitragePurchase: "some arbitrageur bought an invoice",
-  transportFaultInjected: "the transport dropped, duplicated, reordered or held a message",
+  transportFaultInjected: "the transport dropped, duplicated, reordered or held a message, or retried one the paused hub refused",
   unsupportedReturned: "some unsupported intent was returned",
 } as const
 export type CoverageName = keyof typeof COVERAGE_PREDICATES

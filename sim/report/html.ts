@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import type { LatencySummary, RunReport } from "./report.ts"
+import { type LatencySummary, type RunReport, runSummary } from "./report.ts"
 
 export interface SeriesRow {
   readonly run: number
@@ -208,12 +208,8 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     out.push(`</table>`)
   }
   out.push(`<h2>Run</h2><ul>`)
-  out.push(`<li>hub: ${r.hubInputs} inputs, ${r.hubEvents} events, ${r.world.hubReverts} reverted calls, ${r.world.conservationChecks} conservation checks</li>`)
-  out.push(`<li>spokes: ${r.world.spokeBlocks} blocks, ${r.world.spokeCalls} calls, ${r.world.spokeReverts} reverted</li>`)
-  out.push(
-    `<li>transport: ${r.transport.sent} messages, ${r.transport.dropped} dropped, ${r.transport.duplicated} duplicated, ${r.transport.reordered} reordered, ${r.transport.heldByOutage} held by outages</li>`,
-  )
-  out.push(`<li>coverage: ${escapeHtml(r.coverage.join(", ") || "–")}</li></ul>`)
+  for (const line of runSummary(r)) out.push(`<li>${escapeHtml(line)}</li>`)
+  out.push(`</ul>`)
   out.push(`<p class="muted">Files beside this page: report.json, report.md, timeseries.csv, trace.jsonl (replay: <code>npx clearsim hub replay trace.jsonl</code>).</p>`)
   out.push(`</body></html>\n`)
   return out.join("\n")

@@ -222,20 +222,26 @@ export const renderMarkdown = (r: RunReport): string => {
     for (const a of r.agents) lines.push(`| ${a.population} | ${a.kind} | ${a.agents} | ${fmt(a.actions)} | ${fmt(a.rejections)} | ${fmt(a.pnl)} | ${fmt(a.inFlight)} |`)
   }
   lines.push("", "## Run", "")
+  for (const line of runSummary(r)) lines.push(`- ${line}`)
+  lines.push(`- wall time ${r.wallSeconds.toFixed(1)} s`)
+  return `${lines.join("\n")}\n`
+}
+
+/** The run's counters as text lines (report.md's and report.html's "Run" lists): hub, keepers, spokes, transport, coverage. */
+export const runSummary = (r: RunReport): string[] => {
   const byError = (o: Readonly<Record<string, number>> | undefined) => {
     const entries = Object.entries(o ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     return entries.length === 0 ? "" : ` (${entries.map(([k, v]) => `${k} ${v}`).join(", ")})`
   }
-  lines.push(`- hub: ${r.hubInputs} inputs, ${r.hubEvents} events, ${r.world.hubReverts} reverted calls${byError(r.world.hubRevertsByError)}, ${r.world.conservationChecks} conservation checks`)
   const k = r.keepers
-  lines.push(
-    `- keepers: ${k.intentDispatches} intent, ${k.fillDispatches} fill and ${k.settlementDispatches} settlement dispatches, ${k.processCalls} processDepositsAndInvoices, ${k.expiredHandled} expired intents handled, ${k.debtMints} debt mints, ${k.reverts} reverted${byError(k.revertsByError)}`,
-  )
-  lines.push(`- spokes: ${r.world.spokeBlocks} blocks, ${r.world.spokeCalls} calls, ${r.world.spokeReverts} reverted`)
-  lines.push(`- transport: ${r.transport.sent} messages, ${r.transport.dropped} dropped, ${r.transport.duplicated} duplicated, ${r.transport.reordered} reordered, ${r.transport.heldByOutage} held by outages`)
-  lines.push(`- coverage: ${r.coverage.join(", ") || "–"}`)
-  lines.push(`- wall time ${r.wallSeconds.toFixed(1)} s`)
-  return `${lines.join("\n")}\n`
+  const t = r.transport
+  return [
+    `hub: ${r.hubInputs} inputs, ${r.hubEvents} events, ${r.world.hubReverts} reverted calls${byError(r.world.hubRevertsByError)}, ${r.world.conservationChecks} conservation checks`,
+    `keepers: ${k.intentDispatches} intent, ${k.fillDispatches} fill and ${k.settlementDispatches} settlement dispatches, ${k.processCalls} processDepositsAndInvoices, ${k.expiredHandled} expired intents handled, ${k.debtMints} debt mints, ${k.reverts} reverted${byError(k.revertsByError)}`,
+    `spokes: ${r.world.spokeBlocks} blocks, ${r.world.spokeCalls} calls, ${r.world.spokeReverts} reverted`,
+    `transport: ${t.sent} messages, ${t.dropped} dropped, ${t.duplicated} duplicated, ${t.reordered} reordered, ${t.heldByOutage} held by outages, ${r.world.refusedHubDeliveries ?? 0} refused by the paused hub and redelivered`,
+    `coverage: ${r.coverage.join(", ") || "–"}`,
+  ]
 }
 
 export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string =>

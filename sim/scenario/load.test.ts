@@ -176,6 +176,14 @@ transport:
     outages:
 ${lines}`
     expect(() => parseScenario(withOutages("      - { domain: 25327, kind: pause, fromSeconds: 60, toSeconds: 120 }\n"), "s.yaml")).not.toThrow()
+    // A paused hub's refused deliveries are retried after the redelivery delay: a delay under a second is refused.
+    const withDelay = (seconds: number) =>
+      withOutages("      - { domain: 25327, kind: pause, fromSeconds: 60, toSeconds: 120 }\n").replace("  faults:\n", `  faults:\n    redeliveryDelaySeconds: ${seconds}\n`)
+    expect(problemsOf(withDelay(0))).toEqual([
+      expect.objectContaining({ path: "transport.faults.redeliveryDelaySeconds", message: "must be at least 1 s when the hub is paused (the relayer retries each refused delivery after it), got 0" }),
+    ])
+    expect(() => parseScenario(withDelay(1), "s.yaml")).not.toThrow()
+    expect(() => parseScenario(withDelay(0).replace("kind: pause", "kind: halt"), "s.yaml")).not.toThrow()
     expect(problemsOf(withOutages("      - { domain: 31002, kind: pause, fromSeconds: 60, toSeconds: 120 }\n"))).toEqual([
       expect.objectContaining({
         path: "transport.faults.outages[0].domain",

@@ -9,6 +9,7 @@ import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { MAX_XERC20_LIMIT, tokensToUnits } from "../../service/domain/protocol.ts"
 import { decodeWithProblems, type InputProblem } from "../../service/domain/schemas.ts"
 import type { LatencySpec } from "../../service/transport/latency.ts"
+import { MIN_REFUSAL_RETRY_SECONDS } from "../../service/transport/transport.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { METRIC_NAMES } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
@@ -206,6 +207,15 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
       }
     }
   })
+  // A paused hub refuses what arrives and the relayer retries after the redelivery delay: too short a delay would
+  // retry a refused message all through the pause (the transport waits at least MIN_REFUSAL_RETRY_SECONDS anyway).
+  const delay = spec.transport?.faults?.redeliveryDelaySeconds
+  if (delay !== undefined && delay < MIN_REFUSAL_RETRY_SECONDS && spec.transport?.faults?.outages?.some((o) => o.kind === "pause" && o.domain === hubDomain)) {
+    problems.push({
+      path: "transport.faults.redeliveryDelaySeconds",
+      message: `must be at least ${MIN_REFUSAL_RETRY_SECONDS} s when the hub is paused (the relayer retries each refused delivery after it), got ${delay}`,
+    })
+  }
   if (spec.transport !== undefined) latencyRange("transport.latency", spec.transport.latency, problems)
   spec.transport?.routes?.forEach((r, i) => {
     if (!isDomain(r.from)) problems.push({ path: `transport.routes[${i}].from`, message: `domain ${r.from} is neither a chain nor the hub (expected ${domains})` })
