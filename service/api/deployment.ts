@@ -64,6 +64,8 @@ const hubConfig = (spokes: SpokesShape, a: Accounts): HubConfigInput => ({
   hubDomain: HUB_DOMAIN,
   epochLength: 10,
   minSolverSupportedDomains: 2,
+  // The deployer owns the hub: it may pause it (reference §3.14) through the JSON-RPC endpoint.
+  owner: a.owner.address,
   tickers: ["USDC", "WETH"].map((symbol) => ({
     symbol,
     discountPerEpoch: 3,

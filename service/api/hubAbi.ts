@@ -55,7 +55,10 @@ export const HubAbi = [
     ],
     outputs: [],
   },
+  { type: "function", name: "pause", stateMutability: "nonpayable", inputs: [], outputs: [] },
+  { type: "function", name: "unpause", stateMutability: "nonpayable", inputs: [], outputs: [] },
   // Views
+  { type: "function", name: "paused", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "bool" }] },
   { type: "function", name: "getCurrentEpoch", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint48" }] },
   { type: "function", name: "epochLength", stateMutability: "view", inputs: [], outputs: [{ name: "", type: "uint48" }] },
   {

@@ -296,6 +296,10 @@ export class HubRpc {
         return { kind: "setUserSupportedDomains", user: sender, domains: [...decoded.args[0]] }
       case "handleExpiredIntents":
         return { kind: "handleExpiredIntents", intentIds: decoded.args[0].map((id) => id.toLowerCase() as Bytes32) }
+      case "pause":
+        return { kind: "pause", caller: sender }
+      case "unpause":
+        return { kind: "unpause", caller: sender }
       case "withdrawFees": {
         const [feeRecipient, ticker, amount, destinations] = decoded.args
         return { kind: "withdrawFees", withdrawer: sender, feeRecipient: feeRecipient.toLowerCase() as Bytes32, ticker: ticker.toLowerCase(), amount, destinations: [...destinations] }
@@ -398,6 +402,8 @@ export class HubRpc {
         return result(BigInt(state.settlementQueues.get(decoded.args[0])?.size ?? 0))
       case "updateVirtualBalance":
         return result(state.updateVirtualBalance.get(decoded.args[0].toLowerCase() as Bytes32) === true)
+      case "paused":
+        return result(state.paused)
       default:
         return "0x"
     }

@@ -81,6 +81,35 @@ describe("hub transactions through the JSON-RPC endpoint, signed by a viem walle
     expect(await client.getBlockNumber()).toBe(BigInt(d.hub.state.blockNumber))
   })
 
+  it("pauses and unpauses the hub for its owner only (§3.14), paused() tells, and a paused hub refuses gated calls", async () => {
+    const a = d.accounts
+    const chain = hubChain()
+    const client = createPublicClient({ chain, transport: http() })
+    const send = async (account: typeof a.owner, functionName: "pause" | "unpause") => {
+      const wallet = createWalletClient({ chain, transport: http(), account })
+      const hash = await wallet.writeContract({ address: HUB_ADDRESS, abi: HubAbi, functionName })
+      return (await client.waitForTransactionReceipt({ hash, pollingInterval: 10 })).status
+    }
+    const paused = () => client.readContract({ address: HUB_ADDRESS, abi: HubAbi, functionName: "paused" })
+    expect(await paused()).toBe(false)
+    expect(await send(a.bob, "pause")).toBe("reverted")
+    expect(await paused()).toBe(false)
+    expect(await send(a.owner, "pause")).toBe("success")
+    expect(await paused()).toBe(true)
+    expect(d.hub.state.paused).toBe(true)
+    // A gated call sent while paused reverts; the same call succeeds once the hub is unpaused.
+    const expire = async () => {
+      const wallet = createWalletClient({ chain, transport: http(), account: a.bob })
+      const hash = await wallet.writeContract({ address: HUB_ADDRESS, abi: HubAbi, functionName: "handleExpiredIntents", args: [[]] })
+      return (await client.waitForTransactionReceipt({ hash, pollingInterval: 10 })).status
+    }
+    expect(await expire()).toBe("reverted")
+    expect(await send(a.bob, "unpause")).toBe("reverted")
+    expect(await send(a.owner, "unpause")).toBe("success")
+    expect(await paused()).toBe(false)
+    expect(await expire()).toBe("success")
+  })
+
   it("refuses transactions for another chain, with a wrong nonce or not signed, and changes nothing", async () => {
     const a = d.accounts
     const before = d.model.fingerprint()
