@@ -7,7 +7,8 @@ import { encodeAbiParameters, type Hex, keccak256, maxUint256, parseSignature, s
 import { describe, expect, test } from "vitest"
 import { deriveDevAccounts, TEST_MNEMONIC } from "../../sim/chains/index.ts"
 import { type Address, addressToBytes32 } from "../domain/hex.ts"
-import { PERMIT2_ADDRESS, type Permit2Permit, permit2TypedData } from "./permit2.ts"
+import { ecrecover } from "./memory/permit2.ts"
+import { PERMIT2_ADDRESS, permit2Digest, type Permit2Permit, permit2TypedData } from "./permit2.ts"
 import { Call, createMemorySpokes, eventsNamed, type MemorySpokeChain, type SpokesConfig } from "./spoke.ts"
 
 const T0 = 1_700_000_000n
@@ -116,6 +117,33 @@ describe("Permit2 in memory", () => {
   })
 })
 
+describe("ecrecover's cache", () => {
+  // The cache is keyed by digest and signature. A key written without separators ("<digest><v><r hex>.<s hex>")
+  // made v = 2 with r = 0x7<r hex> and v = 27 with r = 0x<r hex> one entry: whichever came first decided both.
+  /** Alice's signature of the first permit from nonce `from` on whose signature v is 27 (signing is deterministic). */
+  const signedWithV27 = async (from: bigint) => {
+    for (let nonce = from; ; nonce++) {
+      const permit: Permit2Permit = { chainId: DOMAIN, token: BOB, amount: 1n, spender: BOB, nonce, deadline: T0 }
+      const { r, s, v } = parseSignature(await sign(permit))
+      if (v !== 27n) continue
+      const valid = { r: BigInt(r), s: BigInt(s) }
+      return { digest: permit2Digest(permit), valid, forgedR: BigInt(`0x7${valid.r.toString(16)}`) }
+    }
+  }
+
+  test("a v = 2 signature does not poison the entry of a v = 27 one", async () => {
+    const { digest, valid, forgedR } = await signedWithV27(9_000n)
+    expect(ecrecover(digest, 2, forgedR, valid.s)).toBe(zeroAddress)
+    expect(ecrecover(digest, 27, valid.r, valid.s)).toBe(ALICE)
+  })
+
+  test("a v = 27 signature does not lend its signer to a v = 2 one", async () => {
+    const { digest, valid, forgedR } = await signedWithV27(9_100n)
+    expect(ecrecover(digest, 27, valid.r, valid.s)).toBe(ALICE)
+    expect(ecrecover(digest, 2, forgedR, valid.s)).toBe(zeroAddress)
+  })
+})
+
 describe("the Permit2 overloads in memory", () => {
   test("FeeAdapter: amount + fee through Permit2, the fee paid, the intent created by the adapter; the same permit again reverts", async () => {
     const { chain, usdc } = await setup()
@@ -143,19 +171,26 @@ describe("the Permit2 overloads in memory", () => {
     expect(chain.read.erc20Balance(usdc, chain.addresses.spoke)).toBe(params.amount)
   })
 
-  test("ClearingSpoke: amount through Permit2; an xERC20 goes to the spoke's custody unburned; intent checks come first", async () => {
+  test("ClearingSpoke: amount through Permit2; an xERC20 goes to the spoke's custody unburned; the pull comes before the intent checks", async () => {
     const { chain, xt } = await setup()
     const { spoke } = chain.addresses
     const amount = 3n * 10n ** 18n
     const permit: Permit2Permit = { chainId: DOMAIN, token: xt, amount, spender: spoke, nonce: 5n, deadline: T0 + 60n }
     const params = { destinations: [10], receiver: BOB, inputAsset: xt, outputAsset: zeroAddress, amount }
     const supply = await chain.totalSupply(xt)
+    const signature = await sign(permit)
+    // An invalid intent (ttl without an output asset) reports Permit2's error first: expired, then a short signature.
+    chain.submit({ from: ALICE, call: Call.spoke.newIntentPermit2({ ...params, ttl: 60, permit2Params: { nonce: 5n, deadline: 0n, signature: "0x" } }) })
     chain.submit({ from: ALICE, call: Call.spoke.newIntentPermit2({ ...params, ttl: 60, permit2Params: { nonce: 5n, deadline: T0 + 60n, signature: "0x" } }) })
-    chain.submit({ from: ALICE, call: Call.spoke.newIntentPermit2({ ...params, permit2Params: { nonce: 5n, deadline: T0 + 60n, signature: await sign(permit) } }) })
+    // With a valid permit the intent checks still revert, and undo the pull (nonce 5 stays usable).
+    chain.submit({ from: ALICE, call: Call.spoke.newIntentPermit2({ ...params, ttl: 60, permit2Params: { nonce: 5n, deadline: T0 + 60n, signature } }) })
+    chain.submit({ from: ALICE, call: Call.spoke.newIntentPermit2({ ...params, permit2Params: { nonce: 5n, deadline: T0 + 60n, signature } }) })
     const block = await chain.mine(T0 + 2n)
-    expect(block.receipts[0]).toMatchObject({ status: "reverted", error: { name: "ClearingSpoke_NewIntent_InvalidIntent" } })
-    expect(block.receipts[1]!.status).toBe("success")
-    expect(eventsNamed(block.receipts[1]!.events, "IntentAdded")[0]!.intent.initiator).toBe(addressToBytes32(ALICE))
+    expect(block.receipts[0]).toMatchObject({ status: "reverted", error: { name: "SignatureExpired" } })
+    expect(block.receipts[1]).toMatchObject({ status: "reverted", error: { name: "InvalidSignatureLength" } })
+    expect(block.receipts[2]).toMatchObject({ status: "reverted", error: { name: "ClearingSpoke_NewIntent_InvalidIntent" } })
+    expect(block.receipts[3]!.status).toBe("success")
+    expect(eventsNamed(block.receipts[3]!.events, "IntentAdded")[0]!.intent.initiator).toBe(addressToBytes32(ALICE))
     expect(chain.read.erc20Balance(xt, spoke)).toBe(amount)
     expect(await chain.totalSupply(xt)).toBe(supply)
   })

@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest"
 import { type Address, encodeAbiParameters, getAddress, type Hex, hashDomain, keccak256, maxUint256, parseEventLogs, parseSignature, serializeCompactSignature, serializeSignature, signatureToCompactSignature } from "viem"
 import { mnemonicToAccount } from "viem/accounts"
 import { addressToBytes32 } from "../domain/hex.ts"
+import { gasLimitFor } from "./anvil/gas.ts"
+import { Call } from "./calls.ts"
 import { PERMIT2_ADDRESS, type Permit2Permit, permit2TypedData } from "./permit2.ts"
 import {
   abis,
@@ -189,12 +191,21 @@ describe("ClearingSpoke.newIntent with Permit2", () => {
     expect(await f.chain.publicClient.readContract({ address: usdc, abi: abis.erc20, functionName: "allowance", args: [user, f.deployment.spoke] })).toBe(0n)
   })
 
-  it("validates the intent before Permit2 (§4.1 steps 2 to 6 come first)", async () => {
+  it("pulls through Permit2 before validating the intent (§4.1 step 7: the production order)", async () => {
     const f = fixture()
-    const p = newIntentParameters(f, { ttl: 60 })
-    await expectRevert(spokeNewIntent(f, p, { nonce: 1n, deadline: 0n, signature: "0x" }), "ClearingSpoke_NewIntent_InvalidIntent", [])
+    const invalid = newIntentParameters(f, { ttl: 60 })
+    // An invalid intent with a bad permit reports Permit2's error, not the intent's.
+    await expectRevert(spokeNewIntent(f, invalid, { nonce: 1n, deadline: 0n, signature: "0x" }), "SignatureExpired", [0n])
+    const deadline = await deadlineIn(f, 3_600n)
+    await expectRevert(spokeNewIntent(f, invalid, { nonce: 1n, deadline, signature: "0x" }), "InvalidSignatureLength", [])
     const zero = newIntentParameters(f, { amount: 0n })
-    await expectRevert(spokeNewIntent(f, zero, { nonce: 1n, deadline: 0n, signature: "0x" }), "ClearingSpoke_NewIntent_ZeroAmount", [])
+    await expectRevert(spokeNewIntent(f, zero, { nonce: 1n, deadline, signature: "0x" }), "InvalidSignatureLength", [])
+    // With a valid permit the intent checks still apply, and their revert undoes the pull (nonce unused).
+    const signed = await permit(f, { amount: invalid.amount, spender: f.deployment.spoke, nonce: 1n })
+    await expectRevert(spokeNewIntent(f, invalid, { nonce: 1n, deadline: signed.deadline, signature: await signPermit(signed) }), "ClearingSpoke_NewIntent_InvalidIntent", [])
+    const signedZero = await permit(f, { amount: 0n, spender: f.deployment.spoke, nonce: 1n })
+    await expectRevert(spokeNewIntent(f, zero, { nonce: 1n, deadline: signedZero.deadline, signature: await signPermit(signedZero) }), "ClearingSpoke_NewIntent_ZeroAmount", [])
+    expect(await bitmap(f, f.accounts[Role.user]!, 0n)).toBe(0n)
   })
 
   it("reverts with Permit2's errors: expired, reused nonce, another amount", async () => {
@@ -278,5 +289,37 @@ describe("FeeAdapter.newIntent with Permit2", () => {
     expect(await bitmap(f, f.accounts[Role.user]!, 0n)).toBe(0n)
     await mined(f, adapterNewIntent(f, p, permit2Params, feeParams))
     expect(await bitmap(f, f.accounts[Role.user]!, 0n)).toBe(1n << 12n)
+  })
+})
+
+describe("gas limits of the Permit2 overloads (anvil/gas.ts)", () => {
+  it("with 10 destinations each overload uses at most half the limit the anvil backend gives it, the plain overloads' limit", async () => {
+    const f = fixture()
+    const usdc = f.token("USDC")
+    const p = newIntentParameters(f, { destinations: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], amount: units(20n, 6) })
+    const fee = 1_000n
+    const deadline = await deadlineIn(f, 3_600n)
+    const feeParams = { fee, deadline, sig: await feeSignerAccount.signMessage({ message: { raw: feeHash(fee, 0n, usdc, deadline) } }) }
+    const toSpoke = await permit(f, { amount: p.amount, spender: f.deployment.spoke, nonce: 21n })
+    const toAdapter = await permit(f, { amount: p.amount + fee, spender: f.deployment.feeAdapter, nonce: 22n })
+    const spokeParams = { nonce: 21n, deadline: toSpoke.deadline, signature: await signPermit(toSpoke) }
+    const adapterParams = { nonce: 22n, deadline: toAdapter.deadline, signature: await signPermit(toAdapter) }
+    const intent = { ...p, destinations: [...p.destinations] }
+    const cases = [
+      [Call.spoke.newIntentPermit2({ ...intent, permit2Params: spokeParams }), Call.spoke.newIntent(intent), () => spokeNewIntent(f, p, spokeParams)],
+      [
+        Call.feeAdapter.newIntentPermit2({ ...intent, permit2Params: adapterParams, feeParams }),
+        Call.feeAdapter.newIntent({ ...intent, feeParams }),
+        () => f.chain.wallet(Role.user).writeContract({ address: f.deployment.feeAdapter, abi: abis.feeAdapter, functionName: "newIntent", args: [...newIntentArgs(p), adapterParams, feeParams] }),
+      ],
+    ] as const
+    for (const [call, plain, sent] of cases) {
+      const receipt = await mined(f, sent())
+      const tx = await f.chain.publicClient.getTransaction({ hash: receipt.transactionHash })
+      const calldataBytes = (tx.input.length - 2) >> 1
+      const limit = gasLimitFor(call, calldataBytes)
+      expect(limit, call.kind).toBe(gasLimitFor(plain, calldataBytes))
+      expect(receipt.gasUsed * 2n, `${call.kind}: ${receipt.gasUsed} gas used of ${limit}`).toBeLessThanOrEqual(limit)
+    }
   })
 })

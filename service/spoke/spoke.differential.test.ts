@@ -350,6 +350,9 @@ test(`memory and anvil spokes agree on ${STEPS} blocks of random operations (see
   expectOutcome(/^permit2 spoke intent USDC \(valid\)$/, "success")
   expectOutcome("permit2 spoke intent XT (valid)", "success")
   expectOutcome("permit2 spoke intent (expired)", "SignatureExpired")
+  // The pull comes before the intent checks (as the production spoke): Permit2's error wins over the intent's.
+  expectOutcome("permit2 spoke intent (invalid intent, expired permit)", "SignatureExpired")
+  expectOutcome("permit2 spoke intent (invalid intent, good permit)", "ClearingSpoke_NewIntent_InvalidIntent")
   expectOutcome("permit2 transfer (over the permitted amount)", "InvalidAmount")
   expectOutcome("permit2 transfer (another spender)", "InvalidSigner")
   expectOutcome("permit2 transfer (v = 0)", "InvalidSignature")

@@ -18,7 +18,9 @@ export const gasLimitFor = (call: SpokeCall, calldataBytes: number): bigint => {
   let gas: bigint
   switch (call.kind) {
     case "feeAdapter.newIntent":
+    case "feeAdapter.newIntentPermit2":
     case "spoke.newIntent":
+    case "spoke.newIntentPermit2":
     case "spoke.fillIntent":
     case "spoke.executeIntentCalldata":
       gas = 600_000n

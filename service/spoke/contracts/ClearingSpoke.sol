@@ -157,7 +157,8 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
     /// from the caller to the spoke with `permitTransferFrom`, on the caller's signature of
     /// `PermitTransferFrom{permitted: {inputAsset, amount}, spender: this spoke, nonce, deadline}`. Whatever the
     /// asset's strategy: the xERC20 burn belongs to the variant without Permit2, so an xERC20 pulled this way stays in
-    /// the spoke's custody.
+    /// the spoke's custody. As in the production spoke, the pull comes first (after the pause check) and the intent
+    /// checks of steps 2 to 6 after it: an invalid intent with a bad permit reverts with Permit2's error.
     function newIntent(
         uint32[] calldata destinations,
         address receiver,
@@ -169,8 +170,8 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
         bytes calldata data,
         Permit2Params calldata permit2Params
     ) external whenNotPaused returns (bytes32 intentId, Intent memory intent) {
-        uint256 normalizedAmount = _checkNewIntent(destinations.length, inputAsset, outputAsset, amount, maxFee, ttl, data.length);
         _pullWithPermit2(inputAsset, amount, permit2Params);
+        uint256 normalizedAmount = _checkNewIntent(destinations.length, inputAsset, outputAsset, amount, maxFee, ttl, data.length);
         (intentId, intent) = _addIntent(destinations, receiver, inputAsset, outputAsset, normalizedAmount, maxFee, ttl, data);
     }
 

@@ -164,9 +164,15 @@ export class MemoryClearingSpoke {
   // ---------------------------------------------------------------------------------------------------------
   // Intents
 
-  /** With `permit2Params`, the Permit2 overload: `amount` pulled with `Permit2.permitTransferFrom`, whatever the strategy. */
+  /**
+   * With `permit2Params`, the Permit2 overload: `amount` pulled with `Permit2.permitTransferFrom`, whatever the
+   * strategy, first (after the pause check, as the production spoke), then the intent checks.
+   */
   newIntent(sender: Address, p: NewIntentParams, permit2Params?: Permit2Params): { readonly intentId: Bytes32; readonly intent: Intent } {
     this.whenNotPaused()
+    if (permit2Params !== undefined) {
+      this.world.permit2.permitTransferFrom(this.address, { token: p.inputAsset, amount: p.amount, nonce: permit2Params.nonce, deadline: permit2Params.deadline }, this.address, p.amount, sender, permit2Params.signature)
+    }
     const destinations = p.destinations
     const count = destinations.length
     const outputAsset = p.outputAsset
@@ -182,7 +188,6 @@ export class MemoryClearingSpoke {
     const normalizedAmount = normalizeChecked(p.amount, this.decimals(inputAsset), NORMALIZED_DECIMALS)
     if (normalizedAmount === 0n) revert("ClearingSpoke_NewIntent_ZeroAmount")
     if (permit2Params === undefined) this.takeFunds(sender, inputAsset, p.amount)
-    else this.world.permit2.permitTransferFrom(this.address, { token: inputAsset, amount: p.amount, nonce: permit2Params.nonce, deadline: permit2Params.deadline }, this.address, p.amount, sender, permit2Params.signature)
 
     const ctx = this.ctx
     const nonce = this.nonce + 1n

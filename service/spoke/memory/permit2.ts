@@ -31,7 +31,8 @@ const recovered = new Map<string, Address>()
 
 /** `ecrecover(digest, v, r, s)`: the signer, or the zero address where the precompile gives nothing. */
 export const ecrecover = (digest: Hex, v: number, r: bigint, s: bigint): Address => {
-  const key = `${digest}${v}${r.toString(16)}.${s.toString(16)}`
+  // Separated decimal fields: the key is unambiguous (v = 2 with r = 0x7… must not meet v = 27 with r = 0x…).
+  const key = `${digest}:${v}:${r}:${s}`
   const known = recovered.get(key)
   if (known !== undefined) return known
   let signer: Address = ZERO_ADDRESS

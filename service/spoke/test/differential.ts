@@ -1081,7 +1081,7 @@ export class OperationGenerator {
   /**
    * Permit2 operations, on one domain every third block (their own random stream): the fee adapter's and the
    * spoke's Permit2 overloads, good and bad (expired, reused nonce, another signer, a permit without the fee, a
-   * token Permit2 may not spend), and direct `permitTransferFrom` calls (over the permitted amount, compact and
+   * token Permit2 may not spend, an invalid intent with an expired or a good permit), and direct `permitTransferFrom` calls (over the permitted amount, compact and
    * malformed signatures, invalidated nonces). Alice approved Permit2 in the setup block; bob did not.
    */
   async permit2Ops(): Promise<Operation[]> {
@@ -1137,6 +1137,13 @@ export class OperationGenerator {
     ops.push(this.permitOp(domain, alice, Call.spoke.newIntentPermit2({ ...params, permit2Params: { nonce: spokePermit.nonce, deadline, signature: await this.signPermit(spokePermit, alice) } }), `permit2 spoke intent ${symbol} (valid)`))
     const spokeExpired = { ...spokePermit, nonce: this.permitNonce(), deadline: this.now - 1n }
     ops.push(this.permitOp(domain, alice, Call.spoke.newIntentPermit2({ ...params, permit2Params: { nonce: spokeExpired.nonce, deadline: spokeExpired.deadline, signature: await this.signPermit(spokeExpired, alice) } }), "permit2 spoke intent (expired)"))
+    // An invalid intent (a ttl without an output asset): Permit2 pulls first (§4.1 step 7), so an expired permit
+    // reports SignatureExpired; with a good permit the intent check reverts and undoes the pull.
+    const invalid: NewIntentParams = { ...params, outputAsset: ZERO_ADDRESS, ttl: 600 }
+    const invalidExpired = { ...spokePermit, nonce: this.permitNonce(), deadline: this.now - 1n }
+    ops.push(this.permitOp(domain, alice, Call.spoke.newIntentPermit2({ ...invalid, permit2Params: { nonce: invalidExpired.nonce, deadline: invalidExpired.deadline, signature: await this.signPermit(invalidExpired, alice) } }), "permit2 spoke intent (invalid intent, expired permit)"))
+    const invalidGood = { ...spokePermit, nonce: this.permitNonce() }
+    ops.push(this.permitOp(domain, alice, Call.spoke.newIntentPermit2({ ...invalid, permit2Params: { nonce: invalidGood.nonce, deadline, signature: await this.signPermit(invalidGood, alice) } }), "permit2 spoke intent (invalid intent, good permit)"))
 
     // Direct transfers: solver1 as spender moves alice's tokens to carol.
     const direct: Permit2Permit = { chainId: domain, token, amount, spender: ROLE.solver1, nonce: this.permitNonce(), deadline }
