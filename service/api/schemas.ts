@@ -35,7 +35,8 @@ export const Permit2Params = Schema.Struct({
   description:
     "Permit2 SignatureTransfer parameters (POST /intents, one intent): with a real 65- or 64-byte signature the fee adapter pulls `amount` (fee included) from `from` through Permit2; " +
     "`from` signs EIP-712 PermitTransferFrom{permitted: {inputAsset, amount}, spender: the origin's fee adapter, nonce, deadline} in the domain {name: Permit2, chainId: origin, verifyingContract: 0x000000000022D473030F116dDEE9F6B43aC78BA3}. " +
-    "nonce and deadline are uint256 decimal (or 0x-hex) strings. An empty, 0x or all-zero signature is a placeholder: the adapter uses an ERC-20 allowance instead",
+    "nonce and deadline are uint256 decimal (or 0x-hex) strings. An empty, 0x or all-zero (e.g. 0x0) signature is a placeholder: the adapter uses an ERC-20 allowance instead. " +
+    "In an order (an array) anything but a real signature is a placeholder and ignored; a real one is refused (Permit2NotSupportedForOrders)",
 })
 
 // ---------------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import {
 import { type ClearingApiConfig, type ClearingApiConfigInput, makeApiConfig, type ServiceClock, type SpokeRegistry } from "./config.ts"
 import { type ApiFailure, BadRequest, badRequest, NotFound, notFound, registriesNotFound } from "./errors.ts"
 import { FeeSigner } from "./feeSigner.ts"
-import { intentPermit2TypedData, type Permit2Params, parsePermit2Params } from "./permit2.ts"
+import { checkPermitUint, hasPermit2Signature, intentPermit2TypedData, type Permit2Params, parsePermit2Params } from "./permit2.ts"
 import { HubRpc, type HubTransactionResult, type JsonRpcResponse } from "./hubRpc.ts"
 import {
   parseAddress,
@@ -366,7 +366,7 @@ export class ClearingService {
     return registry
   }
 
-  private prepareIntent(request: IntentRequest, prefix: string, family: Family): PreparedIntent {
+  private prepareIntent(request: IntentRequest, prefix: string, family: Family, inOrder: boolean): PreparedIntent {
     const origin = parseDomain(fieldName(prefix, "origin"), request.origin)
     const registry = this.registryFor(family, origin, fieldName(prefix, "origin"))
     const destinations = parseDomains(fieldName(prefix, "destinations"), request.destinations)
@@ -421,7 +421,9 @@ export class ClearingService {
     const tokenFee = fees.feeUnits
     checkCoversFee(fieldName(prefix, "amount"), amount, tokenFee, route.input.decimals)
     const intentAmount = amount - tokenFee
-    const permit2 = family === "evm" ? parsePermit2Params(fieldName(prefix, "permit2Params"), request.permit2Params) : undefined
+    // An order's permit2Params are placeholders (SPEC) unless they carry a real signature, which prepareIntents
+    // refuses; a single intent's are parsed strictly.
+    const permit2 = family === "evm" && !inOrder ? parsePermit2Params(fieldName(prefix, "permit2Params"), request.permit2Params) : undefined
     return { origin, registry, from, tokenFee, permit2, order: { destinations, receiver: to, inputAsset, outputAsset: outputAsset ?? ZERO_ADDRESS, amount: intentAmount, maxFee, ttl, data } }
   }
 
@@ -473,9 +475,9 @@ export class ClearingService {
     if (list.length === 0) throw badRequest("InvalidRequest", "body: expected an intent or a non-empty array of intents.")
     if (list.length > this.config.maxOrderSize) throw badRequest("InvalidRequest", `body: at most ${this.config.maxOrderSize} intents per order, got ${list.length}.`)
     const isArray = Array.isArray(payload)
-    const prepared = list.map((request, i) => this.prepareIntent(request, isArray ? `[${i}].` : "", family))
-    if (isArray) {
-      const withPermit = prepared.findIndex((p) => p.permit2 !== undefined)
+    const prepared = list.map((request, i) => this.prepareIntent(request, isArray ? `[${i}].` : "", family, isArray))
+    if (isArray && family === "evm") {
+      const withPermit = list.findIndex((request) => hasPermit2Signature(request.permit2Params))
       if (withPermit >= 0) {
         throw badRequest("Permit2NotSupportedForOrders", `[${withPermit}].permit2Params: Permit2 works for a single intent only (FeeAdapter.newOrder has no Permit2 variant); send one intent, or placeholders and an allowance for the fee adapter.`)
       }
@@ -544,8 +546,8 @@ export class ClearingService {
       feeAdapter: registry.feeAdapter,
       inputAsset: parseAddress("inputAsset", p.inputAsset),
       amount: parseAmount("amount", p.amount, { positive: true }),
-      nonce: p.nonce,
-      deadline: p.deadline,
+      nonce: checkPermitUint("nonce", p.nonce),
+      deadline: checkPermitUint("deadline", p.deadline),
     })
   }
 

@@ -11,6 +11,7 @@ import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
 import { FeeAdapterAbi, TestCallTargetAbi } from "../spoke/abi.ts"
 import { Call, eventsNamed, type MinedSpokeBlock } from "../spoke/spoke.ts"
 import { type Deployment, DOMAIN_A, DOMAIN_B } from "./deployment.ts"
+import { BadRequest } from "./errors.ts"
 import { PERMIT2_ADDRESS } from "./permit2.ts"
 import { type ApiServer, startApiServer } from "./server.ts"
 import { request } from "./testing.ts"
@@ -177,10 +178,41 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
     })
 
     it("placeholders keep the allowance flow (newIntent without Permit2)", async () => {
-      for (const placeholder of [{}, { nonce: "0", deadline: "0", signature: "0x" }, { nonce: "", deadline: "", signature: "" }, { signature: `0x${"00".repeat(65)}` }]) {
+      const placeholders = [{}, { nonce: "0", deadline: "0", signature: "0x" }, { nonce: "", deadline: "", signature: "" }, { signature: `0x${"00".repeat(65)}` }, { nonce: "0", deadline: "0", signature: "0x0" }, { signature: "0x000" }]
+      for (const placeholder of placeholders) {
         const tx = await post("/intents", { ...body("1000000", placeholder), inputAsset: d.token(DOMAIN_A, "USDC"), origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)] })
-        expect(decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data }).args).toHaveLength(9)
+        const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data })
+        expect(decoded.functionName, JSON.stringify(placeholder)).toBe("newIntent")
+        expect(decoded.args, JSON.stringify(placeholder)).toHaveLength(9)
       }
+      // A "0x0" signature builds the allowance flow, which executes (Alice approved the fee adapter on A).
+      const tx = await post("/intents", { ...body("1000000", { nonce: "0", deadline: "0", signature: "0x0" }), inputAsset: d.token(DOMAIN_A, "USDC"), origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)] })
+      expect(eventsNamed(success(await d.send(tx)).events, "IntentAdded")).toHaveLength(1)
+    })
+
+    it("an order's permit2Params are placeholders unless they hold a real signature (SPEC: placeholders are allowed for orders)", async () => {
+      const a = d.accounts
+      const entry = (permit2Params?: unknown) => ({ ...body("1000000", permit2Params), inputAsset: d.token(DOMAIN_A, "USDC"), origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)] })
+      const junk = [
+        { nonce: "0", deadline: "0", signature: "0x0" },
+        { nonce: "nonce", deadline: "deadline", signature: "string" },
+        { signature: `0X${"11".repeat(64)}1b` },
+        { nonce: "-1", deadline: `${maxUint256 + 1n}`, signature: "0x1234" },
+        { signature: `0x${"00".repeat(65)}` },
+        { nonce: "", deadline: "", signature: "" },
+        {},
+      ]
+      const tx = await post("/intents", [entry(), ...junk.map(entry)])
+      expect(tx).toMatchObject({ to: d.chain(DOMAIN_A).addresses.feeAdapter, chainId: DOMAIN_A })
+      expect(decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data }).functionName).toBe("newOrder")
+      const receipt = success(await d.send(tx))
+      expect(eventsNamed(receipt.events, "IntentAdded")).toHaveLength(junk.length + 1)
+      expect(eventsNamed(receipt.events, "OrderCreated")[0]).toMatchObject({ initiator: addressToBytes32(a.alice.address) })
+      // A real 64-byte (EIP-2098) signature in an entry is still refused, whatever its nonce and deadline.
+      const compact = await request(server.url, "POST", "/intents", [entry(), entry({ nonce: "x", signature: `0x${"22".repeat(64)}` })])
+      expect(compact.status).toBe(400)
+      expect(compact.body).toMatchObject({ error: "Permit2NotSupportedForOrders" })
+      expect((compact.body as { message: string }).message).toContain("[1].permit2Params")
     })
 
     it("refuses malformed permit2Params with 400 InvalidPermit2Params naming the field, and Permit2 in an order", async () => {
@@ -192,6 +224,14 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
         [{ deadline: "2", signature }, "permit2Params.nonce: required with a Permit2 signature"],
         [{ nonce: "-1", deadline: "2", signature }, "permit2Params.nonce: expected a uint256"],
         [{ nonce: "1", deadline: `${maxUint256 + 1n}`, signature }, "permit2Params.deadline: expected a uint256"],
+        // Over 78 decimal digits or 0x and 64 hex digits: refused on its length, before BigInt reads it.
+        [{ nonce: "1".repeat(79), deadline: "2", signature }, "permit2Params.nonce: too long for a uint256"],
+        [{ nonce: "1", deadline: `0x${"f".repeat(65)}`, signature }, "permit2Params.deadline: too long for a uint256"],
+        [{ nonce: "9".repeat(100_000), deadline: "2", signature }, "permit2Params.nonce: too long for a uint256"],
+        [{ nonce: `2${"0".repeat(77)}`, deadline: "2", signature }, "permit2Params.nonce: expected a uint256"],
+        // A single intent stays strict: junk that is not a placeholder is refused.
+        [{ nonce: "1", deadline: "2", signature: "string" }, "permit2Params.signature: expected 0x-prefixed hex"],
+        [{ nonce: "1", deadline: "2", signature: `0X${"11".repeat(64)}1b` }, "permit2Params.signature: expected 0x-prefixed hex"],
       ]
       for (const [permit2Params, message] of cases) {
         const r = await request(server.url, "POST", "/intents", body("1000000", permit2Params))
@@ -203,6 +243,29 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
       expect(order.status).toBe(400)
       expect(order.body).toMatchObject({ error: "Permit2NotSupportedForOrders" })
       expect((order.body as { message: string }).message).toContain("[1].permit2Params")
+    })
+
+    it("intentPermit2TypedData refuses a nonce or deadline outside uint256 with BadRequest InvalidPermit2Params naming it", () => {
+      const base = { origin: DOMAIN_B, inputAsset: usdcB(), amount: "1000000", nonce: 1n, deadline: d.time + 60n }
+      expect(d.service.intentPermit2TypedData({ ...base, nonce: maxUint256, deadline: maxUint256 }).message).toMatchObject({ nonce: maxUint256, deadline: maxUint256 })
+      expect(d.service.intentPermit2TypedData({ ...base, nonce: 0n, deadline: 0n }).message).toMatchObject({ nonce: 0n, deadline: 0n })
+      const cases: readonly [Partial<typeof base>, string][] = [
+        [{ nonce: -1n }, "nonce:"],
+        [{ nonce: maxUint256 + 1n }, "nonce:"],
+        [{ deadline: -5n }, "deadline:"],
+        [{ deadline: maxUint256 + 1n }, "deadline:"],
+      ]
+      for (const [override, field] of cases) {
+        let thrown: unknown
+        try {
+          d.service.intentPermit2TypedData({ ...base, ...override })
+        } catch (e) {
+          thrown = e
+        }
+        expect(thrown).toBeInstanceOf(BadRequest)
+        expect(thrown).toMatchObject({ error: "InvalidPermit2Params" })
+        expect((thrown as BadRequest).message).toMatch(new RegExp(`^${field}`))
+      }
     })
   })
 
