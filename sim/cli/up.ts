@@ -42,7 +42,8 @@ export const renderDevnetInfo = (info: DevnetInfo): string => {
   lines.push(`clearsim up: ${info.scenario} (seed ${info.seed}), a live devnet in real time${info.agents ? "" : ", without agents"}. Ctrl-C stops it.`, "")
   lines.push(`API          ${info.apiUrl}          docs ${info.docsUrl}`)
   lines.push(`Hub          JSON-RPC ${info.hub.rpcUrl}   chain id (hub domain) ${info.hub.domain}   hub ${info.hub.address}`)
-  lines.push(`             block time ${info.hub.blockTimeSeconds} s, epoch ${info.hub.epochLength} blocks`, "")
+  lines.push(`             block time ${info.hub.blockTimeSeconds} s, epoch ${info.hub.epochLength} blocks`)
+  lines.push(`             owner (may pause/unpause): account ${info.hub.owner.index} ${info.hub.owner.address} key ${info.hub.owner.privateKey}`, "")
   for (const chain of info.chains) {
     lines.push(`Chain ${chain.chainId}${chain.name === undefined ? "" : ` (${chain.name})`}   RPC ${chain.rpcUrl}   chain id ${chain.chainId}   block time ${chain.blockTimeSeconds} s`)
     const c = chain.contracts

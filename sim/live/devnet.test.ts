@@ -151,6 +151,19 @@ describe("clearsim up", () => {
     expect((await hubClient.waitForTransactionReceipt({ hash: hubTx })).status).toBe("success")
     const word = `0x${user.address.slice(2).toLowerCase().padStart(64, "0")}` as const
     expect(await hubClient.readContract({ address: info.hub.address, abi: HubAbi, functionName: "updateVirtualBalance", args: [word] })).toBe(true)
+
+    // The printed hub owner pauses and unpauses the hub; a user may not.
+    expect(stdout).toContain(`owner (may pause/unpause): account ${info.hub.owner.index} ${info.hub.owner.address}`)
+    const ownerWallet = createWalletClient({ chain: hubChain, transport: http(), account: privateKeyToAccount(info.hub.owner.privateKey) })
+    const paused = () => hubClient.readContract({ address: info.hub.address, abi: HubAbi, functionName: "paused" })
+    const byUser = await hubWallet.writeContract({ address: info.hub.address, abi: HubAbi, functionName: "pause" })
+    expect((await hubClient.waitForTransactionReceipt({ hash: byUser })).status).toBe("reverted")
+    const pause = await ownerWallet.writeContract({ address: info.hub.address, abi: HubAbi, functionName: "pause" })
+    expect((await hubClient.waitForTransactionReceipt({ hash: pause })).status).toBe("success")
+    expect(await paused()).toBe(true)
+    const unpause = await ownerWallet.writeContract({ address: info.hub.address, abi: HubAbi, functionName: "unpause" })
+    expect((await hubClient.waitForTransactionReceipt({ hash: unpause })).status).toBe("success")
+    expect(await paused()).toBe(false)
   }, 45_000)
 
   it("stops cleanly on SIGINT: exit 0, trace and report written (the hub transaction recorded), no anvil left", async () => {
@@ -165,7 +178,7 @@ describe("clearsim up", () => {
     expect(trace.split("\n").some((line) => line.includes('"setUpdateVirtualBalance"') && line.includes(user))).toBe(true)
     const session = JSON.parse(readFileSync(join(out, "session.json"), "utf8")) as { foreignTransactions: number; hubRpcTransactions: number; conservation: string; traceHash: string }
     expect(session.foreignTransactions).toBeGreaterThanOrEqual(2)
-    expect(session.hubRpcTransactions).toBe(1)
+    expect(session.hubRpcTransactions).toBe(4) // setUpdateVirtualBalance, a refused pause, pause, unpause
     expect(session.conservation).toBe("ok")
     const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { traceHash: string; intents: { created: number } }
     expect(report.traceHash).toBe(session.traceHash)

@@ -72,7 +72,15 @@ export interface DevnetInfo {
   readonly seed: number
   readonly apiUrl: string
   readonly docsUrl: string
-  readonly hub: { readonly rpcUrl: string; readonly domain: number; readonly address: Address; readonly blockTimeSeconds: number; readonly epochLength: number }
+  readonly hub: {
+    readonly rpcUrl: string
+    readonly domain: number
+    readonly address: Address
+    readonly blockTimeSeconds: number
+    readonly epochLength: number
+    /** The hub's owner (the deployer, a reserved account): it may `pause()` and `unpause()` the hub through `rpcUrl` (§3.14). */
+    readonly owner: DevnetAccount
+  }
   readonly chains: readonly DevnetChainInfo[]
   readonly mnemonic: string
   /** Funded accounts nothing in the devnet signs with: for users. */
@@ -133,7 +141,9 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
   if (options.port !== 0) await probeListen(options.host, options.port)
   // Virtual time 0 is the genesis second: block and hub timestamps are wall-clock unix seconds.
   const genesis = wallClockSeconds()
-  const plan = planWorld(spec, { genesisTimestamp: genesis, userAccounts: options.userAccounts })
+  const planned = planWorld(spec, { genesisTimestamp: genesis, userAccounts: options.userAccounts })
+  // The deployer owns the hub, so that a user can pause it through the hub's JSON-RPC (its key is printed).
+  const plan: WorldPlan = { ...planned, hub: { ...planned.hub, owner: planned.hub.owner ?? planned.deployer.address } }
   const pool = await ChainPool.start({
     chainIds: spec.chains.map((c) => c.id),
     genesisTimestamp: genesis,
@@ -246,7 +256,14 @@ const describe = (name: string, seed: number, plan: WorldPlan, epochLength: numb
   seed,
   apiUrl,
   docsUrl: `${apiUrl}/docs`,
-  hub: { rpcUrl: `${apiUrl}/hub/rpc`, domain: plan.hubDomain, address: HUB_ADDRESS, blockTimeSeconds: plan.hubBlockTimeSeconds, epochLength },
+  hub: {
+    rpcUrl: `${apiUrl}/hub/rpc`,
+    domain: plan.hubDomain,
+    address: HUB_ADDRESS,
+    blockTimeSeconds: plan.hubBlockTimeSeconds,
+    epochLength,
+    owner: { index: plan.deployer.index, address: plan.deployer.address.toLowerCase() as Address, privateKey: plan.deployer.privateKey },
+  },
   chains: plan.scenario.chains.map((c) => {
     const chain = spokes.chain(c.id)
     const a = chain.addresses
