@@ -10,7 +10,7 @@
  * - 1-3 assets, each on 2 or more of the chains, decimals from 0 to 36 (per chain), the default or the xERC20
  *   strategy (all chains, or mixed chain by chain) with or without mint/burn limits (small limits build mint
  *   debt), discount, protocol fee and quote fee settings, amounts as numbers or decimal strings;
- * - initial liquidity on some chains of some assets;
+ * - initial liquidity on some default-strategy chains of some assets;
  * - 1-3 rebalancer populations: poisson, bursty or scripted arrivals, random flows, fixed/uniform/lognormal sizes,
  *   a basic/fast/swap path mix, balance budgets, fast ttl/maxFee and maxDiscount;
  * - 0-2 solver populations (inventory, fee, reaction latency of every kind, capacity, repayment chains, rebalance
@@ -30,7 +30,7 @@
  *   trace hash and number of hub events.
  *
  * The fast-check seed is fixed, so CI runs the same scenarios every time; set FUZZ_SEED (and FUZZ_RUNS) in the
- * environment to explore others locally.
+ * environment to explore others locally (the coverage check runs for the fixed seed only, or with FUZZ_COVERAGE=1).
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -54,6 +54,7 @@ const put = (target: Record<string, unknown>, key: string, value: unknown): void
 }
 /** A subset of `values` of `min` to `max` distinct elements, in the original order. */
 const subset = <T>(g: Gen, values: readonly T[], min: number, max = values.length): T[] => {
+  if (values.length === 0) return []
   const chosen = g(() => fc.uniqueArray(fc.integer({ min: 0, max: values.length - 1 }), { minLength: Math.min(min, values.length), maxLength: Math.min(max, values.length) }))
   return [...chosen].sort((a, b) => a - b).map((i) => values[i]!)
 }
@@ -179,7 +180,14 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
     spec,
     "initialLiquidity",
     maybe(g, 50, () =>
-      assets.flatMap((a) => subset(g, a.on, 0).map((chain) => ({ chain, asset: a.symbol, tokens: tokens(g, 0, 200_000) }))),
+      // Default-strategy chains only: an xERC20 is never custodied (the loader refuses its initial liquidity).
+      // (The chains are drawn among all of the asset's and the xERC20 ones dropped after: the same draws as before the
+      // loader refused them, so the fixed seed's scenarios stay the ones its coverage check was written for.)
+      assets.flatMap((a) =>
+        subset(g, a.on, 0)
+          .map((chain) => ({ chain, asset: a.symbol, tokens: tokens(g, 0, 200_000) }))
+          .filter((l) => !a.xerc20On.includes(l.chain)),
+      ),
     ),
   )
 
@@ -431,7 +439,7 @@ describe("scenario fuzzing", () => {
       // FUZZ_SHRINK=1 lets fast-check shrink it instead.
       { seed: fuzzSeed, numRuns, endOnFailure: process.env.FUZZ_SHRINK === undefined, verbose: true },
     )
-    if (fuzzSeed === FUZZ_SEED && numRuns === 25) {
+    if (process.env.FUZZ_COVERAGE === "1" || (fuzzSeed === FUZZ_SEED && numRuns === 25)) {
       // The fixed seed's scenarios reach every kind of intent, settlement, debt and fault; a change to the generator
       // that loses one of them (or most of the intents) shows here.
       expect(intents).toBeGreaterThan(500)

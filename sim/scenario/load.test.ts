@@ -96,6 +96,17 @@ describe("scenario files", () => {
     expect(() => parseScenario(withRoutes.split("\n").slice(0, 28).join("\n"), "s.yaml")).not.toThrow()
   })
 
+  it("rejects initial liquidity of an xERC20 asset (never custodied: the service would refuse every seed)", () => {
+    const xerc20 = valid.replace("      - { chain: 31002, decimals: 18 }", "      - { chain: 31002, decimals: 18, strategy: xerc20 }")
+    expect(() => parseScenario(`${xerc20}initialLiquidity: [{ chain: 31001, asset: USDC, tokens: 1000 }]\n`, "s.yaml")).not.toThrow()
+    expect(problemsOf(`${xerc20}initialLiquidity: [{ chain: 31002, asset: USDC, tokens: 1000 }]\n`)).toEqual([
+      expect.objectContaining({
+        path: "initialLiquidity[0]",
+        message: "asset USDC is an xERC20 on chain 31002: it is burnt and minted, never custodied, so it takes no initial liquidity (expected a default-strategy asset)",
+      }),
+    ])
+  })
+
   it("rejects xERC20 limits above type(uint256).max / 2 token units (XERC20Token.setLimits refuses them), at the limit", () => {
     const max = (2n ** 256n - 1n) / 2n
     // 18 decimals: max / 10^18 whole tokens is the largest mintLimit; one token more is refused.

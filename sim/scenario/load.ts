@@ -186,6 +186,12 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   spec.initialLiquidity?.forEach((l, i) => {
     const on = assets.get(l.asset)
     if (on !== undefined && on.size < 2) problems.push({ path: `initialLiquidity[${i}].asset`, message: `asset ${l.asset} is on one chain only: initial liquidity is sent to another chain` })
+    // Seeds are fast-path intents held in custody (sim/agents/liquidity.ts): an xERC20 asset has no fast path
+    // and no custody (it is burnt and minted), so the service would refuse every seed.
+    const strategy = spec.assets.find((a) => a.symbol === l.asset)?.chains.find((c) => c.chain === l.chain)?.strategy
+    if (strategy === "xerc20") {
+      problems.push({ path: `initialLiquidity[${i}]`, message: `asset ${l.asset} is an xERC20 on chain ${l.chain}: it is burnt and minted, never custodied, so it takes no initial liquidity (expected a default-strategy asset)` })
+    }
   })
   const domains = `one of the chain ids (${[...chainIds].join(", ")}) or the hub domain ${hubDomain}`
   const isDomain = (domain: number) => chainIds.has(domain) || domain === hubDomain
