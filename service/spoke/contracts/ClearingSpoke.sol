@@ -13,7 +13,7 @@ import {
     Settlement,
     Strategy
 } from "./ClearingTypes.sol";
-import {IPermit2, Permit2Params, PERMIT2_ADDRESS} from "./Permit2.sol";
+import {Permit2Params, Permit2Pull} from "./Permit2.sol";
 import {TokenLib} from "./TokenLib.sol";
 
 /// @notice A spoke of the clearing protocol (V1 semantics): creates intents and queues them for the hub, lets solvers
@@ -170,7 +170,7 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
         bytes calldata data,
         Permit2Params calldata permit2Params
     ) external whenNotPaused returns (bytes32 intentId, Intent memory intent) {
-        _pullWithPermit2(inputAsset, amount, permit2Params);
+        Permit2Pull.pull(inputAsset, amount, permit2Params);
         uint256 normalizedAmount = _checkNewIntent(destinations.length, inputAsset, outputAsset, amount, maxFee, ttl, data.length);
         (intentId, intent) = _addIntent(destinations, receiver, inputAsset, outputAsset, normalizedAmount, maxFee, ttl, data);
     }
@@ -433,19 +433,6 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
     }
 
     /// @dev DEFAULT: pull from the caller. XERC20: the module burns from the caller (who approved the module).
-    function _pullWithPermit2(address asset, uint256 amount, Permit2Params calldata permit2Params) private {
-        IPermit2(PERMIT2_ADDRESS).permitTransferFrom(
-            IPermit2.PermitTransferFrom({
-                permitted: IPermit2.TokenPermissions({token: asset, amount: amount}),
-                nonce: permit2Params.nonce,
-                deadline: permit2Params.deadline
-            }),
-            IPermit2.SignatureTransferDetails({to: address(this), requestedAmount: amount}),
-            msg.sender,
-            permit2Params.signature
-        );
-    }
-
     function _takeFunds(address asset, uint256 amount) private {
         if (strategies[asset] == Strategy.XERC20) {
             IXERC20Module(_module(Strategy.XERC20)).handleBurnStrategy(asset, msg.sender, amount);

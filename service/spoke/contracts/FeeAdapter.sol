@@ -2,7 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {IClearingSpoke, Intent, Protocol, Strategy} from "./ClearingTypes.sol";
-import {IPermit2, Permit2Params, PERMIT2_ADDRESS} from "./Permit2.sol";
+import {Permit2Params, Permit2Pull} from "./Permit2.sol";
 import {SignatureLib} from "./SignatureLib.sol";
 import {TokenLib} from "./TokenLib.sol";
 
@@ -98,7 +98,7 @@ contract FeeAdapter {
         Permit2Params calldata permit2Params,
         FeeParams calldata feeParams
     ) external payable returns (bytes32 intentId, Intent memory intent) {
-        _pullWithPermit2(inputAsset, amount + feeParams.fee, permit2Params);
+        Permit2Pull.pull(inputAsset, amount + feeParams.fee, permit2Params);
         _handleFees(inputAsset, amount, feeParams.fee, feeParams.deadline, feeParams.sig);
         (intentId, intent) = spoke.newIntent(destinations, receiver, inputAsset, outputAsset, amount, maxFee, ttl, data);
         emit IntentWithFeesAdded(intentId, Protocol.toBytes32(msg.sender), feeParams.fee, msg.value);
@@ -156,20 +156,6 @@ contract FeeAdapter {
             TokenLib.bubble(revertData);
             revert FeeAdapter_TransferFailed(inputAsset, msg.sender, address(this), total);
         }
-    }
-
-    /// @dev reference §5.1 step 1 with Permit2: `permitTransferFrom` of `total` (amount + fee) from the caller.
-    function _pullWithPermit2(address inputAsset, uint256 total, Permit2Params calldata permit2Params) private {
-        IPermit2(PERMIT2_ADDRESS).permitTransferFrom(
-            IPermit2.PermitTransferFrom({
-                permitted: IPermit2.TokenPermissions({token: inputAsset, amount: total}),
-                nonce: permit2Params.nonce,
-                deadline: permit2Params.deadline
-            }),
-            IPermit2.SignatureTransferDetails({to: address(this), requestedAmount: total}),
-            msg.sender,
-            permit2Params.signature
-        );
     }
 
     /// @dev reference §5.1 steps 2 to 6, in order (step 1, the pull, is the caller's).

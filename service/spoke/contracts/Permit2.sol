@@ -40,6 +40,23 @@ struct Permit2Params {
     bytes signature;
 }
 
+/// @notice The pull both Permit2 overloads make (spoke, reference §4.1 step 7; fee adapter, §5.1 step 1): `amount` of
+/// `token` from the caller (`msg.sender`) to the calling contract, on the caller's signed permit.
+library Permit2Pull {
+    function pull(address token, uint256 amount, Permit2Params calldata permit2Params) internal {
+        IPermit2(PERMIT2_ADDRESS).permitTransferFrom(
+            IPermit2.PermitTransferFrom({
+                permitted: IPermit2.TokenPermissions({token: token, amount: amount}),
+                nonce: permit2Params.nonce,
+                deadline: permit2Params.deadline
+            }),
+            IPermit2.SignatureTransferDetails({to: address(this), requestedAmount: amount}),
+            msg.sender,
+            permit2Params.signature
+        );
+    }
+}
+
 /// @notice Permit2's signature transfers (Uniswap's `SignatureTransfer`), written for clearsim from the public
 /// semantics: an owner approves this contract once on a token, then signs EIP-712 `PermitTransferFrom` messages, each
 /// letting one spender (`msg.sender` of `permitTransferFrom`) move up to `permitted.amount` once, before `deadline`,
