@@ -9,62 +9,15 @@
  * is halted: delivered at 1200 s, settled then).
  */
 import { describe, expect, it } from "vitest"
-import type { HubInput } from "../../service/hub/hub.ts"
-import { createMemorySpokes } from "../../service/spoke/spoke.ts"
-import { createIntents, sendTransaction } from "../agents/common.ts"
-import { assembleRun } from "../run.ts"
-import { parseScenario } from "../scenario/load.ts"
-import { planWorld } from "./plan.ts"
+import { scriptedWorld } from "./scripted.testing.ts"
 
 const HALT_FROM = 600
 const HALT_TO = 1200
 
-const scenario = (outages: string) =>
-  parseScenario(
-    `
-name: hub-halt
-horizon: { seconds: 2400 }
-hub: { blockTimeSeconds: 12, epochLength: 40 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-transport:
-  latency: { kind: fixed, seconds: 30 }
-  faults: { outages: [${outages}] }
-initialLiquidity: [{ chain: 31002, asset: USDC, tokens: 10000 }]
-agents: {}
-`,
-    "hub-halt.yaml",
-  ).spec
-
 const run = async (outages: string) => {
-  const spec = scenario(outages)
-  const plan = planWorld(spec, { userAccounts: 1 })
-  const inputs: { t: number; input: HubInput }[] = []
-  let world: ReturnType<typeof assembleRun>["world"] | undefined
-  const trace = { config: () => {}, input: (input: HubInput) => inputs.push({ t: world!.nowMs / 1000, input }) }
-  const assembly = assembleRun(spec, plan, { seed: 3, spokes: createMemorySpokes(plan.spokes), agents: false, trace })
-  world = assembly.world
-  const w = world
+  const { plan, assembly, world: w, inputs, sent } = scriptedWorld("hub-halt", `outages: [${outages}]`, [300, 650, 900])
   const events: { t: number; kind: string; intentId?: string }[] = []
   w.observe({ onHubEvent: (e) => events.push({ t: w.nowMs / 1000, kind: e.kind, ...("intentId" in e ? { intentId: e.intentId } : {}) }) })
-  const user = plan.users[0]!.address
-  const usdc = plan.assets.get("USDC:31001")!
-  w.scheduler.at(0, "approve", () => w.submit(31001, user, { kind: "erc20.approve", token: usdc.address, spender: w.chain(31001).addresses.feeAdapter, amount: 2n ** 256n - 1n }))
-  const sent: { t: number; intentId: string }[] = []
-  w.observe({
-    onSpokeEvent: (e, context) => {
-      if (e.name === "IntentAdded" && context.receipt.from.toLowerCase() === user.toLowerCase()) sent.push({ t: w.nowMs / 1000, intentId: e.intentId })
-    },
-  })
-  for (const t of [300, 650, 900]) {
-    w.scheduler.at(t * 1000, "user intent", async () => {
-      const tx = await createIntents(assembly.service, { origin: "31001", destinations: ["31002"], to: user, from: user, inputAsset: usdc.address, amount: "100000000" })
-      if (!tx.ok) throw new Error(`POST /intents: ${tx.error}`)
-      sendTransaction(w, user, tx.value)
-    })
-  }
   const refused: (string | undefined)[] = []
   w.scheduler.at(900_000, "hub call in the halt", () => {
     refused.push(w.applyHub({ kind: "processSettlementQueue", domain: 31002, amount: 1 })?.errorName)
