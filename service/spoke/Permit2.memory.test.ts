@@ -5,42 +5,13 @@
  */
 import { encodeAbiParameters, type Hex, keccak256, maxUint256, parseSignature, serializeCompactSignature, serializeSignature, signatureToCompactSignature, zeroAddress } from "viem"
 import { describe, expect, test } from "vitest"
-import { deriveDevAccounts, TEST_MNEMONIC } from "../../sim/chains/index.ts"
 import { type Address, addressToBytes32 } from "../domain/hex.ts"
 import { ecrecover } from "./memory/permit2.ts"
 import { PERMIT2_ADDRESS, permit2Digest, type Permit2Permit, permit2TypedData } from "./permit2.ts"
-import { Call, createMemorySpokes, eventsNamed, type MemorySpokeChain, type SpokesConfig } from "./spoke.ts"
+import { Call, createMemorySpokes, eventsNamed, type MemorySpokeChain } from "./spoke.ts"
+import { ALICE, alice, BOB, bob, config, DOMAIN, feeSigner, T0 } from "./test/memoryWorld.ts"
 
-const T0 = 1_700_000_000n
-const DOMAIN = 31_001
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-const [owner, relayer, feeSigner, alice, bob] = deriveDevAccounts(TEST_MNEMONIC, 5) as [
-  ReturnType<typeof deriveDevAccounts>[0],
-  ReturnType<typeof deriveDevAccounts>[0],
-  ReturnType<typeof deriveDevAccounts>[0],
-  ReturnType<typeof deriveDevAccounts>[0],
-  ReturnType<typeof deriveDevAccounts>[0],
-]
-const ALICE = alice.address.toLowerCase() as Address
-const BOB = bob.address.toLowerCase() as Address
-
-const config: SpokesConfig = {
-  hubDomain: 25_327,
-  genesisTimestamp: T0,
-  chains: [
-    {
-      domain: DOMAIN,
-      deployer: owner.address,
-      relayer: relayer.address,
-      feeSigner: feeSigner.address,
-      tokens: [
-        { symbol: "USDC", decimals: 6 },
-        { symbol: "XT", decimals: 18, kind: "xerc20" },
-      ],
-      funding: { accounts: [alice.address, bob.address], amount: 1_000n },
-    },
-  ],
-}
 
 const setup = async () => {
   const chain = createMemorySpokes(config).chain(DOMAIN)

@@ -6,7 +6,6 @@
 import { Effect } from "effect"
 import { encodeAbiParameters, keccak256, maxUint256, zeroAddress } from "viem"
 import { describe, expect, test } from "vitest"
-import { deriveDevAccounts, TEST_MNEMONIC } from "../../sim/chains/index.ts"
 import { encodeSettlementMessage } from "../domain/encoding.ts"
 import { type Address, addressToBytes32, type Hex } from "../domain/hex.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
@@ -23,37 +22,7 @@ import {
   type SpokesConfig,
   UnverifiedFeeSignatureError,
 } from "./spoke.ts"
-
-const T0 = 1_700_000_000n
-const DOMAIN = 31_001
-const HUB = 25_327
-const [owner, relayer, feeSigner, alice, bob] = deriveDevAccounts(TEST_MNEMONIC, 5) as [
-  ReturnType<typeof deriveDevAccounts>[0],
-  ReturnType<typeof deriveDevAccounts>[0],
-  ReturnType<typeof deriveDevAccounts>[0],
-  ReturnType<typeof deriveDevAccounts>[0],
-  ReturnType<typeof deriveDevAccounts>[0],
-]
-const ALICE = alice.address.toLowerCase() as Address
-const BOB = bob.address.toLowerCase() as Address
-
-const config: SpokesConfig = {
-  hubDomain: HUB,
-  genesisTimestamp: T0,
-  chains: [
-    {
-      domain: DOMAIN,
-      deployer: owner.address,
-      relayer: relayer.address,
-      feeSigner: feeSigner.address,
-      tokens: [
-        { symbol: "USDC", decimals: 6 },
-        { symbol: "XT", decimals: 18, kind: "xerc20" },
-      ],
-      funding: { accounts: [alice.address, bob.address], amount: 1_000n },
-    },
-  ],
-}
+import { ALICE, BOB, config, DOMAIN, feeSigner, HUB, owner, relayer, T0 } from "./test/memoryWorld.ts"
 
 const setup = async (): Promise<{ chain: MemorySpokeChain; usdc: Address; fee: (fee: bigint, deadline?: bigint) => Promise<FeeParams> }> => {
   const chain = createMemorySpokes(config).chain(DOMAIN)
