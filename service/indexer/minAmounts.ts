@@ -14,11 +14,20 @@
  * smallest deposit that still settles it (their discounts grow with the deposit). The replay uses the hub's own evaluation
  * (`evaluateInvoice`, `settlementDomains`, `discountDbps`) on an overlay of custody and current-epoch
  * deposits, and never writes to the hub.
+ *
+ * Cost. A call replays the earlier invoices once without the extra deposit (the base, O(p) for the invoice's
+ * position p), keeping the overlay before each of them. A replay with `extra` on d then differs from the base
+ * only on d until some invoice's outcome differs in another domain, and an invoice's outcome can differ only
+ * if it lists d and d's custody in the replay reaches the least the invoice can cost there (its amount less the
+ * full discount), or if the base settled it on d: a min-tree over those thresholds finds the next such invoice
+ * in O(log p). Each of them is evaluated exactly (the same `evaluateInvoice`); when one settles on another
+ * domain than in the base, the replay goes on invoice by invoice from there, as before. The sequence of
+ * deposits tried (shortfall rounds, then bisection) is unchanged, so are the results.
  */
 import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
 import { discountDbps, evaluateInvoice, settlementDomains } from "../hub/settler.ts"
-import type { InvoiceNode, TickerState } from "../hub/state.ts"
+import type { InvoiceEvaluation, InvoiceNode, TickerState } from "../hub/state.ts"
 import { DBPS_DENOMINATOR, Strategy } from "../domain/protocol.ts"
 
 export interface InvoiceMinAmounts {
@@ -42,57 +51,274 @@ export const minDepositFormula = (invoice18: bigint, custodied18: bigint, deposi
   return (DBPS_DENOMINATOR * (invoice18 - custodied18) - dbps * depositedThisEpoch18) / (DBPS_DENOMINATOR + dbps) + 1n
 }
 
-interface Overlay {
-  readonly custodied: Map<number, bigint>
-  readonly available: Map<number, bigint>
+/** One invoice of the replay as `processDepositsAndInvoices` phase 1 sees it (all reads of the hub made once). */
+interface Step {
+  readonly amount18: bigint
+  readonly domains: readonly DomainAsset[]
+  readonly hasXerc20: boolean
+  /** False when the ticker prioritizes xERC20 and the invoice lists an xERC20 domain: settled unevaluated. */
+  readonly evaluated: boolean
+  readonly discount: number
+  readonly discountBig: bigint
+  /** The least the invoice can cost on any domain: its amount less the full discount. */
+  readonly minAfter18: bigint
+  /** Index of the domain the base replay settles it on, -1 when it does not. */
+  readonly found: number
 }
 
-/** A read-only view of the ticker whose custody and current-epoch deposits come from the overlay. */
-const viewOf = (ticker: TickerState, overlay: Overlay): TickerState =>
-  ({
-    custodied: (domain: number) => overlay.custodied.get(domain) ?? ticker.custodied(domain),
-    depositQueue: (_epoch: number, domain: number) => ({ available18: overlay.available.get(domain) ?? 0n }),
-  }) as unknown as TickerState
+/** A read-only view of the ticker whose custody and current-epoch deposits are the overlay arrays. */
+class OverlayView {
+  readonly custodied18: bigint[]
+  readonly available18: bigint[]
+  private readonly queue = { available18: 0n }
 
+  constructor(
+    private readonly ticker: TickerState,
+    private readonly index: ReadonlyMap<number, number>,
+  ) {
+    this.custodied18 = new Array<bigint>(index.size).fill(0n)
+    this.available18 = new Array<bigint>(index.size).fill(0n)
+  }
+
+  custodied(domain: number): bigint {
+    const j = this.index.get(domain)
+    return j === undefined ? this.ticker.custodied(domain) : this.custodied18[j]!
+  }
+
+  depositQueue(_epoch: number, domain: number): { readonly available18: bigint } {
+    const j = this.index.get(domain)
+    this.queue.available18 = j === undefined ? 0n : this.available18[j]!
+    return this.queue
+  }
+
+  /** The hub's evaluation of `step` on this overlay. */
+  evaluate(epoch: number, step: Step): InvoiceEvaluation | undefined {
+    return evaluateInvoice(this as unknown as TickerState, epoch, step.amount18, step.discount, step.domains)
+  }
+
+  /** Settles `found` on the overlay; returns its domain index. */
+  apply(found: InvoiceEvaluation): number {
+    const j = this.index.get(found.domain)
+    if (j === undefined) throw new Error(`minAmounts: domain ${found.domain} is not a domain of the ticker`)
+    const after = found.amountAfterDiscount18
+    this.custodied18[j] = this.custodied18[j]! - after
+    const available = this.available18[j]!
+    this.available18[j] = available > after ? available - after : 0n
+    return j
+  }
+}
+
+const INFINITY = 1n << 4096n
+const MINUS_INFINITY = -INFINITY
+
+/** A min-tree over per-invoice thresholds: the first index at or after `from` whose threshold is ≤ a value. */
+class ThresholdTree {
+  private readonly size: number
+  private readonly tree: bigint[]
+
+  constructor(
+    private readonly count: number,
+    threshold: (i: number) => bigint,
+  ) {
+    let size = 1
+    while (size < count) size *= 2
+    this.size = size
+    const tree = new Array<bigint>(2 * size).fill(INFINITY)
+    for (let i = 0; i < count; i++) tree[size + i] = threshold(i)
+    for (let i = size - 1; i >= 1; i--) {
+      const l = tree[2 * i]!
+      const r = tree[2 * i + 1]!
+      tree[i] = l < r ? l : r
+    }
+    this.tree = tree
+  }
+
+  /** The first index in [from, count) whose threshold is ≤ `value`, or `count`. */
+  firstAtMost(from: number, value: bigint): number {
+    if (from >= this.count) return this.count
+    const tree = this.tree
+    let i = from + this.size
+    while (tree[i]! > value) {
+      // Next subtree to the right: climb while a right child, then step to the right sibling.
+      while ((i & 1) === 1) i >>= 1
+      if (i === 0) return this.count
+      i++
+    }
+    while (i < this.size) i = tree[2 * i]! <= value ? 2 * i : 2 * i + 1
+    const found = i - this.size
+    return found < this.count ? found : this.count
+  }
+}
+
+/** What a replay tells: whether the target settles, and the overlay on the deposit's domain right before it. */
 interface Replay {
   readonly settled: boolean
-  /** The overlay right before the target invoice was evaluated. */
-  readonly before: Overlay
+  readonly custodied18: bigint
+  readonly available18: bigint
 }
 
-/** Replays `processDepositsAndInvoices` phase 1 from the head to `target` with `extra18` deposited on `domain`. */
-const replay = (hub: Hub, ticker: TickerState, target: InvoiceNode, domain: number, extra18: bigint): Replay => {
-  const state = hub.state
-  const epoch = state.currentEpoch()
-  const overlay: Overlay = { custodied: new Map(), available: new Map() }
-  for (const d of ticker.config.domains) {
-    overlay.custodied.set(d.domain, ticker.custodied(d.domain))
-    overlay.available.set(d.domain, ticker.depositQueue(epoch, d.domain)?.available18 ?? 0n)
-  }
-  overlay.custodied.set(domain, (overlay.custodied.get(domain) ?? 0n) + extra18)
-  overlay.available.set(domain, (overlay.available.get(domain) ?? 0n) + extra18)
-  const view = viewOf(ticker, overlay)
-  const xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20
-  for (let invoice = ticker.invoices.head; invoice !== undefined; invoice = invoice.next) {
-    const isTarget = invoice === target
-    const before: Overlay = isTarget ? { custodied: new Map(overlay.custodied), available: new Map(overlay.available) } : overlay
-    const domains = settlementDomains(state, ticker, invoice.ctx, invoice.owner)
-    const hasXerc20 = domains.some((d) => d.strategy === Strategy.XERC20)
-    let settled = xerc20First && hasXerc20
-    if (!settled) {
-      const discount = discountDbps(state, ticker, epoch, invoice.entryEpoch, invoice.ctx)
-      const found = evaluateInvoice(view, epoch, invoice.amount18, discount, domains)
-      if (found !== undefined) {
-        settled = true
-        const after = found.amountAfterDiscount18
-        overlay.custodied.set(found.domain, (overlay.custodied.get(found.domain) ?? 0n) - after)
-        const available = overlay.available.get(found.domain) ?? 0n
-        overlay.available.set(found.domain, available > after ? available - after : 0n)
-      } else settled = !xerc20First && hasXerc20
+/**
+ * `processDepositsAndInvoices` phase 1 from the head to `target` without extra deposit, the overlay before each
+ * invoice kept per domain; then replays with an extra deposit on one domain (`replay`).
+ */
+class FifoReplay {
+  readonly index = new Map<number, number>()
+  private readonly epoch: number
+  private readonly xerc20First: boolean
+  /** The invoices before the target (all of them when the target is not in the list). */
+  private readonly steps: Step[] = []
+  /** The target's step, undefined when it is not in the list (then it never settles). */
+  private readonly target: Step | undefined
+  /** Per domain index, the base overlay before invoice i (i = steps.length: before the target). */
+  private readonly custodiedAt: bigint[][] = []
+  private readonly availableAt: bigint[][] = []
+  private readonly view: OverlayView
+  private readonly trees = new Map<number, ThresholdTree>()
+
+  constructor(
+    hub: Hub,
+    ticker: TickerState,
+    target: InvoiceNode,
+  ) {
+    const state = hub.state
+    const epoch = (this.epoch = state.currentEpoch())
+    this.xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20
+    for (const d of ticker.config.domains) if (!this.index.has(d.domain)) this.index.set(d.domain, this.index.size)
+    const view = (this.view = new OverlayView(ticker, this.index))
+    for (const [domain, j] of this.index) {
+      view.custodied18[j] = ticker.custodied(domain)
+      view.available18[j] = ticker.depositQueue(epoch, domain)?.available18 ?? 0n
+      this.custodiedAt.push([])
+      this.availableAt.push([])
     }
-    if (isTarget) return { settled, before }
+    let targetStep: Step | undefined
+    for (let invoice = ticker.invoices.head; invoice !== undefined; invoice = invoice.next) {
+      this.snapshot()
+      const domains = settlementDomains(state, ticker, invoice.ctx, invoice.owner)
+      const hasXerc20 = domains.some((d) => d.strategy === Strategy.XERC20)
+      const evaluated = !(this.xerc20First && hasXerc20)
+      const discount = evaluated ? discountDbps(state, ticker, epoch, invoice.entryEpoch, invoice.ctx) : 0
+      const amount18 = invoice.amount18
+      const discountBig = BigInt(discount)
+      const minAfter18 = discount > 0 ? amount18 - (amount18 * discountBig) / DBPS_DENOMINATOR : amount18
+      if (invoice === target) {
+        targetStep = { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found: -1 }
+        break
+      }
+      let found = -1
+      if (evaluated) {
+        const evaluation = view.evaluate(epoch, { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found })
+        if (evaluation !== undefined) found = view.apply(evaluation)
+      }
+      this.steps.push({ amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found })
+    }
+    if (targetStep === undefined) this.snapshot()
+    this.target = targetStep
   }
-  return { settled: false, before: overlay }
+
+  private snapshot(): void {
+    const view = this.view
+    for (let j = 0; j < view.custodied18.length; j++) {
+      this.custodiedAt[j]!.push(view.custodied18[j]!)
+      this.availableAt[j]!.push(view.available18[j]!)
+    }
+  }
+
+  /** Loads the base overlay before invoice `i` into the view, with domain `jd` set to (`custodied18`, `available18`). */
+  private load(i: number, jd: number, custodied18: bigint, available18: bigint): void {
+    const view = this.view
+    for (let j = 0; j < view.custodied18.length; j++) {
+      view.custodied18[j] = this.custodiedAt[j]![i]!
+      view.available18[j] = this.availableAt[j]![i]!
+    }
+    view.custodied18[jd] = custodied18
+    view.available18[jd] = available18
+  }
+
+  /**
+   * Per invoice, the custody increase on domain `jd` from which its outcome may differ from the base: always
+   * when the base settles it on `jd`; never when it does not list `jd` or is not evaluated; else when `jd`'s
+   * custody reaches the least the invoice can cost.
+   */
+  private tree(jd: number): ThresholdTree {
+    let tree = this.trees.get(jd)
+    if (tree === undefined) {
+      const custodied = this.custodiedAt[jd]!
+      tree = new ThresholdTree(this.steps.length, (i) => {
+        const step = this.steps[i]!
+        if (!step.evaluated) return INFINITY
+        if (step.found === jd) return MINUS_INFINITY
+        for (const d of step.domains) {
+          if (d.strategy === Strategy.DEFAULT && this.index.get(d.domain) === jd) return step.minAfter18 - custodied[i]!
+        }
+        return INFINITY
+      })
+      this.trees.set(jd, tree)
+    }
+    return tree
+  }
+
+  private targetSettles(): boolean {
+    const target = this.target
+    if (target === undefined) return false
+    if (!target.evaluated) return true
+    return this.view.evaluate(this.epoch, target) !== undefined || (!this.xerc20First && target.hasXerc20)
+  }
+
+  /** The replay with `extra18` deposited on `domain` (a domain of the ticker) in the current epoch. */
+  replay(domain: number, extra18: bigint): Replay {
+    const jd = this.index.get(domain)!
+    const steps = this.steps
+    const count = steps.length
+    const custodiedAt = this.custodiedAt[jd]!
+    const availableAt = this.availableAt[jd]!
+    const view = this.view
+    const tree = this.tree(jd)
+    // While only domain jd differs from the base: the replay's custody and deposits there, and its custody less the
+    // base's (the base's changes only at invoices it settles on jd, where the replay stops).
+    let custodied18 = custodiedAt[0]! + extra18
+    let available18 = availableAt[0]! + extra18
+    let dCustodied = extra18
+    for (let i = tree.firstAtMost(0, dCustodied); i < count; i = tree.firstAtMost(i + 1, dCustodied)) {
+      const step = steps[i]!
+      if (step.found === -1) {
+        // No domain could settle it in the base, and only jd differs: it settles on jd if jd's custody covers it
+        // (`evaluateInvoice` with a single eligible domain).
+        const amount18 = step.amount18
+        const toDiscount18 = available18 < amount18 ? available18 : amount18
+        const after18 = step.discount === 0 ? amount18 : amount18 - (toDiscount18 * step.discountBig) / DBPS_DENOMINATOR
+        if (custodied18 >= after18) {
+          custodied18 -= after18
+          available18 = available18 > after18 ? available18 - after18 : 0n
+          dCustodied = custodied18 - custodiedAt[i]!
+        }
+        continue
+      }
+      this.load(i, jd, custodied18, available18)
+      const found = view.evaluate(this.epoch, step)
+      const chosen = found === undefined ? -1 : this.index.get(found.domain)!
+      if ((chosen === -1 || chosen === jd) && (step.found === -1 || step.found === jd)) {
+        // Still only jd differs.
+        if (found !== undefined) view.apply(found)
+        custodied18 = view.custodied18[jd]!
+        available18 = view.available18[jd]!
+        dCustodied = custodied18 - custodiedAt[i + 1]!
+        continue
+      }
+      if (chosen === step.found) continue // the same other domain, for the same amount
+      // The outcome moved to or from another domain: the rest invoice by invoice.
+      if (found !== undefined) view.apply(found)
+      for (let k = i + 1; k < count; k++) {
+        const next = steps[k]!
+        if (!next.evaluated) continue
+        const evaluation = view.evaluate(this.epoch, next)
+        if (evaluation !== undefined) view.apply(evaluation)
+      }
+      return { settled: this.targetSettles(), custodied18: view.custodied18[jd]!, available18: view.available18[jd]! }
+    }
+    this.load(count, jd, custodied18, available18)
+    return { settled: this.targetSettles(), custodied18, available18 }
+  }
 }
 
 /** The minimum amounts of the open invoice `node` of `ticker`, per candidate domain. */
@@ -105,20 +331,22 @@ export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNo
   const custodiedAmounts = new Map<number, bigint>()
   const minAmounts = new Map<number, bigint>()
   const invoiceCount = ticker.invoices.length
+  const fifo = candidates.length > 0 ? new FifoReplay(hub, ticker, node) : undefined
   for (const candidate of candidates) {
     const d = candidate.domain
+    const replay = (extra18: bigint): Replay => fifo!.replay(d, extra18)
     custodiedAmounts.set(d, ticker.custodied(d))
     let extra = 0n
     let below = -1n
     let rounds = 0
-    let result = replay(hub, ticker, node, d, extra)
+    let result = replay(extra)
     // Each round either settles the invoice or lets one more earlier invoice take liquidity on d.
     for (; !result.settled && rounds <= invoiceCount + 2; rounds++) {
-      const shortfall = minDepositFormula(node.amount18, result.before.custodied.get(d) ?? 0n, result.before.available.get(d) ?? 0n, discount)
+      const shortfall = minDepositFormula(node.amount18, result.custodied18, result.available18, discount)
       if (shortfall === 0n) break // d cannot help this invoice
       below = extra
       extra += shortfall
-      result = replay(hub, ticker, node, d, extra)
+      result = replay(extra)
     }
     if (!result.settled) continue
     if (rounds > 1) {
@@ -128,14 +356,14 @@ export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNo
       let hi = extra
       while (hi - lo > 1n) {
         const mid = (lo + hi) / 2n
-        if (replay(hub, ticker, node, d, mid).settled) hi = mid
+        if (replay(mid).settled) hi = mid
         else lo = mid
       }
       extra = hi
-      result = replay(hub, ticker, node, d, extra)
+      result = replay(extra)
     }
     minAmounts.set(d, extra)
-    const deposits = result.before.available.get(d) ?? 0n
+    const deposits = result.available18
     const covered = deposits < node.amount18 ? deposits : node.amount18
     amountAfterDiscounts.set(d, node.amount18 - (covered * BigInt(discount)) / DBPS_DENOMINATOR)
   }

@@ -1,0 +1,304 @@
+/**
+ * `computeMinAmounts` against the algorithm it replaced (kept below as the reference: every replay from the head
+ * of the ticker's invoices), on random hub states: synthetic ones (several tickers and domains, xERC20 domains
+ * and both priorities, invoices of many entry epochs, custody and current-epoch deposits comparable to the
+ * invoices so that they compete, user-supported domains, caps, ties) and ones the hub reached through its own
+ * operations. Every open invoice is compared, field by field and in map order. Fixed seeds.
+ */
+import { uniformBigInt } from "pure-rand/distribution/uniformBigInt"
+import { uniformInt } from "pure-rand/distribution/uniformInt"
+import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus"
+import type { RandomGenerator } from "pure-rand/types/RandomGenerator"
+import { describe, expect, it } from "vitest"
+import { addressToBytes32, type Bytes32 } from "../domain/hex.ts"
+import { DBPS_DENOMINATOR, type Intent, Strategy } from "../domain/protocol.ts"
+import type { DomainAsset, HubConfigInput } from "../hub/config.ts"
+import { Hub } from "../hub/hub.ts"
+import { discountDbps, evaluateInvoice, settlementDomains } from "../hub/settler.ts"
+import { IntentContext, InvoiceNode, type TickerState } from "../hub/state.ts"
+import { timeOf, u } from "../hub/testing.ts"
+import { CollectingSink } from "../hub/trace.ts"
+import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
+import { TestWorld } from "./testing.ts"
+
+// ---------------------------------------------------------------------------------------------------------
+// The reference: the previous implementation, unchanged
+
+const referenceFormula = (invoice18: bigint, custodied18: bigint, depositedThisEpoch18: bigint, discount: number): bigint => {
+  const dbps = BigInt(discount)
+  const covered = depositedThisEpoch18 < invoice18 ? depositedThisEpoch18 : invoice18
+  if (custodied18 >= invoice18 - (covered * dbps) / DBPS_DENOMINATOR) return 0n
+  return (DBPS_DENOMINATOR * (invoice18 - custodied18) - dbps * depositedThisEpoch18) / (DBPS_DENOMINATOR + dbps) + 1n
+}
+
+interface Overlay {
+  readonly custodied: Map<number, bigint>
+  readonly available: Map<number, bigint>
+}
+
+const viewOf = (ticker: TickerState, overlay: Overlay): TickerState =>
+  ({
+    custodied: (domain: number) => overlay.custodied.get(domain) ?? ticker.custodied(domain),
+    depositQueue: (_epoch: number, domain: number) => ({ available18: overlay.available.get(domain) ?? 0n }),
+  }) as unknown as TickerState
+
+const referenceReplay = (hub: Hub, ticker: TickerState, target: InvoiceNode, domain: number, extra18: bigint): { settled: boolean; before: Overlay } => {
+  const state = hub.state
+  const epoch = state.currentEpoch()
+  const overlay: Overlay = { custodied: new Map(), available: new Map() }
+  for (const d of ticker.config.domains) {
+    overlay.custodied.set(d.domain, ticker.custodied(d.domain))
+    overlay.available.set(d.domain, ticker.depositQueue(epoch, d.domain)?.available18 ?? 0n)
+  }
+  overlay.custodied.set(domain, (overlay.custodied.get(domain) ?? 0n) + extra18)
+  overlay.available.set(domain, (overlay.available.get(domain) ?? 0n) + extra18)
+  const view = viewOf(ticker, overlay)
+  const xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20
+  for (let invoice = ticker.invoices.head; invoice !== undefined; invoice = invoice.next) {
+    const isTarget = invoice === target
+    const before: Overlay = isTarget ? { custodied: new Map(overlay.custodied), available: new Map(overlay.available) } : overlay
+    const domains = settlementDomains(state, ticker, invoice.ctx, invoice.owner)
+    const hasXerc20 = domains.some((d) => d.strategy === Strategy.XERC20)
+    let settled = xerc20First && hasXerc20
+    if (!settled) {
+      const discount = discountDbps(state, ticker, epoch, invoice.entryEpoch, invoice.ctx)
+      const found = evaluateInvoice(view, epoch, invoice.amount18, discount, domains)
+      if (found !== undefined) {
+        settled = true
+        const after = found.amountAfterDiscount18
+        overlay.custodied.set(found.domain, (overlay.custodied.get(found.domain) ?? 0n) - after)
+        const available = overlay.available.get(found.domain) ?? 0n
+        overlay.available.set(found.domain, available > after ? available - after : 0n)
+      } else settled = !xerc20First && hasXerc20
+    }
+    if (isTarget) return { settled, before }
+  }
+  return { settled: false, before: overlay }
+}
+
+const referenceMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNode): InvoiceMinAmounts => {
+  const state = hub.state
+  const epoch = state.currentEpoch()
+  const discount = discountDbps(state, ticker, epoch, node.entryEpoch, node.ctx)
+  const candidates: DomainAsset[] = settlementDomains(state, ticker, node.ctx, node.owner).filter((d) => d.strategy === Strategy.DEFAULT)
+  const amountAfterDiscounts = new Map<number, bigint>()
+  const custodiedAmounts = new Map<number, bigint>()
+  const minAmounts = new Map<number, bigint>()
+  const invoiceCount = ticker.invoices.length
+  for (const candidate of candidates) {
+    const d = candidate.domain
+    custodiedAmounts.set(d, ticker.custodied(d))
+    let extra = 0n
+    let below = -1n
+    let rounds = 0
+    let result = referenceReplay(hub, ticker, node, d, extra)
+    for (; !result.settled && rounds <= invoiceCount + 2; rounds++) {
+      const shortfall = referenceFormula(node.amount18, result.before.custodied.get(d) ?? 0n, result.before.available.get(d) ?? 0n, discount)
+      if (shortfall === 0n) break
+      below = extra
+      extra += shortfall
+      result = referenceReplay(hub, ticker, node, d, extra)
+    }
+    if (!result.settled) continue
+    if (rounds > 1) {
+      let lo = below
+      let hi = extra
+      while (hi - lo > 1n) {
+        const mid = (lo + hi) / 2n
+        if (referenceReplay(hub, ticker, node, d, mid).settled) hi = mid
+        else lo = mid
+      }
+      extra = hi
+      result = referenceReplay(hub, ticker, node, d, extra)
+    }
+    minAmounts.set(d, extra)
+    const deposits = result.before.available.get(d) ?? 0n
+    const covered = deposits < node.amount18 ? deposits : node.amount18
+    amountAfterDiscounts.set(d, node.amount18 - (covered * BigInt(discount)) / DBPS_DENOMINATOR)
+  }
+  return { invoiceAmount: node.amount18, discountDbps: discount, amountAfterDiscounts, custodiedAmounts, minAmounts }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Comparison
+
+/** Every field, maps as entry lists in their order. */
+const plain = (m: InvoiceMinAmounts): unknown => ({
+  invoiceAmount: m.invoiceAmount,
+  discountDbps: m.discountDbps,
+  amountAfterDiscounts: [...m.amountAfterDiscounts],
+  custodiedAmounts: [...m.custodiedAmounts],
+  minAmounts: [...m.minAmounts],
+})
+
+interface Tally {
+  invoices: number
+  /** Invoices with a non-zero minimum on some domain reached through earlier invoices (bisection). */
+  nonZero: number
+}
+
+const compareTicker = (hub: Hub, ticker: TickerState, tally: Tally): void => {
+  for (let node = ticker.invoices.head; node !== undefined; node = node.next) {
+    const expected = referenceMinAmounts(hub, ticker, node)
+    const actual = computeMinAmounts(hub, ticker, node)
+    expect(plain(actual)).toEqual(plain(expected))
+    tally.invoices++
+    for (const v of expected.minAmounts.values()) if (v > 0n) tally.nonZero++
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Synthetic hub states
+
+const pick = <T>(rng: RandomGenerator, items: readonly T[]): T => items[uniformInt(rng, 0, items.length - 1)]!
+const chance = (rng: RandomGenerator, percent: number): boolean => uniformInt(rng, 0, 99) < percent
+const word = (prefix: string, n: number): Bytes32 => `0x${prefix}${n.toString(16).padStart(64 - prefix.length, "0")}` as Bytes32
+
+const DOMAINS = [1, 10, 56, 137, 8453]
+const EPOCH_LENGTH = 10
+const EPOCH = 20
+
+/** An amount of the state's scale: a few whole units, sometimes the same as others, sometimes with dust. */
+const amountOf = (rng: RandomGenerator, maxUnits: number): bigint => {
+  const units = BigInt(uniformInt(rng, 0, maxUnits))
+  const base = units * u(1)
+  if (chance(rng, 30)) return base
+  return base + uniformBigInt(rng, 0n, u(1))
+}
+
+const syntheticHub = (rng: RandomGenerator): Hub => {
+  const tickers: HubConfigInput["tickers"][number][] = []
+  const tickerCount = uniformInt(rng, 1, 3)
+  for (let t = 0; t < tickerCount; t++) {
+    const domains = DOMAINS.filter(() => chance(rng, 70))
+    if (domains.length === 0) domains.push(pick(rng, DOMAINS))
+    const withXerc20 = chance(rng, 30)
+    const [discountPerEpoch, maxDiscountDbps] = pick(rng, [[0, 0], [3, 12], [1, 12], [500, 5000], [1000, 10_000], [4000, 30_000], [1000, 1000]] as const)
+    tickers.push({
+      symbol: `T${t}`,
+      discountPerEpoch,
+      maxDiscountDbps,
+      prioritizedStrategy: chance(rng, 50) ? "xerc20" : "default",
+      domains: domains.map((domain, k) => ({
+        domain,
+        asset: word(`${t + 1}a`, domain),
+        decimals: 18,
+        strategy: withXerc20 && k > 0 && chance(rng, 40) ? "xerc20" : "default",
+      })),
+    })
+  }
+  const hub = new Hub(
+    {
+      epochLength: EPOCH_LENGTH,
+      discountExemptEpochs: pick(rng, [0, 0, 1, 3]),
+      userMaxDiscount: chance(rng, 50),
+      tickers,
+    },
+    new CollectingSink(),
+  )
+  hub.setBlock(EPOCH * EPOCH_LENGTH + uniformInt(rng, 0, EPOCH_LENGTH - 1), timeOf(EPOCH * EPOCH_LENGTH))
+  const state = hub.state
+  const owners = [1, 2, 3, 4].map((n) => word("0e", n))
+  for (const owner of owners) {
+    if (chance(rng, 25)) state.userSupportedDomains.set(owner, DOMAINS.filter(() => chance(rng, 40)))
+  }
+  const scale = pick(rng, [3, 20, 100])
+  let id = 0
+  for (const ticker of state.tickers.values()) {
+    const own = ticker.config.domains.map((d) => d.domain)
+    for (const d of ticker.config.domains) {
+      if (d.strategy !== Strategy.DEFAULT) continue
+      if (chance(rng, 70)) ticker.custodied18.set(d.domain, amountOf(rng, 3 * scale))
+      if (chance(rng, 50)) ticker.openDepositQueue(EPOCH, d.domain).available18 = amountOf(rng, 2 * scale)
+      if (chance(rng, 10)) ticker.openDepositQueue(EPOCH - 1, d.domain).available18 = amountOf(rng, 2 * scale)
+    }
+    // Ties: two domains with the same custody.
+    if (own.length > 1 && chance(rng, 30)) ticker.custodied18.set(own[1]!, ticker.custodied(own[0]!))
+    const count = uniformInt(rng, 0, 45)
+    for (let k = 0; k < count; k++) {
+      const ctx = new IntentContext(word("1d", ++id))
+      ctx.ticker = ticker
+      const destinations = chance(rng, 20) ? [] : DOMAINS.filter(() => chance(rng, 45))
+      if (chance(rng, 10) && destinations.length > 0) destinations.push(destinations[0]!)
+      if (chance(rng, 90)) {
+        const intent: Intent = {
+          initiator: word("1a", 1),
+          receiver: word("1b", 1),
+          inputAsset: ticker.config.domains[0]!.asset,
+          outputAsset: word("00", 0),
+          maxFee: pick(rng, [0, 0, 5, 300, 2000]),
+          origin: pick(rng, own),
+          nonce: BigInt(id),
+          timestamp: state.timestamp,
+          ttl: chance(rng, 80) ? 0 : 3600,
+          amount: 0n,
+          destinations,
+        data: "0x",
+        }
+        ctx.intent = intent
+      } else ctx.paymentDestinations = destinations
+      state.contexts.set(ctx.intentId, ctx)
+      const entryEpoch = uniformInt(rng, EPOCH - 15, EPOCH)
+      ticker.invoices.append(new InvoiceNode(ctx, pick(rng, owners), entryEpoch, amountOf(rng, scale) + 1n, state.timestamp))
+    }
+  }
+  return hub
+}
+
+describe("computeMinAmounts equals the previous algorithm", () => {
+  it("on random synthetic hub states (tickers, domains, xERC20, epochs, custody, deposits)", () => {
+    const rng = xoroshiro128plus(20_251_122)
+    const tally: Tally = { invoices: 0, nonZero: 0 }
+    for (let round = 0; round < 60; round++) {
+      const hub = syntheticHub(rng)
+      for (const ticker of hub.state.tickers.values()) compareTicker(hub, ticker, tally)
+      // A node outside the list (replays every invoice, never settles).
+      const ticker = [...hub.state.tickers.values()][0]!
+      const loose = new InvoiceNode(new IntentContext(word("1f", round)), word("0e", 1), EPOCH - 3, u(5), hub.state.timestamp)
+      expect(plain(computeMinAmounts(hub, ticker, loose))).toEqual(plain(referenceMinAmounts(hub, ticker, loose)))
+    }
+    expect(tally.invoices).toBeGreaterThan(1000)
+    expect(tally.nonZero).toBeGreaterThan(500)
+  })
+
+  it("on hub states reached through the hub's own operations", () => {
+    const rng = xoroshiro128plus(7)
+    const tally: Tally = { invoices: 0, nonZero: 0 }
+    for (let round = 0; round < 6; round++) {
+      const world = new TestWorld()
+      const user = addressToBytes32("0x00000000000000000000000000000000000000aa")
+      let epoch = 10
+      world.epoch(epoch)
+      for (let e = 0; e < 8; e++) {
+        const intents = uniformInt(rng, 3, 15)
+        const origins = new Set<number>()
+        for (let k = 0; k < intents; k++) {
+          const symbol = chance(rng, 70) ? "DAI" : "USDC"
+          const domains = symbol === "DAI" ? [1, 10, 8453] : [1, 10, 56]
+          const origin = chance(rng, 60) ? 1 : pick(rng, domains)
+          const destinations = domains.filter((d) => d !== origin && chance(rng, 60))
+          if (destinations.length === 0) destinations.push(domains.find((d) => d !== origin)!)
+          world.newIntent({ symbol, origin, destinations, amount: amountOf(rng, 50) + u(1) })
+          origins.add(origin)
+        }
+        for (const origin of origins) world.dispatch(origin)
+        if (chance(rng, 60)) world.process("DAI")
+        if (chance(rng, 60)) world.process("USDC")
+        if (e === 5 && chance(rng, 50)) world.hub.setUserSupportedDomains(user, [8453, 10])
+        world.epoch(++epoch)
+      }
+      // Current-epoch deposits not processed yet.
+      world.newIntent({ symbol: "DAI", origin: 10, destinations: [1], amount: amountOf(rng, 60) })
+      world.newIntent({ symbol: "DAI", origin: 8453, destinations: [1], amount: amountOf(rng, 60) })
+      world.dispatch(10)
+      world.dispatch(8453)
+      for (const ticker of world.hub.state.tickers.values()) {
+        compareTicker(world.hub, ticker, tally)
+        for (let node = ticker.invoices.head; node !== undefined; node = node.next) {
+          expect(plain(world.model.minAmounts(node.intentId)!)).toEqual(plain(referenceMinAmounts(world.hub, ticker, node)))
+        }
+      }
+    }
+    expect(tally.invoices).toBeGreaterThan(100)
+  })
+})
