@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { type ClearingDeps, ClearingService } from "../service/api/service.ts"
 import type { Address } from "../service/domain/hex.ts"
 import type { HubInputTrace } from "../service/hub/inputLines.ts"
+import { TRACE_HASH_ALGORITHM } from "../service/hub/trace.ts"
 import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../service/spoke/spoke.ts"
 import { startArbitrageurs } from "./agents/arbitrageur.ts"
 import { holdings18, type PopulationStats } from "./agents/common.ts"
@@ -184,6 +185,7 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
     version: CLEARSIM_VERSION,
     backend: options.backend,
     traceHash: world.traceHash(),
+    traceHashAlgorithm: TRACE_HASH_ALGORITHM,
     hubEvents: world.hasher.events,
     hubInputs: world.stats.hubInputs,
     horizonSeconds: options.horizonSeconds,

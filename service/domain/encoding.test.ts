@@ -1,5 +1,5 @@
 import fc from "fast-check"
-import { keccak256 as viemKeccak, toBytes } from "viem"
+import { keccak256 as viemKeccak } from "viem"
 import { describe, expect, it } from "vitest"
 import {
   assetHash,
@@ -15,7 +15,7 @@ import {
 } from "./encoding.ts"
 import { arbBytes32, arbIntent } from "./arbitrary.ts"
 import { addressToBytes32, type Hex, ZERO_BYTES32 } from "./hex.ts"
-import { KECCAK_SCRATCH_BYTES, keccak256Bytes, Keccak256Stream } from "./keccak.ts"
+import { KECCAK_SCRATCH_BYTES, keccak256Bytes } from "./keccak.ts"
 import type { Intent } from "./protocol.ts"
 
 // "initiator 0x11…11" in the reference is the 20-byte address 0x1111…1111, left-padded like every address
@@ -118,120 +118,6 @@ describe("keccak256Bytes", () => {
   it("gives intent ids of huge calldata (encoded outside the input buffer) like viem", () => {
     const intent: Intent = { ...vectorIntent, data: `0x${"ab".repeat(KECCAK_SCRATCH_BYTES)}` }
     expect(intentId(intent)).toBe(viemKeccak(encodeIntentViem(intent)))
-  })
-
-  it("leaves an open stream's state alone", () => {
-    const stream = new Keccak256Stream()
-    stream.writeUtf8("a".repeat(70_000))
-    keccak256Bytes(new Uint8Array(1000))
-    stream.writeUtf8("b")
-    expect(stream.digest()).toBe(viemKeccak(toBytes(`${"a".repeat(70_000)}b`)))
-  })
-})
-
-describe("Keccak256Stream", () => {
-  it("equals a one-shot keccak of the concatenation, across flushes", () => {
-    const stream = new Keccak256Stream()
-    const parts: string[] = []
-    for (let i = 0; i < 5000; i++) {
-      const line = `{"kind":"X","i":${i},"s":"${"é".repeat(i % 7)}"}\n`
-      parts.push(line)
-      stream.writeUtf8(line)
-    }
-    expect(stream.digest()).toBe(viemKeccak(toBytes(parts.join(""))))
-    stream.writeUtf8("more")
-    expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}more`)))
-  })
-
-  it("hands its sponge to a worker thread past offloadAfterBytes and gives the same digests", () => {
-    // Lines of every UTF-8 width, flushed here, then in the worker; digests mid-stream and at the end.
-    const stream = new Keccak256Stream({ offloadAfterBytes: 100_000 })
-    const here = new Keccak256Stream()
-    const parts: string[] = []
-    const digests: [string, string][] = []
-    for (let i = 0; i < 40_000; i++) {
-      const line = `{"i":${i},"s":"${"é€😀".repeat(i % 5)}"}`
-      parts.push(line, "\n")
-      stream.writeLine(line)
-      here.writeLine(line)
-      if (i % 9_999 === 0) digests.push([stream.digest(), here.digest()])
-    }
-    expect(stream.offloaded).toBe(true)
-    expect(here.offloaded).toBe(false)
-    for (const [offloaded, local] of digests) expect(offloaded).toBe(local)
-    expect(stream.digest()).toBe(viemKeccak(toBytes(parts.join(""))))
-    // The main thread's module is free for other hashes meanwhile, and the stream goes on after a digest.
-    expect(keccak256Bytes(new Uint8Array(0))).toBe(viemKeccak(new Uint8Array(0)))
-    // A line longer than the worker's chunks, with characters straddling their boundaries.
-    const huge = "a€😀".repeat(400_000)
-    stream.writeUtf8(huge)
-    stream.writeLine(huge)
-    stream.writeLine("x".repeat(349_525)) // 3 bytes per unit plus the newline: exactly a chunk
-    expect(stream.digest()).toBe(viemKeccak(toBytes(`${parts.join("")}${huge}${huge}\n${"x".repeat(349_525)}\n`)))
-  })
-
-  it("hashes a surrogate pair split across writes as the pair, here and offloaded", () => {
-    for (const offloadAfterBytes of [undefined, 1]) {
-      const stream = new Keccak256Stream(offloadAfterBytes === undefined ? {} : { offloadAfterBytes })
-      // The first write fills a flush (here) and ends with the pair's first half; the second starts with the other.
-      const first = `${"a".repeat(70_000)}\ud83d`
-      stream.writeUtf8(first)
-      stream.writeUtf8("\ude00 and more")
-      stream.writeUtf8("\ud83d") // a lone high surrogate at the end: one replacement character
-      expect(stream.offloaded).toBe(offloadAfterBytes !== undefined)
-      expect(stream.digest()).toBe(viemKeccak(toBytes(`${"a".repeat(70_000)}😀 and more\ufffd`)))
-      // A digest between the halves counts the first as lone; the pair completes afterwards all the same.
-      stream.writeUtf8("\ude00")
-      expect(stream.digest()).toBe(viemKeccak(toBytes(`${"a".repeat(70_000)}😀 and more😀`)))
-      stream.close()
-    }
-  })
-
-  it("formats values into text in the worker with its text formatter, in order with the text written around them", () => {
-    // A formatter of the hub's trace (a TypeScript module the worker loads with type stripping): one line, no newline.
-    const textFormatter = { module: new URL("../hub/events.ts", import.meta.url), exportName: "formatEvent" }
-    const stream = new Keccak256Stream({ offloadAfterBytes: 1, textFormatter })
-    const events = Array.from({ length: 20_000 }, (_, i) => ({ kind: "DepositProcessed", epoch: i, domain: 10, tickerHash: `0x${"ab".repeat(32)}`, intentId: `0x${i.toString(16).padStart(64, "0")}`, amountAndRewards: 10n ** 24n + BigInt(i) }))
-    const lines = events.map((e) => `{"kind":"DepositProcessed","epoch":${e.epoch},"domain":10,"tickerHash":"${e.tickerHash}","intentId":"${e.intentId}","amountAndRewards":"${e.amountAndRewards}"}`)
-    expect(stream.acceptsValues).toBe(false) // nothing hashed yet: not offloaded
-    const first = `first €${"a".repeat(70_000)}` // past a flush of the text buffer: hashed, so offloaded
-    stream.writeLine(first)
-    expect(stream.acceptsValues).toBe(true)
-    stream.writeValues(events.slice(0, 15_000))
-    stream.writeLine("between 😀")
-    stream.writeValues(events.slice(15_000))
-    expect(stream.digest()).toBe(viemKeccak(toBytes(`${first}\n${lines.slice(0, 15_000).join("")}between 😀\n${lines.slice(15_000).join("")}`)))
-    stream.close()
-    // Without a formatter, or before offloading, values are refused.
-    const plain = new Keccak256Stream({ offloadAfterBytes: 1 })
-    plain.writeLine(first)
-    expect(plain.acceptsValues).toBe(false)
-    expect(() => plain.writeValues([1])).toThrow(/text formatter/)
-    plain.close()
-  })
-
-  it("fails the stream when the worker cannot load its text formatter", () => {
-    const stream = new Keccak256Stream({ offloadAfterBytes: 1, textFormatter: { module: new URL("../hub/events.ts", import.meta.url), exportName: "noSuchExport" } })
-    stream.writeLine("x".repeat(70_000))
-    stream.writeValues([{ kind: "X" }])
-    expect(() => stream.digest()).toThrow(/no function export noSuchExport/)
-    stream.close()
-  })
-
-  it("keeps an offloaded stream's backlog bounded and gives the same digest; a closed stream refuses writes", () => {
-    const offloaded = new Keccak256Stream({ offloadAfterBytes: 1 })
-    const here = new Keccak256Stream()
-    const block = "0123456789abcdef".repeat(1 << 16) // 1 MiB
-    // 96 MiB written in one go: faster than the worker absorbs it, so writes wait for it to catch up.
-    for (let i = 0; i < 96; i++) {
-      offloaded.writeUtf8(block)
-      here.writeUtf8(block)
-    }
-    expect(offloaded.offloaded).toBe(true)
-    expect(offloaded.digest()).toBe(here.digest())
-    offloaded.close()
-    expect(() => offloaded.writeUtf8("x")).toThrow(/closed/)
-    expect(() => offloaded.digest()).toThrow(/closed/)
   })
 })
 

@@ -1,6 +1,6 @@
 /**
  * A worker thread that takes a long stream of text off the thread producing it: bytes and values posted in
- * order, hashed (a keccak sponge handed over by `Keccak256Stream`) and/or appended to a file (`TraceFile`), with
+ * order, hashed (SHA-256, for `Sha256Stream`) and/or appended to a file (`TraceFile`), with
  * the values turned into text there by a formatter module. Posting never blocks unless the worker falls far
  * behind; digests and syncs are answered synchronously through shared memory, so a simulation that never yields to
  * the event loop can still wait for them. Failures of the worker (a failed start, a crash, a failed write) surface
@@ -22,16 +22,10 @@ export interface TextFormatter {
 export const workersLoadTypeScript = typeof (process.features as { readonly typescript?: string | false }).typescript === "string"
 
 export interface TextSinkOptions {
-  /** Who the worker works for, in error messages ("Keccak256Stream", "TraceFile"). */
+  /** Who the worker works for, in error messages ("Sha256Stream", "TraceFile"). */
   readonly owner: string
-  /** A keccak sponge to continue: the WebAssembly module, its state and parameters (see keccak.ts). */
-  readonly sponge?: {
-    readonly module: object
-    readonly state: Uint8Array
-    readonly bits: number
-    readonly padding: number
-    readonly scratchBytes: number
-  }
+  /** Hash everything taken with SHA-256 (from the first byte posted), for `digest()`. */
+  readonly hash?: boolean
   /** A file descriptor to append to (opened for writing; the caller closes it after `sync()`). */
   readonly fd?: number
   readonly formatter?: TextFormatter
@@ -69,7 +63,7 @@ export class TextSinkWorker {
     this.worker = new Worker(new URL("./textSinkWorker.js", import.meta.url), {
       workerData: {
         control: this.controlBuffer,
-        sponge: options.sponge,
+        hash: options.hash === true,
         fd: options.fd,
         formatter: formatter === undefined ? undefined : { url: formatter.module.href, exportName: formatter.exportName },
       },
@@ -115,7 +109,7 @@ export class TextSinkWorker {
     if (this.posted - Atomics.load(this.control, CONTROL_DONE) > MAX_BACKLOG) this.waitUntil(() => this.posted - Atomics.load(this.control, CONTROL_DONE) <= MAX_BACKLOG / 2, this.control, CONTROL_DONE)
   }
 
-  /** With a sponge: the digest of everything posted so far, then `tail` (not kept: the sponge goes on without it). */
+  /** With `hash`: the digest of everything posted so far, then `tail` (not kept: the hash goes on without it). */
   digest(tail: Uint8Array): Uint8Array {
     const reply = this.request("digest", 32, { tail })
     return new Uint8Array(reply, 4, 32)

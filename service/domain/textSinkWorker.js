@@ -1,13 +1,13 @@
 // The worker thread behind `TextSinkWorker` (textSink.ts): it takes a stream of bytes and values, in the order
 // they were posted, off the posting thread, and
-// - with a sponge: absorbs them into a second instance of the same WebAssembly Keccak module, started from the
-//   sponge state the stream had when it handed over, and answers digest requests (an offloaded
-//   `Keccak256Stream`, keccak.ts);
+// - with `hash`: hashes them with SHA-256 and answers digest requests (an offloaded `Sha256Stream`,
+//   sha256Stream.ts);
 // - with a file descriptor: appends them to the file (an offloaded `TraceFile`, sim/report/traceFile.ts).
 // Values are turned into text by the formatter (a module export, imported here before the first message is read)
 // and used as UTF-8. Progress and failure are reported in the shared control words, which the posting thread
 // reads while it waits for this one (it cannot receive events then). Plain JavaScript so that it runs under any
 // loader (tsx, vitest, Node).
+import { createHash } from "node:crypto"
 import { writeSync } from "node:fs"
 import { parentPort, workerData } from "node:worker_threads"
 
@@ -21,12 +21,12 @@ const CONTROL_MESSAGE_OFFSET = 16
 /**
  * @type {{
  *   control: SharedArrayBuffer,
- *   sponge: { module: WebAssembly.Module, state: Uint8Array, bits: number, padding: number, scratchBytes: number } | undefined,
+ *   hash: boolean,
  *   fd: number | undefined,
  *   formatter: { url: string, exportName: string } | undefined,
  * }}
  */
-const { control: controlBuffer, sponge, fd, formatter } = workerData
+const { control: controlBuffer, hash: hashing, fd, formatter } = workerData
 const control = new Int32Array(controlBuffer, 0, 4)
 
 /** Records the first failure where the posting thread reads it, and wakes any wait. */
@@ -39,21 +39,11 @@ const fail = (error) => {
   Atomics.notify(control, CONTROL_DONE)
 }
 
-let wasm
-let memory
-let scratchOffset
-let stateOffset
+/** The SHA-256 of everything taken (when hashing). */
+const hash = hashing ? createHash("sha256") : undefined
 /** @type {((value: unknown) => string) | undefined} */
 let format
 try {
-  if (sponge !== undefined) {
-    wasm = new WebAssembly.Instance(sponge.module, {}).exports
-    memory = new Uint8Array(wasm.memory.buffer)
-    scratchOffset = wasm.Hash_GetBuffer()
-    stateOffset = wasm.Hash_GetState()
-    wasm.Hash_Init(sponge.bits)
-    memory.set(sponge.state, stateOffset)
-  }
   if (formatter !== undefined) {
     // Messages wait in the port's queue until the listener below is attached.
     const exported = (await import(formatter.url))[formatter.exportName]
@@ -65,41 +55,23 @@ try {
   fail(error)
 }
 
-const encoder = new TextEncoder()
 /** Text up to this many UTF-16 units is gathered before it is used. */
 const TEXT_UNITS = 1 << 16
-
-const absorbBytes = (data) => {
-  for (let read = 0; read < data.length; read += sponge.scratchBytes) {
-    const chunk = data.subarray(read, read + sponge.scratchBytes)
-    memory.set(chunk, scratchOffset)
-    wasm.Hash_Update(chunk.length)
-  }
-}
-
-/** Absorbs the UTF-8 bytes of `text`, encoded straight into the module's input buffer. */
-const absorbText = (text) => {
-  const scratch = memory.subarray(scratchOffset, scratchOffset + sponge.scratchBytes)
-  for (;;) {
-    const { read, written } = encoder.encodeInto(text, scratch)
-    wasm.Hash_Update(written)
-    if (read >= text.length) return
-    text = text.slice(read)
-  }
-}
 
 const writeBytes = (data) => {
   for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written)
 }
 
 const takeBytes = (data) => {
-  if (sponge !== undefined) absorbBytes(data)
+  hash?.update(data)
   if (fd !== undefined) writeBytes(data)
 }
 
 const takeText = (text) => {
-  if (sponge !== undefined) absorbText(text)
-  if (fd !== undefined) writeBytes(Buffer.from(text, "utf8"))
+  if (fd === undefined) return hash?.update(text, "utf8")
+  const bytes = Buffer.from(text, "utf8")
+  hash?.update(bytes)
+  writeBytes(bytes)
 }
 
 /** A message fully taken: counted where the posting thread bounds its backlog. */
@@ -137,20 +109,13 @@ parentPort.on("message", (message) => {
       }
       return done()
     case "digest": {
-      // The hash so far and `tail`, after a status word (1 = written); the sponge continues from where it was,
+      // The hash so far and `tail`, after a status word (1 = written); the hash continues from where it was,
       // without the tail (a pending half surrogate pair, as U+FFFD, counts in this digest only).
       const flag = new Int32Array(message.reply, 0, 1)
       if (running) {
         try {
-          const saved = memory.slice(stateOffset, stateOffset + sponge.state.length)
-          const tail = message.tail
-          if (tail.length > 0) {
-            memory.set(tail, scratchOffset)
-            wasm.Hash_Update(tail.length)
-          }
-          wasm.Hash_Final(sponge.padding)
-          new Uint8Array(message.reply, 4, 32).set(memory.subarray(scratchOffset, scratchOffset + 32))
-          memory.set(saved, stateOffset)
+          if (hash === undefined) throw new Error("a digest was asked of a worker that does not hash")
+          new Uint8Array(message.reply, 4, 32).set(hash.copy().update(message.tail).digest())
           Atomics.store(flag, 0, 1)
         } catch (error) {
           fail(error)

@@ -2,11 +2,11 @@
  * Replay input decoding (`inputs.ts`: `decodeInputLine`, `decodeConfigLine`) and `replayLines` (`replay.ts`):
  * a malformed line raises `InputLineError` naming the line number, the dotted field path and the expectation.
  */
+import { createHash } from "node:crypto"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { arbIntent } from "../domain/arbitrary.ts"
 import type { Bytes32 } from "../domain/hex.ts"
-import { keccak256Utf8 } from "../domain/keccak.ts"
 import { intentToJson } from "../domain/schemas.ts"
 import type { HubInput } from "./hub.ts"
 import { decodeConfigLine, decodeInputLine, encodeConfigLine, encodeInputLine, InputLineError } from "./inputs.ts"
@@ -145,13 +145,13 @@ describe("replay: replayLines", () => {
     return { out, summary }
   }
 
-  it("prints every event, then a summary whose trace hash is keccak256 of the event lines", async () => {
+  it("prints every event, then a summary whose trace hash is the SHA-256 of the event lines (as `sha256sum` gives it)", async () => {
     const { out, summary } = await replay([config, block(100), intent, line({ kind: "processSettlementQueue", domain: DOMAIN_B, amount: 1 })])
     const events = out.slice(0, -1)
     expect(events.map((l) => JSON.parse(l).kind)).toEqual(["DepositProcessed", "InvoiceEnqueued", "IntentProcessed", "Reverted"])
     // A reverted call is recorded, not fatal.
     expect(JSON.parse(events[3]!)).toMatchObject({ kind: "Reverted", call: "processSettlementQueue", error: "Settler_ProcessSettlementQueue_InvalidAmount" })
-    expect(summary).toEqual({ traceHash: keccak256Utf8(events.map((l) => `${l}\n`).join("")), events: 4, inputs: 3 })
+    expect(summary).toEqual({ traceHash: `0x${createHash("sha256").update(events.map((l) => `${l}\n`).join("")).digest("hex")}`, events: 4, inputs: 3 })
     expect(JSON.parse(out.at(-1)!)).toEqual({ kind: "summary", traceHash: summary.traceHash, events: 4 })
   })
 

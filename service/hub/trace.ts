@@ -1,12 +1,20 @@
 /**
- * The trace hash: keccak256 over the hub's events as the JSON lines `clearsim hub replay` prints, each
- * followed by `\n`. Anyone can recompute it from the printed lines.
+ * The trace hash: SHA-256 over the hub's events as the JSON lines `clearsim hub replay` prints, each
+ * followed by `\n`. Anyone can recompute it from the printed lines (`sha256sum`).
  */
 import type { Bytes32 } from "../domain/hex.ts"
-import { Keccak256Stream } from "../domain/keccak.ts"
+import { Sha256Stream } from "../domain/sha256Stream.ts"
 import { workersLoadTypeScript } from "../domain/textSink.ts"
 import { formatEvent, type HubEvent, type HubEventSink } from "./events.ts"
 import { packEvent } from "./tracePacking.ts"
+
+/**
+ * The trace hash's function, as report.json and baselines name it (`traceHashAlgorithm`). Reports written before
+ * it was named used keccak256 over the same lines.
+ */
+export const TRACE_HASH_ALGORITHM = "sha256"
+/** What a report or baseline without `traceHashAlgorithm` used. */
+export const LEGACY_TRACE_HASH_ALGORITHM = "keccak256"
 
 /** Events gathered (packed) before they are posted to the hashing worker together (one structured clone). */
 const EVENT_BATCH = 4096
@@ -23,7 +31,7 @@ export class TraceHasher implements HubEventSink {
    * `tracePacking.ts`), which formats them with the same `formatEvent`: this thread only gathers them. (The worker
    * loads that TypeScript module itself: on a Node without type stripping the events are formatted here.)
    */
-  private readonly stream: Keccak256Stream
+  private readonly stream: Sha256Stream
   private batch: unknown[] = []
   private batchEvents = 0
   events = 0
@@ -32,7 +40,7 @@ export class TraceHasher implements HubEventSink {
     private readonly onLine?: (line: string, event: HubEvent) => void,
     options: TraceHasherOptions = {},
   ) {
-    this.stream = new Keccak256Stream({
+    this.stream = new Sha256Stream({
       offloadAfterBytes: options.offloadAfterBytes ?? 16 << 20,
       ...(onLine === undefined && workersLoadTypeScript ? { textFormatter: { module: new URL("./tracePacking.ts", import.meta.url), exportName: "formatPackedEvents" } } : {}),
     })
@@ -68,7 +76,7 @@ export class TraceHasher implements HubEventSink {
     return this.stream.digest()
   }
 
-  /** Stops the hashing worker of a large trace (see `Keccak256Stream.close`). */
+  /** Stops the hashing worker of a large trace (see `Sha256Stream.close`). */
   close(): void {
     this.stream.close()
   }

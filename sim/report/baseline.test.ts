@@ -56,6 +56,16 @@ describe("compareBaselines", () => {
     expect(renderComparison(c)).toContain("s: CHANGED")
   })
 
+  it("says when two trace hashes were made by different functions (a baseline from before sha256), not that behaviour changed", () => {
+    const c = compareBaselines(base, { ...base, traceHash: `0x${"bb".repeat(32)}`, traceHashAlgorithm: "sha256" })
+    expect([c.traceChanged, c.regressed, c.baselineTraceAlgorithm, c.currentTraceAlgorithm]).toEqual([true, false, "keccak256", "sha256"])
+    const text = renderComparison(c)
+    expect(text).toContain(`trace hash 0x${"aa".repeat(32)} (keccak256) -> 0x${"bb".repeat(32)} (sha256): the hashes were made by different functions`)
+    expect(text).not.toContain("behaviour changed")
+    // Same function, different hash: behaviour changed.
+    expect(renderComparison(compareBaselines({ ...base, traceHashAlgorithm: "sha256" }, { ...base, traceHash: `0x${"bb".repeat(32)}`, traceHashAlgorithm: "sha256" }))).toContain("(the hub's events differ: behaviour changed)")
+  })
+
   it("allows no new revert, and reports changed counts without judging them", () => {
     const c = compareBaselines(base, withKpis({ hubReverts: 1 }, { counts: { ...base.counts, intentsCreated: 101 } }))
     expect(c.diffs.map((d) => [d.name, d.verdict])).toEqual([

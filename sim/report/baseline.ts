@@ -10,6 +10,7 @@
  */
 import { readFileSync } from "node:fs"
 import { Schema } from "effect"
+import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
 import type { RunReport } from "./report.ts"
 import { metricsOf } from "./report.ts"
 
@@ -48,6 +49,8 @@ export const Baseline = Schema.Struct({
   /** clearsim's version when the baseline was written (informational). */
   version: Schema.String,
   traceHash: Schema.String,
+  /** The trace hash's function; absent in baselines written before it was named (keccak256). */
+  traceHashAlgorithm: Schema.optionalKey(Schema.String),
   kpis: Kpis,
   counts: Kpis,
   /** Property name → passed. */
@@ -66,6 +69,7 @@ export const baselineOf = (report: RunReport, file: string): Baseline => {
     backend: report.backend === "anvil" ? "anvil" : "memory",
     version: report.version,
     traceHash: report.traceHash,
+    traceHashAlgorithm: report.traceHashAlgorithm ?? LEGACY_TRACE_HASH_ALGORITHM,
     kpis: pick(KPIS.map((k) => k.name)),
     counts: pick(COUNTS),
     properties: Object.fromEntries(report.properties.map((p) => [p.name, p.pass])),
@@ -111,6 +115,9 @@ export interface Comparison {
   readonly traceChanged: boolean
   readonly baselineTrace: string
   readonly currentTrace: string
+  /** The functions that made the two trace hashes (different functions: the hashes cannot be compared). */
+  readonly baselineTraceAlgorithm: string
+  readonly currentTraceAlgorithm: string
   /** Every KPI and count that differs, in KPI order. */
   readonly diffs: readonly KpiDiff[]
   /** Properties that passed in the baseline and fail now (or are new and fail). */
@@ -146,6 +153,8 @@ export const compareBaselines = (baseline: Baseline, current: Baseline): Compari
     traceChanged: baseline.traceHash !== current.traceHash,
     baselineTrace: baseline.traceHash,
     currentTrace: current.traceHash,
+    baselineTraceAlgorithm: baseline.traceHashAlgorithm ?? LEGACY_TRACE_HASH_ALGORITHM,
+    currentTraceAlgorithm: current.traceHashAlgorithm ?? LEGACY_TRACE_HASH_ALGORITHM,
     diffs,
     newlyFailing,
     regressed: newlyFailing.length > 0 || diffs.some((d) => d.verdict === "regression"),
@@ -166,7 +175,11 @@ export const renderComparison = (c: Comparison): string => {
   const lines: string[] = []
   const status = c.regressed ? "REGRESSION" : c.traceChanged ? "CHANGED" : "same"
   lines.push(`${c.scenario}: ${status}`)
-  if (c.traceChanged) lines.push(`  trace hash ${c.baselineTrace} -> ${c.currentTrace} (the hub's inputs differ: behaviour changed)`)
+  if (c.traceChanged && c.baselineTraceAlgorithm !== c.currentTraceAlgorithm) {
+    lines.push(
+      `  trace hash ${c.baselineTrace} (${c.baselineTraceAlgorithm}) -> ${c.currentTrace} (${c.currentTraceAlgorithm}): the hashes were made by different functions and cannot be compared; the KPIs below still can (rewrite the baseline with --update once they are as expected)`,
+    )
+  } else if (c.traceChanged) lines.push(`  trace hash ${c.baselineTrace} -> ${c.currentTrace} (the hub's events differ: behaviour changed)`)
   else lines.push(`  trace hash ${c.currentTrace} unchanged`)
   if (c.diffs.length > 0) {
     const width = Math.max(...c.diffs.map((d) => d.name.length))
