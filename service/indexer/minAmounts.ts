@@ -23,8 +23,11 @@
  * discount): a min-tree per domain over those thresholds finds the next such invoice in O(log p), and only those
  * are evaluated (the same `evaluateInvoice`; an invoice that no domain could settle in the base, with only d
  * differing, by the same arithmetic on d alone). A replay thus costs O(k log p) for the k invoices the deposit
- * reaches instead of O(p). The sequence of deposits tried (shortfall rounds, then bisection) is unchanged, so are
- * the results (minAmounts.test.ts compares them with the previous algorithm on random hub states).
+ * reaches instead of O(p). Replays with a larger deposit than an earlier one of the call (each shortfall round,
+ * most bisection steps) settle the same earlier invoices first, so they start where their decisions may first
+ * differ (`PureTrace`): a shortfall round mostly costs the invoices after the one it adds. The sequence of deposits
+ * tried (shortfall rounds, then bisection) is unchanged, so are the results (minAmounts.test.ts compares them with
+ * the previous algorithm on random hub states).
  */
 import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
@@ -150,6 +153,55 @@ class ThresholdTree {
     const found = i - this.size
     return found < this.count ? found : this.count
   }
+
+  /** The least threshold in [from, to) (INFINITY when empty). */
+  minIn(from: number, to: number): bigint {
+    const tree = this.tree
+    let least = INFINITY
+    let l = from + this.size
+    let r = to + this.size
+    while (l < r) {
+      if ((l & 1) === 1) {
+        if (tree[l]! < least) least = tree[l]!
+        l++
+      }
+      if ((r & 1) === 1) {
+        r--
+        if (tree[r]! < least) least = tree[r]!
+      }
+      l >>= 1
+      r >>= 1
+    }
+    return least
+  }
+}
+
+/**
+ * The first part of a replay with `x` on domain d where it stops only at invoices no domain could settle in the
+ * base (each settles on d if d's custody covers it), recorded so that a later replay with more can skip it. Custody
+ * and deposits on d are kept less `x`: so written they are the same for any larger deposit as long as every
+ * invoice settled left deposits covering it (the full discount whatever the deposit: up to `firstUncovered`) and
+ * no invoice in the gaps between them becomes one to stop at (the gap's value: the least deposit for which it
+ * holds an invoice whose threshold the replay's custody reaches; `leastGap`).
+ */
+interface PureTrace {
+  readonly x: bigint
+  /** Indices of the invoices it settles on d, in order. */
+  readonly takes: readonly number[]
+  /** Custody and deposits on d less x before each of them. */
+  readonly relCustodied: readonly bigint[]
+  readonly relAvailable: readonly bigint[]
+  /**
+   * One more than `takes`: for the gap before each and the one after the last up to `end`, the least of the gaps
+   * so far (non-increasing, for a binary search).
+   */
+  readonly leastGap: readonly bigint[]
+  /** The first of `takes` settled without deposits covering it (`takes.length` when none). */
+  readonly firstUncovered: number
+  /** The first invoice it stops at that the base settles (then the replay goes on from there), or all the invoices. */
+  readonly end: number
+  readonly endRelCustodied: bigint
+  readonly endRelAvailable: bigint
 }
 
 /** What a replay tells: whether the target settles, and the overlay on the deposit's domain right before it. */
@@ -176,6 +228,8 @@ class FifoReplay {
   private readonly availableAt: bigint[][] = []
   private readonly view: OverlayView
   private readonly trees = new Map<number, ThresholdTree>()
+  /** Per domain index, the pure parts of its replays so far. */
+  private readonly traces = new Map<number, PureTrace[]>()
 
   constructor(
     hub: Hub,
@@ -270,6 +324,105 @@ class FifoReplay {
   }
 
   /**
+   * The pure part of the replay with `x18` on domain index `jd` (`PureTrace`): from the recorded replay with the
+   * largest deposit up to `x18`, what stays the same (its settled invoices are settled by any larger deposit too,
+   * FIFO decisions being monotone in d's custody and deposits while no other domain is involved), then invoice by
+   * invoice. Returns where it ends and d's custody and deposits there.
+   */
+  private pureWalk(jd: number, x18: bigint): { at: number; custodied18: bigint; available18: bigint } {
+    const steps = this.steps
+    const count = steps.length
+    const tree = this.tree(jd)
+    // The base's custody on jd until the first invoice it settles there, where a pure part ends.
+    const base18 = this.custodiedAt[jd]![0]!
+    let traces = this.traces.get(jd)
+    if (traces === undefined) this.traces.set(jd, (traces = []))
+    // The recorded replay with the largest deposit up to x18 (traces are kept sorted by deposit).
+    let lo = 0
+    let hi = traces.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (traces[mid]!.x <= x18) lo = mid + 1
+      else hi = mid
+    }
+    const ref = lo > 0 ? traces[lo - 1] : undefined
+    const insertAt = lo
+    let takes: number[] = []
+    let relCustodied: bigint[] = []
+    let relAvailable: bigint[] = []
+    let leastGap: bigint[] = []
+    let firstUncovered = -1
+    let from = 0
+    let gapStart = 0
+    let rel18 = base18
+    let relAvailable18 = this.availableAt[jd]![0]!
+    if (ref !== undefined) {
+      const m = ref.takes.length
+      // The first gap that may hold an invoice to stop at for x18 (m + 1 when none).
+      let a = 0
+      let b = m + 1
+      while (a < b) {
+        const mid = (a + b) >> 1
+        if (ref.leastGap[mid]! <= x18) b = mid
+        else a = mid + 1
+      }
+      const gap = a
+      const uncovered = ref.firstUncovered
+      if (gap > m && uncovered === m) {
+        // All of it, for x18.
+        traces.splice(insertAt, 0, { ...ref, x: x18 })
+        return { at: ref.end, custodied18: ref.endRelCustodied + x18, available18: ref.endRelAvailable + x18 }
+      }
+      // From the start of that gap, or from the first invoice settled without deposits covering it if before.
+      const resumeAtTake = uncovered < gap
+      const t = resumeAtTake ? uncovered : gap
+      gapStart = t === 0 ? 0 : ref.takes[t - 1]! + 1
+      from = resumeAtTake ? ref.takes[t]! : gapStart
+      takes = ref.takes.slice(0, t)
+      relCustodied = ref.relCustodied.slice(0, t)
+      relAvailable = ref.relAvailable.slice(0, t)
+      leastGap = ref.leastGap.slice(0, t)
+      rel18 = t < m ? ref.relCustodied[t]! : ref.endRelCustodied
+      relAvailable18 = t < m ? ref.relAvailable[t]! : ref.endRelAvailable
+    }
+    const pushGap = (gap18: bigint): void => {
+      const least = leastGap.length === 0 ? gap18 : leastGap[leastGap.length - 1]!
+      leastGap.push(gap18 < least ? gap18 : least)
+    }
+    let custodied18 = rel18 + x18
+    let available18 = relAvailable18 + x18
+    let dCustodied = custodied18 - base18
+    let i = tree.firstAtMost(from, dCustodied)
+    for (; i < count; i = tree.firstAtMost(i + 1, dCustodied)) {
+      const step = steps[i]!
+      if (step.found !== -1) break
+      // No domain could settle it in the base, and only jd differs: it settles on jd if jd's custody covers it
+      // (`evaluateInvoice` with a single eligible domain).
+      const amount18 = step.amount18
+      const toDiscount18 = available18 < amount18 ? available18 : amount18
+      const after18 = step.discount === 0 ? amount18 : amount18 - (toDiscount18 * step.discountBig) / DBPS_DENOMINATOR
+      if (custodied18 >= after18) {
+        const rel = custodied18 - x18
+        pushGap(tree.minIn(gapStart, i) - rel + base18)
+        if (firstUncovered === -1 && available18 < amount18) firstUncovered = takes.length
+        takes.push(i)
+        relCustodied.push(rel)
+        relAvailable.push(available18 - x18)
+        custodied18 -= after18
+        available18 = available18 > after18 ? available18 - after18 : 0n
+        dCustodied = custodied18 - base18
+        gapStart = i + 1
+      }
+    }
+    const rel = custodied18 - x18
+    pushGap(tree.minIn(gapStart, i) - rel + base18)
+    if (firstUncovered === -1) firstUncovered = takes.length
+    const trace = { x: x18, takes, relCustodied, relAvailable, leastGap, firstUncovered, end: i, endRelCustodied: rel, endRelAvailable: available18 - x18 }
+    traces.splice(insertAt, 0, trace)
+    return { at: i, custodied18, available18 }
+  }
+
+  /**
    * The replay with `extra18` deposited on `domain` (a domain of the ticker) in the current epoch. The replay's
    * overlay differs from the base's only on a few domains (`diff`: first the deposit's, then each domain an
    * invoice settles on, or no longer settles on, in the replay and not in the base); an invoice can come out
@@ -283,11 +436,12 @@ class FifoReplay {
     const custodiedAt = this.custodiedAt[jd]!
     // While only jd differs (the common case): its custody and deposits in the replay, and its custody less the
     // base's (which changes only at invoices the base settles on jd, where the replay stops).
-    let custodied18 = custodiedAt[0]! + extra18
-    let available18 = this.availableAt[jd]![0]! + extra18
-    let dCustodied = extra18
+    const pure = this.pureWalk(jd, extra18)
+    let custodied18 = pure.custodied18
+    let available18 = pure.available18
+    let dCustodied = custodied18 - custodiedAt[pure.at]!
     const tree = this.tree(jd)
-    let i = tree.firstAtMost(0, dCustodied)
+    let i = pure.at
     for (; i < count; i = tree.firstAtMost(i + 1, dCustodied)) {
       const step = steps[i]!
       if (step.found === -1) {
