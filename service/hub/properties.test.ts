@@ -1,11 +1,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import type { Bytes32 } from "../domain/hex.ts"
 import { arbTrace, traceConfig } from "./arbitrary.ts"
 import { formatEvent, type HubEvent } from "./events.ts"
 import { Hub, type HubInput } from "./hub.ts"
 import { decodeConfigLine, decodeInputLine, encodeConfigLine, encodeInputLine } from "./inputs.ts"
 import { CollectingSink, TeeSink, TraceHasher } from "./trace.ts"
-import { formatPackedEvents, packEvent, unpackEvents } from "./tracePacking.ts"
+import { EventPacker, formatPackedEvents, unpackEvents } from "./tracePacking.ts"
 
 const run = (inputs: readonly HubInput[], config = traceConfig()) => {
   const hasher = new TraceHasher()
@@ -82,15 +83,43 @@ describe("hub properties over random traces", () => {
     fc.assert(
       fc.property(arbTrace(), (inputs) => {
         const { events } = run(inputs)
-        const packed: unknown[] = []
-        for (const e of events) packEvent(packed, e)
+        const packer = new EventPacker()
+        for (const e of events) packer.add(e)
+        expect(packer.events).toBe(events.length)
         // Structured-cloned, as posting it does.
-        const posted = structuredClone(packed)
+        const posted = structuredClone(packer.take())
+        expect(packer.events).toBe(0)
         expect(unpackEvents(posted)).toStrictEqual(events)
         expect(formatPackedEvents(posted)).toBe(events.map((e) => `${formatEvent(e)}\n`).join(""))
       }),
       { numRuns: 150 },
     )
+  })
+
+  it("keeps whole the events whose values have no packed form, and every value's type", () => {
+    const id = `0x${"ab".repeat(32)}` as Bytes32
+    const events: HubEvent[] = [
+      { kind: "SettlementEnqueued", intentId: id, domain: 1, entryEpoch: 2, asset: id, amount: (1n << 128n) - 1n, updateVirtualBalance: true, owner: id },
+      // One limb, two limbs, more than two, negative: the last two are kept whole.
+      { kind: "DepositEnqueued", epoch: 0, domain: -0, tickerHash: id, intentId: id, amount: (1n << 64n) - 1n },
+      { kind: "DepositEnqueued", epoch: 1.5, domain: 4294967296, tickerHash: id, intentId: id, amount: 1n << 64n },
+      { kind: "DepositProcessed", epoch: 3, domain: 4, tickerHash: id, intentId: id, amountAndRewards: 1n << 128n },
+      { kind: "DepositProcessed", epoch: 3, domain: 4, tickerHash: id, intentId: id, amountAndRewards: -1n },
+      // Non-ASCII and lone surrogates (JSON escapes these), and a string too long for a batch: kept whole.
+      { kind: "IntentProcessed", intentId: "0xé" as Bytes32, status: "SETTLED" },
+      { kind: "IntentProcessed", intentId: "0x\ud800" as Bytes32, status: "SETTLED" },
+      { kind: "IntentProcessed", intentId: `0x${"a".repeat(400_000)}` as Bytes32, status: "SETTLED" },
+      // A wrong type where a field has another (formatEvent writes what it finds): packed with its own type.
+      { kind: "InvoiceEnqueued", intentId: id, tickerHash: id, entryEpoch: 7n as unknown as number, amount: 5 as unknown as bigint, owner: id },
+      { kind: "ClosedEpochsProcessed", tickerHash: id, lastClosedEpochProcessed: 9 },
+      { kind: "IntentProcessed", intentId: id, status: "SETTLED" },
+    ]
+    const packer = new EventPacker()
+    for (const e of events) packer.add(e)
+    const posted = structuredClone(packer.take())
+    expect(posted.whole).toEqual([events[3], events[4], events[5], events[6], events[7], events[9]])
+    expect(unpackEvents(posted)).toStrictEqual(events)
+    expect(formatPackedEvents(posted)).toBe(events.map((e) => `${formatEvent(e)}\n`).join(""))
   })
 
   it("gives the same trace hash when the hashing worker formats the events", () => {

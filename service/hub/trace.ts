@@ -6,7 +6,7 @@ import type { Bytes32 } from "../domain/hex.ts"
 import { Sha256Stream } from "../domain/sha256Stream.ts"
 import { workersLoadTypeScript } from "../domain/textSink.ts"
 import { formatEvent, type HubEvent, type HubEventSink } from "./events.ts"
-import { packEvent } from "./tracePacking.ts"
+import { EventPacker } from "./tracePacking.ts"
 
 /**
  * The trace hash's function, as report.json and baselines name it (`traceHashAlgorithm`). Reports written before
@@ -16,7 +16,7 @@ export const TRACE_HASH_ALGORITHM = "sha256"
 /** What a report or baseline without `traceHashAlgorithm` used. */
 export const LEGACY_TRACE_HASH_ALGORITHM = "keccak256"
 
-/** Events gathered (packed) before they are posted to the hashing worker together (one structured clone). */
+/** Events gathered (packed) before they are posted to the hashing worker together. */
 const EVENT_BATCH = 4096
 
 export interface TraceHasherOptions {
@@ -32,8 +32,7 @@ export class TraceHasher implements HubEventSink {
    * loads that TypeScript module itself: on a Node without type stripping the events are formatted here.)
    */
   private readonly stream: Sha256Stream
-  private batch: unknown[] = []
-  private batchEvents = 0
+  private readonly packer = new EventPacker()
   events = 0
 
   constructor(
@@ -50,8 +49,8 @@ export class TraceHasher implements HubEventSink {
     this.events++
     if (this.stream.acceptsValues) {
       // Events are never changed after they are emitted: posting them a little later posts the same fields.
-      packEvent(this.batch, event)
-      if (++this.batchEvents === EVENT_BATCH) this.postBatch()
+      this.packer.add(event)
+      if (this.packer.events === EVENT_BATCH || this.packer.full) this.postBatch()
       return
     }
     const line = formatEvent(event)
@@ -65,14 +64,11 @@ export class TraceHasher implements HubEventSink {
   }
 
   private postBatch(): void {
-    const batch = this.batch
-    this.batch = []
-    this.batchEvents = 0
-    this.stream.writeValues([batch])
+    this.stream.writeValues([this.packer.take()])
   }
 
   digest(): Bytes32 {
-    if (this.batchEvents > 0) this.postBatch()
+    if (this.packer.events > 0) this.postBatch()
     return this.stream.digest()
   }
 
