@@ -2,7 +2,7 @@
  * keccak256 on hash-wasm's WebAssembly Keccak (its SHA-3 module with the Keccak padding byte 0x01).
  *
  * The module is instantiated here and its exports are called directly (`Hash_Calculate` for one-shot hashes,
- * `Hash_Init`/`Hash_Update`/`Hash_Final` for long inputs and streams): hash-wasm's JS wrapper around the same
+ * `Hash_Init`/`Hash_Update`/`Hash_Final` for long inputs): hash-wasm's JS wrapper around the same
  * binary costs about 0.4 µs per call on a 512-byte intent (argument checks, a copy, a char-code hex digest),
  * a quarter of the hash itself. The binary is the one hash-wasm 4.13.0 embeds (base64) in its distribution;
  * a self-check against the empty-input vector runs at load, and `encoding.test.ts` compares with viem's

@@ -54,6 +54,27 @@ describe("Sha256Stream", () => {
     expect(stream.digest()).toBe(sha256Of((`${parts.join("")}${huge}${huge}\n${"x".repeat(349_525)}\n`)))
   })
 
+  it("crosses the offload threshold inside a digest, and re-hashes the small pieces hashed before it in the worker", () => {
+    // Each digest flushes what is pending: small pieces (views of Node's shared buffer pool) hashed here first.
+    const stream = new Sha256Stream({ offloadAfterBytes: 10 })
+    expect(stream.digest()).toBe(sha256Of(""))
+    stream.writeUtf8("")
+    stream.writeUtf8("hello")
+    expect(stream.digest()).toBe(sha256Of("hello"))
+    expect(stream.offloaded).toBe(false)
+    stream.writeUtf8("wörld\ud83d") // 6 more bytes: 11 >= 10, offloaded in this digest, the half pair carried
+    expect(stream.digest()).toBe(sha256Of("hellowörld\ufffd"))
+    expect(stream.offloaded).toBe(true)
+    expect(stream.digest()).toBe(sha256Of("hellowörld\ufffd"))
+    stream.writeLine("\ude00!")
+    expect(stream.digest()).toBe(sha256Of("hellowörld😀!\n"))
+    stream.close()
+    // A stream that never offloaded is closed all the same.
+    const here = new Sha256Stream()
+    here.close()
+    expect(() => here.writeLine("x")).toThrow(/closed/)
+  })
+
   it("hashes a surrogate pair split across writes as the pair, here and offloaded", () => {
     for (const offloadAfterBytes of [undefined, 1]) {
       const stream = new Sha256Stream(offloadAfterBytes === undefined ? {} : { offloadAfterBytes })

@@ -169,11 +169,16 @@ export class Sha256Stream {
     if (this.offloadAfterBytes === Number.POSITIVE_INFINITY) return
     this.hashed.push(bytes)
     if (this.hashedBytes < this.offloadAfterBytes) return
-    this.worker = new TextSinkWorker({ owner: "Sha256Stream", hash: true, ...(this.textFormatter === undefined ? {} : { formatter: this.textFormatter }) })
-    for (const piece of this.hashed) this.worker.post(new Uint8Array(piece.buffer.slice(piece.byteOffset, piece.byteOffset + piece.byteLength)))
+    const worker = new TextSinkWorker({ owner: "Sha256Stream", hash: true, ...(this.textFormatter === undefined ? {} : { formatter: this.textFormatter }) })
+    const pieces = this.hashed
+    // The stream is in its offloaded state before anything is posted: a post that throws (the worker failed)
+    // leaves it consistent, and every later write or digest reports the failure.
+    this.worker = worker
     this.hashed = []
     this.hash = undefined
     this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
+    // Copies: a small piece may be a view of Node's shared pool, and posting transfers the whole buffer.
+    for (const piece of pieces) worker.post(new Uint8Array(piece.buffer.slice(piece.byteOffset, piece.byteOffset + piece.byteLength)))
   }
 
   /**

@@ -6,7 +6,9 @@
  * A run is a function of scenario, seed and clearsim's code, so an unchanged engine gives the same trace hash and
  * identical KPIs. The comparison therefore reports three things: KPI regressions (worse than the baseline by
  * more than the KPI's tolerance), KPI changes within tolerance or for the better, and a changed trace hash
- * (the hub saw different inputs: behaviour changed, even if no KPI moved past its tolerance).
+ * (the hub's events differ: behaviour changed, even if no KPI moved past its tolerance). A trace hash made by
+ * another function (`traceHashAlgorithm`: keccak256 before SHA-256) also counts as changed, but is rendered as
+ * not comparable rather than as a change of behaviour: the baseline is to be rewritten.
  */
 import { readFileSync } from "node:fs"
 import { Schema } from "effect"
