@@ -3,7 +3,9 @@
  * of the ticker's invoices), on random hub states: synthetic ones (several tickers and domains, xERC20 domains
  * and both priorities, invoices of many entry epochs, custody and current-epoch deposits comparable to the
  * invoices so that they compete, user-supported domains, caps, ties) and ones the hub reached through its own
- * operations. Every open invoice is compared, field by field and in map order. Fixed seeds.
+ * operations. Every open invoice is compared, field by field and in map order. The fast path's replays
+ * (`FifoReplay.replay`) are also compared one by one with the reference's on a grid of deposits that lands on its
+ * thresholds exactly. Fixed seeds.
  */
 import { uniformBigInt } from "pure-rand/distribution/uniformBigInt"
 import { uniformInt } from "pure-rand/distribution/uniformInt"
@@ -18,7 +20,7 @@ import { discountDbps, evaluateInvoice, settlementDomains } from "../hub/settler
 import { IntentContext, InvoiceNode, type TickerState } from "../hub/state.ts"
 import { timeOf, u } from "../hub/testing.ts"
 import { CollectingSink } from "../hub/trace.ts"
-import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
+import { computeMinAmounts, FifoReplay, type InvoiceMinAmounts } from "./minAmounts.ts"
 import { TestWorld } from "./testing.ts"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -259,6 +261,58 @@ describe("computeMinAmounts equals the previous algorithm", () => {
     }
     expect(tally.invoices).toBeGreaterThan(1000)
     expect(tally.nonZero).toBeGreaterThan(500)
+  })
+
+  it("replay by replay, on every deposit of a fine grid (exact thresholds and one wei below them), in rising, falling and random order", () => {
+    // Whole-unit amounts and custody, discounts of 0 or 10 %, deposits of tenths: every threshold of the fast path
+    // (an invoice's least cost reached, a gap of a recorded replay reached, deposits covering an invoice) is a
+    // multiple of 0.1 unit, so the grid lands on each of them exactly, where an off-by-one would show. The same
+    // FifoReplay serves all the deposits of a target, as in a call, so recorded replays are reused across them.
+    const rng = xoroshiro128plus(31)
+    const tenth = u(1) / 10n
+    let replays = 0
+    for (let round = 0; round < 15; round++) {
+      const hub = new Hub(
+        { epochLength: EPOCH_LENGTH, tickers: [{ symbol: "T", discountPerEpoch: 10_000, maxDiscountDbps: 10_000, domains: [1, 10, 56].map((domain) => ({ domain, asset: word("2a", domain), decimals: 18 })) }] },
+        new CollectingSink(),
+      )
+      hub.setBlock(EPOCH * EPOCH_LENGTH, timeOf(EPOCH * EPOCH_LENGTH))
+      const state = hub.state
+      const ticker = [...state.tickers.values()][0]!
+      for (const d of [1, 10, 56]) {
+        ticker.custodied18.set(d, BigInt(uniformInt(rng, 0, 6)) * u(1))
+        if (chance(rng, 60)) ticker.openDepositQueue(EPOCH, d).available18 = BigInt(uniformInt(rng, 0, 40)) * tenth
+      }
+      const count = uniformInt(rng, 5, 20)
+      for (let k = 0; k < count; k++) {
+        const ctx = new IntentContext(word("3d", round * 100 + k))
+        ctx.ticker = ticker
+        ctx.paymentDestinations = chance(rng, 20) ? [] : [1, 10, 56].filter(() => chance(rng, 50))
+        state.contexts.set(ctx.intentId, ctx)
+        ticker.invoices.append(new InvoiceNode(ctx, word("0e", 1), EPOCH - uniformInt(rng, 0, 1), BigInt(uniformInt(rng, 1, 5)) * u(1), state.timestamp))
+      }
+      const targets = [ticker.invoices.tail!, new InvoiceNode(new IntentContext(word("3f", round)), word("0e", 1), EPOCH, u(1), state.timestamp)]
+      for (let node = ticker.invoices.head; node !== undefined; node = node.next) if (chance(rng, 30)) targets.push(node)
+      for (const target of targets) {
+        for (const d of [1, 10, 56]) {
+          const fifo = new FifoReplay(hub, ticker, target)
+          // Each tenth, and one wei below it (deposits that fall short of covering an invoice by one wei).
+          const grid = Array.from({ length: 200 }, (_, k) => BigInt(k) * tenth).flatMap((x) => (x === 0n ? [x] : [x - 1n, x]))
+          const shuffled = [...grid]
+          for (let k = shuffled.length - 1; k > 0; k--) {
+            const m = uniformInt(rng, 0, k)
+            ;[shuffled[k], shuffled[m]] = [shuffled[m]!, shuffled[k]!]
+          }
+          for (const x of [...grid, ...[...grid].reverse(), ...shuffled]) {
+            const expected = referenceReplay(hub, ticker, target, d, x)
+            const actual = fifo.replay(d, x)
+            expect([actual.settled, actual.custodied18, actual.available18], `deposit ${x} on ${d}`).toEqual([expected.settled, expected.before.custodied.get(d), expected.before.available.get(d)])
+            replays++
+          }
+        }
+      }
+    }
+    expect(replays).toBeGreaterThan(60_000)
   })
 
   it("on hub states reached through the hub's own operations", () => {

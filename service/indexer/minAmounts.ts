@@ -113,6 +113,18 @@ class OverlayView {
   }
 }
 
+/**
+ * What `step` settles for on the deposit's domain when no domain could settle it in the base and only that domain
+ * differs from the base (so it is the only eligible one: `evaluateInvoice` reduced to it), given the domain's custody
+ * and current-epoch deposits; undefined when the custody does not cover it.
+ */
+const costAlone = (step: Step, custodied18: bigint, available18: bigint): bigint | undefined => {
+  const amount18 = step.amount18
+  const toDiscount18 = available18 < amount18 ? available18 : amount18
+  const after18 = step.discount === 0 ? amount18 : amount18 - (toDiscount18 * step.discountBig) / DBPS_DENOMINATOR
+  return custodied18 >= after18 ? after18 : undefined
+}
+
 const INFINITY = 1n << 4096n
 const MINUS_INFINITY = -INFINITY
 
@@ -205,7 +217,7 @@ interface PureTrace {
 }
 
 /** What a replay tells: whether the target settles, and the overlay on the deposit's domain right before it. */
-interface Replay {
+export interface Replay {
   readonly settled: boolean
   readonly custodied18: bigint
   readonly available18: bigint
@@ -213,9 +225,10 @@ interface Replay {
 
 /**
  * `processDepositsAndInvoices` phase 1 from the head to `target` without extra deposit, the overlay before each
- * invoice kept per domain; then replays with an extra deposit on one domain (`replay`).
+ * invoice kept per domain; then replays with an extra deposit on one domain (`replay`). Exported for
+ * minAmounts.test.ts, which compares its replays with the reference's deposit by deposit.
  */
-class FifoReplay {
+export class FifoReplay {
   readonly index = new Map<number, number>()
   private readonly epoch: number
   private readonly xerc20First: boolean
@@ -396,15 +409,11 @@ class FifoReplay {
     for (; i < count; i = tree.firstAtMost(i + 1, dCustodied)) {
       const step = steps[i]!
       if (step.found !== -1) break
-      // No domain could settle it in the base, and only jd differs: it settles on jd if jd's custody covers it
-      // (`evaluateInvoice` with a single eligible domain).
-      const amount18 = step.amount18
-      const toDiscount18 = available18 < amount18 ? available18 : amount18
-      const after18 = step.discount === 0 ? amount18 : amount18 - (toDiscount18 * step.discountBig) / DBPS_DENOMINATOR
-      if (custodied18 >= after18) {
+      const after18 = costAlone(step, custodied18, available18)
+      if (after18 !== undefined) {
         const rel = custodied18 - x18
         pushGap(tree.minIn(gapStart, i) - rel + base18)
-        if (firstUncovered === -1 && available18 < amount18) firstUncovered = takes.length
+        if (firstUncovered === -1 && available18 < step.amount18) firstUncovered = takes.length
         takes.push(i)
         relCustodied.push(rel)
         relAvailable.push(available18 - x18)
@@ -445,12 +454,8 @@ class FifoReplay {
     for (; i < count; i = tree.firstAtMost(i + 1, dCustodied)) {
       const step = steps[i]!
       if (step.found === -1) {
-        // No domain could settle it in the base, and only jd differs: it settles on jd if jd's custody covers it
-        // (`evaluateInvoice` with a single eligible domain).
-        const amount18 = step.amount18
-        const toDiscount18 = available18 < amount18 ? available18 : amount18
-        const after18 = step.discount === 0 ? amount18 : amount18 - (toDiscount18 * step.discountBig) / DBPS_DENOMINATOR
-        if (custodied18 >= after18) {
+        const after18 = costAlone(step, custodied18, available18)
+        if (after18 !== undefined) {
           custodied18 -= after18
           available18 = available18 > after18 ? available18 - after18 : 0n
           dCustodied = custodied18 - custodiedAt[i]!
