@@ -177,8 +177,15 @@ export class Sha256Stream {
     this.hashed = []
     this.hash = undefined
     this.chunk = Buffer.allocUnsafeSlow(WORKER_CHUNK_BYTES)
-    // Copies: a small piece may be a view of Node's shared pool, and posting transfers the whole buffer.
-    for (const piece of pieces) worker.post(new Uint8Array(piece.buffer.slice(piece.byteOffset, piece.byteOffset + piece.byteLength)))
+    // One copy of them all in a buffer of its own, posted once (a piece may be a view of Node's shared pool, and
+    // posting transfers the whole buffer).
+    const all = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0))
+    let at = 0
+    for (const piece of pieces) {
+      all.set(piece, at)
+      at += piece.length
+    }
+    worker.post(all)
   }
 
   /**

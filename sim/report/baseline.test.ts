@@ -102,6 +102,17 @@ describe("clearsim check and compare", () => {
     expect(checked.exitCode).toBe(0)
     expect(checked.output).toContain("quickstart: same")
     expect(checked.output).toContain("1 scenario checked: 0 with regressions, 0 with a changed trace hash")
+    // A baseline of an older clearsim (keccak256 trace hash, no traceHashAlgorithm): counted apart, with its own hint.
+    const { traceHashAlgorithm: _, ...older } = baseline
+    writeFileSync(join(dir, "quickstart.json"), JSON.stringify({ ...older, traceHash: `0x${"00".repeat(32)}` }))
+    const againstOlder = await checkScenarios({ scenarios: [], baselineDir: dir, update: false, kpisOnly: false })
+    expect(againstOlder.exitCode).toBe(1)
+    expect(againstOlder.output).toContain(
+      "1 scenario checked: 0 with regressions, 0 with a changed trace hash, 1 with a trace hash of another function (baselines hashed by another function cannot be compared on the trace hash: once the KPIs are as expected, rewrite them with --update)",
+    )
+    expect(againstOlder.output).not.toContain("behaviour changed")
+    expect((await checkScenarios({ scenarios: [], baselineDir: dir, update: false, kpisOnly: true })).exitCode).toBe(0)
+    writeFileSync(join(dir, "quickstart.json"), JSON.stringify(baseline))
   })
 
   it("exits 1 from the CLI on a regression, with the diff; --kpis-only ignores a trace change alone", () => {

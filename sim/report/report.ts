@@ -44,8 +44,8 @@ export interface RunReport {
   readonly version: string
   readonly backend: string
   readonly traceHash: Bytes32
-  /** The trace hash's function over the event lines (`sha256`; reports without the field used keccak256). */
-  readonly traceHashAlgorithm: string
+  /** The trace hash's function over the event lines: `sha256` (absent in reports of older versions: keccak256). */
+  readonly traceHashAlgorithm?: string
   readonly hubEvents: number
   readonly hubInputs: number
   readonly horizonSeconds: number
