@@ -436,6 +436,8 @@ export class FifoReplay {
    * overlay differs from the base's only on a few domains (`diff`: first the deposit's, then each domain an
    * invoice settles on, or no longer settles on, in the replay and not in the base); an invoice can come out
    * differently only where one of them reaches its threshold (`tree`), so only those invoices are evaluated.
+   * The walk while only `domain` differs is `replayDiffering(…, [domain])` specialised to one domain: calling that
+   * instead gives the same results and makes a poll of 300 invoices about 40 % slower.
    */
   replay(domain: number, extra18: bigint): Replay {
     const jd = this.index.get(domain)!
