@@ -1,8 +1,11 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { addressToBytes32, type Bytes32 } from "../domain/hex.ts"
+import { addressToBytes32, type Bytes32, type Hex } from "../domain/hex.ts"
+import { intentId as computeIntentId } from "../domain/encoding.ts"
+import type { Intent } from "../domain/protocol.ts"
 import { DAI, SOLVER, u, USDC } from "../hub/testing.ts"
 import { API_INTENT_STATUSES, type ApiIntentStatus } from "./records.ts"
+import { memoryTxHash, type SpokeEventMeta } from "./inputs.ts"
 import type { IntentQuery } from "./readModel.ts"
 import { FEE_ADAPTER, TestWorld, USER } from "./testing.ts"
 
@@ -252,6 +255,38 @@ describe("intent pages", () => {
     const { id, txHash } = world.newIntent()
     const page = world.model.listIntents({ limit: 10, txHash })
     expect(page.entries.map((e) => e.record.intent_id)).toEqual([id])
+  })
+
+  it("make a memory-backend creation's hash from its domain, block and index, only when it is read", () => {
+    const w = new TestWorld()
+    const { intent } = w.newIntent()
+    const other: Intent = { ...intent, nonce: intent.nonce + 100n }
+    const id = computeIntentId(other)
+    let reads = 0
+    const meta: SpokeEventMeta = {
+      domain: 1,
+      blockNumber: 4242,
+      timestamp: 1_700_000_123,
+      get txHash(): Hex {
+        reads++
+        return memoryTxHash(1, 4242, 3)
+      },
+      txFrom: USER,
+      txNonce: 9,
+      memoryTxIndex: 3,
+    }
+    w.model.onSpokeEvent({ name: "IntentAdded", intentId: id, queueIdx: 50n, intent: other }, meta)
+    expect(reads).toBe(0) // nothing read at the event: the facts are kept, the hash made when asked
+    const hash = memoryTxHash(1, 4242, 3)
+    expect(w.model.intent(id)).toMatchObject({ transaction_hash: hash, tx_origin: USER.toLowerCase(), tx_nonce: 9, intent_created_block_number: 4242, origin_gas_fees: null })
+    expect(w.model.listIntents({ limit: 10, txHash: hash }).entries.map((e) => e.record.intent_id)).toEqual([id])
+    // A second IntentAdded of the same id (another transaction): the record and the txHash filter follow the last.
+    w.model.onSpokeEvent({ name: "IntentAdded", intentId: id, queueIdx: 51n, intent: other }, { ...w.meta(1), txNonce: 10 })
+    const second = w.model.intent(id)!.transaction_hash!
+    expect(second).not.toBe(hash)
+    expect(w.model.listIntents({ limit: 10, txHash: hash }).entries).toEqual([])
+    expect(w.model.listIntents({ limit: 10, txHash: second }).entries.map((e) => e.record.intent_id)).toEqual([id])
+    expect(reads).toBe(0)
   })
 })
 

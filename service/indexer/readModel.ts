@@ -10,6 +10,7 @@
  */
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex, isAddressWord } from "../domain/hex.ts"
 import { BoundedMemo } from "../domain/boundedMemo.ts"
+import { BigintColumn } from "../domain/bigintColumn.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
 import { DBPS_DENOMINATOR, type Intent, normalizeDecimals, NORMALIZED_DECIMALS } from "../domain/protocol.ts"
 import type { DomainAsset } from "../hub/config.ts"
@@ -17,7 +18,7 @@ import type { HubEvent, HubEventSink } from "../hub/events.ts"
 import type { Hub } from "../hub/hub.ts"
 import { IdMap } from "../domain/idMap.ts"
 import type { HubObserver, InvoiceEvaluation, InvoiceNode, TickerState } from "../hub/state.ts"
-import type { Delivery, SpokeEventBody, SpokeEventMeta } from "./inputs.ts"
+import { type Delivery, memoryTxHash, type SpokeEventBody, type SpokeEventMeta } from "./inputs.ts"
 import { custodyOn, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
 import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
 import { type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceProcessingHistoryEntry, type InvoiceRecord } from "./records.ts"
@@ -57,6 +58,98 @@ export const calldataPending = (e: IntentEntry): boolean =>
  * statuses), not the API record. The record (49 fields of strings, mostly `null` for a while) is built from the
  * facts when a query asks for it: a simulation indexes a million intents and reads a few.
  */
+const COLUMN_START = 1024
+
+/**
+ * The transaction that created each entry's intent (`IntentAdded`), by seq: its facts in columns rather than the
+ * event's meta object kept per intent. A memory-backend transaction's hash is made from its domain, block and
+ * index when read (`memoryTxHash`), as the meta would have made it.
+ */
+class CreatedTransactions {
+  private blockNumbers = new Float64Array(COLUMN_START)
+  private timestamps = new Float64Array(COLUMN_START)
+  private domains = new Float64Array(COLUMN_START)
+  private txNonces = new Float64Array(COLUMN_START)
+  /** The memory backend's index of the transaction in its block; -1 when its hash is in `txHashes`. */
+  private txIndexes = new Float64Array(COLUMN_START)
+  /** One slot per entry, in seq order (kept packed); undefined: no creating transaction seen. */
+  private readonly txFroms: (Address | undefined)[] = []
+  private readonly txHashes: (Hex | undefined)[] = []
+  private readonly gasFees = new BigintColumn()
+
+  /** A slot for the next entry. */
+  add(): void {
+    this.txFroms.push(undefined)
+    this.txHashes.push(undefined)
+  }
+
+  set(seq: number, meta: SpokeEventMeta): void {
+    if (seq >= this.blockNumbers.length) this.grow(seq)
+    this.blockNumbers[seq] = meta.blockNumber
+    this.timestamps[seq] = meta.timestamp
+    this.domains[seq] = meta.domain
+    this.txNonces[seq] = meta.txNonce
+    const index = meta.memoryTxIndex
+    this.txIndexes[seq] = index ?? -1
+    this.txHashes[seq] = index === undefined ? meta.txHash : undefined
+    this.txFroms[seq] = meta.txFrom
+    this.gasFees.set(seq, meta.gasFee)
+  }
+
+  private grow(seq: number): void {
+    let size = this.blockNumbers.length
+    while (size <= seq) size *= 2
+    const grown = (old: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> => {
+      const next = new Float64Array(size)
+      next.set(old)
+      return next
+    }
+    this.blockNumbers = grown(this.blockNumbers)
+    this.timestamps = grown(this.timestamps)
+    this.domains = grown(this.domains)
+    this.txNonces = grown(this.txNonces)
+    this.txIndexes = grown(this.txIndexes)
+  }
+
+  txFrom(seq: number): Address | undefined {
+    return this.txFroms[seq]
+  }
+
+  txHash(seq: number): Hex | undefined {
+    if (this.txFroms[seq] === undefined) return undefined
+    const index = this.txIndexes[seq]!
+    return index < 0 ? this.txHashes[seq] : memoryTxHash(this.domains[seq]!, this.blockNumbers[seq]!, index)
+  }
+
+  /** The transaction as its event told it (a new object each call). */
+  meta(seq: number): SpokeEventMeta | undefined {
+    const txFrom = this.txFroms[seq]
+    if (txFrom === undefined) return undefined
+    const gasFee = this.gasFees.get(seq)
+    const index = this.txIndexes[seq]!
+    return {
+      domain: this.domains[seq]!,
+      blockNumber: this.blockNumbers[seq]!,
+      timestamp: this.timestamps[seq]!,
+      txHash: this.txHash(seq)!,
+      txFrom,
+      txNonce: this.txNonces[seq]!,
+      ...(gasFee === undefined ? {} : { gasFee }),
+      ...(index < 0 ? {} : { memoryTxIndex: index }),
+    }
+  }
+}
+
+/**
+ * Per-entry facts kept in columns indexed by the entry's `seq` instead of in the entry: facts kept to the end of a
+ * run as typed-array words rather than objects per intent (each retained object costs the garbage collector about
+ * 1 µs over a million-intent run, README "Benchmarks").
+ */
+export class EntryColumns {
+  readonly settledAmount = new BigintColumn()
+  readonly created = new CreatedTransactions()
+}
+
 export class IntentEntry {
   intent: Intent | undefined = undefined
   /** Decimals of the input asset on the origin when the intent was first seen. */
@@ -75,8 +168,6 @@ export class IntentEntry {
   settlementDomain: number | undefined = undefined
   // Creation (origin spoke): `IntentAdded`, then the intent-queue dispatch.
   queueIdx: number | undefined = undefined
-  /** The `IntentAdded` transaction (hash, block, sender, nonce, gas), kept as its event told it. */
-  created: SpokeEventMeta | undefined = undefined
   batchId: Bytes32 | undefined = undefined
   // Fees through the fee adapter (undefined: not known).
   tokenFee: bigint | undefined = undefined
@@ -85,8 +176,6 @@ export class IntentEntry {
   fill: FillFacts | undefined = undefined
   /** The settlement's transaction on the destination spoke. */
   received: SpokeEventMeta | undefined = undefined
-  /** Paid to the receiver by the settlement (token units), when the settlement paid the receiver. */
-  settledAmount: bigint | undefined = undefined
   settledGasFee: bigint | undefined = undefined
   /** Cached `JSON.stringify(record)` and `{"intent":<record>}`, dropped on every change. */
   json: string | undefined = undefined
@@ -94,10 +183,26 @@ export class IntentEntry {
   constructor(
     readonly seq: number,
     readonly intentId: Bytes32,
+    /** The model's columns, indexed by `seq` (facts kept out of the entry: see `EntryColumns`). */
+    private readonly columns: EntryColumns,
   ) {}
 
+  /** Paid to the receiver by the settlement (token units), when the settlement paid the receiver. */
+  get settledAmount(): bigint | undefined {
+    return this.columns.settledAmount.get(this.seq)
+  }
+
+  set settledAmount(amount: bigint | undefined) {
+    this.columns.settledAmount.set(this.seq, amount)
+  }
+
+  /** The `IntentAdded` transaction (hash, block, sender, nonce, gas) as its event told it; a new object each call. */
+  get created(): SpokeEventMeta | undefined {
+    return this.columns.created.meta(this.seq)
+  }
+
   get createdTxHash(): string | undefined {
-    return this.created?.txHash.toLowerCase()
+    return this.columns.created.txHash(this.seq)?.toLowerCase()
   }
 
   get receiveTxHash(): string | undefined {
@@ -129,7 +234,7 @@ export class IntentEntry {
       add(wordUser(this.intent.receiver))
       add(wordUser(this.intent.initiator))
     }
-    add(this.created?.txFrom)
+    add(this.columns.created.txFrom(this.seq))
     if (this.feeAdapterInitiator !== undefined && this.feeAdapterInitiator.length === 42) add(this.feeAdapterInitiator)
     add(this.fill?.sender)
     return users
@@ -141,6 +246,7 @@ export class IntentEntry {
     const fill = this.fill
     const decimals = this.inputDecimals
     const fillAmount = fill === undefined ? null : fill.amount.toString()
+    const created = this.created
     return {
       intent_id: this.intentId,
       batch_id: this.batchId ?? null,
@@ -155,14 +261,14 @@ export class IntentEntry {
       origin: intent === undefined ? null : String(intent.origin),
       destinations: intent === undefined ? null : intent.destinations.map(String),
       nonce: intent === undefined ? null : Number(intent.nonce),
-      transaction_hash: this.createdTxHash ?? null,
+      transaction_hash: created?.txHash.toLowerCase() ?? null,
       receive_tx_hash: this.receiveTxHash ?? null,
       intent_created_timestamp: intent?.timestamp ?? null,
       settlement_timestamp: this.received?.timestamp ?? null,
-      intent_created_block_number: this.created?.blockNumber ?? null,
+      intent_created_block_number: created?.blockNumber ?? null,
       receive_blocknumber: this.received?.blockNumber ?? null,
-      tx_origin: this.created === undefined ? null : lowerAddress(this.created.txFrom),
-      tx_nonce: this.created?.txNonce ?? null,
+      tx_origin: created === undefined ? null : lowerAddress(created.txFrom),
+      tx_nonce: created?.txNonce ?? null,
       auto_id: this.seq,
       amount_out_min:
         intent === undefined || intent.ttl <= 0
@@ -174,7 +280,7 @@ export class IntentEntry {
       native_fee: optionalString(this.nativeFee),
       token_fee: optionalString(this.tokenFee),
       fee_adapter_initiator: this.feeAdapterInitiator ?? null,
-      origin_gas_fees: optionalString(this.created?.gasFee),
+      origin_gas_fees: optionalString(created?.gasFee),
       destination_gas_fees: fill !== undefined ? optionalString(fill.gasFee) : optionalString(this.settledGasFee),
       hub_settlement_domain: this.settlementDomain === undefined ? null : String(this.settlementDomain),
       ttl: intent?.ttl ?? null,
@@ -298,6 +404,7 @@ export class ReadModel implements HubObserver {
   /** Bumped by every change (memoized counts, fingerprints). */
   version = 0
   private readonly entries: IntentEntry[] = []
+  private readonly columns = new EntryColumns()
   // Open addressing on the ids' last characters: a million intents are looked up several times each.
   private readonly byId = new IdMap<IntentEntry>()
   private readonly all = new RangeSeqs(() => this.entries.length)
@@ -312,7 +419,11 @@ export class ReadModel implements HubObserver {
    * hash, a map of a million hashes costs, and a memory-backend transaction's hash is made when first read.
    */
   private readonly byTxHash = new KeyedSeqs<string>()
-  private txHashesPending: (SpokeEventMeta | string | number)[] = []
+  /**
+   * Runs of `hash, seq` (a hash known, lowercase) or `domain, blockNumber, index, seq` (a memory-backend creation,
+   * whose hash is made when the index is built): numbers and shared strings, no object per transaction.
+   */
+  private txHashesPending: (string | number)[] = []
   /** Seqs of entries whose origin, destinations, asset, fast-path flag, ticker or users changed since the last query. */
   private unindexed: number[] = []
   private readonly byAsset = new Map<Bytes32, SortedSeqs>()
@@ -383,8 +494,9 @@ export class ReadModel implements HubObserver {
     let e = this.find(intentId)
     if (e === undefined) {
       const seq = this.entries.length
-      e = new IntentEntry(seq, intentId)
+      e = new IntentEntry(seq, intentId, this.columns)
       this.entries.push(e)
+      this.columns.created.add()
       this.byId.set(intentId, e)
       this.lastFound = e
       this.markUncounted(e)
@@ -620,8 +732,9 @@ export class ReadModel implements HubObserver {
     const e = this.entry(intentId)
     this.applyIntent(e, intent)
     e.queueIdx = Number(queueIdx)
-    e.created = meta
-    this.txHashesPending.push(meta, e.seq)
+    this.columns.created.set(e.seq, meta)
+    if (meta.memoryTxIndex === undefined) this.txHashesPending.push(meta.txHash.toLowerCase(), e.seq)
+    else this.txHashesPending.push(meta.domain, meta.blockNumber, meta.memoryTxIndex, e.seq)
     this.toIndex(e)
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
@@ -770,10 +883,17 @@ export class ReadModel implements HubObserver {
   private txHashIndex(): KeyedSeqs<string> {
     const pending = this.txHashesPending
     if (pending.length > 0) {
-      for (let i = 0; i < pending.length; i += 2) {
-        // A creation's transaction (its hash read only now), or a fill's hash (lowercase already).
-        const tx = pending[i] as SpokeEventMeta | string
-        this.byTxHash.add(typeof tx === "string" ? tx : tx.txHash.toLowerCase(), pending[i + 1] as number)
+      for (let i = 0; i < pending.length; ) {
+        const first = pending[i]!
+        if (typeof first === "string") {
+          // A hash known (lowercase already): a fill's, or a creation's on a chain with real hashes.
+          this.byTxHash.add(first, pending[i + 1] as number)
+          i += 2
+        } else {
+          // A memory-backend creation: its hash made now.
+          this.byTxHash.add(memoryTxHash(first, pending[i + 1] as number, pending[i + 2] as number).toLowerCase(), pending[i + 3] as number)
+          i += 4
+        }
       }
       this.txHashesPending = []
     }

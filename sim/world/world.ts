@@ -20,7 +20,6 @@
  * redelivers it after its redelivery delay, until the hub takes it; keeper calls gated by the pause revert.
  */
 import { type Address, addressToBytes32, type Bytes32, type Hex, toBytes32 } from "../../service/domain/hex.ts"
-import { keccak256Scratch, keccakScratch } from "../../service/domain/keccak.ts"
 import { decodeMessage } from "../../service/domain/encoding.ts"
 import type { FillMessage, Intent } from "../../service/domain/protocol.ts"
 import { HubRevert } from "../../service/hub/errors.ts"
@@ -30,7 +29,7 @@ import type { HubInputTrace } from "../../service/hub/inputLines.ts"
 import { HUB_PAUSED } from "../../service/hub/pause.ts"
 import type { HubObserver, OutboundMessage } from "../../service/hub/state.ts"
 import { TraceHasher } from "../../service/hub/trace.ts"
-import type { SpokeEventBody as ModelSpokeEvent, SpokeEventMeta } from "../../service/indexer/inputs.ts"
+import { memoryTxHash, type SpokeEventBody as ModelSpokeEvent, type SpokeEventMeta } from "../../service/indexer/inputs.ts"
 import { ReadModel } from "../../service/indexer/readModel.ts"
 import type { SpokeCall } from "../../service/spoke/calls.ts"
 import type { SpokeEvent } from "../../service/spoke/events.ts"
@@ -44,31 +43,27 @@ import { RngStreams } from "../rng.ts"
 import { Scheduler } from "../scheduler.ts"
 import type { WorldPlan } from "./plan.ts"
 
-/** `keccak256(utf8("memory-tx/<domain>/<block>/<index>"))`: the hash of a memory-backend transaction (ASCII, hashed in place). */
-export const memoryTxHash = (domain: number, blockNumber: number, index: number): Hex => {
-  const text = `memory-tx/${domain}/${blockNumber}/${index}`
-  const buf = keccakScratch(text.length)
-  for (let i = 0; i < text.length; i++) buf[i] = text.charCodeAt(i)
-  return keccak256Scratch(text.length)
-}
-
 /**
  * The transaction of a receipt as the read model sees it. A memory-backend transaction's hash (`memoryTxHash`) is
  * made when something first reads it: a simulation creates a million transactions and reads a few hashes.
  */
 class ReceiptMeta implements SpokeEventMeta {
+  readonly memoryTxIndex: number | undefined
+
   constructor(
     readonly domain: number,
     readonly blockNumber: number,
     readonly timestamp: number,
     private hash: Hex | undefined,
-    private readonly index: number,
+    index: number,
     readonly txFrom: Address,
     readonly txNonce: number,
-  ) {}
+  ) {
+    this.memoryTxIndex = hash === undefined ? index : undefined
+  }
 
   get txHash(): Hex {
-    return (this.hash ??= memoryTxHash(this.domain, this.blockNumber, this.index))
+    return (this.hash ??= memoryTxHash(this.domain, this.blockNumber, this.memoryTxIndex!))
   }
 }
 
