@@ -1,8 +1,9 @@
 /**
- * Optional non-negative bigints by dense index (0, 1, 2, ...), kept in a typed array: a value set here is not a
+ * Optional bigints by dense index (0, 1, 2, ...), those in [0, 2^64) kept in a typed array: such a value is not a
  * heap object of its own. For per-intent amounts kept to the end of a run (a million of them): each retained
  * object costs the garbage collector a copy when it is promoted and a visit in every full collection, about 1 µs
- * per object over a million-intent run (README, "Benchmarks"). Values of 2^64 and more, rare, are kept in a map.
+ * per object over a million-intent run (README, "Benchmarks"). Values of 2^64 and more, and negative ones (rare),
+ * are kept in a map.
  * Reading a value makes a bigint (callers read rarely: API records).
  */
 const ABSENT = 0
@@ -28,7 +29,10 @@ export class BigintColumn {
 
   set(index: number, value: bigint | undefined): void {
     if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`BigintColumn: index ${index} is not a non-negative integer`)
-    if (index >= this.states.length) this.grow(index)
+    if (index >= this.states.length) {
+      if (value === undefined) return // unset already: no growth for it
+      this.grow(index)
+    }
     if (this.states[index] === OVERFLOW) this.overflow.delete(index)
     if (value === undefined) {
       this.states[index] = ABSENT

@@ -34,5 +34,29 @@ describe("ValueWriter / ValueReader", () => {
     expect(small.value(1n << 100n)).toBe(true)
     expect(small.value(1)).toBe(false) // 17 of 20 bytes used
     expect(small.remaining).toBe(3)
+    small.byte(7)
+    small.byte(7)
+    small.byte(7)
+    expect(() => small.byte(7)).toThrow(RangeError) // not dropped past the end
+    expect(small.take().length).toBe(20)
+  })
+
+  it("reads back exactly the boundaries of the bigint limbs, -0, NaN and every ASCII unit", () => {
+    const values: unknown[] = [0n, (1n << 64n) - 1n, 1n << 64n, (1n << 64n) + 1n, (1n << 128n) - 1n, 1n << 127n, -0, 0, Number.NaN, Infinity, -Infinity, Number.MIN_VALUE, ""]
+    values.push(Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)).join(""))
+    const w = new ValueWriter(4096)
+    for (const v of values) expect(w.value(v)).toBe(true)
+    const r = new ValueReader(w.take())
+    for (const v of values) expect(Object.is(r.value() as unknown, v), String(v)).toBe(true)
+    expect(r.done).toBe(true)
+  })
+
+  it("takes a copy of its own length: later writes leave it as it was", () => {
+    const w = new ValueWriter(1 << 16)
+    w.value("first")
+    const first = w.take()
+    expect(first.buffer.byteLength).toBe(first.length)
+    w.value("other")
+    expect(new ValueReader(first).value() as unknown).toBe("first")
   })
 })

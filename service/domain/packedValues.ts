@@ -40,8 +40,12 @@ export class ValueWriter {
     return this.buffer.length - this.offset
   }
 
-  /** Writes one byte (a caller's tag); the caller keeps room for it. */
+  /**
+   * Writes one byte (a caller's tag). Throws when no byte is left: a typed array drops a write past its end
+   * silently, and the tag, and everything read after it, would be lost.
+   */
   byte(b: number): void {
+    if (this.offset >= this.buffer.length) throw new RangeError(`ValueWriter: no room for a byte at ${this.offset} of ${this.buffer.length}`)
     this.buffer[this.offset++] = b
   }
 
@@ -88,9 +92,13 @@ export class ValueWriter {
     }
   }
 
-  /** A copy of the bytes written, and the writer emptied. */
+  /**
+   * A copy of the bytes written (its own buffer of that length), and the writer emptied. Not `Buffer#slice`, a
+   * view on the writer's buffer: the next writes would change it, and posting it clones the whole buffer.
+   */
   take(): Uint8Array {
-    const bytes = this.buffer.slice(0, this.offset)
+    const bytes = new Uint8Array(this.offset)
+    bytes.set(this.buffer.subarray(0, this.offset))
     this.offset = 0
     return bytes
   }

@@ -122,6 +122,34 @@ describe("hub properties over random traces", () => {
     expect(formatPackedEvents(posted)).toBe(events.map((e) => `${formatEvent(e)}\n`).join(""))
   })
 
+  it("refuses an event when not even its tag fits, losing none of those packed before", () => {
+    const id = `0x${"cd".repeat(32)}` as Bytes32
+    const packer = new EventPacker()
+    // Long ASCII ids (packed: 3 bytes of room per unit needed, 1 written) until the batch is full.
+    const events: HubEvent[] = []
+    while (!packer.full) {
+      const event: HubEvent = { kind: "IntentProcessed", intentId: `0x${"e".repeat(1000)}${events.length}` as Bytes32, status: "SETTLED" }
+      packer.add(event)
+      events.push(event)
+    }
+    // Past `full`, events still go (whole when their values have no room) until no byte is left; then add throws.
+    let thrown: unknown
+    for (let i = 0; i < 10_000 && thrown === undefined; i++) {
+      const event: HubEvent = { kind: "IntentProcessed", intentId: id, status: "SETTLED" }
+      try {
+        packer.add(event)
+        events.push(event)
+      } catch (error) {
+        thrown = error
+      }
+    }
+    expect(thrown).toBeInstanceOf(RangeError)
+    expect(packer.events).toBe(events.length)
+    const posted = structuredClone(packer.take())
+    expect(posted.bytes.length).toBe(1 << 20)
+    expect(unpackEvents(posted)).toStrictEqual(events)
+  })
+
   it("gives the same trace hash when the hashing worker formats the events", () => {
     // Every kind of event from random traces, hashed here and by a hasher that hands its events to the worker
     // after the first 64 KB (digests mid-stream and at the end).

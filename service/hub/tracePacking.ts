@@ -24,7 +24,10 @@ const WHOLE = 5
 
 /** Bytes of a batch's buffer. */
 const BATCH_BYTES = 1 << 20
-/** A batch is full when less than this is left: more than any packed event needs (its strings are ids). */
+/**
+ * A batch is full when less than this is left: room for a few events of ids (a few hundred bytes each). An event
+ * with a value that does not fit in what is left is kept whole instead, so this bounds no event's size.
+ */
 const EVENT_ROOM = 4096
 
 /** A batch as posted: the packed events' bytes, and the events kept whole, in the order their tags say. */
@@ -45,7 +48,10 @@ export class EventPacker {
     return this.writer.remaining < EVENT_ROOM
   }
 
-  /** Appends `event` to the batch. */
+  /**
+   * Appends `event` to the batch. Throws (a RangeError, the batch unchanged) when not even its tag byte fits:
+   * take the batch when `full`.
+   */
   add(event: HubEvent): void {
     const start = this.writer.offset
     if (!this.pack(event)) {
@@ -142,6 +148,7 @@ export const unpackEvents = (batch: PackedEvents): HubEvent[] => {
         throw new Error(`unpackEvents: unknown tag ${String(tag)}`)
     }
   }
+  if (whole !== batch.whole.length) throw new Error(`unpackEvents: ${batch.whole.length} events kept whole, ${whole} whole-event tags`)
   return events
 }
 

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { addressToBytes32, type Bytes32, type Hex } from "../domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32, type Hex } from "../domain/hex.ts"
 import { intentId as computeIntentId } from "../domain/encoding.ts"
 import type { Intent } from "../domain/protocol.ts"
 import { DAI, SOLVER, u, USDC } from "../hub/testing.ts"
@@ -287,6 +287,38 @@ describe("intent pages", () => {
     expect(w.model.listIntents({ limit: 10, txHash: hash }).entries).toEqual([])
     expect(w.model.listIntents({ limit: 10, txHash: second }).entries.map((e) => e.record.intent_id)).toEqual([id])
     expect(reads).toBe(0)
+  })
+
+  it("keep each entry's creating transaction by its own seq, entries made first by a fill included, past the columns' first size", () => {
+    const w = new TestWorld()
+    const { intent } = w.newIntent()
+    const made: { id: Bytes32; hash: Hex; from: Address; gasFee: bigint; block: number }[] = []
+    const fillOnly: Bytes32[] = []
+    for (let k = 0; k < 1500; k++) {
+      const other: Intent = { ...intent, nonce: intent.nonce + 1000n + BigInt(k) }
+      const id = computeIntentId(other)
+      // Entries made by their fill before any IntentAdded (which comes later or never): entry seqs and IntentAdded order differ.
+      if (k % 3 !== 2) w.fill(other, { deliver: false })
+      if (k % 3 === 1) {
+        fillOnly.push(id)
+        continue
+      }
+      const from = `0x${"5e".repeat(16)}${k.toString(16).padStart(8, "0")}` as Address
+      const gasFee = k % 2 === 0 ? (1n << 64n) - 1n + BigInt(k % 4) : BigInt(k)
+      const hash = `0x${"AB".repeat(31)}${(k % 256).toString(16).padStart(2, "0")}` as Hex
+      const meta: SpokeEventMeta = { domain: 1, blockNumber: 7000 + k, timestamp: 1_700_000_000 + k, txHash: hash, txFrom: from, txNonce: k, gasFee }
+      w.model.onSpokeEvent({ name: "IntentAdded", intentId: id, queueIdx: 100n + BigInt(k), intent: other }, meta)
+      made.push({ id, hash, from, gasFee, block: 7000 + k })
+    }
+    for (const id of fillOnly) expect(w.model.intent(id)).toMatchObject({ transaction_hash: null, tx_origin: null, origin_gas_fees: null })
+    for (const m of made) {
+      expect(w.model.intent(m.id)).toMatchObject({ transaction_hash: m.hash.toLowerCase(), tx_origin: m.from, intent_created_block_number: m.block, origin_gas_fees: String(m.gasFee) })
+      expect(w.model.listIntents({ limit: 10, userAddress: m.from }).entries.map((e) => e.record.intent_id)).toEqual([m.id])
+    }
+    const last = made.at(-1)!
+    const found = w.model.listIntents({ limit: 1000, txHash: last.hash.toLowerCase() }).entries.map((e) => e.record.intent_id)
+    expect(found).toContain(last.id)
+    for (const id of found) expect(w.model.intent(id as Bytes32)!.transaction_hash).toBe(last.hash.toLowerCase())
   })
 })
 

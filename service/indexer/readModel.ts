@@ -53,11 +53,6 @@ export const calldataPending = (e: IntentEntry): boolean =>
   e.fill === undefined &&
   (e.settlementDomain === undefined || e.settlementDomain === e.intent.destinations[0])
 
-/**
- * One intent as the read model knows it: the facts its events told (the intent struct, transactions, fees,
- * statuses), not the API record. The record (49 fields of strings, mostly `null` for a while) is built from the
- * facts when a query asks for it: a simulation indexes a million intents and reads a few.
- */
 const COLUMN_START = 1024
 
 /**
@@ -150,6 +145,11 @@ export class EntryColumns {
   readonly created = new CreatedTransactions()
 }
 
+/**
+ * One intent as the read model knows it: the facts its events told (the intent struct, transactions, fees,
+ * statuses), not the API record. The record (49 fields of strings, mostly `null` for a while) is built from the
+ * facts when a query asks for it: a simulation indexes a million intents and reads a few.
+ */
 export class IntentEntry {
   intent: Intent | undefined = undefined
   /** Decimals of the input asset on the origin when the intent was first seen. */
@@ -420,8 +420,9 @@ export class ReadModel implements HubObserver {
    */
   private readonly byTxHash = new KeyedSeqs<string>()
   /**
-   * Runs of `hash, seq` (a hash known, lowercase) or `domain, blockNumber, index, seq` (a memory-backend creation,
-   * whose hash is made when the index is built): numbers and shared strings, no object per transaction.
+   * Runs of `hash, seq` (a hash known: a fill's, lowercase, or a creation's as its meta had it, lowercased when the
+   * index is built) or `domain, blockNumber, index, seq` (a memory-backend creation, whose hash is made when the
+   * index is built): numbers and strings kept elsewhere too, no object per transaction.
    */
   private txHashesPending: (string | number)[] = []
   /** Seqs of entries whose origin, destinations, asset, fast-path flag, ticker or users changed since the last query. */
@@ -733,7 +734,8 @@ export class ReadModel implements HubObserver {
     this.applyIntent(e, intent)
     e.queueIdx = Number(queueIdx)
     this.columns.created.set(e.seq, meta)
-    if (meta.memoryTxIndex === undefined) this.txHashesPending.push(meta.txHash.toLowerCase(), e.seq)
+    // The hash as the meta has it (the string the column keeps), lowercased when the index is built.
+    if (meta.memoryTxIndex === undefined) this.txHashesPending.push(meta.txHash, e.seq)
     else this.txHashesPending.push(meta.domain, meta.blockNumber, meta.memoryTxIndex, e.seq)
     this.toIndex(e)
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
@@ -886,8 +888,8 @@ export class ReadModel implements HubObserver {
       for (let i = 0; i < pending.length; ) {
         const first = pending[i]!
         if (typeof first === "string") {
-          // A hash known (lowercase already): a fill's, or a creation's on a chain with real hashes.
-          this.byTxHash.add(first, pending[i + 1] as number)
+          // A hash known: a fill's (lowercase already), or a creation's on a chain with real hashes.
+          this.byTxHash.add(first.toLowerCase(), pending[i + 1] as number)
           i += 2
         } else {
           // A memory-backend creation: its hash made now.
