@@ -287,6 +287,13 @@ describe("intent pages", () => {
     expect(w.model.listIntents({ limit: 10, txHash: hash }).entries).toEqual([])
     expect(w.model.listIntents({ limit: 10, txHash: second }).entries.map((e) => e.record.intent_id)).toEqual([id])
     expect(reads).toBe(0)
+    // An index that cannot be one (negative, fractional): the meta's own hash is used.
+    const third: Intent = { ...intent, nonce: intent.nonce + 200n }
+    const thirdId = computeIntentId(third)
+    const given = w.meta(1).txHash
+    w.model.onSpokeEvent({ name: "IntentAdded", intentId: thirdId, queueIdx: 52n, intent: third }, { ...w.meta(1), txHash: given, memoryTxIndex: -1 })
+    expect(w.model.intent(thirdId)!.transaction_hash).toBe(given.toLowerCase())
+    expect(w.model.listIntents({ limit: 10, txHash: given.toLowerCase() }).entries.map((e) => e.record.intent_id)).toEqual([thirdId])
   })
 
   it("keep each entry's creating transaction by its own seq, entries made first by a fill included, past the columns' first size", () => {

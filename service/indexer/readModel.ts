@@ -55,6 +55,12 @@ export const calldataPending = (e: IntentEntry): boolean =>
 
 const COLUMN_START = 1024
 
+/** A memory-backend transaction's index in its block, when its hash is to be made from it (else its hash is read). */
+const lazyTxIndex = (meta: SpokeEventMeta): number | undefined => {
+  const index = meta.memoryTxIndex
+  return index !== undefined && Number.isSafeInteger(index) && index >= 0 ? index : undefined
+}
+
 /**
  * The transaction that created each entry's intent (`IntentAdded`), by seq: its facts in columns rather than the
  * event's meta object kept per intent. A memory-backend transaction's hash is made from its domain, block and
@@ -84,7 +90,7 @@ class CreatedTransactions {
     this.timestamps[seq] = meta.timestamp
     this.domains[seq] = meta.domain
     this.txNonces[seq] = meta.txNonce
-    const index = meta.memoryTxIndex
+    const index = lazyTxIndex(meta)
     this.txIndexes[seq] = index ?? -1
     this.txHashes[seq] = index === undefined ? meta.txHash : undefined
     this.txFroms[seq] = meta.txFrom
@@ -735,8 +741,9 @@ export class ReadModel implements HubObserver {
     e.queueIdx = Number(queueIdx)
     this.columns.created.set(e.seq, meta)
     // The hash as the meta has it (the string the column keeps), lowercased when the index is built.
-    if (meta.memoryTxIndex === undefined) this.txHashesPending.push(meta.txHash, e.seq)
-    else this.txHashesPending.push(meta.domain, meta.blockNumber, meta.memoryTxIndex, e.seq)
+    const index = lazyTxIndex(meta)
+    if (index === undefined) this.txHashesPending.push(meta.txHash, e.seq)
+    else this.txHashesPending.push(meta.domain, meta.blockNumber, index, e.seq)
     this.toIndex(e)
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
