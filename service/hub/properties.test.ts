@@ -105,7 +105,7 @@ describe("hub properties over random traces", () => {
       { kind: "DepositEnqueued", epoch: 1.5, domain: 4294967296, tickerHash: id, intentId: id, amount: 1n << 64n },
       { kind: "DepositProcessed", epoch: 3, domain: 4, tickerHash: id, intentId: id, amountAndRewards: 1n << 128n },
       { kind: "DepositProcessed", epoch: 3, domain: 4, tickerHash: id, intentId: id, amountAndRewards: -1n },
-      // Non-ASCII and lone surrogates (JSON escapes these), and a string too long for a batch: kept whole.
+      // Non-ASCII and lone surrogates (JSON escapes these), and a string whose worst-case room (3 bytes per unit) exceeds a batch: kept whole.
       { kind: "IntentProcessed", intentId: "0xé" as Bytes32, status: "SETTLED" },
       { kind: "IntentProcessed", intentId: "0x\ud800" as Bytes32, status: "SETTLED" },
       { kind: "IntentProcessed", intentId: `0x${"a".repeat(400_000)}` as Bytes32, status: "SETTLED" },
