@@ -6,6 +6,10 @@
  * their priors (no agent of this scenario reads either, so every case does the same work: checked, as the same
  * number of spoke calls).
  *
+ * Each case also reports the CPU time of its run over all threads (`process.cpuUsage()`: the main thread, the
+ * trace workers and V8's helper threads). On this machine the two CPUs share one core, so work moved off the main
+ * thread still slows it; CPU time shows such savings, and it varies less from hour to hour than wall time.
+ *
  * Run: `npm run bench -- stress-parts` (6 virtual hours, about 250,000 intents and a minute in all), or
  * `STRESS_HOURS=24 npm run bench -- stress-parts` for the whole 1M-intent scenario (about four minutes).
  */
@@ -44,7 +48,7 @@ const switchOff = (part: Part): void => {
   }
 }
 
-/** One case, in this process: prints `{ seconds, spokeCalls }` as JSON. */
+/** One case, in this process: prints `{ seconds, cpuSeconds, spokeCalls }` as JSON. */
 const runCase = async (hours: number, off: readonly Part[]): Promise<void> => {
   for (const part of off) switchOff(part)
   const file = fileURLToPath(new URL("../scenarios/stress-1m.yaml", import.meta.url))
@@ -54,10 +58,12 @@ const runCase = async (hours: number, off: readonly Part[]): Promise<void> => {
     .replace(/^properties:[\s\S]*$/m, "")
   const outDir = mkdtempSync(join(tmpdir(), "clearsim-stress-parts-"))
   try {
+    const cpuBefore = process.cpuUsage()
     const started = performance.now()
     const result = await runScenario(parseScenario(text, file), { seed: 71, backend: "memory", outDir })
     const seconds = (performance.now() - started) / 1000
-    console.log(JSON.stringify({ seconds, spokeCalls: result.report.world.spokeCalls }))
+    const cpu = process.cpuUsage(cpuBefore)
+    console.log(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, spokeCalls: result.report.world.spokeCalls }))
   } finally {
     rmSync(outDir, { recursive: true, force: true })
   }
@@ -65,8 +71,9 @@ const runCase = async (hours: number, off: readonly Part[]): Promise<void> => {
 
 const main = (hours: number): void => {
   console.log(`stress-1m, ${hours} virtual hours, memory backend, Node ${process.version}, each case in its own process`)
-  const rows: { case: string; "run s": string; "the part costs s": string }[] = []
+  const rows: { case: string; "run s": string; "the part costs s": string; "CPU s": string; "its CPU s": string }[] = []
   let whole = 0
+  let wholeCpu = 0
   let calls = -1
   // The heap limit `clearsim run` gives such runs (bin/clearsim.js).
   const heap = `--max-old-space-size=${Math.min(v8Flags.heapCapMb, Math.floor((totalmem() / 2 ** 20) * v8Flags.heapShareOfMemory))}`
@@ -77,14 +84,19 @@ const main = (hours: number): void => {
       process.stderr.write(child.stderr)
       throw new Error(`case "${off.join(",") || "none"}" failed (exit ${child.status})`)
     }
-    const { seconds, spokeCalls } = JSON.parse(line) as { seconds: number; spokeCalls: number }
+    const { seconds, cpuSeconds, spokeCalls } = JSON.parse(line) as { seconds: number; cpuSeconds: number; spokeCalls: number }
     if (calls >= 0 && spokeCalls !== calls) throw new Error(`case "${off.join(",")}" made ${spokeCalls} spoke calls, not ${calls}: it did other work, so its time says nothing`)
     calls = spokeCalls
-    if (off.length === 0) whole = seconds
+    if (off.length === 0) {
+      whole = seconds
+      wholeCpu = cpuSeconds
+    }
     rows.push({
       case: off.length === 0 ? `nothing off (${spokeCalls.toLocaleString("en-US")} spoke calls)` : `${off.map((p) => LABEL[p]).join(" + ")} off`,
       "run s": seconds.toFixed(1),
       "the part costs s": off.length === 0 ? "" : (whole - seconds).toFixed(1),
+      "CPU s": cpuSeconds.toFixed(1),
+      "its CPU s": off.length === 0 ? "" : (wholeCpu - cpuSeconds).toFixed(1),
     })
   }
   console.table(rows)
