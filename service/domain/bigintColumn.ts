@@ -6,10 +6,11 @@
  * are kept in a map.
  * Reading a value makes a bigint (callers read rarely: API records).
  */
+import { MAX_UINT64 } from "./protocol.ts"
+
 const ABSENT = 0
 const INLINE = 1
 const OVERFLOW = 2
-const MAX_U64 = (1n << 64n) - 1n
 
 export class BigintColumn {
   private values = new BigUint64Array(1024)
@@ -36,7 +37,7 @@ export class BigintColumn {
     if (this.states[index] === OVERFLOW) this.overflow.delete(index)
     if (value === undefined) {
       this.states[index] = ABSENT
-    } else if (value >= 0n && value <= MAX_U64) {
+    } else if (value >= 0n && value <= MAX_UINT64) {
       this.values[index] = value
       this.states[index] = INLINE
     } else {

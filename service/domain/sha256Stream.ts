@@ -14,7 +14,7 @@
  * as one string (a surrogate pair split across writes included).
  */
 import { createHash, type Hash } from "node:crypto"
-import type { Bytes32 } from "./hex.ts"
+import { type Bytes32, bytesToHex } from "./hex.ts"
 import { type TextFormatter, TextSinkWorker } from "./textSink.ts"
 
 export interface Sha256StreamOptions {
@@ -43,8 +43,6 @@ const endsInHighSurrogate = (text: string): boolean => {
   const last = text.charCodeAt(text.length - 1)
   return last >= 0xd800 && last <= 0xdbff
 }
-
-const digestHex = (digest: Uint8Array): Bytes32 => `0x${Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString("hex")}` as Bytes32
 
 export class Sha256Stream {
   private hash: Hash | undefined = createHash("sha256")
@@ -196,8 +194,8 @@ export class Sha256Stream {
     this.assertOpen()
     this.flush()
     const tail = this.carry === "" ? new Uint8Array(0) : new Uint8Array(Buffer.from(this.carry, "utf8"))
-    if (this.worker !== undefined) return digestHex(this.worker.digest(tail))
-    return digestHex(this.hash!.copy().update(tail).digest())
+    if (this.worker !== undefined) return bytesToHex(this.worker.digest(tail)) as Bytes32
+    return bytesToHex(this.hash!.copy().update(tail).digest()) as Bytes32
   }
 
   private assertOpen(): void {

@@ -84,7 +84,8 @@ class CreatedTransactions {
     this.txHashes.push(undefined)
   }
 
-  set(seq: number, meta: SpokeEventMeta): void {
+  /** Keeps the transaction's facts; returns its memory-backend index when its hash is to be made from it. */
+  set(seq: number, meta: SpokeEventMeta): number | undefined {
     if (seq >= this.blockNumbers.length) this.grow(seq)
     this.blockNumbers[seq] = meta.blockNumber
     this.timestamps[seq] = meta.timestamp
@@ -95,6 +96,7 @@ class CreatedTransactions {
     this.txHashes[seq] = index === undefined ? meta.txHash : undefined
     this.txFroms[seq] = meta.txFrom
     this.gasFees.set(seq, meta.gasFee)
+    return index
   }
 
   private grow(seq: number): void {
@@ -739,9 +741,8 @@ export class ReadModel implements HubObserver {
     const e = this.entry(intentId)
     this.applyIntent(e, intent)
     e.queueIdx = Number(queueIdx)
-    this.columns.created.set(e.seq, meta)
+    const index = this.columns.created.set(e.seq, meta)
     // The hash as the meta has it (the string the column keeps), lowercased when the index is built.
-    const index = lazyTxIndex(meta)
     if (index === undefined) this.txHashesPending.push(meta.txHash, e.seq)
     else this.txHashesPending.push(meta.domain, meta.blockNumber, index, e.seq)
     this.toIndex(e)
