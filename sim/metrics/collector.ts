@@ -375,7 +375,8 @@ export class MetricsCollector implements WorldObserver {
       this.timeseries.push({ epoch: previous, metric, value })
       values.set(metric, value)
     }
-    if (this.netting.overall.totalVolume18 > 0n) push("nettingRatio", ratioOf(this.netting.overall))
+    const overall = this.netting.overall
+    if (overall.totalVolume18 > 0n) push("nettingRatio", ratioOf(overall))
     const perEpoch = this.netting.byEpoch.get(previous)
     if (perEpoch !== undefined && perEpoch.totalVolume18 > 0n) push("nettingRatioEpoch", ratioOf(perEpoch))
     const created = PATHS.reduce((n, p) => n + this.created[p], 0)

@@ -14,38 +14,28 @@ export interface CustodySource {
   readonly owner: string
 }
 
-interface Lot {
-  readonly source: CustodySource
-  amount18: bigint
-}
-
+/**
+ * One (ticker, domain)'s lots, oldest first, as two parallel arrays from `head` (no object per lot: a lot lives
+ * from an intent's arrival at the hub to the settlement that consumes it, minutes of a run's time, and a
+ * million-intent run makes a million of them).
+ */
 class LotQueue {
-  lots: Lot[] = []
+  sources: CustodySource[] = []
+  amounts18: bigint[] = []
   head = 0
-  total18 = 0n
 
-  push(lot: Lot): void {
-    this.lots.push(lot)
-    this.total18 += lot.amount18
+  push(source: CustodySource, amount18: bigint): void {
+    this.sources.push(source)
+    this.amounts18.push(amount18)
   }
 
-  /** Consumes `amount18` FIFO, calling `take` for each part. Returns what could not be covered by lots. */
-  consume(amount18: bigint, take: (source: CustodySource, part18: bigint) => void): bigint {
-    let remaining = amount18
-    while (remaining > 0n && this.head < this.lots.length) {
-      const lot = this.lots[this.head]!
-      const part = lot.amount18 < remaining ? lot.amount18 : remaining
-      take(lot.source, part)
-      lot.amount18 -= part
-      remaining -= part
-      this.total18 -= part
-      if (lot.amount18 === 0n) this.head++
-    }
-    if (this.head > 4096 && this.head * 2 > this.lots.length) {
-      this.lots = this.lots.slice(this.head)
+  /** Drops the consumed lots once they are most of the arrays. */
+  compact(): void {
+    if (this.head > 4096 && this.head * 2 > this.amounts18.length) {
+      this.sources = this.sources.slice(this.head)
+      this.amounts18 = this.amounts18.slice(this.head)
       this.head = 0
     }
-    return remaining
   }
 }
 
@@ -66,13 +56,26 @@ const emptyTotals = (): NettingTotals => ({
 
 export const ratioOf = (t: NettingTotals): number => (t.totalVolume18 === 0n ? 0 : Number((t.nettedVolume18 * 1_000_000n) / t.totalVolume18) / 1_000_000)
 
-const IGNORE = (): void => {}
+const addTotals = (into: NettingTotals, t: NettingTotals): void => {
+  into.totalVolume18 += t.totalVolume18
+  into.nettedVolume18 += t.nettedVolume18
+  for (const kind of Object.keys(into.bySource18) as (keyof NettingTotals["bySource18"])[]) into.bySource18[kind] += t.bySource18[kind]
+}
 
 export class NettingTracker {
   private readonly queues = new Map<string, LotQueue>()
-  readonly overall: NettingTotals = emptyTotals()
   readonly byLane = new Map<string, NettingTotals>()
   readonly byEpoch = new Map<number, NettingTotals>()
+
+  /**
+   * Every user settlement's totals: the sum of the lanes' (each user settlement counts in exactly one lane), made
+   * when read (once per epoch and in the report) instead of added to on every settlement.
+   */
+  get overall(): NettingTotals {
+    const out = emptyTotals()
+    for (const t of this.byLane.values()) addTotals(out, t)
+    return out
+  }
 
   /** The queues by ticker, then domain (the same queues as `queues`, without building a key per call). */
   private readonly byTicker = new Map<string, Map<number, LotQueue>>()
@@ -91,45 +94,52 @@ export class NettingTracker {
 
   /** Tokens enter custody on `domain` (an intent's full amount on arrival at the hub). */
   custodyIn(ticker: string, domain: number, amount18: bigint, source: CustodySource): void {
-    if (amount18 > 0n) this.queue(ticker, domain).push({ source, amount18 })
+    if (amount18 > 0n) this.queue(ticker, domain).push(source, amount18)
   }
 
   /**
-   * A settlement of `amount18` paid out of custody on `domain`. `user` describes the settled intent when it
-   * is a user's (its volume counts); otherwise the lots are consumed without counting.
+   * A settlement of `amount18` paid out of custody on `domain`: the oldest lots are consumed first. `user`
+   * describes the settled intent when it is a user's (its volume counts); otherwise the lots are consumed
+   * without counting. The parts are classified as they are consumed: other users' (netted), the owner's own
+   * (self), what no lot covered (unattributed), and the other kinds' parts (kept in `parts`).
    */
   custodyOut(ticker: string, domain: number, amount18: bigint, user: { readonly owner: string; readonly lane: string; readonly epoch: number } | undefined): void {
     const queue = this.queue(ticker, domain)
-    if (user === undefined) {
-      queue.consume(amount18, IGNORE)
-      return
-    }
-    const parts = this.parts
-    parts.length = 0
-    const uncovered = queue.consume(amount18, this.collect)
-    // The parts classified once: other users' (netted), the owner's own, and the rest (kept in `parts`).
+    const sources = queue.sources
+    const amounts = queue.amounts18
+    const end = amounts.length
+    let head = queue.head
+    let remaining = amount18
     let netted = 0n
     let self = 0n
-    let others = 0
-    for (let i = 0; i < parts.length; i += 2) {
-      const source = parts[i] as CustodySource
-      const part = parts[i + 1] as bigint
-      if (source.kind !== "user") {
-        parts[others++] = source
-        parts[others++] = part
-      } else if (source.owner !== user.owner) netted += part
-      else self += part
+    const parts = this.parts
+    while (remaining > 0n && head < end) {
+      const lot = amounts[head]!
+      const source = sources[head]!
+      let part: bigint
+      if (lot <= remaining) {
+        part = lot
+        head++
+      } else {
+        part = remaining
+        amounts[head] = lot - remaining
+      }
+      remaining -= part
+      if (user === undefined) continue
+      if (source.kind !== "user") parts.push(source, part)
+      else if (source.owner !== user.owner) netted = netted === 0n ? part : netted + part
+      else self = self === 0n ? part : self + part
     }
-    parts.length = others
-    this.add(this.overall, amount18, uncovered, netted, self)
-    this.add(this.totals(this.byLane, user.lane), amount18, uncovered, netted, self)
-    this.add(this.totals(this.byEpoch, user.epoch), amount18, uncovered, netted, self)
+    queue.head = head
+    queue.compact()
+    if (user === undefined) return
+    this.add(this.totals(this.byLane, user.lane), amount18, remaining, netted, self)
+    this.add(this.totals(this.byEpoch, user.epoch), amount18, remaining, netted, self)
     parts.length = 0
   }
 
-  /** The (source, part) pairs of the settlement being consumed, flat (reused between calls). */
+  /** The non-user (source, part) pairs of the settlement being consumed, flat (reused between calls). */
   private readonly parts: (CustodySource | bigint)[] = []
-  private readonly collect = (source: CustodySource, part18: bigint): void => void this.parts.push(source, part18)
 
   /** Adds one settlement to `t` (a zero part adds nothing, so it is skipped); `parts` holds its non-user parts. */
   private add(t: NettingTotals, amount18: bigint, uncovered: bigint, netted: bigint, self: bigint): void {
@@ -148,7 +158,7 @@ export class NettingTracker {
   /** Custody currently attributed to each source kind (reports). */
   custodyBySource(): Record<SourceKind, bigint> {
     const out: Record<SourceKind, bigint> = { user: 0n, arbitrageur: 0n, solver: 0n, initial: 0n, protocol: 0n }
-    for (const q of this.queues.values()) for (let i = q.head; i < q.lots.length; i++) out[q.lots[i]!.source.kind] += q.lots[i]!.amount18
+    for (const q of this.queues.values()) for (let i = q.head; i < q.amounts18.length; i++) out[q.sources[i]!.kind] += q.amounts18[i]!
     return out
   }
 

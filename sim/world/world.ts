@@ -232,8 +232,8 @@ export class World {
     const modelObserver = this.hub.state.observer
     this.hub.state.observer = {
       onInvoiceEvaluated: (...args) => modelObserver?.onInvoiceEvaluated?.(...args),
-      onCustody: (...args) => {
-        for (const o of this.observers) o.onCustody?.(...args)
+      onCustody: (ticker, domain, delta18, intentId) => {
+        for (const o of this.observers) o.onCustody?.(ticker, domain, delta18, intentId)
       },
     }
     this.trace = options.trace
