@@ -143,57 +143,275 @@ class CreatedTransactions {
   }
 }
 
+// An entry's references, `REFS` slots per entry in one array (an entry's refs share a cache line or two).
+const REFS = 13
+const R_ID = 0
+const R_INTENT = 1
+const R_TICKER = 2
+const R_OWNER = 3
+const R_BATCH = 4
+const R_FEE_INITIATOR = 5
+const R_RECEIVED = 6
+const R_JSON = 7
+const R_RESPONSE_JSON = 8
+const R_ORIGIN_STATUS = 9
+const R_HUB_STATUS = 10
+const R_SETTLEMENT_STATUS = 11
+const R_COUNTED_STATUS = 12
+// An entry's numbers, `NUMS` per entry (NaN: not known).
+const NUMS = 2
+const N_SETTLEMENT_DOMAIN = 0
+const N_QUEUE_IDX = 1
+// An entry's small facts, `BYTES` per entry.
+const BYTES = 2
+const B_INPUT_DECIMALS = 0
+const B_FLAGS = 1
+const F_UNCOUNTED = 1
+const F_SETTLEMENT_VIRTUAL = 2
+
 /**
- * Per-entry facts kept in columns indexed by the entry's `seq` instead of in the entry: facts kept to the end of a
- * run as typed-array words rather than objects per intent (each retained object costs the garbage collector about
- * 1 µs over a million-intent run, README "Benchmarks").
+ * The read model's intents, in columns indexed by the entry's `seq`: no object per intent. A million-intent run
+ * keeps every entry to its end, and each object kept that long costs the garbage collector about 1 µs (a copy
+ * when it is promoted, a visit in every full collection; README "Benchmarks"). An entry's references (the
+ * intent, statuses, ids, cached JSON) sit side by side in one array, its numbers in a typed array, its amounts in
+ * `BigintColumn`s; an `IntentEntry` is a view on one seq, made when needed.
  */
 export class EntryColumns {
+  count = 0
+  readonly refs: unknown[] = []
+  private capacity = COLUMN_START
+  nums = new Float64Array(COLUMN_START * NUMS)
+  bytes = new Uint8Array(COLUMN_START * BYTES)
   readonly settledAmount = new BigintColumn()
+  readonly tokenFee = new BigintColumn()
+  readonly nativeFee = new BigintColumn()
+  readonly settledGasFee = new BigintColumn()
+  /** Fast-path fills by seq (few intents have one). */
+  readonly fills = new Map<number, FillFacts>()
   readonly created = new CreatedTransactions()
+
+  /** A new entry for `intentId`; returns its seq. */
+  add(intentId: Bytes32): number {
+    const seq = this.count++
+    if (seq >= this.capacity) this.grow()
+    this.refs.push(intentId, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, "NONE", "NONE", "NONE", undefined)
+    this.nums[seq * NUMS + N_SETTLEMENT_DOMAIN] = Number.NaN
+    this.nums[seq * NUMS + N_QUEUE_IDX] = Number.NaN
+    this.bytes[seq * BYTES + B_INPUT_DECIMALS] = NORMALIZED_DECIMALS
+    this.created.add()
+    return seq
+  }
+
+  private grow(): void {
+    this.capacity *= 2
+    const nums = new Float64Array(this.capacity * NUMS)
+    nums.set(this.nums)
+    this.nums = nums
+    const bytes = new Uint8Array(this.capacity * BYTES)
+    bytes.set(this.bytes)
+    this.bytes = bytes
+  }
+
+  ref(seq: number, field: number): unknown {
+    return this.refs[seq * REFS + field]
+  }
+
+  setRef(seq: number, field: number, value: unknown): void {
+    this.refs[seq * REFS + field] = value
+  }
+
+  /** The number in `field`, undefined when unset. */
+  num(seq: number, field: number): number | undefined {
+    const value = this.nums[seq * NUMS + field]!
+    return Number.isNaN(value) ? undefined : value
+  }
+
+  setNum(seq: number, field: number, value: number | undefined): void {
+    this.nums[seq * NUMS + field] = value ?? Number.NaN
+  }
+
+  flag(seq: number, flag: number): boolean {
+    return (this.bytes[seq * BYTES + B_FLAGS]! & flag) !== 0
+  }
+
+  setFlag(seq: number, flag: number, on: boolean): void {
+    const at = seq * BYTES + B_FLAGS
+    this.bytes[at] = on ? this.bytes[at]! | flag : this.bytes[at]! & ~flag
+  }
 }
 
 /**
  * One intent as the read model knows it: the facts its events told (the intent struct, transactions, fees,
  * statuses), not the API record. The record (49 fields of strings, mostly `null` for a while) is built from the
- * facts when a query asks for it: a simulation indexes a million intents and reads a few.
+ * facts when a query asks for it: a simulation indexes a million intents and reads a few. A view on the model's
+ * columns (see `EntryColumns`): two views of one seq read and write the same facts.
  */
 export class IntentEntry {
-  intent: Intent | undefined = undefined
-  /** Decimals of the input asset on the origin when the intent was first seen. */
-  inputDecimals = NORMALIZED_DECIMALS
-  originStatus: OriginStatus = "NONE"
-  hubStatus: HubStatus = "NONE"
-  settlementStatus: SettlementStatus = "NONE"
-  /** The status `ReadModel.statusCounts` counts this entry under (brought up to date by `countByStatus`). */
-  countedStatus: ApiIntentStatus | undefined = undefined
-  /** Changed since its status was last counted (in `ReadModel.uncounted`). */
-  uncounted = false
-  tickerHash: Bytes32 | undefined = undefined
-  /** Who the hub settles to, on which domain, and whether to their virtual balance. */
-  settlementOwner: Bytes32 | undefined = undefined
-  settlementVirtual = false
-  settlementDomain: number | undefined = undefined
-  // Creation (origin spoke): `IntentAdded`, then the intent-queue dispatch.
-  queueIdx: number | undefined = undefined
-  batchId: Bytes32 | undefined = undefined
-  // Fees through the fee adapter (undefined: not known).
-  tokenFee: bigint | undefined = undefined
-  nativeFee: bigint | undefined = undefined
-  feeAdapterInitiator: string | undefined = undefined
-  fill: FillFacts | undefined = undefined
-  /** The settlement's transaction on the destination spoke. */
-  received: SpokeEventMeta | undefined = undefined
-  settledGasFee: bigint | undefined = undefined
-  /** Cached `JSON.stringify(record)` and `{"intent":<record>}`, dropped on every change. */
-  json: string | undefined = undefined
-  responseJson: string | undefined = undefined
   constructor(
     readonly seq: number,
-    readonly intentId: Bytes32,
-    /** The model's columns, indexed by `seq` (facts kept out of the entry: see `EntryColumns`). */
+    /** The model's columns, indexed by `seq`. */
     private readonly columns: EntryColumns,
   ) {}
+
+  get intentId(): Bytes32 {
+    return this.columns.ref(this.seq, R_ID) as Bytes32
+  }
+
+  get intent(): Intent | undefined {
+    return this.columns.ref(this.seq, R_INTENT) as Intent | undefined
+  }
+  set intent(intent: Intent | undefined) {
+    this.columns.setRef(this.seq, R_INTENT, intent)
+  }
+
+  /** Decimals of the input asset on the origin when the intent was first seen. */
+  get inputDecimals(): number {
+    return this.columns.bytes[this.seq * BYTES + B_INPUT_DECIMALS]!
+  }
+  set inputDecimals(decimals: number) {
+    this.columns.bytes[this.seq * BYTES + B_INPUT_DECIMALS] = decimals
+  }
+
+  get originStatus(): OriginStatus {
+    return this.columns.ref(this.seq, R_ORIGIN_STATUS) as OriginStatus
+  }
+  set originStatus(status: OriginStatus) {
+    this.columns.setRef(this.seq, R_ORIGIN_STATUS, status)
+  }
+
+  get hubStatus(): HubStatus {
+    return this.columns.ref(this.seq, R_HUB_STATUS) as HubStatus
+  }
+  set hubStatus(status: HubStatus) {
+    this.columns.setRef(this.seq, R_HUB_STATUS, status)
+  }
+
+  get settlementStatus(): SettlementStatus {
+    return this.columns.ref(this.seq, R_SETTLEMENT_STATUS) as SettlementStatus
+  }
+  set settlementStatus(status: SettlementStatus) {
+    this.columns.setRef(this.seq, R_SETTLEMENT_STATUS, status)
+  }
+
+  /** The status `ReadModel.statusCounts` counts this entry under (brought up to date by `countByStatus`). */
+  get countedStatus(): ApiIntentStatus | undefined {
+    return this.columns.ref(this.seq, R_COUNTED_STATUS) as ApiIntentStatus | undefined
+  }
+  set countedStatus(status: ApiIntentStatus | undefined) {
+    this.columns.setRef(this.seq, R_COUNTED_STATUS, status)
+  }
+
+  /** Changed since its status was last counted (in `ReadModel.uncounted`). */
+  get uncounted(): boolean {
+    return this.columns.flag(this.seq, F_UNCOUNTED)
+  }
+  set uncounted(on: boolean) {
+    this.columns.setFlag(this.seq, F_UNCOUNTED, on)
+  }
+
+  get tickerHash(): Bytes32 | undefined {
+    return this.columns.ref(this.seq, R_TICKER) as Bytes32 | undefined
+  }
+  set tickerHash(ticker: Bytes32 | undefined) {
+    this.columns.setRef(this.seq, R_TICKER, ticker)
+  }
+
+  /** Who the hub settles to, on which domain, and whether to their virtual balance. */
+  get settlementOwner(): Bytes32 | undefined {
+    return this.columns.ref(this.seq, R_OWNER) as Bytes32 | undefined
+  }
+  set settlementOwner(owner: Bytes32 | undefined) {
+    this.columns.setRef(this.seq, R_OWNER, owner)
+  }
+
+  get settlementVirtual(): boolean {
+    return this.columns.flag(this.seq, F_SETTLEMENT_VIRTUAL)
+  }
+  set settlementVirtual(on: boolean) {
+    this.columns.setFlag(this.seq, F_SETTLEMENT_VIRTUAL, on)
+  }
+
+  get settlementDomain(): number | undefined {
+    return this.columns.num(this.seq, N_SETTLEMENT_DOMAIN)
+  }
+  set settlementDomain(domain: number | undefined) {
+    this.columns.setNum(this.seq, N_SETTLEMENT_DOMAIN, domain)
+  }
+
+  // Creation (origin spoke): `IntentAdded`, then the intent-queue dispatch.
+  get queueIdx(): number | undefined {
+    return this.columns.num(this.seq, N_QUEUE_IDX)
+  }
+  set queueIdx(idx: number | undefined) {
+    this.columns.setNum(this.seq, N_QUEUE_IDX, idx)
+  }
+
+  get batchId(): Bytes32 | undefined {
+    return this.columns.ref(this.seq, R_BATCH) as Bytes32 | undefined
+  }
+  set batchId(batchId: Bytes32 | undefined) {
+    this.columns.setRef(this.seq, R_BATCH, batchId)
+  }
+
+  // Fees through the fee adapter (undefined: not known).
+  get tokenFee(): bigint | undefined {
+    return this.columns.tokenFee.get(this.seq)
+  }
+  set tokenFee(fee: bigint | undefined) {
+    this.columns.tokenFee.set(this.seq, fee)
+  }
+
+  get nativeFee(): bigint | undefined {
+    return this.columns.nativeFee.get(this.seq)
+  }
+  set nativeFee(fee: bigint | undefined) {
+    this.columns.nativeFee.set(this.seq, fee)
+  }
+
+  get feeAdapterInitiator(): string | undefined {
+    return this.columns.ref(this.seq, R_FEE_INITIATOR) as string | undefined
+  }
+  set feeAdapterInitiator(initiator: string | undefined) {
+    this.columns.setRef(this.seq, R_FEE_INITIATOR, initiator)
+  }
+
+  get fill(): FillFacts | undefined {
+    return this.columns.fills.get(this.seq)
+  }
+  set fill(fill: FillFacts | undefined) {
+    if (fill === undefined) this.columns.fills.delete(this.seq)
+    else this.columns.fills.set(this.seq, fill)
+  }
+
+  /** The settlement's transaction on the destination spoke (the event's meta, one per transaction). */
+  get received(): SpokeEventMeta | undefined {
+    return this.columns.ref(this.seq, R_RECEIVED) as SpokeEventMeta | undefined
+  }
+  set received(meta: SpokeEventMeta | undefined) {
+    this.columns.setRef(this.seq, R_RECEIVED, meta)
+  }
+
+  get settledGasFee(): bigint | undefined {
+    return this.columns.settledGasFee.get(this.seq)
+  }
+  set settledGasFee(fee: bigint | undefined) {
+    this.columns.settledGasFee.set(this.seq, fee)
+  }
+
+  /** Cached `JSON.stringify(record)` and `{"intent":<record>}`, dropped on every change. */
+  get json(): string | undefined {
+    return this.columns.ref(this.seq, R_JSON) as string | undefined
+  }
+  set json(json: string | undefined) {
+    this.columns.setRef(this.seq, R_JSON, json)
+  }
+
+  get responseJson(): string | undefined {
+    return this.columns.ref(this.seq, R_RESPONSE_JSON) as string | undefined
+  }
+  set responseJson(json: string | undefined) {
+    this.columns.setRef(this.seq, R_RESPONSE_JSON, json)
+  }
 
   /** Paid to the receiver by the settlement (token units), when the settlement paid the receiver. */
   get settledAmount(): bigint | undefined {
@@ -391,9 +609,6 @@ const wordUsers = new BoundedMemo<Bytes32, string>(INTERN_LIMIT, (word) => inter
 /** A protocol word as an address when it is one (for `userAddress` matching). */
 const wordUser = (word: Bytes32): string | undefined => (isAddressWord(word) ? wordUsers.get(word) : undefined)
 
-/** Zero as one bigint (fees are mostly 0: one object instead of one per intent). */
-const shareZero = (amount: bigint): bigint => (amount === 0n ? 0n : amount)
-
 const addTo = <K>(map: Map<K, SortedSeqs>, key: K, seq: number): void => {
   let index = map.get(key)
   if (index === undefined) map.set(key, (index = new SortedSeqs()))
@@ -411,11 +626,11 @@ export class ReadModel implements HubObserver {
   private hub: Hub | undefined = undefined
   /** Bumped by every change (memoized counts, fingerprints). */
   version = 0
-  private readonly entries: IntentEntry[] = []
+  /** The intents, by seq (see `EntryColumns`). */
   private readonly columns = new EntryColumns()
   // Open addressing on the ids' last characters: a million intents are looked up several times each.
-  private readonly byId = new IdMap<IntentEntry>()
-  private readonly all = new RangeSeqs(() => this.entries.length)
+  private readonly bySeqOfId = new IdMap<number>()
+  private readonly all = new RangeSeqs(() => this.columns.count)
   private readonly byOrigin = new Map<number, SortedSeqs>()
   private readonly byDestination = new Map<number, SortedSeqs>()
   private readonly byTicker = new Map<Bytes32, SortedSeqs>()
@@ -438,15 +653,15 @@ export class ReadModel implements HubObserver {
   private readonly byAsset = new Map<Bytes32, SortedSeqs>()
   private readonly statusCounts = new Map<ApiIntentStatus, number>()
   private readonly countMemo = new Map<string, { readonly version: number; readonly count: number }>()
-  /** Intent-queue positions not dispatched yet: domain → queue index → the intent's entry. */
-  private readonly originQueues = new Map<number, Map<number, IntentEntry>>()
+  /** Intent-queue positions not dispatched yet: domain → queue index → the intent's seq. */
+  private readonly originQueues = new Map<number, Map<number, number>>()
   private readonly batches: BatchEntry[] = []
   private readonly batchById = new Map<Bytes32, BatchEntry>()
   /**
-   * Mirror of the hub's per-domain settlement queues, to know what a dispatch sent: the entries, or the ids of
-   * intents the read model did not know when they were enqueued (looked up again at the dispatch).
+   * Mirror of the hub's per-domain settlement queues, to know what a dispatch sent: the entries' seqs, or the ids
+   * of intents the read model did not know when they were enqueued (looked up again at the dispatch).
    */
-  private readonly settlementFifos = new Map<number, { ids: (IntentEntry | Bytes32)[]; first: number }>()
+  private readonly settlementFifos = new Map<number, { ids: (number | Bytes32)[]; first: number }>()
   readonly invoices = new InvoiceIndex()
   readonly settlementTimes: SettlementTimes
   private readonly solvers: ReadonlySet<string>
@@ -492,21 +707,30 @@ export class ReadModel implements HubObserver {
   private find(intentId: Bytes32): IntentEntry | undefined {
     const last = this.lastFound
     if (last !== undefined && last.intentId === intentId) return last
-    const e = this.byId.get(intentId)
+    const e = this.byId(intentId)
     if (e !== undefined) this.lastFound = e
     return e
   }
 
   private lastFound: IntentEntry | undefined = undefined
 
+  /** The entry of `intentId` (its id map only). */
+  private byId(intentId: Bytes32): IntentEntry | undefined {
+    const seq = this.bySeqOfId.get(intentId)
+    return seq === undefined ? undefined : new IntentEntry(seq, this.columns)
+  }
+
+  /** The entry of `seq`, which exists. */
+  private at(seq: number): IntentEntry {
+    return new IntentEntry(seq, this.columns)
+  }
+
   private entry(intentId: Bytes32): IntentEntry {
     let e = this.find(intentId)
     if (e === undefined) {
-      const seq = this.entries.length
-      e = new IntentEntry(seq, intentId, this.columns)
-      this.entries.push(e)
-      this.columns.created.add()
-      this.byId.set(intentId, e)
+      const seq = this.columns.add(intentId)
+      e = this.at(seq)
+      this.bySeqOfId.set(intentId, seq)
       this.lastFound = e
       this.markUncounted(e)
     }
@@ -525,12 +749,12 @@ export class ReadModel implements HubObserver {
    * Entries whose status may differ from the one `statusCounts` has them under. Counting is left to queries: an
    * intent changes status five or six times, and most runs never ask for counts.
    */
-  private uncounted: IntentEntry[] = []
+  private uncounted: number[] = []
 
   private markUncounted(e: IntentEntry): void {
     if (e.uncounted) return
     e.uncounted = true
-    this.uncounted.push(e)
+    this.uncounted.push(e.seq)
   }
 
   /** Marks `e` for the filter indexes, which queries bring up to date (`syncIndexes`): most runs never filter. */
@@ -545,7 +769,7 @@ export class ReadModel implements HubObserver {
     if (pending.length === 0) return
     this.unindexed = []
     for (const seq of pending) {
-      const e = this.entries[seq]!
+      const e = this.at(seq)
       const intent = e.intent
       if (intent !== undefined) {
         addTo(this.byOrigin, intent.origin, seq)
@@ -620,7 +844,7 @@ export class ReadModel implements HubObserver {
         let fifo = this.settlementFifos.get(event.domain)
         if (fifo === undefined) this.settlementFifos.set(event.domain, (fifo = { ids: [], first: 0 }))
         const e = this.find(event.intentId)
-        fifo.ids.push(e ?? event.intentId)
+        fifo.ids.push(e?.seq ?? event.intentId)
         if (e === undefined) return
         e.hubStatus = "SETTLED"
         e.settlementOwner = event.owner
@@ -635,7 +859,7 @@ export class ReadModel implements HubObserver {
         const end = Math.min(fifo.ids.length, fifo.first + event.amount)
         for (let i = fifo.first; i < end; i++) {
           const queued = fifo.ids[i]!
-          const e = typeof queued === "string" ? this.byId.get(queued) : queued
+          const e = typeof queued === "string" ? this.byId(queued) : this.at(queued)
           if (e === undefined || e.hubStatus !== "SETTLED") continue
           e.hubStatus = "DISPATCHED"
           this.touch(e)
@@ -709,8 +933,8 @@ export class ReadModel implements HubObserver {
       }
       case "IntentWithFeesAdded": {
         const e = this.entry(event.intentId)
-        e.tokenFee = shareZero(event.tokenFee)
-        e.nativeFee = shareZero(event.nativeFee)
+        e.tokenFee = event.tokenFee
+        e.nativeFee = event.nativeFee
         e.feeAdapterInitiator = wordUser(event.initiator) ?? event.initiator
         this.toIndex(e)
         this.touch(e)
@@ -749,7 +973,7 @@ export class ReadModel implements HubObserver {
     if (e.originStatus === "NONE") e.originStatus = "ADDED"
     let queue = this.originQueues.get(meta.domain)
     if (queue === undefined) this.originQueues.set(meta.domain, (queue = new Map()))
-    queue.set(Number(queueIdx), e)
+    queue.set(Number(queueIdx), e.seq)
     this.touch(e)
   }
 
@@ -757,9 +981,10 @@ export class ReadModel implements HubObserver {
     const queue = this.originQueues.get(meta.domain)
     const intentIds: Bytes32[] = []
     for (let idx = Number(firstIdx), last = Number(lastIdx); idx < last; idx++) {
-      const e = queue?.get(idx)
-      if (e === undefined) continue
+      const seq = queue?.get(idx)
+      if (seq === undefined) continue
       queue!.delete(idx)
+      const e = this.at(seq)
       intentIds.push(e.intentId)
       e.originStatus = "DISPATCHED"
       e.batchId = messageId
@@ -850,15 +1075,15 @@ export class ReadModel implements HubObserver {
   // Queries: intents
 
   get intentCount(): number {
-    return this.entries.length
+    return this.columns.count
   }
 
   intentEntry(intentId: Bytes32): IntentEntry | undefined {
-    return this.byId.get(intentId)
+    return this.byId(intentId)
   }
 
   intent(intentId: Bytes32): IntentRecord | undefined {
-    return this.byId.get(intentId)?.record
+    return this.byId(intentId)?.record
   }
 
   /** `JSON.stringify` of the record, cached until the record changes. */
@@ -878,7 +1103,8 @@ export class ReadModel implements HubObserver {
     if (pending.length > 0) {
       this.uncounted = []
       const counts = this.statusCounts
-      for (const e of pending) {
+      for (const seq of pending) {
+        const e = this.at(seq)
         e.uncounted = false
         const status = e.status
         if (status === e.countedStatus) continue
@@ -953,8 +1179,8 @@ export class ReadModel implements HubObserver {
     const memo = this.countMemo.get(key)
     if (memo !== undefined && memo.version === this.version) return memo.count
     let count = 0
-    if (key === "{}") count = this.entries.length
-    else for (const seq of mergeAsc(sources, 0)) if (matches(this.entries[seq]!)) count++
+    if (key === "{}") count = this.columns.count
+    else for (const seq of mergeAsc(sources, 0)) if (matches(this.at(seq))) count++
     if (this.countMemo.size > 256) this.countMemo.clear()
     this.countMemo.set(key, { version: this.version, count })
     return count
@@ -970,7 +1196,7 @@ export class ReadModel implements HubObserver {
     if (q.prevCursor === undefined) {
       const start = q.cursor ?? Number.MAX_SAFE_INTEGER
       for (const seq of mergeDesc(sources, start)) {
-        const e = this.entries[seq]!
+        const e = this.at(seq)
         if (!matches(e)) continue
         if (page.length === q.limit) {
           nextCursor = seq
@@ -981,7 +1207,7 @@ export class ReadModel implements HubObserver {
       if (q.cursor !== undefined || page.length > 0) {
         const above = (page[0]?.seq ?? q.cursor!) + 1
         for (const seq of mergeAsc(sources, above)) {
-          if (matches(this.entries[seq]!)) {
+          if (matches(this.at(seq))) {
             prevCursor = seq
             break
           }
@@ -989,7 +1215,7 @@ export class ReadModel implements HubObserver {
       }
     } else {
       for (const seq of mergeAsc(sources, q.prevCursor)) {
-        const e = this.entries[seq]!
+        const e = this.at(seq)
         if (!matches(e)) continue
         if (page.length === q.limit) {
           prevCursor = seq
@@ -1000,7 +1226,7 @@ export class ReadModel implements HubObserver {
       page.reverse()
       const below = (page[page.length - 1]?.seq ?? q.prevCursor) - 1
       for (const seq of mergeDesc(sources, below)) {
-        if (matches(this.entries[seq]!)) {
+        if (matches(this.at(seq))) {
           nextCursor = seq
           break
         }
@@ -1024,7 +1250,7 @@ export class ReadModel implements HubObserver {
   batch(batchId: Bytes32): BatchRecord | undefined {
     const batch = this.batchById.get(batchId)
     if (batch === undefined) return undefined
-    return this.batchRecord(batch, batch.intentIds.map((id) => this.byId.get(id)!.record))
+    return this.batchRecord(batch, batch.intentIds.map((id) => this.byId(id)!.record))
   }
 
   /** Newest first; a fast-path filter keeps batches holding at least one matching intent. */
@@ -1035,7 +1261,7 @@ export class ReadModel implements HubObserver {
     for (let seq = start; seq >= 0; seq--) {
       const batch = this.batches[seq]!
       if (q.origins !== undefined && q.origins.length > 0 && !q.origins.includes(batch.domain)) continue
-      const entries = batch.intentIds.map((id) => this.byId.get(id)!)
+      const entries = batch.intentIds.map((id) => this.byId(id)!)
       if (q.isFastPath !== undefined && !entries.some((e) => e.isFastPath === q.isFastPath)) continue
       if (items.length === q.limit) {
         nextCursor = String(seq)
@@ -1092,7 +1318,7 @@ export class ReadModel implements HubObserver {
   history(intentId: Bytes32, cursor: number, limit: number): HistoryPage | undefined {
     const page = this.invoices.historyOf(intentId, cursor, cursor + limit)
     if (page === undefined) {
-      const e = this.byId.get(intentId)
+      const e = this.byId(intentId)
       const wasInvoiced = this.invoices.get(intentId) !== undefined || e?.hubStatus === "INVOICED"
       return wasInvoiced ? { invoiceProcessingHistory: [], nextCursor: null } : undefined
     }
@@ -1126,7 +1352,7 @@ export class ReadModel implements HubObserver {
    */
   fingerprint(): Bytes32 {
     const parts: string[] = []
-    for (const e of this.entries) parts.push(this.recordJson(e))
+    for (let seq = 0; seq < this.columns.count; seq++) parts.push(this.recordJson(this.at(seq)))
     for (const b of this.batches) parts.push(`${b.batchId}:${b.intentIds.join(",")}:${b.nativeFee}:${b.deliveredTimestamp ?? "-"}`)
     parts.push([...this.invoices.ids()].join(","), String(this.invoices.historyCount()))
     for (const [k, v] of this.solverBalances) parts.push(`${k}=${v}`)
