@@ -62,10 +62,8 @@ export const parseIntentId = (value: unknown): Bytes32 => parseBytes32("intentId
 /** A token amount as a decimal string of integer units that fits in a uint256. */
 export const parseAmount = (field: string, value: unknown, options: { readonly positive?: boolean } = {}): bigint => {
   const text = typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value
-  if (typeof text !== "string" || !UINT_RE.test(text) || text.length > 78 || BigInt(text) > MAX_UINT256) {
-    throw invalid("InvalidAmount", field, "an integer amount in token units as a decimal string", value)
-  }
-  const amount = BigInt(text)
+  const amount = typeof text === "string" && UINT_RE.test(text) && text.length <= 78 ? BigInt(text) : undefined
+  if (amount === undefined || amount > MAX_UINT256) throw invalid("InvalidAmount", field, "an integer amount in token units as a decimal string", value)
   if (options.positive === true && amount === 0n) throw invalid("InvalidAmount", field, "an amount above 0", value)
   return amount
 }

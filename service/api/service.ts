@@ -216,6 +216,12 @@ const attempt = <A>(f: () => A): Effect.Effect<A, ApiFailure> =>
     }
   })
 
+/**
+ * Whether `amount` (input-token units) covers `fee` with something left at the hub's 18 decimals. A module
+ * function rather than a closure per quote (tsx's `keepNames` would wrap each closure in `__name`).
+ */
+const coversFee = (amount: bigint, fee: bigint, decimals: number): boolean => amount > fee && normalizeDecimals(amount - fee, decimals, NORMALIZED_DECIMALS) > 0n
+
 const STATUS_SET: ReadonlySet<string> = new Set(API_INTENT_STATUSES)
 const batchView = (b: BatchRecord) => ({ batchId: b.batchId, token_fee: b.token_fee, native_fee: b.native_fee, intents: b.intents })
 
@@ -879,9 +885,9 @@ export class ClearingService {
       const q = quoteRoute(this.model, this.config, route, amount)
       // As `POST /intents`: an amount no path can take (it does not cover the fee) is refused, not quoted at 0.
       // The fast path charges only the fixed fee through the adapter, so a quote stands while it can be taken.
-      const covers = (fee: bigint) => amount > fee && normalizeDecimals(amount - fee, route.input.decimals, NORMALIZED_DECIMALS) > 0n
-      const fastBuildable = q.fast.ok && route.input.strategy !== Strategy.XERC20 && covers(q.fast.quote.fees.fixedFeeUnits)
-      if (!covers(q.fees.feeUnits) && !fastBuildable) checkCoversFee("amount", amount, q.fees.feeUnits, route.input.decimals)
+      const decimals = route.input.decimals
+      const fastBuildable = q.fast.ok && route.input.strategy !== Strategy.XERC20 && coversFee(amount, q.fast.quote.fees.fixedFeeUnits, decimals)
+      if (!coversFee(amount, q.fees.feeUnits, decimals) && !fastBuildable) checkCoversFee("amount", amount, q.fees.feeUnits, decimals)
       const fast = q.fast.ok
         ? {
             fixedFeeUnits: q.fast.quote.fees.fixedFeeUnits.toString(),

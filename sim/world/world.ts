@@ -434,16 +434,8 @@ export class World {
     const timestamp = Number(block.timestamp)
     let nonces = this.txNonces.get(domain)
     if (nonces === undefined) this.txNonces.set(domain, (nonces = new Map()))
-    const txNonces = nonces
-    const onReceipt = (receipt: SpokeReceipt): void => {
-      const txNonce = txNonces.get(receipt.from) ?? 0
-      txNonces.set(receipt.from, txNonce + 1)
-      if (receipt.status === "reverted") this.stats.spokeReverts++
-      this.onTransactionEvents(domain, block, blockNumber, timestamp, receipt, receipt.transactionHash, receipt.index, txNonce)
-      handlers?.get(receipt.index)?.(receipt, block)
-    }
     if (transactions === undefined) {
-      for (const receipt of block.receipts) onReceipt(receipt)
+      for (const receipt of block.receipts) this.onReceipt(domain, block, blockNumber, timestamp, nonces, handlers, receipt)
       return
     }
     // Block order: the world's receipts by hash, other clients' transactions in between.
@@ -455,14 +447,36 @@ export class World {
       const receipt = own.get(key)
       if (receipt !== undefined) {
         own.delete(key)
-        onReceipt(receipt)
+        this.onReceipt(domain, block, blockNumber, timestamp, nonces, handlers, receipt)
         continue
       }
       const tx = foreign.get(key)
       if (tx !== undefined) this.onTransactionEvents(domain, block, blockNumber, timestamp, tx, tx.hash, tx.index, tx.nonce)
     }
     // Receipts without a hash in the block (none on anvil, where a missing transaction is an error): last.
-    for (const receipt of block.receipts) if (receipt.transactionHash === undefined || own.has(receipt.transactionHash.toLowerCase())) onReceipt(receipt)
+    for (const receipt of block.receipts) {
+      if (receipt.transactionHash === undefined || own.has(receipt.transactionHash.toLowerCase())) this.onReceipt(domain, block, blockNumber, timestamp, nonces, handlers, receipt)
+    }
+  }
+
+  /**
+   * One of the world's receipts in its block: the sender's transaction nonce, the events, then the submitter's
+   * handler. A method rather than a closure per block (tsx's `keepNames` would wrap each closure in `__name`).
+   */
+  private onReceipt(
+    domain: number,
+    block: MinedSpokeBlock,
+    blockNumber: number,
+    timestamp: number,
+    txNonces: Map<string, number>,
+    handlers: Map<number, ReceiptHandler> | undefined,
+    receipt: SpokeReceipt,
+  ): void {
+    const txNonce = txNonces.get(receipt.from) ?? 0
+    txNonces.set(receipt.from, txNonce + 1)
+    if (receipt.status === "reverted") this.stats.spokeReverts++
+    this.onTransactionEvents(domain, block, blockNumber, timestamp, receipt, receipt.transactionHash, receipt.index, txNonce)
+    handlers?.get(receipt.index)?.(receipt, block)
   }
 
   /**
