@@ -8,7 +8,7 @@ const id = (n: number): Bytes32 => `0x${n.toString(16).padStart(64, "0")}` as By
 describe("EntryColumns and IntentEntry views", () => {
   it("start each entry unset, keep each fact by seq past the first size, and share facts between views of one seq", () => {
     const columns = new EntryColumns()
-    const n = 3000 // past the first size (1024) twice
+    const n = 3000 // past the typed columns' first size (1024) twice, and into the second chunk of references (2048 each)
     for (let i = 0; i < n; i++) expect(columns.add(id(i))).toBe(i)
     const fresh = new IntentEntry(n - 1, columns)
     expect(fresh.intentId).toBe(id(n - 1))

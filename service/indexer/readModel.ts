@@ -143,8 +143,12 @@ class CreatedTransactions {
   }
 }
 
-// An entry's references, `REFS` slots per entry in one array (an entry's refs share a cache line or two).
+// An entry's references, `REFS` slots per entry side by side (an entry's refs share a cache line or two), in
+// chunks of `1 << CHUNK_BITS` entries (no reallocation of one ever larger array as entries are added). A chunk
+// stays well under the length at which V8 makes `new Array(length)` a dictionary (65,536 in Node 22's V8).
 const REFS = 13
+const CHUNK_BITS = 11
+const CHUNK_MASK = (1 << CHUNK_BITS) - 1
 const R_ID = 0
 const R_INTENT = 1
 const R_TICKER = 2
@@ -178,7 +182,7 @@ const F_SETTLEMENT_VIRTUAL = 2
  */
 export class EntryColumns {
   count = 0
-  readonly refs: unknown[] = []
+  private readonly chunks: unknown[][] = []
   private capacity = COLUMN_START
   nums = new Float64Array(COLUMN_START * NUMS)
   bytes = new Uint8Array(COLUMN_START * BYTES)
@@ -194,7 +198,8 @@ export class EntryColumns {
   add(intentId: Bytes32): number {
     const seq = this.count++
     if (seq >= this.capacity) this.grow()
-    this.refs.push(intentId, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, "NONE", "NONE", "NONE", undefined)
+    if ((seq & CHUNK_MASK) === 0) this.chunks.push(EntryColumns.newChunk())
+    this.setRef(seq, R_ID, intentId)
     this.nums[seq * NUMS + N_SETTLEMENT_DOMAIN] = Number.NaN
     this.nums[seq * NUMS + N_QUEUE_IDX] = Number.NaN
     this.bytes[seq * BYTES + B_INPUT_DECIMALS] = NORMALIZED_DECIMALS
@@ -212,12 +217,23 @@ export class EntryColumns {
     this.bytes = bytes
   }
 
+  /** A chunk's references: unset (`undefined`), but for the three statuses, "NONE". */
+  private static newChunk(): unknown[] {
+    const chunk = new Array<unknown>((CHUNK_MASK + 1) * REFS)
+    for (let at = 0; at < chunk.length; at += REFS) {
+      chunk[at + R_ORIGIN_STATUS] = "NONE"
+      chunk[at + R_HUB_STATUS] = "NONE"
+      chunk[at + R_SETTLEMENT_STATUS] = "NONE"
+    }
+    return chunk
+  }
+
   ref(seq: number, field: number): unknown {
-    return this.refs[seq * REFS + field]
+    return this.chunks[seq >>> CHUNK_BITS]![(seq & CHUNK_MASK) * REFS + field]
   }
 
   setRef(seq: number, field: number, value: unknown): void {
-    this.refs[seq * REFS + field] = value
+    this.chunks[seq >>> CHUNK_BITS]![(seq & CHUNK_MASK) * REFS + field] = value
   }
 
   /** The number in `field`, undefined when unset. */
