@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest"
 import type { Address, Hex } from "../domain/hex.ts"
 import { decodeSpokeCall } from "../spoke/spoke.ts"
 import { Deployment, DOMAIN_A, DOMAIN_B } from "./deployment.ts"
+import { BadRequest } from "./errors.ts"
+import { e4ToBps, e6ToBps } from "./quotes.ts"
 
 describe("createIntentsWithCall", () => {
   it("returns createIntents' transaction and the call its calldata decodes to, for one intent, a fast one and an order", async () => {
@@ -20,6 +22,44 @@ describe("createIntentsWithCall", () => {
       expect(built.tx).toEqual(tx)
       const addresses = d.spokes.chain(DOMAIN_A).addresses
       expect(decodeSpokeCall(addresses, tx.to as Address, tx.data as Hex)).toEqual(built.call)
+    }
+  })
+})
+
+describe("quoteValuesNow", () => {
+  it("gives the figures quoteNow writes out, and the same refusals", () => {
+    const d = Deployment.memory()
+    const a = d.accounts
+    const usdc = d.token(DOMAIN_A, "USDC")
+    const base = { origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to: a.bob.address, from: a.alice.address, inputAsset: usdc }
+    for (const amount of ["1000000000", "2000000", "123456789012"]) {
+      const values = d.service.quoteValuesNow({ ...base, amount })
+      const written = d.service.quoteNow({ ...base, amount })
+      if (values.reqType === "invalid") throw new Error("a supported route was quoted invalid")
+      const q = values.quote
+      expect(written.reqType).toBe(values.reqType)
+      expect(written.fixedFeeUnits).toBe(q.fees.fixedFeeUnits.toString())
+      expect(written.variableFeeBps).toBe(e4ToBps(q.fees.variableFeeE4))
+      expect(written.totalFeeBps).toBe(e6ToBps(q.fees.totalFeeE6))
+      expect(written.expectedAmount).toBe(q.fees.expectedAmount.toString())
+      expect(written.currentLimit).toBe(q.currentLimit.toString())
+      expect(written.settlementEstimate.p50Minutes).toBe(q.settlementEstimate.p50Minutes)
+      if (q.fast.ok) expect(written.fastPathQuote).toEqual(expect.objectContaining({ expectedAmount: q.fast.quote.fees.expectedAmount.toString() }))
+      else expect(written.fastPathQuote).toEqual(expect.objectContaining({ error: q.fast.error }))
+    }
+    // Bad input: the same BadRequest from both.
+    const unknownAsset = "0x00000000000000000000000000000000000000aa"
+    for (const bad of [{ ...base, amount: "0" }, { ...base, amount: "-1" }, { ...base, amount: "1", origin: "999" }, { ...base, amount: "1000000", outputAsset: unknownAsset }]) {
+      const refusal = (f: () => unknown) => {
+        try {
+          f()
+        } catch (error) {
+          if (error instanceof BadRequest) return [error.error, error.message]
+          throw error
+        }
+        throw new Error("not refused")
+      }
+      expect(refusal(() => d.service.quoteValuesNow(bad))).toEqual(refusal(() => d.service.quoteNow(bad)))
     }
   })
 })

@@ -42,8 +42,8 @@ import {
   parseUint,
   splitList,
 } from "./parse.ts"
-import { basicLimit18, e4ToBps, e6ToBps, fastPathRefusal, type FeeBreakdown, quoteBasic, quoteFastPath, quoteRoute, routePricing } from "./quotes.ts"
-import { resolveRoute } from "./routes.ts"
+import { basicLimit18, e4ToBps, e6ToBps, fastPathRefusal, type FeeBreakdown, quoteBasic, quoteFastPath, quoteRoute, type RouteQuote, routePricing } from "./quotes.ts"
+import { type ResolvedRoute, resolveRoute } from "./routes.ts"
 import type {
   Altchain1IntentRequest,
   ExecuteRequest,
@@ -162,6 +162,11 @@ export interface AssetConfigOutput {
   readonly decimal: number
   readonly adopted_decimal: number
 }
+
+/** A quote before it is written out (`ClearingService.quoteValuesNow`). */
+export type QuoteValues =
+  | { readonly reqType: "invalid"; readonly invalidReason: string }
+  | { readonly reqType: Exclude<ResolvedRoute["reqType"], "invalid">; readonly quote: RouteQuote }
 
 export interface QuoteOutput {
   readonly fixedFeeUnits: string
@@ -857,58 +862,68 @@ export class ClearingService {
    * the same operation as `quote`, throwing `BadRequest`/`NotFound` instead of failing an Effect.
    */
   quoteNow(request: QuoteRequest): QuoteOutput {
-    {
-      const origin = parseDomain("origin", request.origin)
-      if (!this.hub.state.supportedDomains.has(origin)) throw badRequest("UnsupportedDomain", `origin: domain ${origin} is not supported by the hub.`)
-      const destinations = parseDomains("destinations", request.destinations)
-      const inputAsset = parseAddress("inputAsset", request.inputAsset)
-      const outputAsset = parseOptionalAddress("outputAsset", request.outputAsset)
-      const amount = parseAmount("amount", request.amount, { positive: true })
-      if (request.to !== undefined) parseAddress("to", request.to)
-      if (request.from !== undefined) parseAddress("from", request.from)
-      const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
-      if (route.reqType === "invalid") {
-        const prior = this.config.settlementPrior.basic
-        return {
-          fixedFeeUnits: "0",
-          variableFeeBps: 0,
-          totalFeeBps: 0,
-          expectedAmount: "0",
-          currentLimit: "0",
-          splitCount: 0,
-          reqType: "invalid",
-          fastPathQuote: { error: "UnsupportedSwap", message: route.invalidReason! },
-          settlementEstimate: { p25Minutes: prior.p25Minutes, p50Minutes: prior.p50Minutes, p75Minutes: prior.p75Minutes },
-        }
-      }
-      checkHubAmount("amount", amount, route.input.decimals)
-      const q = quoteRoute(this.model, this.config, route, amount)
-      // As `POST /intents`: an amount no path can take (it does not cover the fee) is refused, not quoted at 0.
-      // The fast path charges only the fixed fee through the adapter, so a quote stands while it can be taken.
-      const decimals = route.input.decimals
-      const fastBuildable = q.fast.ok && route.input.strategy !== Strategy.XERC20 && coversFee(amount, q.fast.quote.fees.fixedFeeUnits, decimals)
-      if (!coversFee(amount, q.fees.feeUnits, decimals) && !fastBuildable) checkCoversFee("amount", amount, q.fees.feeUnits, decimals)
-      const fast = q.fast.ok
-        ? {
-            fixedFeeUnits: q.fast.quote.fees.fixedFeeUnits.toString(),
-            variableFeeBps: e4ToBps(q.fast.quote.fees.variableFeeE4),
-            totalFeeBps: e6ToBps(q.fast.quote.fees.totalFeeE6),
-            expectedAmount: q.fast.quote.fees.expectedAmount.toString(),
-            expectedFillTime: String(q.fast.quote.expectedFillSeconds),
-          }
-        : fastPathRefusal(q.fast)
+    const quoted = this.quoteValuesNow(request)
+    if (quoted.reqType === "invalid") {
+      const prior = this.config.settlementPrior.basic
       return {
-        fixedFeeUnits: q.fees.fixedFeeUnits.toString(),
-        variableFeeBps: e4ToBps(q.fees.variableFeeE4),
-        totalFeeBps: e6ToBps(q.fees.totalFeeE6),
-        expectedAmount: q.fees.expectedAmount.toString(),
-        currentLimit: q.currentLimit.toString(),
-        splitCount: 1,
-        reqType: route.reqType,
-        fastPathQuote: fast,
-        settlementEstimate: { p25Minutes: q.settlementEstimate.p25Minutes, p50Minutes: q.settlementEstimate.p50Minutes, p75Minutes: q.settlementEstimate.p75Minutes },
+        fixedFeeUnits: "0",
+        variableFeeBps: 0,
+        totalFeeBps: 0,
+        expectedAmount: "0",
+        currentLimit: "0",
+        splitCount: 0,
+        reqType: "invalid",
+        fastPathQuote: { error: "UnsupportedSwap", message: quoted.invalidReason },
+        settlementEstimate: { p25Minutes: prior.p25Minutes, p50Minutes: prior.p50Minutes, p75Minutes: prior.p75Minutes },
       }
     }
+    const q = quoted.quote
+    const fast = q.fast.ok
+      ? {
+          fixedFeeUnits: q.fast.quote.fees.fixedFeeUnits.toString(),
+          variableFeeBps: e4ToBps(q.fast.quote.fees.variableFeeE4),
+          totalFeeBps: e6ToBps(q.fast.quote.fees.totalFeeE6),
+          expectedAmount: q.fast.quote.fees.expectedAmount.toString(),
+          expectedFillTime: String(q.fast.quote.expectedFillSeconds),
+        }
+      : fastPathRefusal(q.fast)
+    return {
+      fixedFeeUnits: q.fees.fixedFeeUnits.toString(),
+      variableFeeBps: e4ToBps(q.fees.variableFeeE4),
+      totalFeeBps: e6ToBps(q.fees.totalFeeE6),
+      expectedAmount: q.fees.expectedAmount.toString(),
+      currentLimit: q.currentLimit.toString(),
+      splitCount: 1,
+      reqType: quoted.reqType,
+      fastPathQuote: fast,
+      settlementEstimate: { p25Minutes: q.settlementEstimate.p25Minutes, p50Minutes: q.settlementEstimate.p50Minutes, p75Minutes: q.settlementEstimate.p75Minutes },
+    }
+  }
+
+  /**
+   * `POST /routes/quotes`'s checks and figures before they are written as JSON strings: the fees, limits and
+   * estimates as numbers and bigints (`quoteNow` writes them out). For in-process callers that read a few of
+   * them (the simulator's agents); the same request, the same refusals.
+   */
+  quoteValuesNow(request: QuoteRequest): QuoteValues {
+    const origin = parseDomain("origin", request.origin)
+    if (!this.hub.state.supportedDomains.has(origin)) throw badRequest("UnsupportedDomain", `origin: domain ${origin} is not supported by the hub.`)
+    const destinations = parseDomains("destinations", request.destinations)
+    const inputAsset = parseAddress("inputAsset", request.inputAsset)
+    const outputAsset = parseOptionalAddress("outputAsset", request.outputAsset)
+    const amount = parseAmount("amount", request.amount, { positive: true })
+    if (request.to !== undefined) parseAddress("to", request.to)
+    if (request.from !== undefined) parseAddress("from", request.from)
+    const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
+    if (route.reqType === "invalid") return { reqType: "invalid", invalidReason: route.invalidReason! }
+    checkHubAmount("amount", amount, route.input.decimals)
+    const q = quoteRoute(this.model, this.config, route, amount)
+    // As `POST /intents`: an amount no path can take (it does not cover the fee) is refused, not quoted at 0.
+    // The fast path charges only the fixed fee through the adapter, so a quote stands while it can be taken.
+    const decimals = route.input.decimals
+    const fastBuildable = q.fast.ok && route.input.strategy !== Strategy.XERC20 && coversFee(amount, q.fast.quote.fees.fixedFeeUnits, decimals)
+    if (!coversFee(amount, q.fees.feeUnits, decimals) && !fastBuildable) checkCoversFee("amount", amount, q.fees.feeUnits, decimals)
+    return { reqType: route.reqType, quote: q }
   }
 
   /** `POST /routes/limits`: the basic route's capacity in the input token's units. */

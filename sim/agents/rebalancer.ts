@@ -87,16 +87,17 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
       from,
       ...(outputAsset === undefined ? {} : { outputAsset }),
     }
-    const quote = callNow(() => service.quoteNow(base))
-    if (!quote.ok) return stats.reject(`quote:${quote.error}`)
-    if (quote.value.reqType === "invalid") return stats.reject("quote:invalid")
-    const fastQuote = quote.value.fastPathQuote
-    if (path !== "basic" && (fastQuote === undefined || "error" in fastQuote)) {
-      stats.reject(`fastPath:${fastQuote === undefined ? "unavailable" : fastQuote.error}`)
+    // The quote's figures as values (`POST /routes/quotes` before its JSON strings): the same checks and refusals.
+    const quoted = callNow(() => service.quoteValuesNow(base))
+    if (!quoted.ok) return stats.reject(`quote:${quoted.error}`)
+    if (quoted.value.reqType === "invalid") return stats.reject("quote:invalid")
+    const quote = quoted.value.quote
+    if (path !== "basic" && !quote.fast.ok) {
+      stats.reject(`fastPath:${quote.fast.error}`)
       if (path === "swap") return
       path = "basic" // the user falls back to netting, as the quick-start guide suggests
     }
-    if (path === "basic" && BigInt(quote.value.currentLimit) < amount) stats.reject("overLimit") // still sent: it will be invoiced
+    if (path === "basic" && quote.currentLimit < amount) stats.reject("overLimit") // still sent: it will be invoiced
     const request =
       path === "basic"
         ? input.strategy === "xerc20"
