@@ -4,11 +4,13 @@ import { keccak256Utf8 } from "./keccak.ts"
 import { IdMap } from "./idMap.ts"
 
 describe("IdMap", () => {
-  it("behaves like Map for get, has, set, delete, size and insertion-ordered iteration", () => {
+  it("behaves like Map for get, has, set, delete, size and insertion-ordered iteration; swap and setIfAbsent as their Map equivalents", () => {
     // Keys from a small alphabet collide often (same last characters), ids of every length, and real digests.
     const key = fc.oneof(fc.string({ unit: fc.constantFrom("a", "b", "0"), maxLength: 10 }), fc.nat(300).map((n) => keccak256Utf8(String(n))))
     const op = fc.oneof(
       fc.tuple(fc.constant("set" as const), key, fc.integer()),
+      fc.tuple(fc.constant("swap" as const), key, fc.integer()),
+      fc.tuple(fc.constant("setIfAbsent" as const), key, fc.integer()),
       fc.tuple(fc.constant("get" as const), key, fc.constant(0)),
       fc.tuple(fc.constant("delete" as const), key, fc.constant(0)),
     )
@@ -20,6 +22,14 @@ describe("IdMap", () => {
           if (kind === "set") {
             ours.set(k, v)
             reference.set(k, v)
+          } else if (kind === "swap") {
+            // Returns what `get` gave before, then holds the new value.
+            expect(ours.swap(k, v)).toBe(reference.get(k))
+            reference.set(k, v)
+          } else if (kind === "setIfAbsent") {
+            const expected = reference.has(k) ? reference.get(k)! : v
+            if (!reference.has(k)) reference.set(k, v)
+            expect(ours.setIfAbsent(k, v)).toBe(expected)
           } else if (kind === "delete") {
             expect(ours.delete(k)).toBe(reference.delete(k))
           } else {

@@ -72,14 +72,36 @@ export class IdMap<V> implements Iterable<[string, V]> {
   }
 
   set(id: string, value: V): this {
+    this.swap(id, value)
+    return this
+  }
+
+  /** `set(id, value)`, returning the value it replaced (undefined when `id` was absent): one probe, not two. */
+  swap(id: string, value: V): V | undefined {
     const hash = IdMap.slotHash(id)
     const slot = this.find(id, hash)
     const entry = this.table[2 * slot]!
     if (entry !== EMPTY) {
+      const previous = this.kv[2 * entry + 1] as V
       this.kv[2 * entry + 1] = value
-      return this
+      return previous
     }
-    // A new id, or one deleted before: a new entry at the end of the insertion order (as `Map` does).
+    this.insert(slot, hash, id, value)
+    return undefined
+  }
+
+  /** The value of `id`; when absent, `value` is set first and returned. One probe, not two. */
+  setIfAbsent(id: string, value: V): V {
+    const hash = IdMap.slotHash(id)
+    const slot = this.find(id, hash)
+    const entry = this.table[2 * slot]!
+    if (entry !== EMPTY) return this.kv[2 * entry + 1] as V
+    this.insert(slot, hash, id, value)
+    return value
+  }
+
+  /** A new id, or one deleted before, at the empty `slot`: a new entry at the end of the insertion order (as `Map` does). */
+  private insert(slot: number, hash: number, id: string, value: V): void {
     this.table[2 * slot] = this.entryCount
     this.table[2 * slot + 1] = hash
     this.kv.push(id, value)
@@ -87,7 +109,6 @@ export class IdMap<V> implements Iterable<[string, V]> {
     this.live++
     this.used++
     if (this.used * 4 > this.table.length) this.grow()
-    return this
   }
 
   /** Removes `id`; true when it was there. Its slot becomes a tombstone until the table grows. */

@@ -5,7 +5,7 @@ import { IntentEncoder } from "../domain/encoding.ts"
 import { type Bytes32, ZERO_BYTES32 } from "../domain/hex.ts"
 import { DBPS_DENOMINATOR, type FillMessage, type Intent, IntentStatus, IntentStatusName, Strategy } from "../domain/protocol.ts"
 import { createSettlementOrInvoice } from "./settler.ts"
-import type { HubState, TickerState } from "./state.ts"
+import { type HubState, IntentContext, type TickerState } from "./state.ts"
 
 const encoder = new IntentEncoder()
 
@@ -41,10 +41,11 @@ export const receiveIntents = (hub: HubState, intents: readonly Intent[], knownI
 }
 
 const receiveIntent = (hub: HubState, intent: Intent, intentId: Bytes32): void => {
-  const existing = hub.contexts.get(intentId)
+  // One probe: the context found, or a new one added (a repeated intent, rare, costs an unused context).
+  const fresh = new IntentContext(intentId)
+  const ctx = hub.contexts.setIfAbsent(intentId, fresh)
   // De-duplication: only a new intent, or one whose fill arrived first, is processed.
-  if (existing !== undefined && existing.status !== IntentStatus.NONE && existing.status !== IntentStatus.FILLED) return
-  const ctx = existing ?? hub.newContext(intentId)
+  if (ctx !== fresh && ctx.status !== IntentStatus.NONE && ctx.status !== IntentStatus.FILLED) return
   ctx.intent = intent
   const support = supportedTicker(hub, intent)
   if (support === undefined) {

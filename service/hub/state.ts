@@ -296,13 +296,6 @@ export class HubState {
     this.sink.emit(event)
   }
 
-  /** A context for an id known to have none (one map operation instead of two). */
-  newContext(intentId: Bytes32): IntentContext {
-    const ctx = new IntentContext(intentId)
-    this.contexts.set(intentId, ctx)
-    return ctx
-  }
-
   context(intentId: Bytes32): IntentContext {
     let ctx = this.contexts.get(intentId)
     if (ctx === undefined) {

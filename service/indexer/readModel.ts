@@ -741,13 +741,16 @@ export class ReadModel implements HubObserver {
     return new IntentEntry(seq, this.columns)
   }
 
+  /** The entry of `intentId`, made if new (one probe of the id map either way). */
   private entry(intentId: Bytes32): IntentEntry {
-    let e = this.find(intentId)
-    if (e === undefined) {
-      const seq = this.columns.add(intentId)
-      e = this.at(seq)
-      this.bySeqOfId.set(intentId, seq)
-      this.lastFound = e
+    const last = this.lastFound
+    if (last !== undefined && last.intentId === intentId) return last
+    const next = this.columns.count
+    const seq = this.bySeqOfId.setIfAbsent(intentId, next)
+    const e = this.at(seq)
+    this.lastFound = e
+    if (seq === next) {
+      this.columns.add(intentId)
       this.markUncounted(e)
     }
     return e

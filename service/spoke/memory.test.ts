@@ -9,6 +9,7 @@ import { describe, expect, test } from "vitest"
 import { encodeSettlementMessage } from "../domain/encoding.ts"
 import { type Address, addressToBytes32, type Hex } from "../domain/hex.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
+import { IdMap } from "../domain/idMap.ts"
 import { IntentStatus } from "../domain/protocol.ts"
 import { MAX_XERC20_LIMIT, XERC20LimitTooHighError } from "./deploy.ts"
 import {
@@ -22,6 +23,7 @@ import {
   type SpokesConfig,
   UnverifiedFeeSignatureError,
 } from "./spoke.ts"
+import { Journal } from "./memory/journal.ts"
 import { ALICE, BOB, config, DOMAIN, feeSigner, HUB, owner, relayer, T0 } from "./test/memoryWorld.ts"
 
 const setup = async (): Promise<{ chain: MemorySpokeChain; usdc: Address; fee: (fee: bigint, deadline?: bigint) => Promise<FeeParams> }> => {
@@ -77,6 +79,36 @@ describe("memory spoke", () => {
     expect(chain.read.virtualBalance(usdc, BOB)).toBe(5_000_000n)
     expect(chain.read.virtualBalance(usdc, ALICE)).toBe(7_000_000n) // 18 -> 6 decimals truncates the extra wei
     expect(chain.read.status(keccak256Utf8("a"))).toBe(IntentStatus.SETTLED)
+  })
+
+  test("a repeated settlement leaves the status and balances as they were, also in the same batch", async () => {
+    const { chain, usdc } = await setup()
+    const word = addressToBytes32(usdc)
+    const once = { intentId: keccak256Utf8("r"), amount: 3n * 10n ** 18n, asset: word, recipient: addressToBytes32(BOB), updateVirtualBalance: true }
+    // The same intent twice in one batch, then again in a later message: one Settled, one credit.
+    chain.submit({ from: relayer.address, call: Call.gateway.receiveMessage(HUB, keccak256Utf8("m1"), encodeSettlementMessage([once, { ...once, amount: 10n ** 18n }])) })
+    chain.submit({ from: relayer.address, call: Call.gateway.receiveMessage(HUB, keccak256Utf8("m2"), encodeSettlementMessage([once])) })
+    const block = await chain.mine(T0 + 12n)
+    expect(block.receipts.map((r) => r.status)).toEqual(["success", "success"])
+    expect(block.receipts.map((r) => eventsNamed(r.events, "Settled").length)).toEqual([1, 0])
+    expect(chain.read.virtualBalance(usdc, BOB)).toBe(3_000_000n)
+    expect(chain.read.status(keccak256Utf8("r"))).toBe(IntentStatus.SETTLED)
+  })
+
+  test("Journal.swap and set on an IdMap record the previous entry; rollback restores them newest first", () => {
+    const journal = new Journal()
+    const map = new IdMap<number>()
+    map.set("a", 5)
+    const mark = journal.mark()
+    expect(journal.swap(map, "a", 7)).toBe(5)
+    journal.replace(map, "a", 7, 5) // a status put back, as a repeated settlement does
+    expect(map.get("a")).toBe(5)
+    expect(journal.swap(map, "b", 1)).toBeUndefined()
+    journal.set(map, "c", 2)
+    journal.set(map, "a", 9)
+    expect([map.get("a"), map.get("b"), map.get("c")]).toEqual([9, 1, 2])
+    journal.rollback(mark)
+    expect([...map]).toEqual([["a", 5]])
   })
 
   test("a fee signature is recovered once and then read from the cache", async () => {

@@ -61,10 +61,21 @@ export const checkedMul = (a: bigint, b: bigint): bigint => {
 export class Journal {
   private entries: unknown[] = []
 
-  /** `map.set(key, value)`, remembering the previous entry. */
+  /** `map.set(key, value)`, remembering the previous entry (one probe of an `IdMap`: `swap`). */
   set<K, V>(map: UndoableMap<K, V>, key: K, value: V): void {
+    if (map instanceof IdMap) {
+      this.entries.push(map, key, (map as IdMap<V>).swap(key as string, value))
+      return
+    }
     this.entries.push(map, key, map.get(key))
     map.set(key, value)
+  }
+
+  /** `map.swap(key, value)`, remembering and returning the previous entry (undefined if absent). */
+  swap<V>(map: IdMap<V>, key: string, value: V): V | undefined {
+    const previous = map.swap(key, value)
+    this.entries.push(map, key, previous)
+    return previous
   }
 
   /** `map.set(key, value)` when the caller just read the previous entry (`map.get(key)`, undefined if absent). */
