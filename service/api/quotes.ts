@@ -140,13 +140,26 @@ export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, prici
   }
 }
 
-const overSolverLimit = (amount: bigint, fastLimit: bigint, domain: number): FastPathResult => ({
-  ok: false,
-  error: "OverSolverLimit",
-  get message() {
-    return `The amount ${amount} exceeds the fast-path limit ${fastLimit} (solver inventory on domain ${domain}).`
-  },
-})
+/**
+ * A fast-path refusal for an amount over the solvers' inventory, its message made when read. A class (the getter on
+ * its prototype): an object literal with a getter is built through a slow path each time, and a simulation without
+ * solvers makes one per quote.
+ */
+class OverSolverLimit {
+  readonly ok = false
+  readonly error = "OverSolverLimit"
+  constructor(
+    private readonly amount: bigint,
+    private readonly fastLimit: bigint,
+    private readonly domain: number,
+  ) {}
+
+  get message(): string {
+    return `The amount ${this.amount} exceeds the fast-path limit ${this.fastLimit} (solver inventory on domain ${this.domain}).`
+  }
+}
+
+const overSolverLimit = (amount: bigint, fastLimit: bigint, domain: number): FastPathResult => new OverSolverLimit(amount, fastLimit, domain)
 
 /** A refusal as the API shows it (`fastPathQuote`): the error and its message, still made only when read. */
 export const fastPathRefusal = (refusal: Extract<FastPathResult, { readonly ok: false }>): { readonly error: string; readonly message: string } => ({
