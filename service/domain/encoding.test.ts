@@ -176,5 +176,12 @@ describe("fast settlement encoder and message ids", () => {
       }),
       { numRuns: 200 },
     )
+    // Long messages (batches): around the hasher's 16 KB input buffer (head and padding included) and past it.
+    for (const length of [16_384 - 160 - 1, 16_384 - 160, 16_384 - 160 + 1, 16_384, 40_000, 70_001]) {
+      const bytes = Uint8Array.from({ length }, (_, i) => (i * 131 + length) & 0xff)
+      const message = `0x${Buffer.from(bytes).toString("hex")}` as Hex
+      const expected = viemKeccak(encodeAbiParameters([{ type: "uint32" }, { type: "uint32" }, { type: "uint256" }, { type: "bytes" }], [10, 25_327, 2n ** 70n + 3n, message]))
+      expect(messageIdOf(10, 25_327, 2n ** 70n + 3n, bytes)).toBe(expected)
+    }
   })
 })
