@@ -143,19 +143,28 @@ export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, prici
 /**
  * A fast-path refusal for an amount over the solvers' inventory, its message made when read. A class (the getter on
  * its prototype): an object literal with a getter is built through a slow path each time, and a simulation without
- * solvers makes one per quote.
+ * solvers makes one per quote. Its figures are private; as JSON it is `{ ok, error, message }` like the other
+ * refusals (a spread copies only `ok` and `error`: read `message` by name).
  */
 class OverSolverLimit {
   readonly ok = false
   readonly error = "OverSolverLimit"
-  constructor(
-    private readonly amount: bigint,
-    private readonly fastLimit: bigint,
-    private readonly domain: number,
-  ) {}
+  readonly #amount: bigint
+  readonly #fastLimit: bigint
+  readonly #domain: number
+
+  constructor(amount: bigint, fastLimit: bigint, domain: number) {
+    this.#amount = amount
+    this.#fastLimit = fastLimit
+    this.#domain = domain
+  }
 
   get message(): string {
-    return `The amount ${this.amount} exceeds the fast-path limit ${this.fastLimit} (solver inventory on domain ${this.domain}).`
+    return `The amount ${this.#amount} exceeds the fast-path limit ${this.#fastLimit} (solver inventory on domain ${this.#domain}).`
+  }
+
+  toJSON(): { readonly ok: false; readonly error: string; readonly message: string } {
+    return { ok: false, error: this.error, message: this.message }
   }
 }
 

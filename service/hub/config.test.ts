@@ -69,3 +69,16 @@ describe("config: §2.2 dbps bounds and fee sum", () => {
     expect(error.message).toBe("tickers[1].fees: ticker USDC: expected the fees to sum to at most 100000 dbps, got 100001 (60000 + 40001)")
   })
 })
+
+describe("config: asset decimals", () => {
+  it("refuses decimals an ERC-20 cannot have (a uint8), naming the domain's path", () => {
+    for (const decimals of [256, -1, 6.5]) {
+      const usdc = usdcTicker()
+      const domains = usdc.domains.map((d, j) => (j === 1 ? { ...d, decimals } : d))
+      const error = configError(makeConfig({ tickers: [daiTicker(), { ...usdc, domains }] }))
+      expect(error.path).toBe("tickers[1].domains[1].decimals")
+      expect(error.message).toBe(`tickers[1].domains[1].decimals: expected an ERC-20's decimals (an integer from 0 to 255), got ${decimals}`)
+    }
+    expect(() => makeHubConfig(makeConfig({ tickers: [usdcTicker({ domains: usdcTicker().domains.map((d) => ({ ...d, decimals: 255 })) })] }))).not.toThrow()
+  })
+})

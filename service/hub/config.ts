@@ -163,6 +163,9 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
       seen.add(d.domain)
       const asset = toBytes32(d.asset)
       if (asset === undefined) throw new HubConfigError(`${at}.domains[${j}].asset`, "expected an address or bytes32")
+      if (!Number.isInteger(d.decimals) || d.decimals < 0 || d.decimals > 255) {
+        throw new HubConfigError(`${at}.domains[${j}].decimals`, `expected an ERC-20's decimals (an integer from 0 to 255), got ${d.decimals}`)
+      }
       return { domain: d.domain, asset, decimals: d.decimals, strategy: strategyFromName(d.strategy ?? "default"), assetHash: assetHash(asset, d.domain) }
     })
     return {

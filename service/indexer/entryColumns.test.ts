@@ -50,6 +50,9 @@ describe("EntryColumns and IntentEntry views", () => {
     b.settlementVirtual = false
     a.uncounted = true
     expect([a.uncounted, a.settlementVirtual]).toEqual([true, false])
+    // Decimals are a uint8: others are refused, not wrapped.
+    for (const bad of [256, -1, 1.5, Number.NaN]) expect(() => (a.inputDecimals = bad)).toThrowError(RangeError)
+    expect(a.inputDecimals).toBe(14 % 19)
     // A number unset again reads as unset.
     a.queueIdx = undefined
     expect(b.queueIdx).toBeUndefined()

@@ -284,7 +284,9 @@ export class IntentEntry {
   get inputDecimals(): number {
     return this.columns.bytes[this.seq * BYTES + B_INPUT_DECIMALS]!
   }
+  /** An ERC-20's `decimals()` is a uint8: anything else is refused (a byte would keep it wrapped). */
   set inputDecimals(decimals: number) {
+    if (!Number.isInteger(decimals) || decimals < 0 || decimals > 255) throw new RangeError(`IntentEntry.inputDecimals: ${decimals} is not a uint8`)
     this.columns.bytes[this.seq * BYTES + B_INPUT_DECIMALS] = decimals
   }
 

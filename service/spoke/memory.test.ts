@@ -101,8 +101,8 @@ describe("memory spoke", () => {
     map.set("a", 5)
     const mark = journal.mark()
     expect(journal.swap(map, "a", 7)).toBe(5)
-    journal.replace(map, "a", 7, 5) // a status put back, as a repeated settlement does
-    expect(map.get("a")).toBe(5)
+    journal.replace(map, "a", 7, 3) // a third value: only newest-first ends at 5 (oldest-first would end at 7)
+    expect(map.get("a")).toBe(3)
     expect(journal.swap(map, "b", 1)).toBeUndefined()
     journal.set(map, "c", 2)
     journal.set(map, "a", 9)
@@ -110,6 +110,28 @@ describe("memory spoke", () => {
     journal.rollback(mark)
     expect([...map]).toEqual([["a", 5]])
   })
+
+  for (const prior of [IntentStatus.SETTLED, IntentStatus.SETTLED_AND_MANUALLY_EXECUTED]) {
+    test(`a repeated settlement of an intent in status ${prior} keeps it, also when its message reverts`, async () => {
+      const { chain, usdc } = await setup()
+      const r = keccak256Utf8("r")
+      const spoke = chain.world.spokeAt(chain.addresses.spoke)
+      spoke.status.set(r, prior) // as a settled (or settled and executed) intent has it
+      const once = { intentId: r, amount: 10n ** 18n, asset: addressToBytes32(usdc), recipient: addressToBytes32(BOB), updateVirtualBalance: true }
+      // Two settlements whose virtual credits overflow: the whole message reverts after the repeated one.
+      const unknownAsset = addressToBytes32("0x00000000000000000000000000000000000000ee")
+      const huge = (label: string) => ({ intentId: keccak256Utf8(label), amount: maxUint256, asset: unknownAsset, recipient: addressToBytes32(ALICE), updateVirtualBalance: true })
+      chain.submit({ from: relayer.address, call: Call.gateway.receiveMessage(HUB, keccak256Utf8("m1"), encodeSettlementMessage([once, huge("x1"), huge("x2")])) })
+      chain.submit({ from: relayer.address, call: Call.gateway.receiveMessage(HUB, keccak256Utf8("m2"), encodeSettlementMessage([once])) })
+      const block = await chain.mine(T0 + 12n)
+      expect(block.receipts.map((receipt) => receipt.status)).toEqual(["reverted", "success"])
+      expect(eventsNamed(block.receipts[1]!.events, "Settled")).toEqual([])
+      expect(chain.read.status(r)).toBe(prior)
+      expect(chain.read.status(keccak256Utf8("x1"))).toBe(IntentStatus.NONE)
+      expect([...spoke.status.keys()]).toEqual([r])
+      expect(chain.read.virtualBalance(usdc, BOB)).toBe(0n)
+    })
+  }
 
   test("a fee signature is recovered once and then read from the cache", async () => {
     const { chain, usdc, fee } = await setup()

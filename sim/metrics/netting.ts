@@ -54,7 +54,10 @@ const emptyTotals = (): NettingTotals => ({
   bySource18: { user: 0n, arbitrageur: 0n, solver: 0n, initial: 0n, protocol: 0n, self: 0n, unattributed: 0n },
 })
 
-export const ratioOf = (t: NettingTotals): number => (t.totalVolume18 === 0n ? 0 : Number((t.nettedVolume18 * 1_000_000n) / t.totalVolume18) / 1_000_000)
+/** Totals as read (`NettingTracker.overall` is made on each read: writing to it would change nothing). */
+export type NettingTotalsView = { readonly [K in keyof NettingTotals]: K extends "bySource18" ? Readonly<NettingTotals[K]> : NettingTotals[K] }
+
+export const ratioOf = (t: NettingTotalsView): number => (t.totalVolume18 === 0n ? 0 : Number((t.nettedVolume18 * 1_000_000n) / t.totalVolume18) / 1_000_000)
 
 const addTotals = (into: NettingTotals, t: NettingTotals): void => {
   into.totalVolume18 += t.totalVolume18
@@ -71,7 +74,7 @@ export class NettingTracker {
    * Every user settlement's totals: the sum of the lanes' (each user settlement counts in exactly one lane), made
    * when read (once per epoch and in the report) instead of added to on every settlement.
    */
-  get overall(): NettingTotals {
+  get overall(): NettingTotalsView {
     const out = emptyTotals()
     for (const t of this.byLane.values()) addTotals(out, t)
     return out
