@@ -128,7 +128,7 @@ export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, prici
   const dest = route.output ?? route.destinations[0]!
   const inventory = model.solverInventory(dest.domain, bytes32ToAddress(dest.asset))
   const fastLimit = normalizeDecimals(normalizeDecimals(inventory, dest.decimals, NORMALIZED_DECIMALS), NORMALIZED_DECIMALS, route.input.decimals)
-  if (amount > fastLimit) return overSolverLimit(amount, fastLimit, dest.domain)
+  if (amount > fastLimit) return new OverSolverLimit(amount, fastLimit, dest.domain)
   const estimate = model.settlementTimes.estimate(route.origin, dest.domain, "fast", config.settlementPrior.fast)
   return {
     ok: true,
@@ -167,8 +167,6 @@ class OverSolverLimit {
     return { ok: false, error: this.error, message: this.message }
   }
 }
-
-const overSolverLimit = (amount: bigint, fastLimit: bigint, domain: number): FastPathResult => new OverSolverLimit(amount, fastLimit, domain)
 
 /** A refusal as the API shows it (`fastPathQuote`): the error and its message, still made only when read. */
 export const fastPathRefusal = (refusal: Extract<FastPathResult, { readonly ok: false }>): { readonly error: string; readonly message: string } => ({

@@ -130,8 +130,8 @@ export class NettingTracker {
       remaining -= part
       if (user === undefined) continue
       if (source.kind !== "user") parts.push(source, part)
-      else if (source.owner !== user.owner) netted = netted === 0n ? part : netted + part
-      else self = self === 0n ? part : self + part
+      else if (source.owner !== user.owner) netted += part
+      else self += part
     }
     queue.head = head
     queue.compact()

@@ -470,13 +470,9 @@ export class MemoryClearingSpoke {
   }
 
   private handleSettlement(intentId: Bytes32, amount18: bigint, assetWord: Bytes32, recipientWord: Bytes32, updateVirtualBalance: boolean): void {
-    // One probe for the status read and written; an intent settled already (rare: a repeated settlement) gets its
-    // status back, through the journal, and nothing else happens.
-    const stored = this.ctx.journal.swap(this.status, intentId, IntentStatus.SETTLED)
-    if (stored === IntentStatus.SETTLED || stored === IntentStatus.SETTLED_AND_MANUALLY_EXECUTED) {
-      this.ctx.journal.replace(this.status, intentId, IntentStatus.SETTLED, stored)
-      return
-    }
+    const stored = this.status.get(intentId)
+    if (stored === IntentStatus.SETTLED || stored === IntentStatus.SETTLED_AND_MANUALLY_EXECUTED) return
+    this.ctx.journal.replace(this.status, intentId, stored, IntentStatus.SETTLED)
     const asset = this.addressOf(assetWord)
     const recipient = this.addressOf(recipientWord)
     const decimals = this.world.tryDecimals(asset) ?? NORMALIZED_DECIMALS

@@ -64,7 +64,7 @@ export class Journal {
   /** `map.set(key, value)`, remembering the previous entry (one probe of an `IdMap`: `swap`). */
   set<K, V>(map: UndoableMap<K, V>, key: K, value: V): void {
     if (map instanceof IdMap) {
-      this.entries.push(map, key, (map as IdMap<V>).swap(key as string, value))
+      this.swap(map as IdMap<V>, key as string, value)
       return
     }
     this.entries.push(map, key, map.get(key))
