@@ -59,4 +59,63 @@ describe("ValueWriter / ValueReader", () => {
     w.value("other")
     expect(new ValueReader(first).value() as unknown).toBe("first")
   })
+
+  it("writes a value that repeats its slot's last one as one byte, and reads it back, across forgets on both sides", () => {
+    // Few distinct values, so that slots often repeat; -0 and 0 are distinct values (Object.is), as are NaN and itself not.
+    const pool = fc.constantFrom<unknown>("0xabc", "0xdef", "", 0, -0, Number.NaN, 7, 1n << 100n, 5n, true, false)
+    const op = fc.oneof(fc.record({ slot: fc.integer({ min: 0, max: 5 }), value: pool }), fc.constant("forget" as const))
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const w = new ValueWriter(1 << 16)
+        const plain = new ValueWriter(1 << 16)
+        for (const o of ops) {
+          if (o === "forget") w.forget()
+          else {
+            expect(w.valueInSlot(o.slot, o.value)).toBe(true)
+            plain.value(o.value)
+          }
+        }
+        const bytes = w.take()
+        expect(bytes.length).toBeLessThanOrEqual(plain.take().length)
+        const r = new ValueReader(structuredClone(bytes))
+        for (const o of ops) {
+          if (o === "forget") r.forget()
+          else expect(Object.is(r.valueInSlot(o.slot) as unknown, o.value), `slot ${o.slot}`).toBe(true)
+        }
+        expect(r.done).toBe(true)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("writes a repeat as one byte only for the same value in the same slot since the last take or forget", () => {
+    const id = `0x${"ab".repeat(32)}`
+    const w = new ValueWriter(1024)
+    w.valueInSlot(0, id)
+    const full = w.offset
+    w.valueInSlot(0, `0x${"ab".repeat(32)}`) // equal content, another string: a repeat
+    expect(w.offset).toBe(full + 1)
+    w.valueInSlot(1, id) // another slot: written in full
+    expect(w.offset).toBe(2 * full + 1)
+    w.forget()
+    w.valueInSlot(0, id)
+    expect(w.offset).toBe(3 * full + 1)
+    w.take()
+    w.valueInSlot(0, id)
+    expect(w.offset).toBe(full) // a new batch starts with no slot values
+  })
+
+  it("refuses a repeat mark read as a plain value, or for a slot that holds nothing", () => {
+    const w = new ValueWriter(64)
+    w.valueInSlot(0, 1)
+    w.valueInSlot(0, 1)
+    const bytes = w.take()
+    const plain = new ValueReader(bytes)
+    plain.value()
+    expect(() => plain.value()).toThrow(/repeat mark at byte 9 where a value was written without a slot/)
+    const other = new ValueReader(bytes)
+    other.valueInSlot(0)
+    other.forget()
+    expect(() => other.valueInSlot(0)).toThrow(/slot 0, which holds no value/)
+  })
 })

@@ -11,6 +11,12 @@
  * non-ASCII string, a negative or larger bigint, anything else) is refused (`value` returns false): callers then
  * post that item whole, beside the bytes.
  *
+ * A field that often holds the value it held last (a ticker hash, an intent id over the few events of one intent)
+ * may be written in a numbered slot (`valueInSlot`): when the value is the one last written in that slot
+ * (`Object.is`), only a one-byte repeat mark is written, and the reader gives back the value it last read in the
+ * slot. Both sides forget their slots when the writer is emptied (`take`), or when told to (`forget`, at the same
+ * point of the stream on both sides).
+ *
  * Loaded by worker threads with Node's type stripping: no enums, no parameter properties.
  */
 
@@ -20,6 +26,8 @@ const BIGINT_64 = 3
 const BIGINT_128 = 4
 const TRUE = 5
 const FALSE = 6
+/** The value last written in the same slot (`valueInSlot`). */
+const REPEAT = 7
 
 const MAX_U64 = (1n << 64n) - 1n
 const MAX_U128 = (1n << 128n) - 1n
@@ -29,6 +37,8 @@ export class ValueWriter {
   private readonly view: DataView
   /** Bytes written so far. */
   offset = 0
+  /** The value last written in each slot since the writer was emptied or told to forget. */
+  private recent: unknown[] = []
 
   constructor(capacity: number) {
     this.buffer = Buffer.allocUnsafeSlow(capacity)
@@ -93,13 +103,36 @@ export class ValueWriter {
   }
 
   /**
-   * A copy of the bytes written (its own buffer of that length), and the writer emptied. Not `Buffer#slice`, a
+   * Writes `v` as `value` does, or as a one-byte repeat mark when it is the value last written in `slot` (a
+   * small non-negative integer the reader passes for the same field). False as `value` is; the slot then keeps
+   * its value, but what was written since the last `forget` or `take` may no longer be read back as written:
+   * a caller that drops those bytes calls `forget` (and its reader too, at the same point).
+   */
+  valueInSlot(slot: number, v: unknown): boolean {
+    if (v !== undefined && Object.is(this.recent[slot], v)) {
+      if (this.offset >= this.buffer.length) return false
+      this.buffer[this.offset++] = REPEAT
+      return true
+    }
+    if (!this.value(v)) return false
+    this.recent[slot] = v
+    return true
+  }
+
+  /** Forgets every slot's value: the next value of each slot is written in full (`ValueReader.forget`). */
+  forget(): void {
+    this.recent = []
+  }
+
+  /**
+   * A copy of the bytes written (its own buffer of that length), and the writer emptied (its slots forgotten). Not `Buffer#slice`, a
    * view on the writer's buffer: the next writes would change it, and posting it clones the whole buffer.
    */
   take(): Uint8Array {
     const bytes = new Uint8Array(this.offset)
     bytes.set(this.buffer.subarray(0, this.offset))
     this.offset = 0
+    this.recent = []
     return bytes
   }
 }
@@ -108,6 +141,8 @@ export class ValueReader {
   private offset = 0
   private readonly bytes: Buffer
   private readonly view: DataView
+  /** The value last read in each slot since the reader started or was told to forget. */
+  private recent: unknown[] = []
 
   constructor(bytes: Uint8Array) {
     this.bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -146,8 +181,28 @@ export class ValueReader {
       case FALSE:
         this.offset = at + 1
         return (type === TRUE) as never
+      case REPEAT:
+        throw new Error(`ValueReader: a repeat mark at byte ${at} where a value was written without a slot`)
       default:
         throw new Error(`ValueReader: unknown value type ${String(type)} at byte ${at}`)
     }
+  }
+
+  /** Reads a value written with `ValueWriter.valueInSlot` in `slot`. */
+  valueInSlot(slot: number): never {
+    if (this.bytes[this.offset] !== REPEAT) {
+      const v: unknown = this.value()
+      this.recent[slot] = v
+      return v as never
+    }
+    const v = this.recent[slot]
+    if (v === undefined) throw new Error(`ValueReader: a repeat mark at byte ${this.offset} for slot ${slot}, which holds no value`)
+    this.offset++
+    return v as never
+  }
+
+  /** Forgets every slot's value, where the writer did (`ValueWriter.forget`). */
+  forget(): void {
+    this.recent = []
   }
 }

@@ -22,6 +22,19 @@ const SETTLEMENT_ENQUEUED = 3
 const INVOICE_ENQUEUED = 4
 const WHOLE = 5
 
+// Repeat slots (`ValueWriter.valueInSlot`) of the fields that often hold the value they held in the event before:
+// an intent's id over its few events, the ticker, the epoch, an asset. A field of one kind may share its slot
+// with the same field of another kind. Every event kept whole makes both sides forget their slots.
+const SLOT_INTENT_ID = 0
+const SLOT_STATUS = 1
+const SLOT_EPOCH = 2
+const SLOT_TICKER = 3
+const SLOT_DEPOSIT_DOMAIN = 4
+const SLOT_SETTLEMENT_DOMAIN = 5
+const SLOT_ENTRY_EPOCH = 6
+const SLOT_ASSET = 7
+const SLOT_UPDATE_VIRTUAL_BALANCE = 8
+
 /** Bytes of a batch's buffer. */
 const BATCH_BYTES = 1 << 20
 /**
@@ -56,6 +69,8 @@ export class EventPacker {
     const start = this.writer.offset
     if (!this.pack(event)) {
       this.writer.offset = start
+      // Slots may hold values of the fields packed before the one refused, which the reader will not see.
+      this.writer.forget()
       this.writer.byte(WHOLE)
       this.whole.push(event)
     }
@@ -76,27 +91,45 @@ export class EventPacker {
     switch (event.kind) {
       case "IntentProcessed":
         w.byte(INTENT_PROCESSED)
-        return w.value(event.intentId) && w.value(event.status)
+        return w.valueInSlot(SLOT_INTENT_ID, event.intentId) && w.valueInSlot(SLOT_STATUS, event.status)
       case "DepositProcessed":
         w.byte(DEPOSIT_PROCESSED)
-        return w.value(event.epoch) && w.value(event.domain) && w.value(event.tickerHash) && w.value(event.intentId) && w.value(event.amountAndRewards)
+        return (
+          w.valueInSlot(SLOT_EPOCH, event.epoch) &&
+          w.valueInSlot(SLOT_DEPOSIT_DOMAIN, event.domain) &&
+          w.valueInSlot(SLOT_TICKER, event.tickerHash) &&
+          w.valueInSlot(SLOT_INTENT_ID, event.intentId) &&
+          w.value(event.amountAndRewards)
+        )
       case "DepositEnqueued":
         w.byte(DEPOSIT_ENQUEUED)
-        return w.value(event.epoch) && w.value(event.domain) && w.value(event.tickerHash) && w.value(event.intentId) && w.value(event.amount)
+        return (
+          w.valueInSlot(SLOT_EPOCH, event.epoch) &&
+          w.valueInSlot(SLOT_DEPOSIT_DOMAIN, event.domain) &&
+          w.valueInSlot(SLOT_TICKER, event.tickerHash) &&
+          w.valueInSlot(SLOT_INTENT_ID, event.intentId) &&
+          w.value(event.amount)
+        )
       case "SettlementEnqueued":
         w.byte(SETTLEMENT_ENQUEUED)
         return (
-          w.value(event.intentId) &&
-          w.value(event.domain) &&
-          w.value(event.entryEpoch) &&
-          w.value(event.asset) &&
+          w.valueInSlot(SLOT_INTENT_ID, event.intentId) &&
+          w.valueInSlot(SLOT_SETTLEMENT_DOMAIN, event.domain) &&
+          w.valueInSlot(SLOT_ENTRY_EPOCH, event.entryEpoch) &&
+          w.valueInSlot(SLOT_ASSET, event.asset) &&
           w.value(event.amount) &&
-          w.value(event.updateVirtualBalance) &&
+          w.valueInSlot(SLOT_UPDATE_VIRTUAL_BALANCE, event.updateVirtualBalance) &&
           w.value(event.owner)
         )
       case "InvoiceEnqueued":
         w.byte(INVOICE_ENQUEUED)
-        return w.value(event.intentId) && w.value(event.tickerHash) && w.value(event.entryEpoch) && w.value(event.amount) && w.value(event.owner)
+        return (
+          w.valueInSlot(SLOT_INTENT_ID, event.intentId) &&
+          w.valueInSlot(SLOT_TICKER, event.tickerHash) &&
+          w.valueInSlot(SLOT_ENTRY_EPOCH, event.entryEpoch) &&
+          w.value(event.amount) &&
+          w.value(event.owner)
+        )
       default:
         return false
     }
@@ -112,33 +145,55 @@ export const unpackEvents = (batch: PackedEvents): HubEvent[] => {
     const tag = r.byte()
     switch (tag) {
       case INTENT_PROCESSED: {
-        const intentId: Bytes32 = r.value()
-        const status: IntentStatusName = r.value()
+        const intentId: Bytes32 = r.valueInSlot(SLOT_INTENT_ID)
+        const status: IntentStatusName = r.valueInSlot(SLOT_STATUS)
         events.push({ kind: "IntentProcessed", intentId, status })
         break
       }
       case DEPOSIT_PROCESSED:
-        events.push({ kind: "DepositProcessed", epoch: r.value(), domain: r.value(), tickerHash: r.value(), intentId: r.value(), amountAndRewards: r.value() })
+        events.push({
+          kind: "DepositProcessed",
+          epoch: r.valueInSlot(SLOT_EPOCH),
+          domain: r.valueInSlot(SLOT_DEPOSIT_DOMAIN),
+          tickerHash: r.valueInSlot(SLOT_TICKER),
+          intentId: r.valueInSlot(SLOT_INTENT_ID),
+          amountAndRewards: r.value(),
+        })
         break
       case DEPOSIT_ENQUEUED:
-        events.push({ kind: "DepositEnqueued", epoch: r.value(), domain: r.value(), tickerHash: r.value(), intentId: r.value(), amount: r.value() })
+        events.push({
+          kind: "DepositEnqueued",
+          epoch: r.valueInSlot(SLOT_EPOCH),
+          domain: r.valueInSlot(SLOT_DEPOSIT_DOMAIN),
+          tickerHash: r.valueInSlot(SLOT_TICKER),
+          intentId: r.valueInSlot(SLOT_INTENT_ID),
+          amount: r.value(),
+        })
         break
       case SETTLEMENT_ENQUEUED:
         events.push({
           kind: "SettlementEnqueued",
-          intentId: r.value(),
-          domain: r.value(),
-          entryEpoch: r.value(),
-          asset: r.value(),
+          intentId: r.valueInSlot(SLOT_INTENT_ID),
+          domain: r.valueInSlot(SLOT_SETTLEMENT_DOMAIN),
+          entryEpoch: r.valueInSlot(SLOT_ENTRY_EPOCH),
+          asset: r.valueInSlot(SLOT_ASSET),
           amount: r.value(),
-          updateVirtualBalance: r.value(),
+          updateVirtualBalance: r.valueInSlot(SLOT_UPDATE_VIRTUAL_BALANCE),
           owner: r.value(),
         })
         break
       case INVOICE_ENQUEUED:
-        events.push({ kind: "InvoiceEnqueued", intentId: r.value(), tickerHash: r.value(), entryEpoch: r.value(), amount: r.value(), owner: r.value() })
+        events.push({
+          kind: "InvoiceEnqueued",
+          intentId: r.valueInSlot(SLOT_INTENT_ID),
+          tickerHash: r.valueInSlot(SLOT_TICKER),
+          entryEpoch: r.valueInSlot(SLOT_ENTRY_EPOCH),
+          amount: r.value(),
+          owner: r.value(),
+        })
         break
       case WHOLE: {
+        r.forget()
         const event = batch.whole[whole++]
         if (event === undefined) throw new Error("unpackEvents: more whole-event tags than events kept whole")
         events.push(event)
