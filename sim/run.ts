@@ -177,6 +177,8 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
   const firstEpoch = world.firstEpoch
   const lastSecond = Math.max(0, Math.ceil(options.horizonSeconds) - 1)
   const lastEpoch = Math.floor((plan.hubGenesisBlock + Math.floor(lastSecond / plan.hubBlockTimeSeconds)) / (spec.hub?.epochLength ?? 40))
+  // The epoch the horizon cut short gets its time-series rows and property checks too.
+  metrics.closeEpochsThrough(lastEpoch, firstEpoch)
   const section = buildMetricsSection(metrics)
   const base = {
     scenario: { name: spec.name, file: loaded.file, hash: loaded.scenarioHash, ...(spec.description === undefined ? {} : { description: spec.description }) },

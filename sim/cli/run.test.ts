@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
@@ -85,5 +85,88 @@ describe("clearsim run", () => {
       expect(refused.out).toBe("")
       expect(process.exitCode).toBe(2)
     }
+  })
+
+  it("checks every file the runs will write before running: a directory in the way is a usage error, and nothing runs", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    const file = join(dir, "always-fails.yaml")
+    writeFileSync(file, failing)
+    const single = join(dir, "single")
+    mkdirSync(join(single, "report.json"), { recursive: true })
+    const refused = await run([file, "--runs", "1", "--out", single])
+    expect(refused.err).toBe(`clearsim: --out ${single}: expected to write the file ${join(single, "report.json")}, but something else is there (a directory?)`)
+    expect(refused.out).toBe("")
+    expect(process.exitCode).toBe(2)
+    expect(existsSync(join(single, "trace.jsonl"))).toBe(false)
+
+    process.exitCode = undefined
+    const many = join(dir, "many")
+    mkdirSync(join(many, "run-2-seed-7", "trace.jsonl"), { recursive: true })
+    const second = await run([file, "--out", many])
+    expect(second.err).toBe(`clearsim: --out ${join(many, "run-2-seed-7")}: expected to write the file ${join(many, "run-2-seed-7", "trace.jsonl")}, but something else is there (a directory?)`)
+    expect(second.out).toBe("")
+    expect(process.exitCode).toBe(2)
+    expect(existsSync(join(many, "run-0-seed-5", "report.json"))).toBe(false)
+  })
+
+  it("refuses runs whose seeds would pass the largest safe integer (the sum is not rounded)", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    const file = join(dir, "always-fails.yaml")
+    writeFileSync(file, failing)
+    const refused = await run([file, "--seed", String(Number.MAX_SAFE_INTEGER), "--runs", "2", "--out", join(dir, "x")])
+    expect(refused.err).toBe(`clearsim: --runs: 2 runs from seed ${Number.MAX_SAFE_INTEGER} would go past the largest seed, ${Number.MAX_SAFE_INTEGER}`)
+    expect(process.exitCode).toBe(2)
+    process.exitCode = undefined
+    // The scenario's own runs (3) from the largest seed but one: also refused, naming the scenario.
+    const fromScenario = await run([file, "--seed", String(Number.MAX_SAFE_INTEGER - 1), "--out", join(dir, "y")])
+    expect(fromScenario.err).toBe(`clearsim: the scenario's runs: 3 runs from seed ${Number.MAX_SAFE_INTEGER - 1} would go past the largest seed, ${Number.MAX_SAFE_INTEGER}`)
+    expect(process.exitCode).toBe(2)
+  })
+
+  it("snapshots the epoch the horizon cuts short: its time-series rows, and a property failing only there has a first failing epoch", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    // 20 minutes: two whole epochs of 480 s and a third cut short after 240 s, with one rebalancer.
+    const text = `
+name: cut-short
+seed: 3
+horizon: { seconds: 1200 }
+chains: [{ id: 31001, blockTimeSeconds: 12 }, { id: 31002, blockTimeSeconds: 12 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+initialLiquidity:
+  - { chain: 31001, asset: USDC, tokens: 100000 }
+  - { chain: 31002, asset: USDC, tokens: 100000 }
+agents:
+  rebalancers:
+    - name: users
+      count: 2
+      asset: USDC
+      arrival: { kind: poisson, perHour: 120 }
+      flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]
+      size: { kind: fixed, tokens: 100 }
+properties:
+  - intentsCreated <= 0
+`
+    const file = join(dir, "cut-short.yaml")
+    writeFileSync(file, text)
+    const out = join(dir, "out")
+    const result = await run([file, "--out", out])
+    expect(process.exitCode).toBe(1)
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as {
+      epochs: { first: number; last: number; count: number }
+      intents: { created: number }
+      properties: { name: string; firstFailingEpoch?: number }[]
+    }
+    expect(report.epochs.count).toBe(3)
+    expect(report.intents.created).toBeGreaterThan(0)
+    const rows = readFileSync(join(out, "timeseries.csv"), "utf8").trimEnd().split("\n").slice(1)
+    const epochs = [...new Set(rows.map((r) => Number(r.split(",")[2])))]
+    expect(epochs).toEqual([report.epochs.first, report.epochs.first + 1, report.epochs.last])
+    // The last epoch's cumulative count is the report's.
+    const created = rows.filter((r) => r.split(",")[2] === String(report.epochs.last) && r.split(",")[3] === "intentsCreated")
+    expect(created.map((r) => Number(r.split(",")[4]))).toEqual([report.intents.created])
+    expect(report.properties[0]!.firstFailingEpoch).toBeDefined()
+    expect(result.out).toContain(`first at epoch ${report.properties[0]!.firstFailingEpoch}`)
   })
 })

@@ -9,10 +9,10 @@ import { writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { writeReportFiles, type RunReport } from "../report/report.ts"
+import { REPORT_FILES, writeReportFiles, type RunReport } from "../report/report.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
-import { checkSeedFlag, describeCommandError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { checkOutputFiles, checkSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
 
@@ -69,17 +69,35 @@ export const runCommand = Command.make(
     const count = Option.getOrUndefined(runs) ?? spec.runs ?? 1
     const baseDir = Option.getOrUndefined(out) ?? join("reports", "out", spec.name)
     if (count < 1) return yield* Effect.fail(new UsageError(`--runs: expected a positive integer, got ${count}`))
-    yield* Effect.try({ try: () => prepareOutputDir(Option.isSome(out) ? "--out" : "the output directory", baseDir), catch: (error) => error })
+    // Compared without adding: past 2^53 the sum itself would round.
+    if (count - 1 > Number.MAX_SAFE_INTEGER - firstSeed) {
+      const source = Option.isSome(runs) ? "--runs" : "the scenario's runs"
+      return yield* Effect.fail(new UsageError(`${source}: ${count} runs from seed ${firstSeed} would go past the largest seed, ${Number.MAX_SAFE_INTEGER}`))
+    }
+    const outFlag = Option.isSome(out) ? "--out" : "the output directory"
+    const runDir = (i: number): string => (count === 1 ? baseDir : join(baseDir, `run-${i}-seed-${firstSeed + i}`))
+    // Every path the runs will write is checked first: a run is not thrown away for a file it cannot write.
+    yield* Effect.try({
+      try: () => {
+        prepareOutputDir(outFlag, baseDir)
+        if (count > 1) checkOutputFiles(outFlag, baseDir, ["runs.json"])
+        for (let i = 0; i < count; i++) {
+          if (count > 1) prepareOutputDir(outFlag, runDir(i))
+          checkOutputFiles(outFlag, runDir(i), [...REPORT_FILES, "trace.jsonl"])
+        }
+      },
+      catch: (error) => error,
+    })
     const reports: RunReport[] = []
     let failed = false
     for (let i = 0; i < count; i++) {
       const runSeed = firstSeed + i
-      const dir = count === 1 ? baseDir : join(baseDir, `run-${i}-seed-${runSeed}`)
+      const dir = runDir(i)
       const result = yield* Effect.tryPromise({
         try: (signal) => runScenario(loaded, { seed: runSeed, run: i, backend, outDir: dir, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
         catch: (error) => error,
       })
-      writeReportFiles(dir, result.report, result.timeseries)
+      yield* Effect.try({ try: () => writeReportFiles(dir, result.report, result.timeseries), catch: (error) => outputFileError(outFlag, (error as { readonly path?: string }).path ?? dir, error) })
       reports.push(result.report)
       yield* Console.log(summary(result.report, dir))
       if (checkDeterminism) {
@@ -97,7 +115,8 @@ export const runCommand = Command.make(
     }
     if (count > 1) {
       const passed = reports.filter((r) => r.passed).length
-      writeFileSync(join(baseDir, "runs.json"), `${JSON.stringify(reports.map((r) => ({ seed: r.seed, passed: r.passed, traceHash: r.traceHash, nettingRatio: r.netting.ratio, p99LatencySeconds: r.latency.p99 })), null, 2)}\n`)
+      const runsJson = `${JSON.stringify(reports.map((r) => ({ seed: r.seed, passed: r.passed, traceHash: r.traceHash, nettingRatio: r.netting.ratio, p99LatencySeconds: r.latency.p99 })), null, 2)}\n`
+      yield* Effect.try({ try: () => writeFileSync(join(baseDir, "runs.json"), runsJson), catch: (error) => outputFileError(outFlag, join(baseDir, "runs.json"), error) })
       yield* Console.log(`${passed} of ${count} runs passed`)
     }
     if (failed) process.exitCode = 1

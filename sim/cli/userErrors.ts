@@ -7,7 +7,7 @@
  * output path that cannot be written).
  */
 import { mkdirSync, statSync } from "node:fs"
-import { dirname } from "node:path"
+import { dirname, join } from "node:path"
 import { Effect } from "effect"
 import { CliError } from "effect/cli"
 
@@ -83,6 +83,25 @@ export const prepareOutputDir = (flag: string, dir: string): void => {
     mkdirSync(dir, { recursive: true })
   } catch (error) {
     throw isFsError(error) ? new UsageError(`${expected}, but it cannot be created: ${fsErrorLine(error, dir)}`) : error
+  }
+}
+
+/**
+ * Checks, before a run, that the files it will write into `dir` (a directory `prepareOutputDir` made sure of) can
+ * be files: a directory or other non-file already at one of those paths would otherwise fail the write after the
+ * whole run. Missing files are fine.
+ */
+export const checkOutputFiles = (flag: string, dir: string, names: readonly string[]): void => {
+  for (const name of names) {
+    const path = join(dir, name)
+    let isFile: boolean
+    try {
+      isFile = statSync(path).isFile()
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") continue
+      throw isFsError(error) ? new UsageError(`${flag} ${dir}: expected to write ${path}, but ${fsErrorLine(error, path)}`) : error
+    }
+    if (!isFile) throw new UsageError(`${flag} ${dir}: expected to write the file ${path}, but something else is there (a directory?)`)
   }
 }
 

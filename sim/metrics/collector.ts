@@ -429,6 +429,17 @@ export class MetricsCollector implements WorldObserver {
   }
 
   /**
+   * Snapshots the epochs up to `lastEpoch` that no epoch change closed: at the end of a run, the epoch the horizon
+   * cut short (and any before it that saw no hub block), with queue depths as the run left them. Epochs already
+   * snapshotted, and a run that never saw a hub block, add nothing.
+   */
+  closeEpochsThrough(lastEpoch: number, firstEpoch: number): void {
+    if (firstEpoch < 0) return
+    const last = this.epochSnapshots[this.epochSnapshots.length - 1]
+    for (let e = (last === undefined ? firstEpoch : last.epoch + 1); e <= lastEpoch; e++) this.onEpoch(e + 1)
+  }
+
+  /**
    * Tokens each agent has sent and not yet received, per symbol: its intents whose receiver has not been paid
    * (by a fill, a settlement or the mint of an xERC20 debt), amounts before hub fees. Holdings change + in flight is the PnL once everything lands.
    */

@@ -249,11 +249,17 @@ export const runSummary = (r: RunReport): string[] => {
 export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string =>
   `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${r.value}`).join("\n")}${rows.length > 0 ? "\n" : ""}`
 
+/** The files `writeReportFiles` writes into a run's directory (a run also writes trace.jsonl there). */
+export const REPORT_FILES = ["report.json", "report.md", "report.html", "timeseries.csv"] as const
+
 /** Writes report.json, report.md, report.html and timeseries.csv into `dir` (created if needed). */
 export const writeReportFiles = (dir: string, report: RunReport, timeseries: readonly SeriesRow[]): void => {
   mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`)
-  writeFileSync(join(dir, "report.md"), renderMarkdown(report))
-  writeFileSync(join(dir, "report.html"), renderHtml(report, timeseries))
-  writeFileSync(join(dir, "timeseries.csv"), renderTimeseriesCsv(timeseries))
+  const text: Record<(typeof REPORT_FILES)[number], string> = {
+    "report.json": `${JSON.stringify(report, null, 2)}\n`,
+    "report.md": renderMarkdown(report),
+    "report.html": renderHtml(report, timeseries),
+    "timeseries.csv": renderTimeseriesCsv(timeseries),
+  }
+  for (const name of REPORT_FILES) writeFileSync(join(dir, name), text[name])
 }
