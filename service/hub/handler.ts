@@ -204,14 +204,21 @@ export const updateEpochLength = (hub: HubState, newLengthBlocks: number): void 
   hub.emit({ kind: "EpochLengthUpdated", oldLength: old, newLength: newLengthBlocks })
 }
 
-/** Advances the hub block and time (never backwards). The first block initializes the tickers' epochs. */
-export const setBlock = (hub: HubState, blockNumber: number, timestamp: number): void => {
+/** Why the hub would refuse to move to this block and time (it never goes backwards), or undefined. */
+export const blockRefusal = (hub: HubState, blockNumber: number, timestamp: number): HubRevert | undefined => {
   if (!Number.isSafeInteger(blockNumber) || blockNumber < hub.blockNumber) {
-    throw new HubRevert("Hub_InvalidBlock", `block ${blockNumber} is before the current hub block ${hub.blockNumber}`)
+    return new HubRevert("Hub_InvalidBlock", `block ${blockNumber} is before the current hub block ${hub.blockNumber}`)
   }
   if (!Number.isSafeInteger(timestamp) || timestamp < hub.timestamp) {
-    throw new HubRevert("Hub_InvalidTimestamp", `timestamp ${timestamp} is before the current hub time ${hub.timestamp}`)
+    return new HubRevert("Hub_InvalidTimestamp", `timestamp ${timestamp} is before the current hub time ${hub.timestamp}`)
   }
+  return undefined
+}
+
+/** Advances the hub block and time (never backwards). The first block initializes the tickers' epochs. */
+export const setBlock = (hub: HubState, blockNumber: number, timestamp: number): void => {
+  const refusal = blockRefusal(hub, blockNumber, timestamp)
+  if (refusal !== undefined) throw refusal
   hub.blockNumber = blockNumber
   hub.timestamp = timestamp
   if (!hub.started) {

@@ -6,6 +6,7 @@ import { createReadStream } from "node:fs"
 import { createInterface } from "node:readline"
 import type { Bytes32 } from "../domain/hex.ts"
 import { ConservationViolation } from "./errors.ts"
+import { blockRefusal } from "./handler.ts"
 import { Hub } from "./hub.ts"
 import { decodeConfigLine, decodeInputLine, InputLineError } from "./inputs.ts"
 import { TraceHasher } from "./trace.ts"
@@ -45,9 +46,13 @@ export const replayLines = async (lines: AsyncIterable<string> | Iterable<string
         continue
       }
       const input = decodeInputLine(text, lineNumber)
-      const revert = hub.apply(input)
-      // The clock only moves forward: a block going back is a broken trace, not a reverted call.
-      if (revert !== undefined && input.kind === "block") throw new InputLineError(lineNumber, `number/timestamp: ${revert.message}`)
+      // The clock only moves forward: a block going back is a broken trace, not a reverted call (checked before it
+      // is applied, so that no `Reverted` event is printed for it).
+      if (input.kind === "block") {
+        const refusal = blockRefusal(hub.state, input.number, input.timestamp)
+        if (refusal !== undefined) throw new InputLineError(lineNumber, `number/timestamp: ${refusal.message}`)
+      }
+      hub.apply(input)
       inputs++
       if (options.checkEveryInput === true) checkAt(hub, lineNumber)
     }

@@ -163,8 +163,9 @@ describe("replay: replayLines", () => {
       line: 5,
       message: expect.stringMatching(/^line 5: number\/timestamp: block 99 is before the current hub block 100$/),
     })
-    // Nothing after the bad line was applied.
+    // Nothing after the bad line was applied, and the bad line printed nothing (no `Reverted` event before the error).
     expect(out.filter((l) => JSON.parse(l).kind === "IntentProcessed")).toHaveLength(1)
+    expect(out.filter((l) => JSON.parse(l).kind === "Reverted")).toEqual([])
   })
 
   it("a timestamp going backwards stops the replay too", async () => {
