@@ -3,7 +3,7 @@
  * Amounts travel as decimal strings of integer units; 32-byte words as hex (a 20-byte address is accepted
  * wherever a bytes32 is expected and left-padded, as the protocol does).
  */
-import { Cause, Exit, Schema, SchemaIssue } from "effect"
+import { Cause, Exit, Schema, SchemaAST, SchemaIssue } from "effect"
 import { type Bytes32, type Hex, toBytes32 } from "./hex.ts"
 import { type FillMessage, type Intent, MAX_UINT256 } from "./protocol.ts"
 
@@ -138,29 +138,97 @@ export const decodeWithProblems = <S extends Schema.Codec<unknown, unknown>>(
   })
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const error = Cause.squash(exit.cause)
-  if (Schema.isSchemaError(error)) {
-    return {
-      ok: false,
-      problems: formatter(error.issue).issues.map((i) => {
-        const path = (i.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))
-        if (i.message.startsWith("Expected no excess property")) return { path: formatPath(path), message: "unknown key (not a field here; a typo?)" }
-        return { path: formatPath(path), message: withActual(i.message, input, path) }
-      }),
+  if (Schema.isSchemaError(error)) return { ok: false, problems: problemsOf(error.issue, [], input) }
+  return { ok: false, problems: [{ path: "", message: String(error) }] }
+}
+
+/**
+ * The problems of an issue at `at`. A union of structs that no member matched (a scenario's horizon: `{ epochs }`,
+ * `{ hours }` or `{ seconds }`) reports only the member whose keys fit the input best, when one fits better than
+ * the others, and otherwise one line naming the forms it accepts: each member's complaints about keys the others
+ * want would only confuse.
+ */
+const problemsOf = (issue: SchemaIssue.Issue, at: readonly PropertyKey[], input: unknown): InputProblem[] => {
+  switch (issue._tag) {
+    case "Pointer":
+      return problemsOf(issue.issue, [...at, ...issue.path], input)
+    case "Composite":
+      return issue.issues.flatMap((child) => problemsOf(child, at, input))
+    case "AnyOf": {
+      const tag = unknownTag(issue, input, at)
+      if (tag !== undefined) return [tag]
+      const choice = unionChoice(issue)
+      if (choice === undefined) break
+      if (typeof choice === "string") return [{ path: formatPath(at), message: withActual(`Expected exactly one of the forms ${choice}`, input, at) }]
+      return problemsOf(choice, at, input)
     }
   }
-  return { ok: false, problems: [{ path: "", message: String(error) }] }
+  return formatter(issue).issues.map((i) => {
+    const path = [...at, ...(i.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))]
+    if (i.message.startsWith("Expected no excess property")) return { path: formatPath(path), message: "unknown key (not a field here; a typo?)" }
+    return { path: formatPath(path), message: withActual(i.message, input, path) }
+  })
+}
+
+/**
+ * For a union of structs told apart by a literal field (`kind: poisson | bursty | scripted`) whose value in the
+ * input is none of them: that field's problem, naming the values it takes (instead of the members' types).
+ */
+const unknownTag = (issue: SchemaIssue.AnyOf, input: unknown, at: readonly PropertyKey[]): InputProblem | undefined => {
+  const members = issue.ast.types
+  if (issue.issues.length > 0 || members.length < 2 || !members.every(SchemaAST.isObjects)) return undefined
+  const value = valueAt(input, at)
+  if (typeof value !== "object" || value === null) return undefined
+  for (const field of members[0]!.propertySignatures) {
+    const literals = members.map((m) => m.propertySignatures.find((p) => p.name === field.name)?.type)
+    if (!literals.every((t) => t !== undefined && SchemaAST.isLiteral(t))) continue
+    const path = [...at, field.name]
+    const expected = literals.map((t) => JSON.stringify((t as SchemaAST.Literal).literal)).join(" | ")
+    return { path: formatPath(path), message: withActual(`Expected one of ${expected}`, input, path) }
+  }
+  return undefined
+}
+
+/**
+ * For a union of structs that no member matched: the member issue to report (the one member with the fewest
+ * unknown or missing keys), or the accepted forms (`{ epochs } | { hours } | { seconds }`) when several fit as badly
+ * and none fits; undefined when the union is not of structs or several members fit the keys (their other
+ * complaints are all shown then).
+ */
+const unionChoice = (issue: SchemaIssue.AnyOf): SchemaIssue.Issue | string | undefined => {
+  const members = issue.ast.types
+  if (issue.issues.length < 2 || !members.every(SchemaAST.isObjects)) return undefined
+  const misfits: number[] = []
+  for (const member of issue.issues) {
+    if (member._tag !== "Composite") return undefined
+    let keys = 0
+    for (const child of member.issues) if (child._tag === "Pointer" && (child.issue._tag === "UnexpectedKey" || child.issue._tag === "MissingKey")) keys++
+    misfits.push(keys)
+  }
+  const fewest = Math.min(...misfits)
+  const best = misfits.flatMap((n, i) => (n === fewest ? [i] : []))
+  if (best.length === 1) return issue.issues[best[0]!]
+  if (fewest === 0) return undefined
+  return members.map((m) => `{ ${m.propertySignatures.map((p) => String(p.name)).join(", ")} }`).join(" | ")
+}
+
+/** The value at `path` in `input` (undefined when the path leads nowhere). */
+const valueAt = (input: unknown, path: readonly PropertyKey[]): unknown => {
+  let value: unknown = input
+  for (const key of path) {
+    if (typeof value !== "object" || value === null) return undefined
+    value = (value as Record<PropertyKey, unknown>)[key]
+  }
+  return value
 }
 
 /** Appends the offending value (`, got …`) when the message does not show it already. */
 const withActual = (message: string, input: unknown, path: readonly PropertyKey[]): string => {
   if (message.includes(", got ") || message === "Missing key") return message
-  let value: unknown = input
-  for (const key of path) {
-    if (typeof value !== "object" || value === null) return message
-    value = (value as Record<PropertyKey, unknown>)[key]
-  }
+  const value = valueAt(input, path)
   if (value === undefined) return message
-  const shown = typeof value === "bigint" ? `${value}n` : JSON.stringify(value)
+  // JSON shows NaN and the infinities as null.
+  const shown = typeof value === "bigint" ? `${value}n` : typeof value === "number" && !Number.isFinite(value) ? String(value) : JSON.stringify(value)
   return `${message}, got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}`
 }
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
-import { writeReportFiles } from "./report.ts"
+import { metricsOf, writeReportFiles } from "./report.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -19,6 +19,13 @@ describe("report files of a run", () => {
   beforeAll(async () => {
     result = await runScenario(loadScenario(new URL("../../scenarios/quickstart.yaml", import.meta.url).pathname), { seed: 1, backend: "memory" })
     writeReportFiles(out, result.report, result.timeseries)
+  })
+
+  it("gives properties and baselines no netting ratio when no user volume was settled out of custody", () => {
+    expect(metricsOf(result.report).get("nettingRatio")).toBe(result.report.netting.ratio)
+    const none = { ...result.report, netting: { ...result.report.netting, ratio: 0, nettedVolume: "0", totalVolume: "0" } }
+    expect(metricsOf(none).has("nettingRatio")).toBe(false)
+    expect(metricsOf(none).has("netting.ratio")).toBe(false)
   })
 
   it("writes report.json as the report and timeseries.csv as tidy rows of the series", () => {

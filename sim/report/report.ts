@@ -131,8 +131,10 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
   const put = (name: string, value: number | null) => {
     if (value !== null) m.set(name, value)
   }
-  put("nettingRatio", report.netting.ratio)
-  put("netting.ratio", report.netting.ratio)
+  // No user volume settled out of custody: no ratio (as per epoch), rather than a 0 that `nettingRatio <= x` would pass.
+  const nettingRatio = report.netting.totalVolume === "0" ? null : report.netting.ratio
+  put("nettingRatio", nettingRatio)
+  put("netting.ratio", nettingRatio)
   put("discountPaidBps", report.discounts.paidBps)
   put("discounts.paidBps", report.discounts.paidBps)
   put("invoicesCreated", report.discounts.invoicesCreated)

@@ -225,6 +225,73 @@ ${lines}`
     expect(problems[0]!.line).toBeGreaterThan(0)
   })
 
+  it("names the horizon's forms instead of each form's complaints about the others' keys", () => {
+    const horizon = (h: string) => problemsOf(valid.replace("horizon: { hours: 2 }", `horizon: ${h}`))
+    // One form fits the keys: only its own problem.
+    expect(horizon("{ hours: 0 }")).toEqual([expect.objectContaining({ path: "horizon.hours", message: "Expected a positive number of hours, got 0" })])
+    expect(horizon("{ hours: 2, extra: 1 }")).toEqual([expect.objectContaining({ path: "horizon.extra", message: "unknown key (not a field here; a typo?)" })])
+    // None fits: one line with the forms.
+    const forms = "Expected exactly one of the forms { epochs } | { hours } | { seconds }"
+    expect(horizon("{ hours: 2, epochs: 3 }")).toEqual([expect.objectContaining({ path: "horizon", message: `${forms}, got {"hours":2,"epochs":3}` })])
+    expect(horizon("{ minutes: 5 }")).toEqual([expect.objectContaining({ path: "horizon", message: `${forms}, got {"minutes":5}` })])
+  })
+
+  it("names the values a kind takes when it is none of them", () => {
+    expect(problemsOf(valid.replace("arrival: { kind: poisson, perHour: 60 }", "arrival: { kind: uniform, perHour: 60 }"))).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Expected one of "scripted" | "poisson" | "bursty", got "uniform"' }),
+    ])
+  })
+
+  it("shows NaN and infinities as they are, not as JSON's null", () => {
+    expect(problemsOf(valid.replace("horizon: { hours: 2 }", "horizon: { hours: .inf }"))).toEqual([expect.objectContaining({ path: "horizon.hours", message: "Expected a finite number, got Infinity" })])
+    expect(problemsOf(valid.replace("perHour: 60", "perHour: .nan"))[0]).toMatchObject({ path: "agents.rebalancers[0].arrival.perHour", message: "Expected a finite number, got NaN" })
+  })
+
+  it("refuses aliases that expand exponentially (a typed error, not the YAML library's exception)", () => {
+    const lines = ["l0: &l0 [a, a, a, a, a, a, a, a, a, a]"]
+    for (let i = 1; i <= 8; i++) lines.push(`l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(", ")}]`)
+    expect(problemsOf(`${valid}${lines.join("\n")}\n`)).toEqual([{ path: "", message: expect.stringMatching(/^YAML: Excessive alias count/) }])
+  })
+
+  it("takes YAML merge keys (<<: *anchor) for shared settings", () => {
+    const merged = valid.replace(
+      "    - name: users\n      count: 4\n      asset: USDC\n",
+      "    - &base\n      name: users\n      count: 4\n      asset: USDC\n",
+    ).replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", "size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }\n    - <<: *base\n      name: others")
+    const spec = parseScenario(merged, "s.yaml").spec
+    expect(spec.agents.rebalancers?.map((r) => [r.name, r.count, r.arrival.kind])).toEqual([
+      ["users", 4, "poisson"],
+      ["others", 4, "poisson"],
+    ])
+  })
+
+  it("refuses amounts one account puts in beyond what it is funded with (10^12 whole tokens of each asset per chain), summed per chain and asset", () => {
+    const withMoney = (inventory: string, liquidity: string) => `
+name: funded
+horizon: { hours: 1 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 18 }]
+agents:
+  solvers:
+    - name: s
+      count: 1
+      feeDbps: 10
+      reactionSeconds: { kind: fixed, seconds: 1 }
+      inventory: [{ chain: 31001, asset: USDC, tokens: ${inventory} }, { chain: 31002, asset: USDC, tokens: 1 }]
+initialLiquidity:
+  - { chain: 31001, asset: USDC, tokens: ${liquidity} }
+  - { chain: 31001, asset: USDC, tokens: ${liquidity} }
+`
+    expect(() => parseScenario(withMoney("1000000000000", "500000000000"), "s.yaml")).not.toThrow()
+    const problems = problemsOf(withMoney('"1000000000000.000001"', "500000000000.5"))
+    expect(problems.map((p) => [p.path, p.message])).toEqual([
+      ["agents.solvers[0].inventory[0].tokens", "the inventory of USDC on chain 31001 exceeds the 1000000000000 whole tokens an account is funded with"],
+      ["initialLiquidity[1].tokens", "the initial liquidity of USDC on chain 31001 exceeds the 1000000000000 whole tokens an account is funded with"],
+    ])
+  })
+
   it("converts whole tokens to units exactly", () => {
     expect(tokensToUnits(1000, 6)).toBe(1_000_000_000n)
     expect(tokensToUnits("0.000001", 6)).toBe(1n)

@@ -13,7 +13,7 @@ import { MIN_REFUSAL_RETRY_SECONDS } from "../../service/transport/transport.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { METRIC_NAMES } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
-import { MAX_TOKEN_DECIMALS, ScenarioSpec } from "./schema.ts"
+import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, ScenarioSpec } from "./schema.ts"
 
 export class ScenarioError extends Error {
   override readonly name = "ScenarioError"
@@ -59,7 +59,8 @@ export interface LoadedScenario {
 /** Decodes scenario text (YAML or JSON); `file` is used in messages. */
 export const parseScenario = (text: string, file: string): LoadedScenario => {
   const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  // `merge`: YAML's `<<: *anchor` merge keys, for scenarios that share agent settings.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true })
   if (doc.errors.length > 0) {
     throw new ScenarioError(
       file,
@@ -70,7 +71,14 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
     )
   }
   if (!isMap(doc.contents) && !isSeq(doc.contents)) throw new ScenarioError(file, [{ path: "", message: "expected a mapping of scenario fields" }])
-  const decoded = decodeWithProblems(ScenarioSpec, doc.toJS(), { strict: true })
+  let value: unknown
+  try {
+    value = doc.toJS()
+  } catch (error) {
+    // The yaml library refuses aliases that expand exponentially ("billion laughs") here.
+    throw new ScenarioError(file, [{ path: "", message: `YAML: ${(error as Error).message}` }])
+  }
+  const decoded = decodeWithProblems(ScenarioSpec, value, { strict: true })
   const located = (problems: readonly InputProblem[]) => problems.map((p) => ({ ...p, ...locate(doc, lineCounter, p.path) }))
   if (!decoded.ok) throw new ScenarioError(file, located(decoded.problems))
   const spec = decoded.value
@@ -87,6 +95,32 @@ export const loadScenario = (file: string): LoadedScenario => {
     throw new ScenarioError(file, [{ path: "", message: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }])
   }
   return parseScenario(text, file)
+}
+
+/**
+ * Amounts one account puts in must fit what it is funded with (`ACCOUNT_FUNDING_TOKENS` of every asset on every
+ * chain): a solver's inventory and an arbitrageur's capital per chain and asset, and the initial liquidity (one
+ * account sends every seed) summed per chain and asset. Beyond that the deposits would revert on the chains and
+ * the run would go on without them. Reported at the entry that passes the funding.
+ */
+const checkFunding = (spec: ScenarioSpec, problems: InputProblem[]): void => {
+  const decimalsOf = (asset: string, chain: number): number | undefined => spec.assets.find((a) => a.symbol === asset)?.chains.find((c) => c.chain === chain)?.decimals
+  const check = (what: string, entries: readonly { readonly asset: string; readonly chain: number; readonly tokens: string | number }[], path: (j: number) => string) => {
+    const sums = new Map<string, bigint>()
+    entries.forEach((e, j) => {
+      const decimals = decimalsOf(e.asset, e.chain)
+      if (decimals === undefined) return // reported as a missing asset
+      const key = `${e.asset}:${e.chain}`
+      const units = (sums.get(key) ?? 0n) + tokensToUnits(e.tokens, decimals)
+      sums.set(key, units)
+      if (units > ACCOUNT_FUNDING_TOKENS * 10n ** BigInt(decimals)) {
+        problems.push({ path: path(j), message: `${what} of ${e.asset} on chain ${e.chain} exceeds the ${ACCOUNT_FUNDING_TOKENS} whole tokens an account is funded with` })
+      }
+    })
+  }
+  spec.agents.solvers?.forEach((s, i) => check("the inventory", s.inventory, (j) => `agents.solvers[${i}].inventory[${j}].tokens`))
+  spec.agents.arbitrageurs?.forEach((a, i) => check("the capital", a.capital, (j) => `agents.arbitrageurs[${i}].capital[${j}].tokens`))
+  check("the initial liquidity", spec.initialLiquidity ?? [], (j) => `initialLiquidity[${j}].tokens`)
 }
 
 /** Checks between fields: every reference to a chain or asset exists, names are unique, limits fit the strategy. */
@@ -162,6 +196,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     a.capital.forEach((c, j) => assetOn(`agents.arbitrageurs[${i}].capital[${j}]`, c.asset, c.chain))
   })
   spec.initialLiquidity?.forEach((l, i) => assetOn(`initialLiquidity[${i}]`, l.asset, l.chain))
+  checkFunding(spec, problems)
   spec.properties?.forEach((property, i) => {
     if (typeof property !== "string") {
       if (!Object.hasOwn(COVERAGE_PREDICATES, property.coverage)) {

@@ -55,6 +55,12 @@ export const ChainSpec = Schema.Struct({
 /** The most decimals a token of a scenario may have. */
 export const MAX_TOKEN_DECIMALS = 36
 
+/**
+ * Whole tokens of every asset minted to every account on every chain at deployment: what one account can put in
+ * (a solver's inventory, an arbitrageur's capital, the initial liquidity, all sent from one account each).
+ */
+export const ACCOUNT_FUNDING_TOKENS = 10n ** 12n
+
 export const AssetOnChain = Schema.Struct({
   chain: ChainId,
   decimals: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_TOKEN_DECIMALS }, { expected: `token decimals between 0 and ${MAX_TOKEN_DECIMALS}` })),

@@ -9,7 +9,7 @@ import { type HubConfigInput, HUB_DEFAULTS } from "../../service/hub/config.ts"
 import { planSpokeLayout, type SpokeChainConfig, type SpokeLayout, type SpokesConfig } from "../../service/spoke/layout.ts"
 import type { TokenSpec } from "../../service/spoke/deploy.ts"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
-import type { ScenarioSpec } from "../scenario/schema.ts"
+import { ACCOUNT_FUNDING_TOKENS, type ScenarioSpec } from "../scenario/schema.ts"
 
 export const GENESIS_TIMESTAMP = 1_700_000_000n
 /** The hub's block number at time 0 is about this (rounded to an epoch start): epochs are large, as on the real hub. */
@@ -64,7 +64,7 @@ export interface WorldPlan {
 }
 
 /** Whole tokens minted to every account at deployment (agents are limited by their scenario budgets, not this). */
-const FUNDING_WHOLE_TOKENS = 10n ** 12n
+const FUNDING_WHOLE_TOKENS = ACCOUNT_FUNDING_TOKENS
 
 export const horizonSeconds = (scenario: ScenarioSpec, hubBlockTimeSeconds: number, epochLength: number): number => {
   const h = scenario.horizon
