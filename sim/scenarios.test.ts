@@ -49,3 +49,14 @@ describe.each(files)("scenario %s", (file) => {
     }
   })
 })
+
+describe("the README's example scenario", () => {
+  it("loads, runs and passes its own properties", async () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
+    const example = /```yaml\n([\s\S]*?)```/.exec(readme)?.[1]
+    expect(example).toBeDefined()
+    const result = await runScenario(parseScenario(example!, "README.md"), { seed: 7, backend: "memory" })
+    expect(result.report.properties.filter((p) => !p.pass)).toEqual([])
+    expect(result.report.intents.created).toBeGreaterThan(0)
+  })
+})
