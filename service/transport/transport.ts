@@ -65,7 +65,12 @@ export interface Delivery<M extends TransportMessage> {
 }
 
 export interface TransportStats {
+  /** Messages handed to the transport. */
   sent: number
+  /**
+   * Deliveries scheduled: first deliveries, duplicates and retries after a refusal, counted when scheduled (a run's
+   * report counts those due after its horizon too).
+   */
   deliveries: number
   dropped: number
   duplicated: number
