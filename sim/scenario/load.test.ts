@@ -236,6 +236,12 @@ ${lines}`
     expect(horizon("{ minutes: 5 }")).toEqual([expect.objectContaining({ path: "horizon", message: `${forms}, got {"minutes":5}` })])
   })
 
+  it("takes a property's threshold in exponent notation, either case, signed exponent", () => {
+    for (const threshold of ["1e9", "1E9", "2.5e+3", "5E-1"]) {
+      expect(() => parseScenario(valid.replace("nettingRatio >= 0.5", `p99LatencySeconds <= ${threshold}`), "s.yaml"), threshold).not.toThrow()
+    }
+  })
+
   it("names the values a kind takes when it is none of them", () => {
     expect(problemsOf(valid.replace("arrival: { kind: poisson, perHour: 60 }", "arrival: { kind: uniform, perHour: 60 }"))).toEqual([
       expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Expected one of "scripted" | "poisson" | "bursty", got "uniform"' }),

@@ -166,7 +166,7 @@ export const InitialLiquidity = Schema.Struct({ chain: ChainId, asset: Symbol, t
 export const Property = Schema.Union([
   described(
     Schema.String.check(
-      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9.]*\s*(>=|<=|==|!=|>|<)\s*-?([0-9]+\.?[0-9]*|\.[0-9]+)(e-?[0-9]+)?\s*$/u, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
+      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9.]*\s*(>=|<=|==|!=|>|<)\s*-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$/u, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
     ),
     "a metric compared with a number, e.g. nettingRatio >= 0.5 or latency.p99 <= 3600",
   ),
