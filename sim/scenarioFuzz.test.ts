@@ -263,6 +263,13 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
         const paths: Record<string, number> = {}
         for (const path of ["basic", "fast", "swap"]) put(paths, path, maybe(g, 60, () => g(fc.integer, { min: 0, max: 10 }) / 10))
         if ((paths.basic ?? 0) + (paths.fast ?? 0) + (paths.swap ?? 0) === 0) paths[pick(g, ["basic", "fast", "swap"])] = 1
+        // Swaps need another default-strategy asset on some flow's destination (the loader refuses them otherwise):
+        // without one, their weight goes to the fast path, which is what the rebalancers sent for them anyway.
+        const swapsInto = (to: number) => assets.some((a) => a.symbol !== asset.symbol && a.on.includes(to) && !a.xerc20On.includes(to))
+        if ((paths.swap ?? 0) > 0 && !flows.some((f) => f.weight !== 0 && swapsInto(f.to as number))) {
+          paths.fast = (paths.fast ?? 0) + paths.swap!
+          delete paths.swap
+        }
         return paths
       }),
     )

@@ -242,6 +242,18 @@ ${lines}`
     }
   })
 
+  it("refuses swap weight when no flow's destination has a second asset to swap into", () => {
+    const swaps = valid.replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", "size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }\n      paths: { basic: 1, swap: 1 }")
+    expect(problemsOf(swaps)).toEqual([
+      expect.objectContaining({
+        path: "agents.rebalancers[0].paths.swap",
+        message: "no flow of USDC goes to a chain with another default-strategy asset to swap into (expected a second asset on a destination chain, or no swap weight)",
+      }),
+    ])
+    const withUsdt = swaps.replace("agents:", "  - symbol: USDT\n    chains:\n      - { chain: 31002, decimals: 6 }\nagents:")
+    expect(() => parseScenario(withUsdt, "s.yaml")).not.toThrow()
+  })
+
   it("names the values a kind takes when it is none of them", () => {
     expect(problemsOf(valid.replace("arrival: { kind: poisson, perHour: 60 }", "arrival: { kind: uniform, perHour: 60 }"))).toEqual([
       expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Expected one of "scripted" | "poisson" | "bursty", got "uniform"' }),

@@ -217,6 +217,12 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if (r.flows.every((f) => (f.weight ?? 1) === 0)) problems.push({ path: `agents.rebalancers[${i}].flows`, message: "at least one flow needs a positive weight" })
     const mix = r.paths
     if (mix !== undefined && (mix.basic ?? 0) + (mix.fast ?? 0) + (mix.swap ?? 0) === 0) problems.push({ path: `agents.rebalancers[${i}].paths`, message: "at least one path needs a positive weight" })
+    // A swap goes to another default-strategy asset on the destination; a flow without one sends a plain fast
+    // intent instead (sim/agents/rebalancer.ts), so swaps asked for where no flow has one would never be sent.
+    const swapsInto = (chain: number) => spec.assets.some((a) => a.symbol !== r.asset && a.chains.some((c) => c.chain === chain && (c.strategy ?? "default") === "default"))
+    if ((mix?.swap ?? 0) > 0 && !r.flows.some((f) => (f.weight ?? 1) > 0 && swapsInto(f.to))) {
+      problems.push({ path: `agents.rebalancers[${i}].paths.swap`, message: `no flow of ${r.asset} goes to a chain with another default-strategy asset to swap into (expected a second asset on a destination chain, or no swap weight)` })
+    }
   })
   spec.initialLiquidity?.forEach((l, i) => {
     const on = assets.get(l.asset)
