@@ -365,9 +365,10 @@ export class MetricsCollector implements WorldObserver {
    * queue depths and custody. Rows go to the time series; the named values to the per-epoch property checks.
    * Queue depths are those when the world closes the epoch (its first hub step in the next one, which the default
    * keepers take at the boundary): the hub's queues, then every spoke's intent and fill queue (`intentQueue.<chain>`,
-   * `fillQueue.<chain>`: items added and not yet dispatched, from the spokes' events).
+   * `fillQueue.<chain>`: items added and not yet dispatched, from the spokes' events). `began` is false when the
+   * run ended before `epoch` began (`closeEpochsThrough`).
    */
-  onEpoch(epoch: number): void {
+  onEpoch(epoch: number, began = true): void {
     const previous = epoch - 1
     const state = this.world.hub.state
     const values = new Map<string, number>()
@@ -412,7 +413,8 @@ export class MetricsCollector implements WorldObserver {
       push(`depositsQueued.${symbol}`, deposits)
       push(`depositsWaiting.${symbol}`, ticker.waiting.size)
       const head = ticker.invoices.head
-      if (head !== undefined && ticker.config.discountPerEpochDbps > 0) {
+      // (An epoch the run ended before, `began` false, saw no discount: nothing reached it there.)
+      if (began && head !== undefined && ticker.config.discountPerEpochDbps > 0) {
         const epochsToCap = Math.ceil(ticker.config.maxDiscountDbps / ticker.config.discountPerEpochDbps) + state.config.discountExemptEpochs
         if (epoch - head.entryEpoch >= epochsToCap) this.coverage.add("maxDiscountReached")
       }
@@ -436,7 +438,7 @@ export class MetricsCollector implements WorldObserver {
   closeEpochsThrough(lastEpoch: number, firstEpoch: number): void {
     if (firstEpoch < 0) return
     const last = this.epochSnapshots[this.epochSnapshots.length - 1]
-    for (let e = (last === undefined ? firstEpoch : last.epoch + 1); e <= lastEpoch; e++) this.onEpoch(e + 1)
+    for (let e = last === undefined ? firstEpoch : last.epoch + 1; e <= lastEpoch; e++) this.onEpoch(e + 1, e < lastEpoch)
   }
 
   /**

@@ -165,6 +165,18 @@ agents:
     - { name: sol, count: 1, feeDbps: 10, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31002, asset: USDC, tokens: 10000 }] }
 `
 
+describe("the epoch a horizon cuts short", () => {
+  it("is snapshotted, and what only its successor would have seen is not claimed", async () => {
+    // The same scenario ended at 1,200 s, halfway through E+2: alice's invoice (entered in E+0, 3 epochs to its
+    // maximum discount) would reach its maximum only when E+3 begins, which this run never sees.
+    const cut = discountScenario.replace("horizon: { seconds: 1920 }", "horizon: { seconds: 1200 }")
+    const { report, timeseries } = await runScenario(parseScenario(cut, "cut.yaml"), { seed: 1, backend: "memory" })
+    expect(report.epochs).toMatchObject({ first: 500_000, last: 500_002 })
+    expect(seriesOf(timeseries, "invoicesOpen.USDC")).toEqual([[500_000, 1], [500_001, 1], [500_002, 2]])
+    expect(report.coverage).not.toContain("maxDiscountReached")
+  })
+})
+
 describe("spoke queue depths per epoch on a hand-computed scenario", () => {
   const traceHashes = new Map<Backend, string>()
   for (const backend of ["memory", "anvil"] as const) {
