@@ -254,6 +254,10 @@ ${lines}`
     expect(() => parseScenario(withUsdt, "s.yaml")).not.toThrow()
   })
 
+  it("says why a seed past 2^53 - 1 is refused", () => {
+    expect(problemsOf(valid.replace("seed: 7", "seed: 9007199254740992")).map((p) => p.message)).toContain("Expected a seed of at most 9007199254740991 (2^53 - 1), got 9007199254740992")
+  })
+
   it("names the values a kind takes when it is none of them", () => {
     expect(problemsOf(valid.replace("arrival: { kind: poisson, perHour: 60 }", "arrival: { kind: uniform, perHour: 60 }"))).toEqual([
       expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Expected one of "scripted" | "poisson" | "bursty", got "uniform"' }),

@@ -176,7 +176,8 @@ export const Property = Schema.Union([
 export const ScenarioSpec = Schema.Struct({
   name: Name,
   description: Schema.optionalKey(Schema.String),
-  seed: Schema.optionalKey(NonNegativeInt),
+  // An integer past 2^53 - 1 is not exact as a JavaScript number: the bound says so next to "Expected an integer".
+  seed: Schema.optionalKey(NonNegativeInt.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { expected: `a seed of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1)` }))),
   runs: Schema.optionalKey(PositiveInt),
   horizon: Horizon,
   backend: Schema.optionalKey(Schema.Literals(["memory", "anvil"])),
