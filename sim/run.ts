@@ -172,11 +172,11 @@ export interface ReportOptions {
 export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly: RunAssembly, options: ReportOptions): RunResult => {
   const spec = loaded.spec
   const { world, metrics, keepers, populations } = assembly
-  // The epochs the run covered: the last one is the epoch of the run's last second (the horizon tick itself
-  // opens no epoch of its own).
+  // The epochs the run covered: the last one is the hub's epoch at the run's last second (the horizon tick itself
+  // opens no epoch of its own; a hub halt produces no blocks, so no epochs either).
   const firstEpoch = world.firstEpoch
   const lastSecond = Math.max(0, Math.ceil(options.horizonSeconds) - 1)
-  const lastEpoch = Math.floor((plan.hubGenesisBlock + Math.floor(lastSecond / plan.hubBlockTimeSeconds)) / (spec.hub?.epochLength ?? 40))
+  const lastEpoch = Math.max(firstEpoch, world.hub.state.epochAt(world.hubBlockNumberAt(lastSecond)))
   // The epoch the horizon cut short gets its time-series rows and property checks too.
   metrics.closeEpochsThrough(lastEpoch, firstEpoch)
   const section = buildMetricsSection(metrics)

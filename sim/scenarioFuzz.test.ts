@@ -266,13 +266,15 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
         // Swaps need another default-strategy asset on some flow's destination (the loader refuses them otherwise):
         // without one, their weight goes to the fast path, which is what the rebalancers sent for them anyway.
         const swapsInto = (to: number) => assets.some((a) => a.symbol !== asset.symbol && a.on.includes(to) && !a.xerc20On.includes(to))
-        if ((paths.swap ?? 0) > 0 && !flows.some((f) => f.weight !== 0 && swapsInto(f.to as number))) {
+        if ((paths.swap ?? 0) > 0 && !flows.some((f) => f.weight !== 0 && !asset.xerc20On.includes(f.from as number) && swapsInto(f.to as number))) {
           paths.fast = (paths.fast ?? 0) + paths.swap!
           delete paths.swap
         }
         return paths
       }),
     )
+    // From xERC20 chains only, intents take the basic path whatever the weights (the loader refuses them then).
+    if (flows.every((f) => f.weight === 0 || asset.xerc20On.includes(f.from as number))) delete rebalancer.paths
     put(rebalancer, "balanceTokens", maybe(g, 15, () => tokens(g, 0, Math.round(typical * g(fc.integer, { min: 1, max: 40 })))))
     put(rebalancer, "fastTtlSeconds", maybe(g, 30, () => g(fc.integer, { min: 1, max: 3600 })))
     put(rebalancer, "fastMaxFeeDbps", maybe(g, 30, () => g(fc.integer, { min: 0, max: 1000 })))

@@ -184,6 +184,7 @@ const unknownTag = (issue: SchemaIssue.AnyOf, input: unknown, at: readonly Prope
     if (!literals.every((t) => t !== undefined && SchemaAST.isLiteral(t))) continue
     const path = [...at, field.name]
     const expected = literals.map((t) => JSON.stringify((t as SchemaAST.Literal).literal)).join(" | ")
+    if ((value as Record<PropertyKey, unknown>)[field.name] === undefined) return { path: formatPath(path), message: `Missing key (expected one of ${expected})` }
     return { path: formatPath(path), message: withActual(`Expected one of ${expected}`, input, path) }
   }
   return undefined

@@ -284,7 +284,12 @@ export class HubState {
 
   /** `getCurrentEpoch`: carry epoch plus whole epochs since the carry was last updated. */
   currentEpoch(): number {
-    return this.carryEpoch + Math.floor((this.blockNumber - this.lastBlockNumberCarryEpochUpdated) / this.epochLengthBlocks)
+    return this.epochAt(this.blockNumber)
+  }
+
+  /** The epoch of hub block `blockNumber` (not before the current one) as the hub counts epochs now. */
+  epochAt(blockNumber: number): number {
+    return this.carryEpoch + Math.floor((blockNumber - this.lastBlockNumberCarryEpochUpdated) / this.epochLengthBlocks)
   }
 
   /** The (ticker, config) of `asset` on `domain`, if the hub supports it. */

@@ -103,10 +103,21 @@ describe("clearsim run", () => {
     const many = join(dir, "many")
     mkdirSync(join(many, "run-2-seed-7", "trace.jsonl"), { recursive: true })
     const second = await run([file, "--out", many])
-    expect(second.err).toBe(`clearsim: --out ${join(many, "run-2-seed-7")}: expected to write the file ${join(many, "run-2-seed-7", "trace.jsonl")}, but something else is there (a directory?)`)
+    expect(second.err).toBe(`clearsim: --out ${many}: expected to write the file ${join(many, "run-2-seed-7", "trace.jsonl")}, but something else is there (a directory?)`)
     expect(second.out).toBe("")
     expect(process.exitCode).toBe(2)
-    expect(existsSync(join(many, "run-0-seed-5", "report.json"))).toBe(false)
+    // Nothing was run or created for the runs before it.
+    expect(readdirSync(many)).toEqual(["run-2-seed-7"])
+
+    // A file where a run's directory goes.
+    process.exitCode = undefined
+    const blocked = join(dir, "blocked")
+    mkdirSync(blocked)
+    writeFileSync(join(blocked, "run-1-seed-6"), "")
+    const third = await run([file, "--out", blocked])
+    expect(third.err).toBe(`clearsim: --out ${blocked}: expected to write into the directory ${join(blocked, "run-1-seed-6")}, but it is a file`)
+    expect(process.exitCode).toBe(2)
+    expect(readdirSync(blocked)).toEqual(["run-1-seed-6"])
   })
 
   it("refuses runs whose seeds would pass the largest safe integer (the sum is not rounded)", async () => {
@@ -146,7 +157,7 @@ agents:
       flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]
       size: { kind: fixed, tokens: 100 }
 properties:
-  - intentsCreated <= 0
+  - intentsCreated <= 35
 `
     const file = join(dir, "cut-short.yaml")
     writeFileSync(file, text)
@@ -166,7 +177,8 @@ properties:
     // The last epoch's cumulative count is the report's.
     const created = rows.filter((r) => r.split(",")[2] === String(report.epochs.last) && r.split(",")[3] === "intentsCreated")
     expect(created.map((r) => Number(r.split(",")[4]))).toEqual([report.intents.created])
-    expect(report.properties[0]!.firstFailingEpoch).toBeDefined()
-    expect(result.out).toContain(`first at epoch ${report.properties[0]!.firstFailingEpoch}`)
+    // 10, 29, then 42 intents by the end of each epoch: the property fails only in the epoch cut short.
+    expect(report.properties[0]!.firstFailingEpoch).toBe(report.epochs.last)
+    expect(result.out).toContain(`first at epoch ${report.epochs.last}`)
   })
 })

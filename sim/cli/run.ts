@@ -12,7 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { REPORT_FILES, writeReportFiles, type RunReport } from "../report/report.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
-import { checkOutputFiles, checkSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { checkRunOutputs, checkSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
 
@@ -77,14 +77,12 @@ export const runCommand = Command.make(
     const outFlag = Option.isSome(out) ? "--out" : "the output directory"
     const runDir = (i: number): string => (count === 1 ? baseDir : join(baseDir, `run-${i}-seed-${firstSeed + i}`))
     // Every path the runs will write is checked first: a run is not thrown away for a file it cannot write.
+    // (Only the output directory itself is created now; each run makes its own directory when it starts.)
     yield* Effect.try({
       try: () => {
         prepareOutputDir(outFlag, baseDir)
-        if (count > 1) checkOutputFiles(outFlag, baseDir, ["runs.json"])
-        for (let i = 0; i < count; i++) {
-          if (count > 1) prepareOutputDir(outFlag, runDir(i))
-          checkOutputFiles(outFlag, runDir(i), [...REPORT_FILES, "trace.jsonl"])
-        }
+        if (count > 1) checkRunOutputs(outFlag, baseDir, baseDir, ["runs.json"])
+        for (let i = 0; i < count; i++) checkRunOutputs(outFlag, baseDir, runDir(i), [...REPORT_FILES, "trace.jsonl"])
       },
       catch: (error) => error,
     })

@@ -87,11 +87,21 @@ export const prepareOutputDir = (flag: string, dir: string): void => {
 }
 
 /**
- * Checks, before a run, that the files it will write into `dir` (a directory `prepareOutputDir` made sure of) can
- * be files: a directory or other non-file already at one of those paths would otherwise fail the write after the
- * whole run. Missing files are fine.
+ * Checks, before the runs start, the directory `dir` a run will write into (`base`, given with `flag`, or a
+ * directory under it) and the files `names` it will write there, creating nothing: a missing directory or file is
+ * fine (the run creates it); a file where the directory goes, or a directory (or anything but a file) where a file
+ * goes, would otherwise fail the write after the whole run, and is a usage error now.
  */
-export const checkOutputFiles = (flag: string, dir: string, names: readonly string[]): void => {
+export const checkRunOutputs = (flag: string, base: string, dir: string, names: readonly string[]): void => {
+  const prefix = `${flag} ${base}`
+  let isDirectory: boolean
+  try {
+    isDirectory = statSync(dir).isDirectory()
+  } catch (error) {
+    if (codeOf(error) === "ENOENT") return
+    throw isFsError(error) ? new UsageError(`${prefix}: expected to write into ${dir}, but ${fsErrorLine(error, dir)}`) : error
+  }
+  if (!isDirectory) throw new UsageError(`${prefix}: expected to write into the directory ${dir}, but it is a file`)
   for (const name of names) {
     const path = join(dir, name)
     let isFile: boolean
@@ -99,9 +109,9 @@ export const checkOutputFiles = (flag: string, dir: string, names: readonly stri
       isFile = statSync(path).isFile()
     } catch (error) {
       if (codeOf(error) === "ENOENT") continue
-      throw isFsError(error) ? new UsageError(`${flag} ${dir}: expected to write ${path}, but ${fsErrorLine(error, path)}`) : error
+      throw isFsError(error) ? new UsageError(`${prefix}: expected to write ${path}, but ${fsErrorLine(error, path)}`) : error
     }
-    if (!isFile) throw new UsageError(`${flag} ${dir}: expected to write the file ${path}, but something else is there (a directory?)`)
+    if (!isFile) throw new UsageError(`${prefix}: expected to write the file ${path}, but something else is there (a directory?)`)
   }
 }
 

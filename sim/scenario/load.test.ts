@@ -252,6 +252,15 @@ ${lines}`
     ])
     const withUsdt = swaps.replace("agents:", "  - symbol: USDT\n    chains:\n      - { chain: 31002, decimals: 6 }\nagents:")
     expect(() => parseScenario(withUsdt, "s.yaml")).not.toThrow()
+    // USDC an xERC20 on 31001: its flow from there takes the basic path, so only the flow from 31002 (to 31001, no
+    // USDT there) could swap.
+    const xerc20Origin = withUsdt.replace("- { chain: 31001, decimals: 6 }", "- { chain: 31001, decimals: 6, strategy: xerc20 }")
+    expect(problemsOf(xerc20Origin).map((p) => p.path)).toEqual(["agents.rebalancers[0].paths.swap"])
+    // Every flow from an xERC20 chain: no fast or swap weight at all.
+    const allXerc20 = xerc20Origin.replace("flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]", "flows: [{ from: 31001, to: 31002 }]")
+    expect(problemsOf(allXerc20)).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].paths", message: "every flow starts where USDC is an xERC20, whose intents take the basic path only (expected no fast or swap weight)" }),
+    ])
   })
 
   it("says why a seed past 2^53 - 1 is refused", () => {
@@ -261,6 +270,9 @@ ${lines}`
   it("names the values a kind takes when it is none of them", () => {
     expect(problemsOf(valid.replace("arrival: { kind: poisson, perHour: 60 }", "arrival: { kind: uniform, perHour: 60 }"))).toEqual([
       expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Expected one of "scripted" | "poisson" | "bursty", got "uniform"' }),
+    ])
+    expect(problemsOf(valid.replace("arrival: { kind: poisson, perHour: 60 }", "arrival: { perHour: 60 }"))).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Missing key (expected one of "scripted" | "poisson" | "bursty")' }),
     ])
   })
 
@@ -310,8 +322,11 @@ initialLiquidity:
     const problems = problemsOf(withMoney('"1000000000000.000001"', "500000000000.5"))
     expect(problems.map((p) => [p.path, p.message])).toEqual([
       ["agents.solvers[0].inventory[0].tokens", "the inventory of USDC on chain 31001 exceeds the 1000000000000 whole tokens an account is funded with"],
-      ["initialLiquidity[1].tokens", "the initial liquidity of USDC on chain 31001 exceeds the 1000000000000 whole tokens an account is funded with"],
+      ["initialLiquidity[1].tokens", "the initial liquidity of USDC on chain 31001, with the 1 entry for it before this one, exceeds the 1000000000000 whole tokens an account is funded with"],
     ])
+    // Reported once per chain and asset: a third entry past the total adds no line.
+    const third = withMoney("1", "500000000000.5").replace("initialLiquidity:\n", "initialLiquidity:\n  - { chain: 31001, asset: USDC, tokens: 1 }\n")
+    expect(problemsOf(third).map((p) => p.path)).toEqual(["initialLiquidity[2].tokens"])
   })
 
   it("converts whole tokens to units exactly", () => {

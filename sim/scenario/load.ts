@@ -106,15 +106,19 @@ export const loadScenario = (file: string): LoadedScenario => {
 const checkFunding = (spec: ScenarioSpec, problems: InputProblem[]): void => {
   const decimalsOf = (asset: string, chain: number): number | undefined => spec.assets.find((a) => a.symbol === asset)?.chains.find((c) => c.chain === chain)?.decimals
   const check = (what: string, entries: readonly { readonly asset: string; readonly chain: number; readonly tokens: string | number }[], path: (j: number) => string) => {
-    const sums = new Map<string, bigint>()
+    const sums = new Map<string, { units: bigint; entries: number; reported: boolean }>()
     entries.forEach((e, j) => {
       const decimals = decimalsOf(e.asset, e.chain)
       if (decimals === undefined) return // reported as a missing asset
       const key = `${e.asset}:${e.chain}`
-      const units = (sums.get(key) ?? 0n) + tokensToUnits(e.tokens, decimals)
-      sums.set(key, units)
-      if (units > ACCOUNT_FUNDING_TOKENS * 10n ** BigInt(decimals)) {
-        problems.push({ path: path(j), message: `${what} of ${e.asset} on chain ${e.chain} exceeds the ${ACCOUNT_FUNDING_TOKENS} whole tokens an account is funded with` })
+      const sum = sums.get(key) ?? { units: 0n, entries: 0, reported: false }
+      sums.set(key, sum)
+      sum.units += tokensToUnits(e.tokens, decimals)
+      sum.entries++
+      if (!sum.reported && sum.units > ACCOUNT_FUNDING_TOKENS * 10n ** BigInt(decimals)) {
+        sum.reported = true
+        const total = sum.entries === 1 ? "" : `, with the ${sum.entries - 1} entr${sum.entries === 2 ? "y" : "ies"} for it before this one,`
+        problems.push({ path: path(j), message: `${what} of ${e.asset} on chain ${e.chain}${total} exceeds the ${ACCOUNT_FUNDING_TOKENS} whole tokens an account is funded with` })
       }
     })
   }
@@ -219,8 +223,13 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if (mix !== undefined && (mix.basic ?? 0) + (mix.fast ?? 0) + (mix.swap ?? 0) === 0) problems.push({ path: `agents.rebalancers[${i}].paths`, message: "at least one path needs a positive weight" })
     // A swap goes to another default-strategy asset on the destination; a flow without one sends a plain fast
     // intent instead (sim/agents/rebalancer.ts), so swaps asked for where no flow has one would never be sent.
+    // An intent from a chain where the asset is an xERC20 always takes the basic path (burn and mint).
+    const strategyOf = (symbol: string, chain: number) => spec.assets.find((a) => a.symbol === symbol)?.chains.find((c) => c.chain === chain)?.strategy ?? "default"
+    const flows = r.flows.filter((f) => (f.weight ?? 1) > 0)
     const swapsInto = (chain: number) => spec.assets.some((a) => a.symbol !== r.asset && a.chains.some((c) => c.chain === chain && (c.strategy ?? "default") === "default"))
-    if ((mix?.swap ?? 0) > 0 && !r.flows.some((f) => (f.weight ?? 1) > 0 && swapsInto(f.to))) {
+    if ((mix?.fast ?? 0) + (mix?.swap ?? 0) > 0 && flows.length > 0 && flows.every((f) => strategyOf(r.asset, f.from) === "xerc20")) {
+      problems.push({ path: `agents.rebalancers[${i}].paths`, message: `every flow starts where ${r.asset} is an xERC20, whose intents take the basic path only (expected no fast or swap weight)` })
+    } else if ((mix?.swap ?? 0) > 0 && !flows.some((f) => strategyOf(r.asset, f.from) !== "xerc20" && swapsInto(f.to))) {
       problems.push({ path: `agents.rebalancers[${i}].paths.swap`, message: `no flow of ${r.asset} goes to a chain with another default-strategy asset to swap into (expected a second asset on a destination chain, or no swap weight)` })
     }
   })

@@ -294,6 +294,11 @@ export class World {
   }
 
   /** The hub's block at `seconds`: one per block tick (`k × hubBlockTime`, k ≥ 1) not inside a hub halt. */
+  /** The hub's block number at virtual second `seconds` (one per hub block time, none while the hub is halted). */
+  hubBlockNumberAt(seconds: number): number {
+    return this.hubHalts.length === 0 ? this.plan.hubGenesisBlock + Math.floor(seconds / this.plan.hubBlockTimeSeconds) : this.hubBlockAt(seconds)
+  }
+
   private hubBlockAt(seconds: number): number {
     const blockTime = this.plan.hubBlockTimeSeconds
     const ticks = Math.floor(seconds / blockTime)
@@ -338,7 +343,7 @@ export class World {
   private syncHubBlock(force = false): void {
     if (!force && this.hubHalts.length > 0 && this.hubHaltedAt(this.nowMs)) return
     const seconds = this.scheduler.nowSeconds
-    const number = this.hubHalts.length === 0 ? this.plan.hubGenesisBlock + Math.floor(seconds / this.plan.hubBlockTimeSeconds) : this.hubBlockAt(seconds)
+    const number = this.hubBlockNumberAt(seconds)
     const timestamp = this.timestamp
     if (number === this.hubBlockNumber && timestamp === this.hubTimestamp) return
     const epochBefore = this.lastEpoch
