@@ -62,17 +62,21 @@ export const parseIntentId = (value: unknown): Bytes32 => parseBytes32("intentId
 /** A token amount as a decimal string of integer units that fits in a uint256. */
 export const parseAmount = (field: string, value: unknown, options: { readonly positive?: boolean } = {}): bigint => {
   const text = typeof value === "number" && Number.isSafeInteger(value) ? String(value) : value
-  const amount = typeof text === "string" && UINT_RE.test(text) && text.length <= 78 ? BigInt(text) : undefined
-  if (amount === undefined || amount > MAX_UINT256) throw invalid("InvalidAmount", field, "an integer amount in token units as a decimal string", value)
+  const digits = typeof text === "string" && UINT_RE.test(text)
+  const amount = digits && text.length <= 78 ? BigInt(text) : undefined
+  if (amount === undefined || amount > MAX_UINT256) {
+    // A decimal integer too large is told apart from what is not one at all.
+    throw invalid("InvalidAmount", field, digits ? `an amount that fits in a uint256 (at most ${MAX_UINT256})` : "an integer amount in token units as a decimal string", value)
+  }
   if (options.positive === true && amount === 0n) throw invalid("InvalidAmount", field, "an amount above 0", value)
   return amount
 }
 
-/** An unsigned integer (decimal string or JSON number) up to `max`. */
-export const parseUint = (field: string, value: unknown, max: number, code = "InvalidRequest"): number => {
+/** An unsigned integer (decimal string or JSON number) from `min` (default 0) up to `max`. */
+export const parseUint = (field: string, value: unknown, max: number, code = "InvalidRequest", min = 0): number => {
   const text = typeof value === "number" ? String(value) : value
-  if (typeof text !== "string" || !UINT_RE.test(text) || text.length > 16 || Number(text) > max) {
-    throw invalid(code, field, `an integer between 0 and ${max}`, value)
+  if (typeof text !== "string" || !UINT_RE.test(text) || text.length > 16 || Number(text) > max || Number(text) < min) {
+    throw invalid(code, field, `an integer between ${min} and ${max}`, value)
   }
   return Number(text)
 }
@@ -81,7 +85,7 @@ export const parseUint = (field: string, value: unknown, max: number, code = "In
 export const parseCalldata = (field: string, value: unknown): Hex => {
   if (value === undefined || value === null || value === "" || value === "0x") return "0x"
   if (typeof value !== "string" || !HEX_RE.test(value)) throw invalid("InvalidCalldata", field, "0x-prefixed hex bytes of even length", value)
-  if ((value.length - 2) / 2 > MAX_CALLDATA_SIZE) throw invalid("InvalidCalldata", field, `at most ${MAX_CALLDATA_SIZE} bytes`, `${(value.length - 2) / 2} bytes`)
+  if ((value.length - 2) / 2 > MAX_CALLDATA_SIZE) throw badRequest("InvalidCalldata", `${field}: expected at most ${MAX_CALLDATA_SIZE} bytes, got ${(value.length - 2) / 2} bytes.`)
   return value.toLowerCase() as Hex
 }
 
@@ -96,9 +100,7 @@ export const parseCursor = (field: string, value: unknown): number => parseUint(
 
 export const parseLimit = (value: unknown, defaultSize: number, maxSize: number): number => {
   if (value === undefined) return defaultSize
-  const limit = parseUint("limit", value, maxSize, "InvalidLimit")
-  if (limit === 0) throw invalid("InvalidLimit", "limit", `an integer between 1 and ${maxSize}`, value)
-  return limit
+  return parseUint("limit", value, maxSize, "InvalidLimit", 1)
 }
 
 /** Distinct domains, 1 to `max` of them. */

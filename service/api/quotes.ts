@@ -124,6 +124,7 @@ export const quoteBasic = (pricing: RoutePricing, route: ResolvedRoute, amount: 
  */
 export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, pricing: RoutePricing, route: ResolvedRoute, amount: bigint): FastPathResult => {
   if (route.destinations.length !== 1) return { ok: false, error: "FastPathUnavailable", message: "The fast path needs exactly one destination." }
+  if (route.input.strategy === Strategy.XERC20) return XERC20_NO_FAST_PATH
   const params = pricing.params
   const dest = route.output ?? route.destinations[0]!
   const inventory = model.solverInventory(dest.domain, bytes32ToAddress(dest.asset))
@@ -139,6 +140,9 @@ export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, prici
     },
   }
 }
+
+/** The fast path of an xERC20 input: none (`POST /intents` refuses a ttl for it). */
+const XERC20_NO_FAST_PATH = { ok: false, error: "FastPathUnavailable", message: "xERC20 assets take the native route with ttl 0 (no fast path)." } as const
 
 /**
  * A fast-path refusal for an amount over the solvers' inventory, its message made when read. A class (the getter on

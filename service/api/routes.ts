@@ -6,6 +6,7 @@
  */
 import { BoundedMemo } from "../domain/boundedMemo.ts"
 import { type Address, addressToBytes32, type Bytes32 } from "../domain/hex.ts"
+import { Strategy } from "../domain/protocol.ts"
 import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
 import type { TickerState } from "../hub/state.ts"
@@ -53,7 +54,10 @@ export const resolveRoute = (
     const found = state.assetOn(destinations[0]!, wordOf(outputAsset))
     if (found === undefined) throw badRequest("UnsupportedAsset", `outputAsset: ${outputAsset} is not a supported asset on domain ${destinations[0]}.`)
     if (found.ticker === ticker) output = found.asset
-    else if (state.config.allowFastPathSwaps) {
+    else if (input.asset.strategy === Strategy.XERC20) {
+      // A swap is a fast-path fill, and xERC20 assets take only the native route (burn and mint, ttl 0).
+      invalidReason = `outputAsset: ${outputAsset} is ${found.ticker.config.symbol}; a swap is filled on the fast path, which the xERC20 asset ${inputAsset} does not take (it is burnt and minted on the native route).`
+    } else if (state.config.allowFastPathSwaps) {
       output = found.asset
       swap = true
     } else {

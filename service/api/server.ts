@@ -80,17 +80,19 @@ export const ErrorPolicyLive = (() => {
           Effect.gen(function* () {
             if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
             const request = yield* HttpServerRequest.HttpServerRequest
+            const maxBody = yield* HttpIncomingMessage.MaxBodySize
+            const tooLarge = `The request body is too large${maxBody === undefined ? "" : ` (at most ${String(maxBody)} bytes)`}.`
             const failure = Cause.squash(cause)
             if (HttpServerError.isHttpServerError(failure)) {
               const reason = failure.reason
               if (reason._tag === "RouteNotFound") return problem(404, "RouteNotFound", `No endpoint answers ${request.method} ${request.url.split("?")[0]}.`)
               if (reason._tag === "RequestParseError") {
                 return reason.reason === "BodyTooLarge"
-                  ? problem(413, "PayloadTooLarge", "The request body is too large.")
+                  ? problem(413, "PayloadTooLarge", tooLarge)
                   : problem(400, "InvalidRequest", `The request could not be read: ${reason.description ?? "malformed request"}.`)
               }
             }
-            if (HttpApiError.HttpApiPayloadTooLarge.is(failure)) return problem(413, "PayloadTooLarge", "The request body is too large.")
+            if (HttpApiError.HttpApiPayloadTooLarge.is(failure)) return problem(413, "PayloadTooLarge", tooLarge)
             const requestId = `req-${++failures}`
             yield* Effect.logError(`${requestId} ${request.method} ${request.url} failed`, Cause.pretty(cause))
             return problem(500, "InternalError", `Internal error; it was logged with request id ${requestId}.`, requestId)

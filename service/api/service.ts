@@ -397,6 +397,9 @@ export class ClearingService {
     if (request.isFastPath === false && requestedTtl !== undefined && requestedTtl > 0) {
       throw badRequest("InvalidTtl", `${fieldName(prefix, "ttl")}: a ttl above 0 selects the fast path, but isFastPath is false.`)
     }
+    if (request.isFastPath === true && requestedTtl === 0) {
+      throw badRequest("InvalidTtl", `${fieldName(prefix, "ttl")}: a ttl of 0 selects the basic path, but isFastPath is true (omit ttl for the default of ${this.config.fastPathTtlSeconds} s).`)
+    }
     const fast = request.isFastPath === true || (requestedTtl ?? 0) > 0
     const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
     if (route.reqType === "invalid") throw badRequest("UnsupportedSwap", `${prefix}${route.invalidReason}`)
@@ -688,7 +691,10 @@ export class ClearingService {
         )
       }
       if (entry.settlementStatus !== "SETTLED") {
-        throw badRequest("IntentNotSettled", `intentId: intent ${id} is ${entry.record.status}; its calldata can be executed once it is settled on ${domain}.`)
+        throw badRequest(
+          "IntentNotSettled",
+          `intentId: intent ${id} is ${entry.record.status}, but not yet settled on its destination ${domain}; its calldata can be executed once the settlement arrives there.`,
+        )
       }
       return transactionRequest({ to: registry.spoke, data: encodeExecuteIntentCalldata(intent), chainId: domain })
     })
@@ -810,7 +816,11 @@ export class ClearingService {
       const limit = parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize)
       const domain = query.domain === undefined ? undefined : this.knownDomains("domain", [query.domain])![0]!
       const all = this.model.history(id, 0, Number.MAX_SAFE_INTEGER)
-      if (all === undefined) throw notFound("InvoiceNotFound", `No invoice processing is recorded for intent ${id}.`)
+      if (all === undefined) {
+        // A known intent that never became an invoice has an empty history; an unknown id is not found.
+        if (this.model.intentEntry(id) === undefined) throw notFound("IntentNotFound", `No intent ${id} is known to the service.`)
+        return { invoiceProcessingHistory: [], nextCursor: null }
+      }
       const entries = domain === undefined ? all.invoiceProcessingHistory : all.invoiceProcessingHistory.filter((h) => h.selectedDestinationDomain === domain)
       return {
         invoiceProcessingHistory: entries.slice(cursor, cursor + limit),
