@@ -103,6 +103,7 @@ describe("POST /intents and /intents/", () => {
 
   it("answer 400 naming the field for every invalid input, and 404 for an origin without registries", async () => {
     expectProblem(await post("/intents", intentBody({ to: "0x123" })), 400, "InvalidRequest")
+    expect(expectProblem(await post("/intents", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
     expectProblem(await post("/intents", intentBody({ amount: "0" })), 400, "InvalidAmount")
     expectProblem(await post("/intents", intentBody({ amount: "-5" })), 400, "InvalidRequest")
     expectProblem(await post("/intents", intentBody({ inputAsset: OTHER })), 400, "UnsupportedAsset")

@@ -4,6 +4,7 @@
  * 400s); these parsers are what the in-process service relies on, whoever calls it.
  */
 import { type Address, type Bytes32, type Hex, ZERO_ADDRESS } from "../domain/hex.ts"
+import { keccak256Bytes } from "../domain/keccak.ts"
 import { MAX_CALLDATA_SIZE, MAX_UINT256 } from "../domain/protocol.ts"
 import { BadRequest, badRequest } from "./errors.ts"
 
@@ -33,6 +34,24 @@ export const parseDomain = (field: string, value: unknown): number => {
 /** Valid addresses seen before → their lowercase form (requests repeat the same few); bounded, cleared when full. */
 const knownAddresses = new Map<string, Address>()
 
+/**
+ * Whether `value` (an address, `lower` in lowercase) is all one case, or mixed case that is its EIP-55 checksum:
+ * a hex letter is uppercase exactly when the matching nibble of keccak256(lowercase hex) is 8 or more. A mixed
+ * case that is not the checksum is a mistyped address.
+ */
+const hasValidCase = (value: string, lower: string): boolean => {
+  const digits = value.slice(2)
+  if (digits === digits.toLowerCase() || digits === digits.toUpperCase()) return true
+  const hash = keccak256Bytes(new TextEncoder().encode(lower.slice(2)))
+  for (let i = 0; i < 40; i++) {
+    const c = digits[i]!
+    if (c >= "0" && c <= "9") continue
+    const upper = Number.parseInt(hash[2 + i]!, 16) >= 8
+    if ((c === c.toUpperCase()) !== upper) return false
+  }
+  return true
+}
+
 export const parseAddress = (field: string, value: unknown): Address => {
   if (typeof value === "string") {
     const known = knownAddresses.get(value)
@@ -40,6 +59,7 @@ export const parseAddress = (field: string, value: unknown): Address => {
   }
   if (typeof value !== "string" || !ADDRESS_RE.test(value)) throw invalid("InvalidAddress", field, "a 0x-prefixed 20-byte address", value)
   const address = value.toLowerCase() as Address
+  if (!hasValidCase(value, address)) throw invalid("InvalidAddress", field, "an address whose mixed case is its EIP-55 checksum (or all one case)", value)
   if (knownAddresses.size >= 1 << 14) knownAddresses.clear()
   knownAddresses.set(value, address)
   return address

@@ -382,6 +382,8 @@ export class ClearingService {
     const registry = this.registryFor(family, origin, fieldName(prefix, "origin"))
     const destinations = parseDomains(fieldName(prefix, "destinations"), request.destinations)
     const to = parseAddress(fieldName(prefix, "to"), request.to)
+    // Settling to the zero address would fail on the destination (tokens refuse it): the intent could never complete.
+    if (to === ZERO_ADDRESS) throw badRequest("InvalidAddress", `${fieldName(prefix, "to")}: expected the receiver's address, got the zero address.`)
     const from = parseAddress(fieldName(prefix, "from"), request.from)
     const inputAsset = parseAddress(fieldName(prefix, "inputAsset"), request.inputAsset)
     let outputAsset = parseOptionalAddress(fieldName(prefix, "outputAsset"), request.outputAsset)

@@ -1,0 +1,40 @@
+import fc from "fast-check"
+import { getAddress, isAddress } from "viem"
+import { describe, expect, it } from "vitest"
+import { parseAddress } from "./parse.ts"
+
+const accepts = (value: string): boolean => {
+  try {
+    parseAddress("to", value)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe("parseAddress", () => {
+  it("accepts an address in one case or with its EIP-55 checksum, and refuses other mixed cases, as viem's strict check does", () => {
+    const hex = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString("hex")}`)
+    fc.assert(
+      fc.property(hex, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), (lower, flips) => {
+        const checksummed = getAddress(lower)
+        expect(accepts(lower)).toBe(true)
+        expect(accepts(`0x${lower.slice(2).toUpperCase()}`)).toBe(true)
+        expect(accepts(checksummed)).toBe(true)
+        // Flip the case of some letters of the checksummed form: accepted exactly when viem accepts it.
+        const mixed = `0x${[...checksummed.slice(2)].map((c, i) => (flips[i] ? (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) : c)).join("")}`
+        expect(accepts(mixed)).toBe(isAddress(mixed, { strict: true }))
+        expect(parseAddress("to", checksummed)).toBe(lower)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("names the field and the rule when the case is not the checksum", () => {
+    // EIP-55's own example, with one letter's case flipped.
+    const checksummed = getAddress("0x52908400098527886e0f7030069857d2e4169ee7")
+    expect(checksummed).toBe("0x52908400098527886E0F7030069857D2E4169EE7")
+    const bad = checksummed.replace("E0F", "e0F")
+    expect(() => parseAddress("to", bad)).toThrow(/to: expected an address whose mixed case is its EIP-55 checksum \(or all one case\), got "0x/)
+  })
+})
