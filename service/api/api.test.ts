@@ -153,6 +153,13 @@ describe("GET /intents and /intents/{intentId}", () => {
     expect(((await get(`/intents?userAddress=${addr(world.assetOf("DAI", A)).slice(0, 2)}${"0".repeat(38)}aa`)).body as { maxCount: number }).maxCount).toBe(3)
     expect(((await get(`/intents?txHash=${invoice.txHash}`)).body as { maxCount: number }).maxCount).toBe(1)
     expect(((await get(`/intents?tickerHash=${world.hub.config.tickers[1]!.tickerHash}`)).body as { maxCount: number }).maxCount).toBe(1)
+    // The asset filter takes the 20-byte address or the 32-byte word the records show, to the same effect.
+    const byAddress = (await get(`/intents?asset=${USDC_A}`)).body as { maxCount: number; intents: { input_asset: string }[] }
+    expect(byAddress.maxCount).toBeGreaterThan(0)
+    const word = byAddress.intents[0]!.input_asset
+    expect(word).toMatch(/^0x0{24}[0-9a-f]{40}$/)
+    expect(((await get(`/intents?asset=${word}`)).body as { maxCount: number }).maxCount).toBe(byAddress.maxCount)
+    expectProblem(await get(`/intents?asset=0x${"11".repeat(32)}`), 400, "InvalidAddress")
     expect(((await get(`/intents?destinations=${B}&startDate=0&endDate=9999999999`)).body as { maxCount: number }).maxCount).toBe(2)
     expect(expectProblem(await get("/intents?limit=101"), 400, "InvalidLimit").message).toMatch(/between 1 and 100/)
     expect(expectProblem(await get("/intents?limit=0"), 400, "InvalidLimit").message).toMatch(/between 1 and 100/)

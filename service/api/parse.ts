@@ -77,6 +77,13 @@ export const parseBytes32 = (field: string, value: unknown, code = "InvalidReque
   return value.toLowerCase() as Bytes32
 }
 
+/** A 32-byte word that holds an address (twelve zero bytes, then the address), lowercase. */
+export const parseAddressWord = (field: string, value: unknown): Bytes32 => {
+  const word = parseBytes32(field, value)
+  if (!word.startsWith("0x000000000000000000000000")) throw invalid("InvalidAddress", field, "a 32-byte word holding an address (its first 12 bytes zero)", value)
+  return word
+}
+
 export const parseIntentId = (value: unknown): Bytes32 => parseBytes32("intentId", value, "InvalidIntentId")
 
 /** A token amount as a decimal string of integer units that fits in a uint256. */

@@ -128,7 +128,9 @@ export const IntentsQuery = {
   endDate: Schema.optionalKey(IntegerString.annotate({ description: "Created at or before, unix seconds" })),
   isFastPath: Schema.optionalKey(BooleanString),
   tickerHash: Schema.optionalKey(Bytes32String),
-  asset: Schema.optionalKey(AddressString),
+  asset: Schema.optionalKey(
+    pattern(/^0x([0-9a-fA-F]{24})?[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address, or the 32-byte word records show", "Asset: a 20-byte address or its 32-byte word"),
+  ),
 }
 
 export const InvoicesQuery = {

@@ -29,6 +29,7 @@ import { checkPermitUint, hasPermit2Signature, intentPermit2TypedData, type Perm
 import { HubRpc, type HubTransactionResult, type JsonRpcResponse } from "./hubRpc.ts"
 import {
   parseAddress,
+  parseAddressWord,
   parseAmount,
   parseBoolean,
   parseBytes32,
@@ -626,7 +627,8 @@ export class ClearingService {
     })
     let asset: Bytes32 | undefined
     if (q.asset !== undefined) {
-      asset = addressToBytes32(parseAddress("asset", q.asset))
+      // The 20-byte address, or the 32-byte word the records show (`input_asset`): a left-padded address.
+      asset = typeof q.asset === "string" && q.asset.length === 66 ? parseAddressWord("asset", q.asset) : addressToBytes32(parseAddress("asset", q.asset))
       const known = [...this.hub.state.assets.values()].some((byAsset) => byAsset.has(asset!))
       if (!known) throw badRequest("UnsupportedAsset", `asset: ${q.asset} is not a supported asset on any domain.`)
     }
