@@ -164,6 +164,10 @@ describe("GET /intents and /intents/{intentId}", () => {
     expect(expectProblem(await get("/intents?limit=101"), 400, "InvalidLimit").message).toMatch(/between 1 and 100/)
     expect(expectProblem(await get("/intents?limit=0"), 400, "InvalidLimit").message).toMatch(/between 1 and 100/)
     expectProblem(await get("/intents?statuses=WRONG"), 400, "InvalidStatus")
+    // A parameter the endpoint does not take is refused, not ignored (here a typo of statuses).
+    expect(expectProblem(await get("/intents?status=SETTLED"), 400, "UnknownParameter").message).toMatch(/^query: GET \/intents takes no parameter "status" \(it takes .*statuses.*\)\.$/)
+    expectProblem(await get("/invoices?limit=1&foo=1"), 400, "UnknownParameter")
+    expectProblem(await get(`/history/${invoice.id}/invoice-processing?cursor=0&x=1`), 400, "UnknownParameter")
     // Comma-separated lists are split before each value is checked.
     const comma = await get(`/intents?statuses=INVOICED,UNSUPPORTED&statuses[]=SETTLED,NONE`)
     expect(comma.status).toBe(200)

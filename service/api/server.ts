@@ -17,6 +17,7 @@ import { HttpApiBuilder, HttpApiError, HttpApiMiddleware, HttpApiScalar } from "
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { ApiErrors, ClearingApi } from "./api.ts"
+import { AssetsQuery, BatchesQuery, HistoryQuery, IntentsQuery, InvoicesQuery } from "./schemas.ts"
 import { BadRequest } from "./errors.ts"
 import { HandlersLive } from "./handlers.ts"
 import { Clearing, type ClearingDeps, ClearingService } from "./service.ts"
@@ -61,6 +62,31 @@ const STATUS_CODES: Record<number, string> = {
   415: "UnsupportedMediaType",
 }
 
+/** The query parameters each list endpoint takes (their schemas' keys): any other is refused, not ignored. */
+const QUERY_KEYS: readonly (readonly [RegExp, string, ReadonlySet<string>])[] = [
+  [/^\/intents\/?$/, "GET /intents", new Set(Object.keys(IntentsQuery))],
+  [/^\/invoices\/?$/, "GET /invoices", new Set(Object.keys(InvoicesQuery))],
+  [/^\/batched-intents\/?$/, "GET /batched-intents", new Set(Object.keys(BatchesQuery))],
+  [/^\/configs\/assets\/?$/, "GET /configs/assets", new Set(Object.keys(AssetsQuery))],
+  [/^\/history\/[^/]+\/invoice-processing\/?$/, "GET /history/{intentId}/invoice-processing", new Set(Object.keys(HistoryQuery))],
+]
+
+/**
+ * A query parameter the endpoint does not take (`status` for `statuses`, say): a 400 naming it and the ones it
+ * takes, instead of an answer that silently ignored it. Undefined when every parameter is known.
+ */
+const unknownParameter = (method: string, url: string): HttpServerResponse.HttpServerResponse | undefined => {
+  const q = url.indexOf("?")
+  if (method !== "GET" || q < 0) return undefined
+  const path = url.slice(0, q)
+  const endpoint = QUERY_KEYS.find(([re]) => re.test(path))
+  if (endpoint === undefined) return undefined
+  for (const key of new URLSearchParams(url.slice(q + 1)).keys()) {
+    if (!endpoint[2].has(key)) return problem(400, "UnknownParameter", `query: ${endpoint[1]} takes no parameter ${JSON.stringify(key)} (it takes ${[...endpoint[2]].join(", ")}).`)
+  }
+  return undefined
+}
+
 /**
  * The error policy for every route (global router middleware). Request ids are a counter: deterministic, and
  * only spent on failures.
@@ -70,12 +96,15 @@ export const ErrorPolicyLive = (() => {
   return HttpRouter.middleware(
     (httpEffect) =>
       Effect.catchCause(
-        Effect.map(httpEffect, (response) => {
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+          const refused = unknownParameter(request.method, request.url)
+          return refused === undefined ? httpEffect : Effect.succeed(refused)
+        }).pipe(Effect.map((response) => {
           // A few 4xx responses come from the HTTP layer with a text or empty body: give them the API's shape.
           if (response.status < 400 || response.status >= 500 || response.headers["content-type"]?.startsWith("application/json")) return response
           const code = STATUS_CODES[response.status] ?? "InvalidRequest"
           return problem(response.status, code, code === "UnsupportedMediaType" ? "The request body must be application/json." : `The request was refused (${response.status}).`)
-        }),
+        })),
         (cause) =>
           Effect.gen(function* () {
             if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
