@@ -103,6 +103,10 @@ describe("POST /intents and /intents/", () => {
 
   it("answer 400 naming the field for every invalid input, and 404 for an origin without registries", async () => {
     expectProblem(await post("/intents", intentBody({ to: "0x123" })), 400, "InvalidRequest")
+    // A field the body does not take (a typo of max_fee) is refused, not ignored.
+    expect(expectProblem(await post("/intents", intentBody({ maxfee: "5" })), 400, "InvalidRequest").message).toBe('Invalid request. body maxfee: not a field of this body (a typo?), got "5".')
+    // The routes' questions take the body a client will send to POST /intents, extra fields and all.
+    expect((await post("/routes/quotes", { ...intentBody(), isFastPath: true, max_fee: "5" })).status).toBe(200)
     expect(expectProblem(await post("/intents", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
     expectProblem(await post("/intents", intentBody({ amount: "0" })), 400, "InvalidAmount")
     expectProblem(await post("/intents", intentBody({ amount: "-5" })), 400, "InvalidRequest")

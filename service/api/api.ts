@@ -120,6 +120,11 @@ export class ConfigsGroup extends HttpApiGroup.make("configs").add(
   HttpApiEndpoint.get("listAssets", "/configs/assets", { query: AssetsQuery, success: AssetsResponse, error: readErrors }).annotateMerge(doc("List supported assets")),
 ) {}
 
+/**
+ * Request bodies are decoded strictly (a field the body does not take is a 400: a typo of `max_fee` would
+ * otherwise build an intent with the default fee), except the routes' questions: a client may quote with the
+ * body it will send to `POST /intents`, whose extra fields change nothing about the route.
+ */
 export class RoutesGroup extends HttpApiGroup.make("routes").add(
   HttpApiEndpoint.post("quote", "/routes/quotes", { payload: QuoteRequest, success: Quote, error: readErrors }).annotateMerge(
     doc("Quote a route", "Fees, expected amount, current limit, fast-path quote and settlement-time estimate."),
@@ -127,7 +132,7 @@ export class RoutesGroup extends HttpApiGroup.make("routes").add(
   HttpApiEndpoint.post("limits", "/routes/limits", { payload: LimitsRequest, success: LimitsResponse, error: readErrors }).annotateMerge(
     doc("Current capacity of a route", "In the input token's decimal units."),
   ),
-) {}
+).annotate(HttpApi.PayloadParseOptions, { errors: "all", reportInput: true }) {}
 
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
   HttpApiEndpoint.get("health", "/health", { success: Health, error: InternalError }).annotateMerge(doc("Liveness and the hub's position")),
@@ -149,7 +154,7 @@ export class ClearingApi extends HttpApi.make("clearsim")
   .add(RoutesGroup)
   .add(SystemGroup)
   .middleware(ApiErrors)
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", reportInput: true })
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", reportInput: true, onExcessProperty: "error" })
   .annotate(HttpApi.QueryParseOptions, { errors: "all", reportInput: true })
   .annotate(HttpApi.ParamsParseOptions, { errors: "all", reportInput: true })
   .annotateMerge(

@@ -34,7 +34,8 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
   const slot = SLOT[error.kind] ?? error.kind.toLowerCase()
   const issues = formatter(error.cause.issue).issues.map((i) => {
     const path = pathText((i.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p) as PropertyKey))
-    const message = i.message === "Missing key" ? "required, but missing" : i.message
+    // Bodies are decoded strictly (`onExcessProperty: "error"`, api.ts): a field no endpoint field matches is named.
+    const message = i.message === "Missing key" ? "required, but missing" : i.message.startsWith("Unexpected key") ? `not a field of this body (a typo?)${i.message.slice("Unexpected key".length).replace(/^ with value/, ", got")}` : i.message
     return { path, message: message.length > 200 ? `${message.slice(0, 197)}...` : message }
   })
   const first = issues[0]?.path ?? ""
