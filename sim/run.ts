@@ -172,11 +172,13 @@ export interface ReportOptions {
 export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly: RunAssembly, options: ReportOptions): RunResult => {
   const spec = loaded.spec
   const { world, metrics, keepers, populations } = assembly
-  // The epochs the run covered: the last one is the hub's epoch at the run's last second (the horizon tick itself
-  // opens no epoch of its own; a hub halt produces no blocks, so no epochs either).
+  // The epochs the run covered: the hub's epoch at the run's last second (a hub halt produces no blocks, so no
+  // epochs either), or the one the hub entered at the horizon tick itself when the horizon is a whole number of
+  // epochs: what the keepers did at that tick counts in the report's totals, so it has its epoch (of no length) in
+  // the time series too, and the last row of the series is the report's figures.
   const firstEpoch = world.firstEpoch
   const lastSecond = Math.max(0, Math.ceil(options.horizonSeconds) - 1)
-  const lastEpoch = Math.max(firstEpoch, world.hub.state.epochAt(world.hubBlockNumberAt(lastSecond)))
+  const lastEpoch = Math.max(firstEpoch, world.hub.state.epochAt(world.hubBlockNumberAt(lastSecond)), world.hub.currentEpoch())
   // The epoch the horizon cut short gets its time-series rows and property checks too.
   metrics.closeEpochsThrough(lastEpoch, firstEpoch)
   const section = buildMetricsSection(metrics)

@@ -74,6 +74,9 @@ describe("clearsim compare", () => {
     const seeds = await compare([a, reseeded])
     expect(seeds.err).toContain("(seed 3 vs 4)")
     expect(seeds.out).toMatch(/^compare-me: CHANGED/)
+    // Not "behaviour changed": two seeds' hub events differ by construction.
+    expect(seeds.out).toContain("(not runs of the same scenario and seed: their hub events differ by construction)")
+    expect(seeds.out).not.toContain("behaviour changed")
     expect(process.exitCode).toBe(1) // a changed trace hash, as for any two reports
   })
 

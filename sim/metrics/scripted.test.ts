@@ -110,20 +110,24 @@ describe("discount on a hand-computed scenario", () => {
     expect(report.discounts).toEqual({
       paid: "2.749945",
       paidBps: 18.367,
+      // What paidBps is of: 2.749945 / 1,497.220055 = 18.367 bps.
+      settledVolume: "1497.220055",
       invoicesCreated: 3,
       invoicesSettled: 2,
       perInvoiceBps: { count: 2, p50: 15, p90: 23, p99: 24.8, max: 25, mean: 15 },
     })
     expect(report.coverage).toEqual(expect.arrayContaining(["discountPaid", "maxDiscountReached"]))
     expect(report.latency).toMatchObject({ count: 2, p50: 1395, max: 1640 })
-    // The horizon tick's events run, but it opens no epoch of the report's own.
-    expect(report.epochs).toMatchObject({ first: 500_000, last: 500_003 })
+    // The horizon tick (E+4's first second) runs its events: the keepers' cleanup of E+3 makes the third invoice
+    // there, which the report counts, so E+4 (of no length) is the report's last epoch and its row the end state.
+    expect(report.epochs).toMatchObject({ first: 500_000, last: 500_004 })
     // Per epoch: nothing paid until E+3; no settled volume (no bps row) before it either.
-    expect(seriesOf(timeseries, "discountPaidTokens")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2.749945]])
-    expect(seriesOf(timeseries, "discountPaidBps")).toEqual([[500_003, 18.367]])
-    expect(seriesOf(timeseries, "invoicesOpen.USDC")).toEqual([[500_000, 1], [500_001, 1], [500_002, 2], [500_003, 0]])
-    expect(seriesOf(timeseries, "invoicesSettled")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2]])
+    expect(seriesOf(timeseries, "discountPaidTokens")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2.749945], [500_004, 2.749945]])
+    expect(seriesOf(timeseries, "discountPaidBps")).toEqual([[500_003, 18.367], [500_004, 18.367]])
+    expect(seriesOf(timeseries, "invoicesOpen.USDC")).toEqual([[500_000, 1], [500_001, 1], [500_002, 2], [500_003, 0], [500_004, 1]])
+    expect(seriesOf(timeseries, "invoicesSettled")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2], [500_004, 2]])
     expect(seriesOf(timeseries, "custody.USDC.31002")).toContainEqual([500_003, 2.779945])
+    expect(report.discounts.invoicesCreated).toBe(3)
   })
 })
 
@@ -197,11 +201,12 @@ describe("spoke queue depths per epoch on a hand-computed scenario", () => {
       expect(report.intents.byPath.fast.created).toBe(3)
       expect(report.keepers).toMatchObject({ intentDispatches: 1, fillDispatches: 1 })
       const E = 500_000
-      expect(seriesOf(timeseries, "intentQueue.31001")).toEqual([[E, 2], [E + 1, 0], [E + 2, 1]])
-      expect(seriesOf(timeseries, "intentQueue.31002")).toEqual([[E, 1], [E + 1, 1], [E + 2, 2]])
-      expect(seriesOf(timeseries, "fillQueue.31002")).toEqual([[E, 1], [E + 1, 0], [E + 2, 1]])
-      expect(seriesOf(timeseries, "fillQueue.31001")).toEqual([[E, 0], [E + 1, 0], [E + 2, 0]])
-      for (const [metric, length] of atEnd) expect(seriesOf(timeseries, metric).at(-1), metric).toEqual([E + 2, length])
+      // E+3 is the horizon tick's epoch (of no length): its row is the state the run ended in.
+      expect(seriesOf(timeseries, "intentQueue.31001")).toEqual([[E, 2], [E + 1, 0], [E + 2, 1], [E + 3, 1]])
+      expect(seriesOf(timeseries, "intentQueue.31002")).toEqual([[E, 1], [E + 1, 1], [E + 2, 2], [E + 3, 2]])
+      expect(seriesOf(timeseries, "fillQueue.31002")).toEqual([[E, 1], [E + 1, 0], [E + 2, 1], [E + 3, 1]])
+      expect(seriesOf(timeseries, "fillQueue.31001")).toEqual([[E, 0], [E + 1, 0], [E + 2, 0], [E + 3, 0]])
+      for (const [metric, length] of atEnd) expect(seriesOf(timeseries, metric).at(-1), metric).toEqual([E + 3, length])
       traceHashes.set(backend, report.traceHash)
       if (traceHashes.size === 2) expect(traceHashes.get("anvil")).toBe(traceHashes.get("memory"))
     }, 120_000)

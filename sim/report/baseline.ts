@@ -120,6 +120,8 @@ export interface Comparison {
   /** The functions that made the two trace hashes (different functions: the hashes cannot be compared). */
   readonly baselineTraceAlgorithm: string
   readonly currentTraceAlgorithm: string
+  /** Whether the two are runs of the same scenario (by name) and seed: otherwise their trace hashes differ by construction. */
+  readonly sameRun: boolean
   /** Every KPI and count that differs, in KPI order. */
   readonly diffs: readonly KpiDiff[]
   /** Properties that passed in the baseline and fail now (or are new and fail). */
@@ -157,6 +159,7 @@ export const compareBaselines = (baseline: Baseline, current: Baseline): Compari
     currentTrace: current.traceHash,
     baselineTraceAlgorithm: baseline.traceHashAlgorithm ?? LEGACY_TRACE_HASH_ALGORITHM,
     currentTraceAlgorithm: current.traceHashAlgorithm ?? LEGACY_TRACE_HASH_ALGORITHM,
+    sameRun: baseline.scenario === current.scenario && baseline.seed === current.seed,
     diffs,
     newlyFailing,
     regressed: newlyFailing.length > 0 || diffs.some((d) => d.verdict === "regression"),
@@ -181,6 +184,8 @@ export const renderComparison = (c: Comparison): string => {
     lines.push(
       `  trace hash ${c.baselineTrace} (${c.baselineTraceAlgorithm}) -> ${c.currentTrace} (${c.currentTraceAlgorithm}): the hashes were made by different functions and cannot be compared; the KPIs below still can (rewrite the baseline with --update once they are as expected)`,
     )
+  } else if (c.traceChanged && !c.sameRun) {
+    lines.push(`  trace hash ${c.baselineTrace} -> ${c.currentTrace} (not runs of the same scenario and seed: their hub events differ by construction)`)
   } else if (c.traceChanged) lines.push(`  trace hash ${c.baselineTrace} -> ${c.currentTrace} (the hub's events differ: behaviour changed)`)
   else lines.push(`  trace hash ${c.currentTrace} unchanged`)
   if (c.diffs.length > 0) {

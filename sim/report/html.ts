@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import { type LatencySummary, type RunReport, runSummary } from "./report.ts"
+import { type LatencySummary, nettingRatioText, type RunReport, runSummary } from "./report.ts"
 
 export interface SeriesRow {
   readonly run: number
@@ -169,9 +169,9 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   )
   const settledShare = r.intents.created === 0 ? "–" : format(".1%")(r.intents.settled / r.intents.created)
   const kpis: [string, string][] = [
-    ["netting ratio", format(".4f")(r.netting.ratio)],
+    ["netting ratio", nettingRatioText(r)],
     ["discount paid", `${format(",.4~f")(Number(r.discounts.paid))} tokens`],
-    ["discount, bps of volume", String(r.discounts.paidBps)],
+    ["discount, bps of settled volume", String(r.discounts.paidBps)],
     ["user latency p50 / p99", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],
     ["intents settled", `${r.intents.settled} of ${r.intents.created} (${settledShare})`],

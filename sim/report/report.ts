@@ -65,6 +65,8 @@ export interface RunReport {
   readonly discounts: {
     readonly paid: string
     readonly paidBps: number
+    /** What `paidBps` is in basis points of: all the volume the hub settled (every agent's, tokens of every ticker). */
+    readonly settledVolume: string
     readonly invoicesCreated: number
     readonly invoicesSettled: number
     readonly perInvoiceBps: LatencySummary
@@ -182,6 +184,7 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
     discounts: {
       paid: formatTokens18(metrics.discountPaid18),
       paidBps,
+      settledVolume: formatTokens18(metrics.settledVolume18),
       invoicesCreated: metrics.invoicesCreated,
       invoicesSettled: metrics.invoicesSettled,
       perInvoiceBps: summary(metrics.discountBps.percentiles()),
@@ -199,6 +202,9 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
 
 const cell = (v: number | null): string => (v === null ? "–" : String(v))
 
+/** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
+export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : r.netting.ratio.toFixed(4))
+
 export const renderMarkdown = (r: RunReport): string => {
   const lines: string[] = []
   lines.push(`# ${r.scenario.name}: ${r.passed ? "PASS" : "FAIL"}`, "")
@@ -210,15 +216,23 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
   lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
-  lines.push(`- netting ratio **${r.netting.ratio.toFixed(4)}** (${r.netting.nettedVolume} of ${r.netting.totalVolume} tokens settled from custody)`)
-  lines.push(`- discount paid ${r.discounts.paid} tokens (${r.discounts.paidBps} bps of volume) on ${r.discounts.invoicesSettled} of ${r.discounts.invoicesCreated} invoices`)
-  lines.push("", "| path | created | settled | user p50 s | p90 | p99 | max | settlement p50 s | p99 |", "|---|---|---|---|---|---|---|---|---|")
+  lines.push(`- netting ratio **${nettingRatioText(r)}** (${r.netting.nettedVolume} of ${r.netting.totalVolume} tokens settled from custody)`)
+  lines.push(
+    `- discount paid ${r.discounts.paid} tokens (${r.discounts.paidBps} bps of the ${r.discounts.settledVolume} tokens the hub settled); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
+  )
+  lines.push(
+    "",
+    "Intents of every agent but the initial liquidity (rebalancers', arbitrageurs' purchases, solvers' rebalancing). User latency: creation to the receiver paid (a fill, a settlement, or the mint of an xERC20 debt), over the intents whose receiver was paid (`paid`); settlement latency: creation to the settlement on the destination.",
+    "",
+    "| path | created | settled | paid | user p50 s | p90 | p99 | max | settlement p50 s | p99 |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  )
   for (const p of PATHS) {
     const u = r.latency.byPath[p]
     const s = r.latency.settlement.byPath[p]
-    lines.push(`| ${p} | ${r.intents.byPath[p].created} | ${r.intents.byPath[p].settled} | ${cell(u.p50)} | ${cell(u.p90)} | ${cell(u.p99)} | ${cell(u.max)} | ${cell(s.p50)} | ${cell(s.p99)} |`)
+    lines.push(`| ${p} | ${r.intents.byPath[p].created} | ${r.intents.byPath[p].settled} | ${u.count} | ${cell(u.p50)} | ${cell(u.p90)} | ${cell(u.p99)} | ${cell(u.max)} | ${cell(s.p50)} | ${cell(s.p99)} |`)
   }
-  lines.push(`| all | ${r.intents.created} | ${r.intents.settled} | ${cell(r.latency.p50)} | ${cell(r.latency.p90)} | ${cell(r.latency.p99)} | ${cell(r.latency.max)} | ${cell(r.latency.settlement.p50)} | ${cell(r.latency.settlement.p99)} |`)
+  lines.push(`| all | ${r.intents.created} | ${r.intents.settled} | ${r.latency.count} | ${cell(r.latency.p50)} | ${cell(r.latency.p90)} | ${cell(r.latency.p99)} | ${cell(r.latency.max)} | ${cell(r.latency.settlement.p50)} | ${cell(r.latency.settlement.p99)} |`)
   if (r.agents.length > 0) {
     lines.push("", "## Agents", "", "Holdings change: wallets and spoke balances, end minus start; in flight: sent, not yet received.", "")
     lines.push("| population | kind | agents | actions | rejections | holdings change (tokens) | in flight (tokens) |", "|---|---|---|---|---|---|---|")
