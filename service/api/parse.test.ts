@@ -13,7 +13,7 @@ const accepts = (value: string): boolean => {
 }
 
 describe("parseAddress", () => {
-  it("accepts an address in one case or with its EIP-55 checksum, and refuses other mixed cases, as viem's strict check does", () => {
+  it("accepts an address in one case or with its EIP-55 checksum, and refuses other mixed cases (viem's checksum)", () => {
     const hex = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString("hex")}`)
     fc.assert(
       fc.property(hex, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), (lower, flips) => {
@@ -21,9 +21,15 @@ describe("parseAddress", () => {
         expect(accepts(lower)).toBe(true)
         expect(accepts(`0x${lower.slice(2).toUpperCase()}`)).toBe(true)
         expect(accepts(checksummed)).toBe(true)
-        // Flip the case of some letters of the checksummed form: accepted exactly when viem accepts it.
+        // Flip the case of some letters of the checksummed form: accepted exactly when its letters are all in one case
+        // (EIP-55's unchecksummed forms, as ethers takes them; viem's strict check takes only all-lowercase) or it is
+        // still the checksum.
         const mixed = `0x${[...checksummed.slice(2)].map((c, i) => (flips[i] ? (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) : c)).join("")}`
-        expect(accepts(mixed)).toBe(isAddress(mixed, { strict: true }))
+        const digits = mixed.slice(2)
+        const oneCase = digits === digits.toLowerCase() || digits === digits.toUpperCase()
+        expect(accepts(mixed)).toBe(oneCase || mixed === checksummed)
+        // Where viem's strict check and EIP-55 agree (not all-uppercase), the same verdict.
+        if (digits !== digits.toUpperCase() || digits === digits.toLowerCase()) expect(accepts(mixed)).toBe(isAddress(mixed, { strict: true }))
         expect(parseAddress("to", checksummed)).toBe(lower)
       }),
       { numRuns: 300 },
