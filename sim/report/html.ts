@@ -55,7 +55,12 @@ const CHARTS: readonly ChartSpec[] = [
   { title: "Spoke intent queue depth by chain", unit: "intents not yet dispatched to the hub", metrics: ["intentQueue."] },
   { title: "Spoke fill queue depth by chain", unit: "fills not yet dispatched to the hub", metrics: ["fillQueue."] },
   { title: "Discount paid", unit: "bps of settled volume, cumulative", metrics: ["discountPaidBps"], label: () => "discount" },
-  { title: "Intents", unit: "cumulative", metrics: ["intentsCreated", "intentsSettled", "invoicesCreated", "invoicesSettled"] },
+  {
+    title: "Intents",
+    unit: "cumulative",
+    metrics: ["intentsCreated", "intentsSettled", "invoicesCreated", "invoicesSettled"],
+    label: (m) => ({ intentsCreated: "intents created", intentsSettled: "intents settled", invoicesCreated: "invoices created", invoicesSettled: "invoices settled" })[m] ?? m,
+  },
 ]
 
 /** The lines of a chart from the rows of one run, in the order metrics first appear. */
@@ -86,14 +91,20 @@ const plainNumber = format("~g")
 const axisNumber = (v: number): string => (Math.abs(v) >= 1000 ? siNumber(v) : plainNumber(v))
 const epochNumber = format("d")
 
-/** One line chart as inline SVG: x = epoch, y from 0 (or the data's minimum when negative). */
-export const lineChartSvg = (lines: readonly Line[], unit: string): string => {
+/**
+ * One line chart as inline SVG: x = epoch (over `epochs`, the run's, so that every chart of a page has the same x
+ * axis; by default the data's), y from 0 (or the data's minimum when negative). A line breaks where its series
+ * skips epochs (a latency percentile of an epoch without samples) instead of joining across them; a series of
+ * whole numbers (counts) gets whole-number ticks only.
+ */
+export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { readonly first: number; readonly last: number }): string => {
   const all = lines.flatMap((l) => l.points)
   const xs = all.map((p) => p[0])
   const ys = all.map((p) => p[1])
-  const x = scaleLinear()
-    .domain([Math.min(...xs), Math.max(Math.max(...xs), Math.min(...xs) + 1)])
-    .range([MARGIN.left, WIDTH - MARGIN.right])
+  const first = epochs?.first ?? Math.min(...xs)
+  const last = Math.max(epochs?.last ?? Math.max(...xs), first + 1)
+  const x = scaleLinear().domain([first, last]).range([MARGIN.left, WIDTH - MARGIN.right])
+  const counts = ys.every(Number.isInteger)
   const yMax = Math.max(...ys)
   const yMin = Math.min(0, ...ys)
   const y = scaleLinear()
@@ -101,11 +112,21 @@ export const lineChartSvg = (lines: readonly Line[], unit: string): string => {
     .nice()
     .range([HEIGHT - MARGIN.bottom, MARGIN.top])
   const path = line<readonly [number, number]>()
+    .defined((p) => Number.isFinite(p[1]))
     .x((p) => x(p[0]))
     .y((p) => y(p[1]))
+  /** The points with a gap (an undefined point) wherever epochs are skipped. */
+  const withGaps = (points: readonly (readonly [number, number])[]): (readonly [number, number])[] => {
+    const out: (readonly [number, number])[] = []
+    points.forEach((p, i) => {
+      if (i > 0 && p[0] > points[i - 1]![0] + 1) out.push([points[i - 1]![0] + 1, Number.NaN])
+      out.push(p)
+    })
+    return out
+  }
   const parts: string[] = []
   parts.push(`<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escapeHtml(unit)}">`)
-  for (const t of y.ticks(5)) {
+  for (const t of y.ticks(5).filter((t) => !counts || Number.isInteger(t))) {
     const ty = y(t).toFixed(1)
     parts.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${ty}" y2="${ty}" class="grid"/>`)
     parts.push(`<text x="${MARGIN.left - 6}" y="${ty}" class="tick" text-anchor="end" dominant-baseline="middle">${escapeHtml(axisNumber(t))}</text>`)
@@ -119,17 +140,19 @@ export const lineChartSvg = (lines: readonly Line[], unit: string): string => {
   parts.push(`<text x="${(MARGIN.left + WIDTH - MARGIN.right) / 2}" y="${HEIGHT - 4}" class="tick" text-anchor="middle">epoch</text>`)
   lines.forEach((l, i) => {
     const colour = PALETTE[i % PALETTE.length]!
-    parts.push(`<path d="${path(l.points) ?? ""}" fill="none" stroke="${colour}" stroke-width="1.6"><title>${escapeHtml(l.name)}</title></path>`)
+    parts.push(`<path d="${path(withGaps(l.points)) ?? ""}" fill="none" stroke="${colour}" stroke-width="1.6"><title>${escapeHtml(l.name)}</title></path>`)
   })
   parts.push("</svg>")
   return parts.join("")
 }
 
-const legendNumber = format(",.4~g")
+/** Legend values as the axes write them: SI prefixes from ten thousand up (16.11k), else up to four significant digits. */
+const legendNumber = (v: number): string => (Math.abs(v) >= 10_000 ? format(".4~s")(v) : format(",.4~g")(v))
 const agentNumber = format(",.6~f")
 
+/** The lines' colours and names, each with its value in the last epoch it has. */
 const legend = (lines: readonly Line[]): string =>
-  `<ul class="legend">${lines
+  `<ul class="legend"><li class="muted">last epoch:</li>${lines
     .map((l, i) => {
       const last = l.points.at(-1)
       const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(legendNumber(last[1]))}</span>`
@@ -191,7 +214,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   for (const spec of CHARTS) {
     const lines = linesOf(spec, rows)
     if (lines.length === 0) continue
-    out.push(`<figure><figcaption>${escapeHtml(spec.title)} <span class="muted">(${escapeHtml(spec.unit)})</span></figcaption>${lineChartSvg(lines, spec.unit)}${legend(lines)}</figure>`)
+    out.push(`<figure><figcaption>${escapeHtml(spec.title)} <span class="muted">(${escapeHtml(spec.unit)})</span></figcaption>${lineChartSvg(lines, spec.unit, r.epochs)}${legend(lines)}</figure>`)
   }
   out.push(`</div>`)
   if (r.agents.length > 0) {

@@ -78,11 +78,18 @@ describe("chart geometry", () => {
     )
     // x range 64..544 over epochs 10..12; y range 186..12 over values 0..100.
     expect(svg).toContain(`<path d="M64,186L304,99L544,12"`)
-    expect(svg).toContain(`<path d="M64,12L544,186"`)
+    // b skips epoch 11: two points, not a line joined across the gap.
+    expect(svg).toContain(`<path d="M64,12ZM544,186Z"`)
     expect(svg).toContain(`>100</text>`)
     expect(svg).toContain(`>0</text>`)
     expect(lineChartSvg([{ name: "r", points: [[1, 0.1], [2, 0.9]] }], "share")).toContain(`>0.2</text>`)
     expect(lineChartSvg([{ name: "t", points: [[1, 0], [2, 2_500_000]] }], "tokens")).toContain(`>2.5M</text>`)
+    // Counts get whole-number ticks only.
+    const counts = lineChartSvg([{ name: "c", points: [[1, 0], [2, 1]] }], "invoices")
+    expect(counts).toContain(`>1</text>`)
+    expect(counts).not.toContain(`>0.2</text>`)
+    // Over the run's epochs, given: epoch 5 of 0..10 is the middle of the x range.
+    expect(lineChartSvg([{ name: "s", points: [[5, 1], [6, 2]] }], "x", { first: 0, last: 10 })).toContain(`<path d="M304,`)
   })
 
   it("escapes names from scenario files", () => {
