@@ -164,7 +164,7 @@ const significant = format(",.6~g")
 const cell = (v: number | null | undefined): string => (v === null || v === undefined ? "–" : escapeHtml(Number.isInteger(v) ? String(v) : significant(v)))
 
 const latencyRow = (name: string, created: number, settled: number, u: LatencySummary, s: LatencySummary): string =>
-  `<tr><td>${escapeHtml(name)}</td><td>${created}</td><td>${settled}</td><td>${cell(u.p50)}</td><td>${cell(u.p90)}</td><td>${cell(u.p99)}</td><td>${cell(u.max)}</td><td>${cell(s.p50)}</td><td>${cell(s.p99)}</td></tr>`
+  `<tr><td>${escapeHtml(name)}</td><td>${created}</td><td>${settled}</td><td>${u.count}</td><td>${cell(u.p50)}</td><td>${cell(u.p90)}</td><td>${cell(u.p99)}</td><td>${cell(u.max)}</td><td>${cell(s.p50)}</td><td>${cell(s.p99)}</td></tr>`
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1180px;padding:0 16px;color:#1d2330}
@@ -207,7 +207,10 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   }
   if (r.properties.length === 0) out.push(`<tr><td colspan="4" class="muted">none</td></tr>`)
   out.push(`</table>`)
-  out.push(`<h2>Latency by path</h2><table><tr><th>path</th><th>created</th><th>settled</th><th>user p50 s</th><th>p90</th><th>p99</th><th>max</th><th>settlement p50 s</th><th>p99</th></tr>`)
+  out.push(
+    `<h2>Latency by path</h2><p class="muted">Intents of every agent but the initial liquidity. User latency: creation to the receiver paid (a fill, a settlement, or the mint of an xERC20 debt), over the intents whose receiver was paid ("paid"); settlement latency: creation to the settlement on the destination.</p>`,
+  )
+  out.push(`<table><tr><th>path</th><th>created</th><th>settled</th><th>paid</th><th>user p50 s</th><th>p90</th><th>p99</th><th>max</th><th>settlement p50 s</th><th>p99</th></tr>`)
   for (const p of PATHS) out.push(latencyRow(p, r.intents.byPath[p].created, r.intents.byPath[p].settled, r.latency.byPath[p], r.latency.settlement.byPath[p]))
   out.push(latencyRow("all", r.intents.created, r.intents.settled, r.latency, r.latency.settlement), `</table>`)
   out.push(`<h2>Per epoch</h2><div class="charts">`)
