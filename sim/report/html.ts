@@ -36,6 +36,11 @@ interface ChartSpec {
   readonly metrics: readonly string[]
   /** Legend name of a metric (default: the metric without the chart's prefix). */
   readonly label?: (metric: string) => string
+  /**
+   * One chart per ticker (the name's first part after the prefix: `custody.<ticker>.<chain>`): amounts of different
+   * tokens do not share an axis.
+   */
+  readonly perTicker?: boolean
 }
 
 const CHARTS: readonly ChartSpec[] = [
@@ -50,7 +55,7 @@ const CHARTS: readonly ChartSpec[] = [
   { title: "Open invoices by ticker", unit: "invoices", metrics: ["invoicesOpen."] },
   { title: "Deposits in the hub's deposit queues, by ticker", unit: "deposits", metrics: ["depositsQueued."] },
   { title: "Fast-path deposits waiting for a fill, by ticker", unit: "deposits", metrics: ["depositsWaiting."] },
-  { title: "Hub custody by ticker and chain", unit: "tokens", metrics: ["custody."] },
+  { title: "Hub custody by chain", unit: "tokens", metrics: ["custody."], perTicker: true },
   { title: "Settlement queue depth by chain", unit: "settlements", metrics: ["settlementQueue."] },
   { title: "Spoke intent queue depth by chain", unit: "intents not yet dispatched to the hub", metrics: ["intentQueue."] },
   { title: "Spoke fill queue depth by chain", unit: "fills not yet dispatched to the hub", metrics: ["fillQueue."] },
@@ -214,10 +219,21 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   for (const p of PATHS) out.push(latencyRow(p, r.intents.byPath[p].created, r.intents.byPath[p].settled, r.latency.byPath[p], r.latency.settlement.byPath[p]))
   out.push(latencyRow("all", r.intents.created, r.intents.settled, r.latency, r.latency.settlement), `</table>`)
   out.push(`<h2>Per epoch</h2><div class="charts">`)
+  const figure = (title: string, unit: string, lines: readonly Line[]): string =>
+    `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}</figure>`
   for (const spec of CHARTS) {
     const lines = linesOf(spec, rows)
     if (lines.length === 0) continue
-    out.push(`<figure><figcaption>${escapeHtml(spec.title)} <span class="muted">(${escapeHtml(spec.unit)})</span></figcaption>${lineChartSvg(lines, spec.unit, r.epochs)}${legend(lines)}</figure>`)
+    if (spec.perTicker !== true) {
+      out.push(figure(spec.title, spec.unit, lines))
+      continue
+    }
+    // Line names are `<ticker>.<chain>` here: one chart per ticker, lines named by chain.
+    const tickers = [...new Set(lines.map((l) => l.name.split(".")[0]!))]
+    for (const ticker of tickers) {
+      const own = lines.filter((l) => l.name.split(".")[0] === ticker).map((l) => ({ ...l, name: `chain ${l.name.slice(ticker.length + 1)}` }))
+      out.push(figure(`${spec.title}, ${ticker}`, `${ticker} tokens`, own))
+    }
   }
   out.push(`</div>`)
   if (r.agents.length > 0) {

@@ -49,7 +49,7 @@ describe("report files of a run", () => {
     expect(html).toContain(r.traceHash)
     for (const p of r.properties) expect(html).toContain(`<code>${p.name.replace(/>/g, "&gt;").replace(/</g, "&lt;")}</code>`)
     expect(html).toContain(r.netting.ratio.toFixed(4))
-    for (const title of ["Netting ratio", "User latency", "Settlement latency", "Open invoices by ticker", "Hub custody by ticker and chain", "Settlement queue depth by chain", "Spoke intent queue depth by chain", "Spoke fill queue depth by chain", "Intents"]) {
+    for (const title of ["Netting ratio", "User latency", "Settlement latency", "Open invoices by ticker", "Hub custody by chain, USDC", "Hub custody by chain, USDT", "Settlement queue depth by chain", "Spoke intent queue depth by chain", "Spoke fill queue depth by chain", "Intents"]) {
       expect(html, title).toContain(`<figcaption>${title} `)
     }
     // Every chart has a path per line with as many points as epochs in the series.
