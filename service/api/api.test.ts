@@ -172,6 +172,11 @@ describe("GET /intents and /intents/{intentId}", () => {
     expect(expectProblem(await get("/intents?status=SETTLED"), 400, "UnknownParameter").message).toMatch(/^query: GET \/intents takes no parameter "status" \(it takes .*statuses.*\)\.$/)
     expectProblem(await get("/invoices?limit=1&foo=1"), 400, "UnknownParameter")
     expectProblem(await get(`/history/${invoice.id}/invoice-processing?cursor=0&x=1`), 400, "UnknownParameter")
+    // As the router matches paths (any case, repeated slashes), and for HEAD too; `/intents/` is getIntent's.
+    expectProblem(await get("/INTENTS?foo=1"), 400, "UnknownParameter")
+    expectProblem(await get("//intents?foo=1"), 400, "UnknownParameter")
+    expect((await request(server.url, "HEAD", "/intents?foo=1")).status).toBe(400)
+    expectProblem(await get("/intents/?limit=1"), 400, "InvalidIntentId")
     // Comma-separated lists are split before each value is checked.
     const comma = await get(`/intents?statuses=INVOICED,UNSUPPORTED&statuses[]=SETTLED,NONE`)
     expect(comma.status).toBe(200)
@@ -361,6 +366,11 @@ describe("invoices", () => {
       expect.objectContaining({ epoch: 11, domain: A, selectedDestinationDomain: 0, discountdbps: 1000, amountAfterDiscount: u(97).toString(), timestamp: String(world.now) }),
     ])
     expect((await run(client.invoices.getInvoiceHistory({ params: { intentId: invoice.id }, query: { domain: String(B) } }))).invoiceProcessingHistory).toEqual([])
+    // SPEC's asset parameter: checked (400 for an unsupported one); an asset of the invoice's own ticker keeps its
+    // entries, another ticker's matches none.
+    expect(((await get(`/history/${invoice.id}/invoice-processing?asset=${DAI_A}`)).body as { invoiceProcessingHistory: unknown[] }).invoiceProcessingHistory).toHaveLength(1)
+    expect(((await get(`/history/${invoice.id}/invoice-processing?asset=${USDC_B}`)).body as { invoiceProcessingHistory: unknown[] }).invoiceProcessingHistory).toEqual([])
+    expectProblem(await get(`/history/${invoice.id}/invoice-processing?asset=0x${"99".repeat(20)}`), 400, "UnsupportedAsset")
     expectProblem(await get("/invoices?limit=1000"), 400, "InvalidLimit")
     expectProblem(await get("/invoices?sortOrderByDiscount=up"), 400, "InvalidRequest")
     expectProblem(await get("/invoices?cursor=x"), 400, "InvalidCursor")

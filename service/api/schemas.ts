@@ -164,6 +164,7 @@ export const HistoryQuery = {
   cursor: Schema.optionalKey(Cursor),
   limit: Schema.optionalKey(IntegerString),
   domain: Schema.optionalKey(DomainId.annotate({ description: "Only epochs whose selected destination is this domain" })),
+  asset: Schema.optionalKey(AddressString.annotate({ description: "An asset of the invoice's ticker (SPEC: 400 for an invalid one); another ticker's asset gives no entries" })),
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -65,11 +65,11 @@ const STATUS_CODES: Record<number, string> = {
 
 /** The query parameters each list endpoint takes (their schemas' keys): any other is refused, not ignored. */
 const QUERY_KEYS: readonly (readonly [RegExp, string, ReadonlySet<string>])[] = [
-  [/^\/intents\/?$/, "GET /intents", new Set(Object.keys(IntentsQuery))],
-  [/^\/invoices\/?$/, "GET /invoices", new Set(Object.keys(InvoicesQuery))],
-  [/^\/batched-intents\/?$/, "GET /batched-intents", new Set(Object.keys(BatchesQuery))],
-  [/^\/configs\/assets\/?$/, "GET /configs/assets", new Set(Object.keys(AssetsQuery))],
-  [/^\/history\/[^/]+\/invoice-processing\/?$/, "GET /history/{intentId}/invoice-processing", new Set(Object.keys(HistoryQuery))],
+  [/^\/intents$/, "GET /intents", new Set(Object.keys(IntentsQuery))],
+  [/^\/invoices$/, "GET /invoices", new Set(Object.keys(InvoicesQuery))],
+  [/^\/batched-intents$/, "GET /batched-intents", new Set(Object.keys(BatchesQuery))],
+  [/^\/configs\/assets$/, "GET /configs/assets", new Set(Object.keys(AssetsQuery))],
+  [/^\/history\/[^/]+\/invoice-processing$/, "GET /history/{intentId}/invoice-processing", new Set(Object.keys(HistoryQuery))],
 ]
 
 /**
@@ -78,8 +78,9 @@ const QUERY_KEYS: readonly (readonly [RegExp, string, ReadonlySet<string>])[] = 
  */
 const unknownParameter = (method: string, url: string): HttpServerResponse.HttpServerResponse | undefined => {
   const q = url.indexOf("?")
-  if (method !== "GET" || q < 0) return undefined
-  const path = url.slice(0, q)
+  if ((method !== "GET" && method !== "HEAD") || q < 0) return undefined
+  // The path as the router matches it: any case, repeated slashes as one, no `;` parameters.
+  const path = url.slice(0, q).toLowerCase().replace(/\/{2,}/g, "/").replace(/;[^/]*/g, "")
   const endpoint = QUERY_KEYS.find(([re]) => re.test(path))
   if (endpoint === undefined) return undefined
   for (const key of new URLSearchParams(url.slice(q + 1)).keys()) {

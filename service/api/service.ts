@@ -125,6 +125,7 @@ export interface HistoryQueryInput {
   readonly cursor?: string
   readonly limit?: string
   readonly domain?: string
+  readonly asset?: string
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -819,7 +820,21 @@ export class ClearingService {
       const cursor = query.cursor === undefined ? 0 : parseCursor("cursor", query.cursor)
       const limit = parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize)
       const domain = query.domain === undefined ? undefined : this.knownDomains("domain", [query.domain])![0]!
-      const all = this.model.history(id, 0, Number.MAX_SAFE_INTEGER)
+      // SPEC: "400 for an invalid chain or asset parameter". An intent's history is of its own ticker: an asset
+      // of another ticker matches no entry.
+      let otherTicker = false
+      if (query.asset !== undefined) {
+        const word = addressToBytes32(parseAddress("asset", query.asset))
+        const tickers = [...this.hub.state.assets.values()].flatMap((byAsset) => {
+          const found = byAsset.get(word)
+          return found === undefined ? [] : [found.ticker]
+        })
+        if (tickers.length === 0) throw badRequest("UnsupportedAsset", `asset: ${query.asset} is not a supported asset on any domain.`)
+        const intent = this.model.intentEntry(id)?.intent
+        const own = intent === undefined ? undefined : this.hub.state.assetOn(intent.origin, intent.inputAsset)?.ticker
+        otherTicker = own !== undefined && !tickers.includes(own)
+      }
+      const all = otherTicker ? undefined : this.model.history(id, 0, Number.MAX_SAFE_INTEGER)
       if (all === undefined) {
         // A known intent that never became an invoice has an empty history; an unknown id is not found.
         if (this.model.intentEntry(id) === undefined) throw notFound("IntentNotFound", `No intent ${id} is known to the service.`)

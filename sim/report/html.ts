@@ -145,7 +145,8 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
   parts.push(`<text x="${(MARGIN.left + WIDTH - MARGIN.right) / 2}" y="${HEIGHT - 4}" class="tick" text-anchor="middle">epoch</text>`)
   lines.forEach((l, i) => {
     const colour = PALETTE[i % PALETTE.length]!
-    parts.push(`<path d="${path(withGaps(l.points)) ?? ""}" fill="none" stroke="${colour}" stroke-width="1.6"><title>${escapeHtml(l.name)}</title></path>`)
+    // Round caps: a point with gaps on both sides (a zero-length subpath) still shows, as a dot.
+    parts.push(`<path d="${path(withGaps(l.points)) ?? ""}" fill="none" stroke="${colour}" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round"><title>${escapeHtml(l.name)}</title></path>`)
   })
   parts.push("</svg>")
   return parts.join("")
@@ -228,10 +229,12 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
       out.push(figure(spec.title, spec.unit, lines))
       continue
     }
-    // Line names are `<ticker>.<chain>` here: one chart per ticker, lines named by chain.
-    const tickers = [...new Set(lines.map((l) => l.name.split(".")[0]!))]
+    // Line names are `<ticker>.<chain>` here (a ticker may contain dots, a chain id does not): one chart per
+    // ticker, lines named by chain.
+    const tickerOf = (name: string): string => name.slice(0, name.lastIndexOf("."))
+    const tickers = [...new Set(lines.map((l) => tickerOf(l.name)))]
     for (const ticker of tickers) {
-      const own = lines.filter((l) => l.name.split(".")[0] === ticker).map((l) => ({ ...l, name: `chain ${l.name.slice(ticker.length + 1)}` }))
+      const own = lines.filter((l) => tickerOf(l.name) === ticker).map((l) => ({ ...l, name: `chain ${l.name.slice(ticker.length + 1)}` }))
       out.push(figure(`${spec.title}, ${ticker}`, `${ticker} tokens`, own))
     }
   }

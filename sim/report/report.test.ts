@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
-import { metricsOf, writeReportFiles } from "./report.ts"
+import { metricsOf, nettingRatioText, renderMarkdown, type RunReport, writeReportFiles } from "./report.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -64,6 +64,39 @@ describe("report files of a run", () => {
   it("writes report.md with the properties first", () => {
     const md = readFileSync(join(out, "report.md"), "utf8")
     expect(md.indexOf("## Properties")).toBeLessThan(md.indexOf("## Metrics"))
+    // What paidBps is of, invoices created and settled, and the intents whose receiver was paid.
+    const r = result.report
+    expect(md).toContain(`bps of the ${r.discounts.settledVolume} tokens the hub settled); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`)
+    expect(md).toContain("| path | created | settled | paid | user p50 s |")
+    expect(md).toContain(`| all | ${r.intents.created} | ${r.intents.settled} | ${r.latency.count} |`)
+    const html = readFileSync(join(out, "report.html"), "utf8")
+    expect(html).toContain(`<td>all</td><td>${r.intents.created}</td><td>${r.intents.settled}</td><td>${r.latency.count}</td>`)
+    expect(html).toContain(`<li class="muted">last epoch:</li>`)
+    for (const name of ["intents created", "intents settled", "invoices created", "invoices settled"]) expect(html).toContain(`</span>${name} <span class="muted">`)
+  })
+
+  it("shows a netting ratio of 0 of 0 as a dash, in report.md, report.html and the KPI", () => {
+    const base = minimalReport() as unknown as RunReport
+    expect(nettingRatioText(base)).toBe("–")
+    expect(renderMarkdown(base)).toContain("- netting ratio **–** (0 of 0 tokens settled from custody)")
+    expect(renderHtml(base, [])).toContain(`<span class="muted">netting ratio</span><b>–</b>`)
+    expect(nettingRatioText({ netting: { ...base.netting, ratio: 0.5, totalVolume: "10" } })).toBe("0.5000")
+  })
+
+  it("charts custody per ticker, dotted tickers included, and draws isolated points", () => {
+    const rows = [
+      { run: 0, seed: 1, epoch: 0, metric: "custody.USDC.31001", value: 50_000 },
+      { run: 0, seed: 1, epoch: 1, metric: "custody.USDC.31001", value: 51_000 },
+      { run: 0, seed: 1, epoch: 0, metric: "custody.USDC.e.31001", value: 3 },
+      { run: 0, seed: 1, epoch: 1, metric: "custody.USDC.e.31002", value: 4 },
+    ]
+    const html = renderHtml({ ...minimalReport(), epochs: { first: 0, last: 1, count: 2 } } as unknown as RunReport, rows)
+    expect(html).toContain("<figcaption>Hub custody by chain, USDC <")
+    expect(html).toContain("<figcaption>Hub custody by chain, USDC.e <")
+    expect(html).toContain("</span>chain 31002 <")
+    expect(html).not.toContain("chain e.")
+    // One-point lines are zero-length subpaths: round caps make them dots.
+    expect(html).toContain(`stroke-linecap="round"`)
   })
 })
 
@@ -117,7 +150,7 @@ const minimalReport = () => ({
   epochs: { first: 0, last: 0, count: 0 },
   intents: { created: 0, settled: 0, byPath: { basic: { created: 0, settled: 0 }, fast: { created: 0, settled: 0 }, swap: { created: 0, settled: 0 }, xerc20: { created: 0, settled: 0 } } },
   netting: { ratio: 0, nettedVolume: "0", totalVolume: "0", bySource: {}, byLane: {} },
-  discounts: { paid: "0", paidBps: 0, invoicesCreated: 0, invoicesSettled: 0, perInvoiceBps: latency },
+  discounts: { paid: "0", paidBps: 0, settledVolume: "0", invoicesCreated: 0, invoicesSettled: 0, perInvoiceBps: latency },
   latency: { ...latency, byPath, settlement: { ...latency, byPath } },
   agents: [],
   keepers: {},
