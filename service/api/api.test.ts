@@ -557,7 +557,13 @@ describe("system", () => {
 
   it("answers unknown routes, bad JSON and other content types with { error, message }", async () => {
     expectProblem(await get("/nope"), 404, "RouteNotFound")
-    expectProblem(await request(server.url, "DELETE", "/intents"), 404, "RouteNotFound")
+    // A path some endpoint answers with another method: 405 with Allow.
+    expect(expectProblem(await request(server.url, "DELETE", "/intents"), 405, "MethodNotAllowed").message).toBe("DELETE /intents is not answered: this path takes POST, GET, HEAD.")
+    const quotesByGet = await fetch(`${server.url}/routes/quotes`)
+    expect(quotesByGet.status).toBe(405)
+    expect(quotesByGet.headers.get("allow")).toBe("POST")
+    expect((await request(server.url, "PUT", `/intents/0x${"ab".repeat(32)}`)).status).toBe(405)
+    expectProblem(await request(server.url, "DELETE", "/nope"), 404, "RouteNotFound")
     expectProblem(await post("/intents", "{not json"), 400, "InvalidRequest")
     const text = await fetch(`${server.url}/routes/quotes`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" })
     expect(text.status).toBe(415)

@@ -13,7 +13,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { ByteSize, Cause, Effect, Exit, Layer, ManagedRuntime, SchemaIssue, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiError, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
+import { HttpApi, HttpApiBuilder, HttpApiError, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { ApiErrors, ClearingApi } from "./api.ts"
@@ -61,6 +61,37 @@ const STATUS_CODES: Record<number, string> = {
   411: "LengthRequired",
   413: "PayloadTooLarge",
   415: "UnsupportedMediaType",
+}
+
+/** Every endpoint's path (as a pattern, `:param` a segment) and method, from the API's definition, plus the docs. */
+const ROUTES: readonly { readonly path: RegExp; readonly method: string }[] = (() => {
+  const routes: { path: RegExp; method: string }[] = [
+    { path: /^\/docs$/i, method: "GET" },
+    { path: /^\/openapi\.json$/i, method: "GET" },
+  ]
+  HttpApi.reflect(ClearingApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      const pattern = endpoint.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z]+/g, "[^/]+")
+      routes.push({ path: new RegExp(`^${pattern}$`, "i"), method: endpoint.method })
+    },
+  })
+  return routes
+})()
+
+/**
+ * A request no endpoint answers, on a path some endpoint answers with another method: 405 with `Allow` (GET
+ * implies HEAD) instead of 404. Undefined when no endpoint has the path.
+ */
+const methodNotAllowed = (method: string, url: string): HttpServerResponse.HttpServerResponse | undefined => {
+  const path = url.split("?")[0]!.replace(/\/{2,}/g, "/")
+  const methods = [...new Set(ROUTES.filter((r) => r.path.test(path)).map((r) => r.method))]
+  if (methods.length === 0 || methods.includes(method)) return undefined
+  const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : [])].join(", ")
+  return HttpServerResponse.jsonUnsafe(
+    { error: "MethodNotAllowed", message: `${method} ${path} is not answered: this path takes ${allow}.` },
+    { status: 405, headers: { allow } },
+  )
 }
 
 /** The query parameters each list endpoint takes (their schemas' keys): any other is refused, not ignored. */
@@ -116,7 +147,9 @@ export const ErrorPolicyLive = (() => {
             const failure = Cause.squash(cause)
             if (HttpServerError.isHttpServerError(failure)) {
               const reason = failure.reason
-              if (reason._tag === "RouteNotFound") return problem(404, "RouteNotFound", `No endpoint answers ${request.method} ${request.url.split("?")[0]}.`)
+              if (reason._tag === "RouteNotFound") {
+                return methodNotAllowed(request.method, request.url) ?? problem(404, "RouteNotFound", `No endpoint answers ${request.method} ${request.url.split("?")[0]}.`)
+              }
               if (reason._tag === "RequestParseError") {
                 return reason.reason === "BodyTooLarge"
                   ? problem(413, "PayloadTooLarge", tooLarge)
