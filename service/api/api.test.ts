@@ -167,6 +167,9 @@ describe("GET /intents and /intents/{intentId}", () => {
     expect(((await get(`/intents?destinations=${B}&startDate=0&endDate=9999999999`)).body as { maxCount: number }).maxCount).toBe(2)
     expect(expectProblem(await get("/intents?limit=101"), 400, "InvalidLimit").message).toMatch(/between 1 and 100/)
     expect(expectProblem(await get("/intents?limit=0"), 400, "InvalidLimit").message).toMatch(/between 1 and 100/)
+    // The same code whether the schema or the service refused the field.
+    expectProblem(await get("/intents?cursor=abc"), 400, "InvalidCursor")
+    expectProblem(await get("/intents?limit=abc"), 400, "InvalidLimit")
     expectProblem(await get("/intents?statuses=WRONG"), 400, "InvalidStatus")
     // A parameter the endpoint does not take is refused, not ignored (here a typo of statuses).
     expect(expectProblem(await get("/intents?status=SETTLED"), 400, "UnknownParameter").message).toMatch(/^query: GET \/intents takes no parameter "status" \(it takes .*statuses.*\)\.$/)

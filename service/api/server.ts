@@ -29,6 +29,9 @@ const SLOT: Record<string, string> = { Params: "path", Query: "query", Payload: 
 const pathText = (path: readonly PropertyKey[]): string =>
   path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`), "")
 
+/** Query fields whose failures have their own code (the code the service gives the same field's other failures). */
+const QUERY_CODES: Readonly<Record<string, string>> = { cursor: "InvalidCursor", prevCursor: "InvalidCursor", limit: "InvalidLimit", page: "InvalidPage" }
+
 /** A request-decoding failure as `{ error, message }`: every issue with its field, capped in length. */
 export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest => {
   const slot = SLOT[error.kind] ?? error.kind.toLowerCase()
@@ -39,7 +42,15 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
     return { path, message: message.length > 200 ? `${message.slice(0, 197)}...` : message }
   })
   const first = issues[0]?.path ?? ""
-  const code = error.kind === "Params" && first === "intentId" ? "InvalidIntentId" : error.kind === "Params" && first === "batchId" ? "InvalidBatchId" : "InvalidRequest"
+  // The same code for a field whatever refused it, the schema or the service (a cursor is InvalidCursor either way).
+  const code =
+    error.kind === "Params" && first === "intentId"
+      ? "InvalidIntentId"
+      : error.kind === "Params" && first === "batchId"
+        ? "InvalidBatchId"
+        : error.kind === "Query"
+          ? (QUERY_CODES[first] ?? "InvalidRequest")
+          : "InvalidRequest"
   const described = issues.slice(0, 5).map((i) => (i.path === "" ? `${slot}: ${i.message}` : `${slot} ${i.path}: ${i.message}`))
   const more = issues.length > 5 ? `; and ${issues.length - 5} more` : ""
   return new BadRequest({ error: code, message: `Invalid request. ${described.join("; ")}${more}.` })
