@@ -90,12 +90,15 @@ const ROUTES: readonly { readonly path: RegExp; readonly method: string }[] = ((
   return routes
 })()
 
+/** A request's path as the router matches it (with the ROUTES and QUERY_KEYS patterns, any case): repeated slashes as one, no `;` parameters. */
+const routerPath = (url: string): string => url.split("?")[0]!.replace(/\/{2,}/g, "/").replace(/;[^/]*/g, "")
+
 /**
  * A request no endpoint answers, on a path some endpoint answers with another method: 405 with `Allow` (GET
  * implies HEAD) instead of 404. Undefined when no endpoint has the path.
  */
 const methodNotAllowed = (method: string, url: string): HttpServerResponse.HttpServerResponse | undefined => {
-  const path = url.split("?")[0]!.replace(/\/{2,}/g, "/")
+  const path = routerPath(url)
   const methods = [...new Set(ROUTES.filter((r) => r.path.test(path)).map((r) => r.method))]
   if (methods.length === 0 || methods.includes(method)) return undefined
   const allow = [...methods, ...(methods.includes("GET") ? ["HEAD"] : [])].join(", ")
@@ -107,11 +110,11 @@ const methodNotAllowed = (method: string, url: string): HttpServerResponse.HttpS
 
 /** The query parameters each list endpoint takes (their schemas' keys): any other is refused, not ignored. */
 const QUERY_KEYS: readonly (readonly [RegExp, string, ReadonlySet<string>])[] = [
-  [/^\/intents$/, "GET /intents", new Set(Object.keys(IntentsQuery))],
-  [/^\/invoices$/, "GET /invoices", new Set(Object.keys(InvoicesQuery))],
-  [/^\/batched-intents$/, "GET /batched-intents", new Set(Object.keys(BatchesQuery))],
-  [/^\/configs\/assets$/, "GET /configs/assets", new Set(Object.keys(AssetsQuery))],
-  [/^\/history\/[^/]+\/invoice-processing$/, "GET /history/{intentId}/invoice-processing", new Set(Object.keys(HistoryQuery))],
+  [/^\/intents$/i, "GET /intents", new Set(Object.keys(IntentsQuery))],
+  [/^\/invoices$/i, "GET /invoices", new Set(Object.keys(InvoicesQuery))],
+  [/^\/batched-intents$/i, "GET /batched-intents", new Set(Object.keys(BatchesQuery))],
+  [/^\/configs\/assets$/i, "GET /configs/assets", new Set(Object.keys(AssetsQuery))],
+  [/^\/history\/[^/]+\/invoice-processing$/i, "GET /history/{intentId}/invoice-processing", new Set(Object.keys(HistoryQuery))],
 ]
 
 /**
@@ -121,8 +124,7 @@ const QUERY_KEYS: readonly (readonly [RegExp, string, ReadonlySet<string>])[] = 
 const unknownParameter = (method: string, url: string): HttpServerResponse.HttpServerResponse | undefined => {
   const q = url.indexOf("?")
   if ((method !== "GET" && method !== "HEAD") || q < 0) return undefined
-  // The path as the router matches it: any case, repeated slashes as one, no `;` parameters.
-  const path = url.slice(0, q).toLowerCase().replace(/\/{2,}/g, "/").replace(/;[^/]*/g, "")
+  const path = routerPath(url)
   const endpoint = QUERY_KEYS.find(([re]) => re.test(path))
   if (endpoint === undefined) return undefined
   for (const key of new URLSearchParams(url.slice(q + 1)).keys()) {

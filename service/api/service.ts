@@ -12,6 +12,7 @@ import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, ZERO_AD
 import { IntentStatus, IntentStatusName, MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, powerOfTen, Strategy, strategyName } from "../domain/protocol.ts"
 import type { HubRevert } from "../hub/errors.ts"
 import type { Hub, HubInput } from "../hub/hub.ts"
+import type { TickerState } from "../hub/state.ts"
 import type { InvoiceQuery } from "../indexer/invoices.ts"
 import type { BatchQuery, IntentEntry, IntentQuery, ReadModel } from "../indexer/readModel.ts"
 import {
@@ -576,6 +577,14 @@ export class ClearingService {
     return g > 1 ? Math.ceil(at / g) * g : at
   }
 
+  /** The tickers with `asset` (a word) on some domain: none for an unsupported asset. */
+  private tickersOfAsset(asset: Bytes32): TickerState[] {
+    return [...this.hub.state.assets.values()].flatMap((byAsset) => {
+      const found = byAsset.get(asset)
+      return found === undefined ? [] : [found.ticker]
+    })
+  }
+
   private entryOf(intentId: string): { id: Bytes32; entry: IntentEntry } {
     const id = parseIntentId(intentId)
     const entry = this.model.intentEntry(id)
@@ -630,8 +639,7 @@ export class ClearingService {
     if (q.asset !== undefined) {
       // The 20-byte address, or the 32-byte word the records show (`input_asset`): a left-padded address.
       asset = typeof q.asset === "string" && q.asset.length === 66 ? parseAddressWord("asset", q.asset) : addressToBytes32(parseAddress("asset", q.asset))
-      const known = [...this.hub.state.assets.values()].some((byAsset) => byAsset.has(asset!))
-      if (!known) throw badRequest("UnsupportedAsset", `asset: ${q.asset} is not a supported asset on any domain.`)
+      if (this.tickersOfAsset(asset).length === 0) throw badRequest("UnsupportedAsset", `asset: ${q.asset} is not a supported asset on any domain.`)
     }
     const int = (field: string, v: string | undefined) => (v === undefined ? undefined : parseUint(field, v, Number.MAX_SAFE_INTEGER))
     return {
@@ -825,10 +833,7 @@ export class ClearingService {
       let otherTicker = false
       if (query.asset !== undefined) {
         const word = addressToBytes32(parseAddress("asset", query.asset))
-        const tickers = [...this.hub.state.assets.values()].flatMap((byAsset) => {
-          const found = byAsset.get(word)
-          return found === undefined ? [] : [found.ticker]
-        })
+        const tickers = this.tickersOfAsset(word)
         if (tickers.length === 0) throw badRequest("UnsupportedAsset", `asset: ${query.asset} is not a supported asset on any domain.`)
         const intent = this.model.intentEntry(id)?.intent
         const own = intent === undefined ? undefined : this.hub.state.assetOn(intent.origin, intent.inputAsset)?.ticker

@@ -103,12 +103,14 @@ export const loadScenario = (file: string): LoadedScenario => {
  * account sends every seed) summed per chain and asset. Beyond that the deposits would revert on the chains and
  * the run would go on without them. Reported at the entry that passes the funding.
  */
+/** The scenario's entry for `symbol` on `chain` (its decimals, strategy and limits), if the asset is there. */
+const assetOnChain = (spec: ScenarioSpec, symbol: string, chain: number) => spec.assets.find((a) => a.symbol === symbol)?.chains.find((c) => c.chain === chain)
+
 const checkFunding = (spec: ScenarioSpec, problems: InputProblem[]): void => {
-  const decimalsOf = (asset: string, chain: number): number | undefined => spec.assets.find((a) => a.symbol === asset)?.chains.find((c) => c.chain === chain)?.decimals
   const check = (what: string, entries: readonly { readonly asset: string; readonly chain: number; readonly tokens: string | number }[], path: (j: number) => string) => {
     const sums = new Map<string, { units: bigint; entries: number; reported: boolean }>()
     entries.forEach((e, j) => {
-      const decimals = decimalsOf(e.asset, e.chain)
+      const decimals = assetOnChain(spec, e.asset, e.chain)?.decimals
       if (decimals === undefined) return // reported as a missing asset
       const key = `${e.asset}:${e.chain}`
       const sum = sums.get(key) ?? { units: 0n, entries: 0, reported: false }
@@ -224,7 +226,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     // A swap goes to another default-strategy asset on the destination; a flow without one sends a plain fast
     // intent instead (sim/agents/rebalancer.ts), so swaps asked for where no flow has one would never be sent.
     // An intent from a chain where the asset is an xERC20 always takes the basic path (burn and mint).
-    const strategyOf = (symbol: string, chain: number) => spec.assets.find((a) => a.symbol === symbol)?.chains.find((c) => c.chain === chain)?.strategy ?? "default"
+    const strategyOf = (symbol: string, chain: number) => assetOnChain(spec, symbol, chain)?.strategy ?? "default"
     const flows = r.flows.filter((f) => (f.weight ?? 1) > 0)
     const swapsInto = (chain: number) => spec.assets.some((a) => a.symbol !== r.asset && a.chains.some((c) => c.chain === chain && (c.strategy ?? "default") === "default"))
     if ((mix?.fast ?? 0) + (mix?.swap ?? 0) > 0 && flows.length > 0 && flows.every((f) => strategyOf(r.asset, f.from) === "xerc20")) {
@@ -238,7 +240,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if (on !== undefined && on.size < 2) problems.push({ path: `initialLiquidity[${i}].asset`, message: `asset ${l.asset} is on one chain only: initial liquidity is sent to another chain` })
     // Seeds are fast-path intents held in custody (sim/agents/liquidity.ts): an xERC20 asset has no fast path
     // and no custody (it is burnt and minted), so the service would refuse every seed.
-    const strategy = spec.assets.find((a) => a.symbol === l.asset)?.chains.find((c) => c.chain === l.chain)?.strategy
+    const strategy = assetOnChain(spec, l.asset, l.chain)?.strategy
     if (strategy === "xerc20") {
       problems.push({ path: `initialLiquidity[${i}]`, message: `asset ${l.asset} is an xERC20 on chain ${l.chain}: it is burnt and minted, never custodied, so it takes no initial liquidity (expected a default-strategy asset)` })
     }
