@@ -2,7 +2,7 @@
  * Optional bigints by dense index (0, 1, 2, ...), those in [0, 2^64) kept in a typed array: such a value is not a
  * heap object of its own. For per-intent amounts kept to the end of a run (a million of them): each retained
  * object costs the garbage collector a copy when it is promoted and a visit in every full collection, about 1 µs
- * per object over a million-intent run (README, "Benchmarks"). Values of 2^64 and more, and negative ones (rare),
+ * per object over a million-intent run (docs/performance-history.md). Values of 2^64 and more, and negative ones (rare),
  * are kept in a map.
  * Reading a value makes a bigint (callers read rarely: API records).
  */

@@ -176,7 +176,7 @@ const F_SETTLEMENT_VIRTUAL = 2
 /**
  * The read model's intents, in columns indexed by the entry's `seq`: no object per intent. A million-intent run
  * keeps every entry to its end, and each object kept that long costs the garbage collector about 1 µs (a copy
- * when it is promoted, a visit in every full collection; README "Benchmarks"). An entry's references (the
+ * when it is promoted, a visit in every full collection; docs/performance-history.md). An entry's references (the
  * intent, statuses, ids, cached JSON) sit side by side in a chunk of references, its numbers and flags in typed
  * arrays, its amounts in `BigintColumn`s; an `IntentEntry` is a view on one seq, made when needed.
  */
