@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { type ClearingDeps, ClearingService } from "../service/api/service.ts"
 import type { Address } from "../service/domain/hex.ts"
 import type { HubInputTrace } from "../service/hub/inputLines.ts"
+import { numberToDecimal } from "../service/domain/protocol.ts"
 import { TRACE_HASH_ALGORITHM } from "../service/hub/trace.ts"
 import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../service/spoke/spoke.ts"
 import { startArbitrageurs } from "./agents/arbitrageur.ts"
@@ -103,7 +104,7 @@ export const assembleRun = (spec: ScenarioSpec, plan: WorldPlan, options: Assemb
           spec.assets.map((a) => [
             a.symbol,
             {
-              ...(a.fixedFeeTokens === undefined ? {} : { fixedFeeTokens: String(a.fixedFeeTokens) }),
+              ...(a.fixedFeeTokens === undefined ? {} : { fixedFeeTokens: typeof a.fixedFeeTokens === "number" ? numberToDecimal(a.fixedFeeTokens) : a.fixedFeeTokens }),
               ...(a.maxVariableFeeBps === undefined ? {} : { maxVariableFeeBps: a.maxVariableFeeBps }),
             },
           ]),
@@ -130,12 +131,15 @@ export const assembleRun = (spec: ScenarioSpec, plan: WorldPlan, options: Assemb
 
 /** Tokens each population sent in intents not yet received (from the metrics; no chain reads). */
 export const measureInFlight = (plan: WorldPlan, assembly: RunAssembly): void => {
-  const inFlight = assembly.metrics.inFlight()
+  const inFlight18 = assembly.metrics.inFlight18()
   for (const population of assembly.populations) {
     const members = plan.agents.filter((a) => a.population === population.population && a.kind === population.kind)
+    // Summed exactly, made whole tokens once.
+    const sum18: Record<string, bigint> = {}
     for (const agent of members) {
-      for (const [symbol, tokens] of Object.entries(inFlight.get(agent.id) ?? {})) population.inFlight[symbol] = (population.inFlight[symbol] ?? 0) + tokens
+      for (const [symbol, amount18] of Object.entries(inFlight18.get(agent.id) ?? {})) sum18[symbol] = (sum18[symbol] ?? 0n) + amount18
     }
+    for (const [symbol, amount18] of Object.entries(sum18)) population.inFlight[symbol] = assembly.metrics.tokens18(amount18)
   }
 }
 
@@ -209,6 +213,9 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
     world: { ...world.stats },
     coverage: [...metrics.coverage].sort(),
     wallSeconds: options.wallSeconds,
+    // Where the run ran: V8's Math.log, Math.exp and Math.cos (latency and size draws) are not bit-exact across
+    // versions, so a trace hash is reproducible on the same major Node version.
+    runtime: { node: process.versions.node, v8: process.versions.v8 },
   }
   const t = world.transport.stats
   // Any fault the transport injected or carried out: a drop, duplicate, reordering, outage hold, or a delivery the

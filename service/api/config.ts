@@ -179,7 +179,10 @@ export const makeApiConfig = (input: ClearingApiConfigInput): ClearingApiConfig 
   }
 }
 
-/** The service's notion of now: virtual in simulations, the wall clock only in `realtimeClock`. */
+/**
+ * The service's notion of now: the simulation's virtual clock (which `clearsim up` paces to the wall clock in
+ * `sim/live/realtime.ts`); the service never reads the wall clock itself.
+ */
 export interface ServiceClock {
   /** Unix seconds. */
   nowSeconds(): number

@@ -130,7 +130,7 @@ export const tokensToUnits = (tokens: string | number, decimals: number): bigint
 }
 
 /** The shortest decimal form of a finite non-negative number (`String(0.1)` is "0.1"), exponents expanded. */
-const numberToDecimal = (n: number): string => {
+export const numberToDecimal = (n: number): string => {
   const text = String(n)
   const m = /^(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(text)
   if (m === null) return text

@@ -3,7 +3,7 @@
  * as the API's `{error, message}`), sending the returned transaction request to its origin chain, counting
  * actions and rejections per population, and measuring PnL from balances.
  */
-import { Cause, Effect, Exit } from "effect"
+import { Effect, Exit, Fiber } from "effect"
 import { type ApiFailure, BadRequest, NotFound } from "../../service/api/errors.ts"
 import type { IntentsPayload, TransactionRequest } from "../../service/api/schemas.ts"
 import type { ClearingService } from "../../service/api/service.ts"
@@ -17,14 +17,13 @@ import type { ReceiptHandler, World } from "../world/world.ts"
 export type ServiceResult<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string; readonly message: string }
 
 /**
- * Runs a service operation; API failures are values, defects (bugs) throw. Synchronous operations (most are:
- * reads, quotes, intents with a cached fee signature) run without a promise.
+ * Runs a service operation; API failures are values, defects (bugs) throw. The operation runs once: a
+ * synchronous one (most are: reads, quotes, intents with a cached fee signature) has its result when it is
+ * started; one that suspends (signing a fee) is awaited.
  */
 export const callService = async <A>(effect: Effect.Effect<A, ApiFailure>): Promise<ServiceResult<A>> => {
-  let exit = Effect.runSyncExit(effect)
-  if (Exit.isFailure(exit) && exit.cause.reasons.some((r) => Cause.isDieReason(r) && Cause.isAsyncFiberError(r.defect))) {
-    exit = await Effect.runPromiseExit(effect)
-  }
+  const fiber = Effect.runFork(effect)
+  const exit = fiber.pollUnsafe() ?? (await Effect.runPromise(Fiber.await(fiber)))
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
   if (failure !== undefined && failure._tag === "Fail") return { ok: false, error: failure.error.error, message: failure.error.message }

@@ -21,7 +21,7 @@ import { planWorld } from "../world/plan.ts"
 const FEE_DBPS = 7
 const FIXED_FEE = "0.25"
 
-const scenarioWith = (chains: readonly number[], liquidity: readonly { chain: number; tokens: string }[], decimals = 6) =>
+const scenarioWith = (chains: readonly number[], liquidity: readonly { chain: number; tokens: string }[], decimals = 6, fixedFee = FIXED_FEE) =>
   parseScenario(
     `
 name: seeding
@@ -30,7 +30,7 @@ chains: [${chains.map((c) => `{ id: ${c} }`).join(", ")}]
 assets:
   - symbol: USDC
     protocolFeeDbps: ${FEE_DBPS}
-    fixedFeeTokens: ${FIXED_FEE}
+    fixedFeeTokens: ${fixedFee}
     chains: [${chains.map((c) => `{ chain: ${c}, decimals: ${decimals} }`).join(", ")}]
 transport: { latency: { kind: fixed, seconds: 30 } }
 initialLiquidity: [${liquidity.map((l) => `{ chain: ${l.chain}, asset: USDC, tokens: ${l.tokens} }`).join(", ")}]
@@ -40,8 +40,8 @@ agents: {}
   ).spec
 
 /** Runs the seeding (agents off) to `seconds`; custody per chain, fee vault, invoices and the seeds' hub state. */
-const seed = async (chains: readonly number[], liquidity: readonly { chain: number; tokens: string }[], seconds: number) => {
-  const spec = scenarioWith(chains, liquidity)
+const seed = async (chains: readonly number[], liquidity: readonly { chain: number; tokens: string }[], seconds: number, decimals = 6, fixedFee = FIXED_FEE) => {
+  const spec = scenarioWith(chains, liquidity, decimals, fixedFee)
   const plan = planWorld(spec)
   const spokes = createMemorySpokes(plan.spokes)
   const { world, populations, metrics } = assembleRun(spec, plan, { seed: 1, spokes, agents: false })
@@ -101,6 +101,13 @@ describe("initial liquidity seeds custody on every listed chain", () => {
       [31002, IntentStatus.DEPOSIT_PROCESSED],
       [31003, IntentStatus.DEPOSIT_PROCESSED],
     ])
+  })
+
+  it("a fixed fee written as a YAML number that prints with an exponent (2.5e-7 tokens) is that fee", async () => {
+    // String(2.5e-7) is "2.5e-7", which the service's fee configuration refuses: the run turns the number into
+    // its exact decimal first, as every other token amount of a scenario is read.
+    const run = await seed([31001, 31002], [{ chain: 31001, tokens: "1000" }], 600, 18, "2.5e-7")
+    expect(run.custody[31001]).toBe(1000n * 10n ** 18n - 250_000_000_000n)
   })
 
   it("a chain not listed gets nothing; the seeds cannot be filled on their chain", async () => {

@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { nettingRatioText, REPORT_FILES, writeReportFiles, type RunReport } from "../report/report.ts"
+import { nettingRatioText, REPORT_FILES, reportDifferences, writeReportFiles, type RunReport } from "../report/report.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
 import { checkRunOutputs, checkSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
@@ -58,7 +58,7 @@ export const runCommand = Command.make(
     runs: Flag.Int("runs").pipe(Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
-    checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes"), Flag.withDefault(false)),
+    checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes, reports (but for wall time) and time series"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ scenario, seed, runs, chains, out, checkDeterminism }) {
     yield* Effect.try({ try: () => checkSeedFlag(Option.getOrUndefined(seed)), catch: (error) => error })
@@ -100,10 +100,11 @@ export const runCommand = Command.make(
       yield* Console.log(summary(result.report, dir))
       if (checkDeterminism) {
         const again = yield* Effect.tryPromise({ try: () => runScenario(loaded, { seed: runSeed, run: i, backend }, wallClock), catch: (error) => error })
-        if (again.report.traceHash !== result.report.traceHash) {
+        const differing = reportDifferences(result.report, result.timeseries, again.report, again.timeseries)
+        if (differing.length > 0) {
           failed = true
-          yield* Console.error(`  DETERMINISM: seed ${runSeed} gave ${result.report.traceHash} then ${again.report.traceHash}`)
-        } else yield* Console.log(`  determinism: second run gave the same trace hash`)
+          yield* Console.error(`  DETERMINISM: seed ${runSeed} gave trace hash ${result.report.traceHash} then ${again.report.traceHash}; the reports differ in ${differing.join(", ")}`)
+        } else yield* Console.log(`  determinism: second run gave the same trace hash, report and time series`)
       }
       if (!result.report.passed) {
         failed = true

@@ -345,6 +345,10 @@ export class MetricsCollector implements WorldObserver {
     return lane
   }
 
+  /**
+   * Custody changes only inside the hub's `apply`, after the world has brought the hub to its block: the epoch is
+   * the hub's own (`world.hubEpoch` would sync the hub's block first, an input an observer must not add).
+   */
   onCustody(ticker: TickerState, domain: number, delta18: bigint, intentId: Bytes32): void {
     const symbol = ticker.config.symbol
     const tracked = this.intents.get(intentId)
@@ -354,7 +358,7 @@ export class MetricsCollector implements WorldObserver {
     }
     const user =
       tracked?.agent?.kind === "rebalancer"
-        ? { owner: tracked.agent.id, lane: this.laneOf(tracked.origin, tracked.destination), epoch: this.world.hubEpoch }
+        ? { owner: tracked.agent.id, lane: this.laneOf(tracked.origin, tracked.destination), epoch: this.world.hub.currentEpoch() }
         : undefined
     this.netting.custodyOut(symbol, domain, -delta18, user)
   }
@@ -442,16 +446,16 @@ export class MetricsCollector implements WorldObserver {
   }
 
   /**
-   * Tokens each agent has sent and not yet received, per symbol: its intents whose receiver has not been paid
+   * What each agent has sent and not yet received, per symbol, in 18-decimal units: its intents whose receiver has not been paid
    * (by a fill, a settlement or the mint of an xERC20 debt), amounts before hub fees. Holdings change + in flight is the PnL once everything lands.
    */
-  inFlight(): Map<string, Record<string, number>> {
-    const byAgent = new Map<string, Record<string, number>>()
+  inFlight18(): Map<string, Record<string, bigint>> {
+    const byAgent = new Map<string, Record<string, bigint>>()
     for (const t of this.intents.values()) {
       if (t.agent === undefined || t.paidAt !== undefined) continue
       let out = byAgent.get(t.agent.id)
       if (out === undefined) byAgent.set(t.agent.id, (out = {}))
-      out[t.ticker] = (out[t.ticker] ?? 0) + this.tokens18(t.owed18 ?? t.amount18)
+      out[t.ticker] = (out[t.ticker] ?? 0n) + (t.owed18 ?? t.amount18)
     }
     return byAgent
   }

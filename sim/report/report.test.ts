@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
-import { metricsOf, nettingRatioText, renderMarkdown, type RunReport, writeReportFiles } from "./report.ts"
+import { metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, writeReportFiles } from "./report.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -26,6 +26,16 @@ describe("report files of a run", () => {
     const none = { ...result.report, netting: { ...result.report.netting, ratio: 0, nettedVolume: "0", totalVolume: "0" } }
     expect(metricsOf(none).has("nettingRatio")).toBe(false)
     expect(metricsOf(none).has("netting.ratio")).toBe(false)
+  })
+
+  it("finds where two runs' reports differ, wall time aside (what --check-determinism prints)", async () => {
+    const again = await runScenario(loadScenario(new URL("../../scenarios/quickstart.yaml", import.meta.url).pathname), { seed: 1, backend: "memory" })
+    expect(reportDifferences(result.report, result.timeseries, again.report, again.timeseries)).toEqual([])
+    const r = result.report
+    const changed = { ...r, wallSeconds: r.wallSeconds + 1, intents: { ...r.intents, settled: r.intents.settled - 1 }, traceHash: "0x00" as RunReport["traceHash"] }
+    const rows = result.timeseries.map((row, i) => (i === 3 ? { ...row, value: row.value + 1 } : row))
+    expect(reportDifferences(r, result.timeseries, changed, result.timeseries)).toEqual(["traceHash", "intents"])
+    expect(reportDifferences(r, result.timeseries, r, rows)).toEqual(["timeseries"])
   })
 
   it("writes report.json as the report and timeseries.csv as tidy rows of the series", () => {
@@ -160,4 +170,5 @@ const minimalReport = () => ({
   properties: [],
   passed: true,
   wallSeconds: 0,
+  runtime: { node: "22.23.3", v8: "12.4.254.21-node.33" },
 })

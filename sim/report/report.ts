@@ -83,6 +83,8 @@ export interface RunReport {
   readonly properties: readonly PropertyResult[]
   readonly passed: boolean
   readonly wallSeconds: number
+  /** The Node and V8 versions the run ran on (like `wallSeconds`, not part of what the run computes). */
+  readonly runtime: { readonly node: string; readonly v8: string }
 }
 
 const summary = (p: Percentiles | undefined): LatencySummary =>
@@ -241,7 +243,7 @@ export const renderMarkdown = (r: RunReport): string => {
   }
   lines.push("", "## Run", "")
   for (const line of runSummary(r)) lines.push(`- ${line}`)
-  lines.push(`- wall time ${r.wallSeconds.toFixed(1)} s`)
+  lines.push(`- wall time ${r.wallSeconds.toFixed(1)} s on Node ${r.runtime.node} (V8 ${r.runtime.v8})`)
   return `${lines.join("\n")}\n`
 }
 
@@ -264,6 +266,19 @@ export const runSummary = (r: RunReport): string[] => {
 
 export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string =>
   `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${r.value}`).join("\n")}${rows.length > 0 ? "\n" : ""}`
+
+/**
+ * Where two runs of the same scenario and seed differ: the report's top-level fields (all but `wallSeconds`, the
+ * one measured on the wall clock) whose JSON differs, then `timeseries` when the rows differ. Empty when the runs
+ * agree on everything they report. `--check-determinism` prints it beside the two trace hashes.
+ */
+export const reportDifferences = (a: RunReport, ra: readonly SeriesRow[], b: RunReport, rb: readonly SeriesRow[]): string[] => {
+  const fields = new Set([...Object.keys(a), ...Object.keys(b)])
+  fields.delete("wallSeconds")
+  const differing = [...fields].filter((f) => JSON.stringify(a[f as keyof RunReport]) !== JSON.stringify(b[f as keyof RunReport]))
+  if (renderTimeseriesCsv(ra) !== renderTimeseriesCsv(rb)) differing.push("timeseries")
+  return differing
+}
 
 /** The files `writeReportFiles` writes into a run's directory (a run also writes trace.jsonl there). */
 export const REPORT_FILES = ["report.json", "report.md", "report.html", "timeseries.csv"] as const
