@@ -89,6 +89,7 @@ describe("report files of a run", () => {
     const base = minimalReport() as unknown as RunReport
     expect(nettingRatioText(base)).toBe("–")
     expect(renderMarkdown(base)).toContain("- netting ratio **–** (0 of 0 tokens settled from custody)")
+    expect(renderMarkdown(base)).toContain("- wall time 0.0 s on Node 22.23.3 (V8 12.4.254.21-node.33)")
     expect(renderHtml(base, [])).toContain(`<span class="muted">netting ratio</span><b>–</b>`)
     expect(nettingRatioText({ netting: { ...base.netting, ratio: 0.5, totalVolume: "10" } })).toBe("0.5000")
   })
