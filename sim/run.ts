@@ -3,12 +3,11 @@
  * wire the hub, read model, clearing service, transport, keepers, agents and metrics, run to the horizon, and
  * build the report. `runScenario` is what `clearsim run` calls for each seed.
  */
-import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { type ClearingDeps, ClearingService } from "../service/api/service.ts"
 import type { Address } from "../service/domain/hex.ts"
-import type { HubInputTrace } from "../service/hub/inputLines.ts"
 import { numberToDecimal } from "../service/domain/protocol.ts"
+import type { HubInputTrace } from "../service/hub/inputLines.ts"
 import { TRACE_HASH_ALGORITHM } from "../service/hub/trace.ts"
 import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../service/spoke/spoke.ts"
 import { startArbitrageurs } from "./agents/arbitrageur.ts"
@@ -27,6 +26,7 @@ import type { ScenarioSpec } from "./scenario/schema.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
 import { planWorld, type WorldPlan } from "./world/plan.ts"
 import { type ForeignTransactionSource, World } from "./world/world.ts"
+import { makeDirectories } from "./files.ts"
 
 /** The hub contract's address on the hub domain (the target of hub transactions built by the service). */
 export const HUB_ADDRESS: Address = "0xa05a3380889115bf313f1db9d5f335157be4d816"
@@ -260,7 +260,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       spokes = createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false })
     }
     if (options.outDir !== undefined) {
-      mkdirSync(options.outDir, { recursive: true })
+      makeDirectories(options.outDir)
       trace = new TraceFile(join(options.outDir, "trace.jsonl"))
     }
     const traceFile = trace

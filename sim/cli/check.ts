@@ -9,7 +9,7 @@
  *
  * Both exit 2 on a usage error (a bad scenario, baseline or report file, or path).
  */
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -18,6 +18,7 @@ import type { RunReport } from "../report/report.ts"
 import { runScenario } from "../run.ts"
 import { type LoadedScenario, loadScenario, ScenarioError } from "../scenario/load.ts"
 import { describeCommandError } from "./userErrors.ts"
+import { makeDirectories } from "../files.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
 
@@ -79,7 +80,7 @@ export const checkScenarios = async (options: {
     const result = await runScenario(loaded, { seed, backend: "memory" })
     const current = baselineOf(result.report, relative(process.cwd(), target.file) || target.file)
     if (options.update) {
-      mkdirSync(options.baselineDir, { recursive: true })
+      makeDirectories(options.baselineDir)
       const path = baselinePath(options.baselineDir, current.scenario)
       writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`)
       say(`${current.scenario}: baseline written to ${path} (trace hash ${current.traceHash})`)

@@ -6,10 +6,11 @@
  * `withUsageExitCode`) or one the command refuses (a negative seed, an unreadable or invalid input file, an
  * output path that cannot be written).
  */
-import { mkdirSync, statSync } from "node:fs"
+import { statSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect } from "effect"
 import { CliError } from "effect/cli"
+import { makeDirectories } from "../files.ts"
 
 /** A usage error found by a command: its message names the flag or path and what was expected. */
 export class UsageError extends Error {
@@ -80,9 +81,12 @@ export const prepareOutputDir = (flag: string, dir: string): void => {
   if (isDirectory === false) throw new UsageError(`${expected}, but it is a file`)
   if (isDirectory === true) return
   try {
-    mkdirSync(dir, { recursive: true })
+    makeDirectories(dir)
   } catch (error) {
-    throw isFsError(error) ? new UsageError(`${expected}, but it cannot be created: ${fsErrorLine(error, dir)}`) : error
+    if (!isFsError(error)) throw error
+    // mkdir's ENOENT where the parent exists (as under /proc): the file system allows no directory there.
+    const reason = error.code === "ENOENT" ? `${error.path ?? dir}: this file system allows no directory there (ENOENT)` : fsErrorLine(error, dir)
+    throw new UsageError(`${expected}, but it cannot be created: ${reason}`)
   }
 }
 

@@ -9,7 +9,7 @@
  * transactions sent to `/hub/rpc` go through the world, so they are traced and their SETTLEMENT messages
  * transported); and it runs until `stop()`, which writes the trace and a report of the session.
  */
-import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from "node:fs"
+import { createWriteStream, writeFileSync, type WriteStream } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { startApiServer, type ApiServer } from "../../service/api/server.ts"
@@ -24,6 +24,7 @@ import type { LoadedScenario } from "../scenario/load.ts"
 import { planWorld, type WorldPlan } from "../world/plan.ts"
 import type { ForeignTransaction, ForeignTransactionSource } from "../world/world.ts"
 import { RealtimePacer, wallClockMs, wallClockSeconds, withTimeout } from "./realtime.ts"
+import { makeDirectories } from "../files.ts"
 
 export interface DevnetOptions {
   readonly loaded: LoadedScenario
@@ -153,7 +154,7 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
   let server: ApiServer | undefined
   try {
     const spokes = await createAnvilSpokes(pool, plan.spokes)
-    mkdirSync(options.outDir, { recursive: true })
+    makeDirectories(options.outDir)
     const traceStream = (trace = createWriteStream(join(options.outDir, "trace.jsonl")))
     const counters = { foreignTransactions: 0, hubRpcTransactions: 0, handlerErrors: 0 }
     const assembly = assembleRun(spec, plan, {

@@ -4,7 +4,7 @@
  * seed, epoch, metric, value). Amounts are whole tokens of the
  * ticker (decimal strings for totals, numbers in distributions); latencies are seconds.
  */
-import { mkdirSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Bytes32 } from "../../service/domain/hex.ts"
 import type { TransportStats } from "../../service/transport/transport.ts"
@@ -15,6 +15,7 @@ import type { Percentiles } from "../metrics/percentiles.ts"
 import type { PropertyResult } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
 import { renderHtml, type SeriesRow } from "./html.ts"
+import { makeDirectories } from "../files.ts"
 
 export interface LatencySummary {
   readonly count: number
@@ -285,7 +286,7 @@ export const REPORT_FILES = ["report.json", "report.md", "report.html", "timeser
 
 /** Writes report.json, report.md, report.html and timeseries.csv into `dir` (created if needed). */
 export const writeReportFiles = (dir: string, report: RunReport, timeseries: readonly SeriesRow[]): void => {
-  mkdirSync(dir, { recursive: true })
+  makeDirectories(dir)
   const text: Record<(typeof REPORT_FILES)[number], string> = {
     "report.json": `${JSON.stringify(report, null, 2)}\n`,
     "report.md": renderMarkdown(report),

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { prepareOutputDir, UsageError } from "./cli/userErrors.ts"
+import { makeDirectories } from "./files.ts"
+
+const root = mkdtempSync(join(tmpdir(), "clearsim-files-"))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+describe("makeDirectories", () => {
+  it("creates every missing directory of a path, and accepts one that exists", () => {
+    const dir = join(root, "a", "b", "c")
+    makeDirectories(dir)
+    expect(statSync(dir).isDirectory()).toBe(true)
+    makeDirectories(dir)
+    makeDirectories(`${root}/a/./b/../b`)
+  })
+
+  it("throws the file-system error of the first directory it cannot make", () => {
+    const file = join(root, "file")
+    writeFileSync(file, "x")
+    expect(() => makeDirectories(file)).toThrow(expect.objectContaining({ code: "EEXIST" }))
+    expect(() => makeDirectories(join(file, "below"))).toThrow(expect.objectContaining({ code: "ENOTDIR" }))
+  })
+
+  // Node's recursive mkdirSync never returns on this path (mkdir answers ENOENT although /proc exists).
+  it.runIf(process.platform === "linux")("fails at once under /proc, where Node's recursive mkdir loops forever", () => {
+    expect(() => makeDirectories("/proc/clearsim-out/run")).toThrow(expect.objectContaining({ code: "ENOENT", path: "/proc/clearsim-out" }))
+    expect(() => prepareOutputDir("--out", "/proc/clearsim-out")).toThrow(UsageError)
+    expect(() => prepareOutputDir("--out", "/proc/clearsim-out")).toThrow("--out /proc/clearsim-out: expected a directory to write into (created when missing), but it cannot be created")
+  })
+})
