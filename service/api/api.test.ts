@@ -194,7 +194,8 @@ describe("GET /intents and /intents/{intentId}", () => {
 
 describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
   it("refuse what the chain would refuse, with 400/404", async () => {
-    expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: String(B) }), 400, "IntentNotSettled")
+    const unsettled = expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: String(B) }), 400, "IntentNotSettled")
+    expect(unsettled.message).toMatch(/not yet settled on its destination 10; it has no calldata, so there will be nothing to execute either/)
     expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: String(A) }), 400, "InvalidDomain")
     expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: "777" }), 400, "UnsupportedDomain")
     expectProblem(await post(`/intents/${invoice.id}/execute`, {}), 400, "InvalidRequest")
@@ -212,6 +213,7 @@ describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
     w.dispatch(B)
     // Settled on B, its first destination: executable.
     const first = w.newIntent({ origin: A, destinations: [B], amount: u(100), data: "0x1234" })
+    const plain = w.newIntent({ origin: A, destinations: [B], amount: u(100) })
     // Settled on B, its second destination: the spoke of C never sees the settlement (§4.5).
     const later = w.newIntent({ origin: A, destinations: [C, B], amount: u(100), data: "0x1234" })
     // Filled on B (the fill ran the calldata, §4.3), the solver repaid on B.
@@ -236,6 +238,15 @@ describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
       expectProblem(await request(s.url, "POST", `/intents/${later.id}/execute`, { domain: String(B) }), 400, "InvalidDomain")
       const twice = expectProblem(await request(s.url, "POST", `/intents/${filled.id}/execute`, { domain: String(B) }), 400, "CalldataAlreadyExecuted")
       expect(twice.message).toMatch(/filled on domain 10/)
+      // Settled on its first destination, with no calldata: nothing to execute (its status is final).
+      expect(await status(plain.id)).toMatchObject({ status: "SETTLED_AND_COMPLETED", hub_settlement_domain: String(B) })
+      const nothing = expectProblem(await request(s.url, "POST", `/intents/${plain.id}/execute`, { domain: String(B) }), 400, "NoCalldata")
+      expect(nothing.message).toMatch(/has no calldata/)
+      // Once the spoke ran the calldata, a second execution is refused as such.
+      w.model.onSpokeEvent({ name: "ExternalCalldataExecuted", intentId: first.id, returnData: "0x" }, w.meta(B))
+      expect(await status(first.id)).toMatchObject({ status: "SETTLED_AND_MANUALLY_EXECUTED" })
+      const again = expectProblem(await request(s.url, "POST", `/intents/${first.id}/execute`, { domain: String(B) }), 400, "CalldataAlreadyExecuted")
+      expect(again.message).toMatch(/already executed on domain 10/)
     } finally {
       await s.close()
     }
