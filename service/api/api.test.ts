@@ -107,6 +107,11 @@ describe("POST /intents and /intents/", () => {
     expect(expectProblem(await post("/intents", intentBody({ maxfee: "5" })), 400, "InvalidRequest").message).toBe('Invalid request. body maxfee: not a field of this body (a typo?), got "5".')
     // The routes' questions take the body a client will send to POST /intents, extra fields and all.
     expect((await post("/routes/quotes", { ...intentBody(), isFastPath: true, max_fee: "5" })).status).toBe(200)
+    expect((await post("/routes/limits", { ...intentBody(), isFastPath: true, max_fee: "5" })).status).toBe(200)
+    // ... but a field POST /intents does not take either (a misspelt outputAsset) is refused, not ignored.
+    for (const path of ["/routes/quotes", "/routes/limits"]) {
+      expect(expectProblem(await post(path, { ...intentBody(), outputAset: USDC_A }), 400, "InvalidRequest").message).toMatch(/body outputAset: not a field of this body \(a typo\?\)/)
+    }
     expect(expectProblem(await post("/intents", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
     expectProblem(await post("/intents", intentBody({ amount: "0" })), 400, "InvalidAmount")
     expectProblem(await post("/intents", intentBody({ amount: "-5" })), 400, "InvalidRequest")

@@ -132,7 +132,7 @@ export class RoutesGroup extends HttpApiGroup.make("routes").add(
   HttpApiEndpoint.post("limits", "/routes/limits", { payload: LimitsRequest, success: LimitsResponse, error: readErrors }).annotateMerge(
     doc("Current capacity of a route", "In the input token's decimal units."),
   ),
-).annotate(HttpApi.PayloadParseOptions, { errors: "all", reportInput: true }) {}
+) {}
 
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
   HttpApiEndpoint.get("health", "/health", { success: Health, error: InternalError }).annotateMerge(doc("Liveness and the hub's position")),

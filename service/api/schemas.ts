@@ -91,19 +91,40 @@ export type LookupTableRequest = typeof LookupTableRequest.Type
 export const ExecuteRequest = Schema.Struct({ domain: DomainId }).annotate({ identifier: "ExecuteRequest" })
 export type ExecuteRequest = typeof ExecuteRequest.Type
 
+/**
+ * The other fields of a `POST /intents` body, which the route questions take too (checked as there, otherwise
+ * unused) so that a client can ask about the body it will send; a field no endpoint takes is still refused.
+ */
+const intentBodyFields = {
+  to: Schema.optionalKey(AddressString),
+  from: Schema.optionalKey(AddressString),
+  callData: Schema.optionalKey(CalldataString),
+  ttl: Schema.optionalKey(Ttl),
+  max_fee: Schema.optionalKey(MaxFee),
+  maxFee: Schema.optionalKey(MaxFee),
+  permit2Params: Schema.optionalKey(Permit2Params),
+  order_id: Schema.optionalKey(Schema.String),
+  isFastPath: Schema.optionalKey(Schema.Boolean),
+}
+
 export const QuoteRequest = Schema.Struct({
   origin: DomainId,
   destinations: Destinations,
   inputAsset: AddressString,
   outputAsset: Schema.optionalKey(AddressString),
   amount: AmountString,
-  to: Schema.optionalKey(AddressString),
-  from: Schema.optionalKey(AddressString),
-  order_id: Schema.optionalKey(Schema.String),
+  ...intentBodyFields,
 }).annotate({ identifier: "QuoteRequest" })
 export type QuoteRequest = typeof QuoteRequest.Type
 
-export const LimitsRequest = Schema.Struct({ origin: DomainId, destinations: Destinations, inputAsset: AddressString }).annotate({ identifier: "LimitsRequest" })
+export const LimitsRequest = Schema.Struct({
+  origin: DomainId,
+  destinations: Destinations,
+  inputAsset: AddressString,
+  outputAsset: Schema.optionalKey(AddressString),
+  amount: Schema.optionalKey(AmountString),
+  ...intentBodyFields,
+}).annotate({ identifier: "LimitsRequest" })
 export type LimitsRequest = typeof LimitsRequest.Type
 
 const listOf = <S extends Schema.Top>(item: S) => Schema.optionalKey(Schema.Array(item))
