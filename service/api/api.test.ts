@@ -113,6 +113,7 @@ describe("POST /intents and /intents/", () => {
       expect(expectProblem(await post(path, { ...intentBody(), outputAset: USDC_A }), 400, "InvalidRequest").message).toMatch(/body outputAset: not a field of this body \(a typo\?\)/)
     }
     expect(expectProblem(await post("/intents", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
+    expect(expectProblem(await post("/routes/quotes", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
     expectProblem(await post("/intents", intentBody({ amount: "0" })), 400, "InvalidAmount")
     expectProblem(await post("/intents", intentBody({ amount: "-5" })), 400, "InvalidRequest")
     expectProblem(await post("/intents", intentBody({ inputAsset: OTHER })), 400, "UnsupportedAsset")

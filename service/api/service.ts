@@ -277,6 +277,13 @@ const checkCoversFee = (field: string, amount: bigint, fee: bigint, decimals: nu
 /** A request field's name in error messages (`[2].amount` in an order). Module-level: no closure per request. */
 const fieldName = (prefix: string, name: string): string => (prefix === "" ? name : `${prefix}${name}`)
 
+/** An intent's receiver: an address, not the zero address (settling to it fails on the destination, where tokens refuse it, so the intent could never complete). */
+const parseReceiver = (field: string, value: string): Address => {
+  const to = parseAddress(field, value)
+  if (to === ZERO_ADDRESS) throw badRequest("InvalidAddress", `${field}: expected the receiver's address, got the zero address.`)
+  return to
+}
+
 /** A `POST /intents` answer as the typed call it encodes: what to submit, where, from whom, with what native value. */
 export interface IntentCall {
   readonly chainId: number
@@ -384,9 +391,7 @@ export class ClearingService {
     const origin = parseDomain(fieldName(prefix, "origin"), request.origin)
     const registry = this.registryFor(family, origin, fieldName(prefix, "origin"))
     const destinations = parseDomains(fieldName(prefix, "destinations"), request.destinations)
-    const to = parseAddress(fieldName(prefix, "to"), request.to)
-    // Settling to the zero address would fail on the destination (tokens refuse it): the intent could never complete.
-    if (to === ZERO_ADDRESS) throw badRequest("InvalidAddress", `${fieldName(prefix, "to")}: expected the receiver's address, got the zero address.`)
+    const to = parseReceiver(fieldName(prefix, "to"), request.to)
     const from = parseAddress(fieldName(prefix, "from"), request.from)
     const inputAsset = parseAddress(fieldName(prefix, "inputAsset"), request.inputAsset)
     let outputAsset = parseOptionalAddress(fieldName(prefix, "outputAsset"), request.outputAsset)
@@ -954,7 +959,7 @@ export class ClearingService {
     const inputAsset = parseAddress("inputAsset", request.inputAsset)
     const outputAsset = parseOptionalAddress("outputAsset", request.outputAsset)
     const amount = parseAmount("amount", request.amount, { positive: true })
-    if (request.to !== undefined) parseAddress("to", request.to)
+    if (request.to !== undefined) parseReceiver("to", request.to)
     if (request.from !== undefined) parseAddress("from", request.from)
     const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
     if (route.reqType === "invalid") return { reqType: "invalid", invalidReason: route.invalidReason! }
