@@ -13,12 +13,12 @@ import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { type Baseline, BaselineFileError, baselineOf, compareBaselines, readBaseline, readJsonFile, renderComparison } from "../report/baseline.ts"
+import { type Baseline, BaselineFileError, baselineOf, checkReportKpiFields, compareBaselines, readBaseline, readJsonFile, renderComparison } from "../report/baseline.ts"
 import type { RunReport } from "../report/report.ts"
 import { runScenario } from "../run.ts"
 import { type LoadedScenario, loadScenario, ScenarioError } from "../scenario/load.ts"
-import { describeCommandError } from "./userErrors.ts"
 import { makeDirectories } from "../files.ts"
+import { describeCommandError } from "./userErrors.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
 
@@ -133,14 +133,7 @@ export const checkCommand = Command.make(
   )),
 ).pipe(Command.withDescription("Run scenarios and compare their KPIs with the committed baselines (reports/baseline/); exit 1 on a regression or a changed trace hash"))
 
-const readReport = (path: string): RunReport => {
-  const data = readJsonFile(path, "a report")
-  const r = data as Partial<RunReport>
-  if (typeof r !== "object" || r === null || typeof r.traceHash !== "string" || r.scenario === undefined || r.netting === undefined || r.latency === undefined) {
-    throw new CheckInputError(`${path}: not a clearsim report.json (expected scenario, traceHash, netting, latency, ...)`)
-  }
-  return data as RunReport
-}
+const readReport = (path: string): RunReport => checkReportKpiFields(path, readJsonFile(path, "a report"))
 
 /**
  * A warning when two reports are not runs of the same scenario and seed: their KPIs are still compared (a renamed

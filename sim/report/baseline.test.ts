@@ -86,6 +86,9 @@ describe("compareBaselines", () => {
     const path = join(tmp, "bad.json")
     writeFileSync(path, JSON.stringify({ ...base, seed: "one" }))
     expect(() => readBaseline(path)).toThrow(/bad\.json: not a clearsim baseline: .*seed/s)
+    // A seed no run can have (what --seed and scenario files refuse) is refused here too.
+    writeFileSync(path, JSON.stringify({ ...base, seed: -5 }))
+    expect(() => readBaseline(path)).toThrow(`${path}: not a clearsim baseline: seed: Expected a non-negative integer, got -5`)
   })
 })
 
@@ -153,6 +156,17 @@ describe("clearsim check and compare", () => {
     const bad = compare(a, join(tmp, "x/report.json"))
     expect(bad.status).toBe(2)
     expect(bad.stderr).toContain("not a clearsim report.json")
+    // Parts of the wrong type or missing are named, not compared as NaN (exit 0) or crashed on (exit 1).
+    const broken = join(tmp, "x/broken.json")
+    writeFileSync(broken, JSON.stringify({ ...report, scenario: "x", netting: 5, latency: { ...report.latency, p99: "abc" }, intents: undefined }))
+    const refused = compare(a, broken)
+    expect(refused.status).toBe(2)
+    expect(refused.stderr).toBe(
+      `clearsim compare: ${broken}: not a clearsim report.json: scenario: Expected object, got "x"; netting: Expected object, got 5; intents: Missing key; latency.p99: Expected number | null, got "abc"\n`,
+    )
+    // A byte-order mark before the JSON is read past.
+    writeFileSync(join(tmp, "x/bom.json"), `\uFEFF${JSON.stringify(report)}`)
+    expect(compare(a, join(tmp, "x/bom.json")).status).toBe(0)
     expect(readFileSync(a, "utf8")).toBe(JSON.stringify(report))
   })
 })

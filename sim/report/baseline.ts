@@ -12,6 +12,7 @@
  */
 import { readFileSync } from "node:fs"
 import { Schema } from "effect"
+import { decodeWithProblems, formatProblems } from "../../service/domain/schemas.ts"
 import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
 import type { RunReport } from "./report.ts"
 import { metricsOf } from "./report.ts"
@@ -42,11 +43,17 @@ export const COUNTS: readonly string[] = ["intentsCreated", "intentsSettled", "i
 
 const Kpis = Schema.Record(Schema.String, Schema.NullOr(Schema.Number))
 
+/** A run seed: what `--seed` and a scenario's `seed` accept. */
+const Seed = Schema.Int.check(
+  Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }),
+  Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { expected: `a seed of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1)` }),
+)
+
 export const Baseline = Schema.Struct({
   scenario: Schema.String,
   /** The scenario file, relative to the directory `clearsim check` runs in (the project root). */
   file: Schema.String,
-  seed: Schema.Number,
+  seed: Seed,
   backend: Schema.Literals(["memory", "anvil"]),
   /** clearsim's version when the baseline was written (informational). */
   version: Schema.String,
@@ -59,6 +66,39 @@ export const Baseline = Schema.Struct({
   properties: Schema.Record(Schema.String, Schema.Boolean),
 })
 export type Baseline = typeof Baseline.Type
+
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }))
+const Seconds = Schema.NullOr(Schema.Number)
+const Summary = Schema.Struct({ p50: Seconds, p90: Seconds, p99: Seconds, max: Seconds })
+const byPath = <S extends Schema.Top>(item: S) => Schema.Struct({ basic: item, fast: item, swap: item, xerc20: item })
+
+/**
+ * The parts of a report.json that its KPIs, counts and properties are read from (`baselineOf`, `metricsOf`),
+ * checked when `clearsim compare` reads a report a user gives it: a report whose parts are missing or of the
+ * wrong type is refused naming the field, rather than compared as NaN or crashing. Other fields are not read.
+ */
+export const ReportKpiFields = Schema.Struct({
+  scenario: Schema.Struct({ name: Schema.String }),
+  seed: Seed,
+  backend: Schema.String,
+  version: Schema.String,
+  traceHash: Schema.String,
+  traceHashAlgorithm: Schema.optionalKey(Schema.String),
+  netting: Schema.Struct({ ratio: Schema.Number, totalVolume: Schema.String }),
+  discounts: Schema.Struct({ paidBps: Schema.Number, invoicesCreated: Count, invoicesSettled: Count }),
+  intents: Schema.Struct({ created: Count, settled: Count, byPath: byPath(Schema.Struct({ created: Count, settled: Count })) }),
+  latency: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary), settlement: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary) }) }),
+  world: Schema.Struct({ hubReverts: Count, spokeReverts: Count, refusedHubDeliveries: Count }),
+  transport: Schema.Struct({ dropped: Count, duplicated: Count }),
+  properties: Schema.Array(Schema.Struct({ name: Schema.String, pass: Schema.Boolean })),
+})
+
+/** Checks a report.json's value (`path` names it in the error) has the parts a baseline is made of. */
+export const checkReportKpiFields = (path: string, data: unknown): RunReport => {
+  const decoded = decodeWithProblems(ReportKpiFields, data)
+  if (!decoded.ok) throw new BaselineFileError(`${path}: not a clearsim report.json: ${formatProblems(decoded.problems)}`)
+  return data as RunReport
+}
 
 /** The baseline of a run's report. */
 export const baselineOf = (report: RunReport, file: string): Baseline => {
@@ -82,12 +122,11 @@ export class BaselineFileError extends Error {
   override readonly name = "BaselineFileError"
 }
 
-const decodeBaseline = Schema.decodeUnknownSync(Baseline)
-
 /** A JSON file's value; an unreadable file or bad JSON is a `BaselineFileError` naming the file and `what`. */
 export const readJsonFile = (path: string, what: string): unknown => {
   try {
-    return JSON.parse(readFileSync(path, "utf8"))
+    // A byte-order mark (some editors write one) is not JSON, and not content either.
+    return JSON.parse(readFileSync(path, "utf8").replace(/^\uFEFF/, ""))
   } catch (error) {
     throw new BaselineFileError(`${path}: cannot read ${what} (${error instanceof Error ? error.message : String(error)})`)
   }
@@ -95,12 +134,9 @@ export const readJsonFile = (path: string, what: string): unknown => {
 
 /** Reads and validates a baseline file; errors name the file and what was expected. */
 export const readBaseline = (path: string): Baseline => {
-  const data = readJsonFile(path, "a baseline")
-  try {
-    return decodeBaseline(data)
-  } catch (error) {
-    throw new BaselineFileError(`${path}: not a clearsim baseline: ${error instanceof Error ? error.message : String(error)}`)
-  }
+  const decoded = decodeWithProblems(Baseline, readJsonFile(path, "a baseline"))
+  if (!decoded.ok) throw new BaselineFileError(`${path}: not a clearsim baseline: ${formatProblems(decoded.problems)}`)
+  return decoded.value
 }
 
 export type Verdict = "regression" | "better" | "within tolerance" | "changed"
