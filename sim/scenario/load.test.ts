@@ -53,6 +53,13 @@ describe("scenario files", () => {
     expect(problems[0]!.message).toMatch(/Expected/)
   })
 
+  it("refuses a name made only of dots (a scenario's name is its output directory under reports/out/)", () => {
+    for (const name of ['".."', '"."']) {
+      expect(problemsOf(valid.replace("name: two-chain", `name: ${name}`))[0]).toMatchObject({ path: "name", message: `Expected a name (1-40 letters, digits, . _ -, not only dots), got ${name}` })
+    }
+    expect(parseScenario(valid.replace("name: two-chain", "name: v1.2"), "s.yaml").spec.name).toBe("v1.2")
+  })
+
   it("reports a missing field at its parent's line", () => {
     const problems = problemsOf(valid.replace("horizon: { hours: 2 }\n", ""))
     expect(problems[0]).toMatchObject({ path: "horizon", message: "Missing key", line: 2 })

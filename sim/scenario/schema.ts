@@ -21,7 +21,8 @@ const Weight = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: 
 const Dbps = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "dbps: an integer between 0 and 100000" }))
 const ChainId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 0xffff_ffff }, { expected: "a chain id (positive uint32)" }))
 const Symbol = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,16}$/u, { expected: "a token symbol (1-16 letters, digits, . _ -)" }))
-const Name = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,40}$/u, { expected: "a name (1-40 letters, digits, . _ -)" }))
+// Not only dots: a scenario's name is a directory under reports/out/, where "." and ".." would leave it.
+const Name = Schema.String.check(Schema.isPattern(/^(?!\.+$)[A-Za-z0-9._-]{1,40}$/u, { expected: "a name (1-40 letters, digits, . _ -, not only dots)" }))
 /** Whole tokens, as a number or a decimal string (`"0.000001"`). */
 export const TokenAmount = Schema.Union([
   Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative amount of tokens" })),
