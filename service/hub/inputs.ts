@@ -166,7 +166,7 @@ const parseJsonObject = (text: string, lineNumber: number): Record<string, unkno
 export const decodeConfigLine = (text: string, lineNumber = 1): HubConfigInput => {
   const raw = parseJsonObject(text, lineNumber)
   if (raw.kind !== "config") throw new InputLineError(lineNumber, `kind: expected "config" on the first line, got ${JSON.stringify(raw.kind)}`)
-  const decoded = decodeWithProblems(ConfigLine, raw)
+  const decoded = decodeWithProblems(ConfigLine, raw, { strict: true })
   if (!decoded.ok) throw new InputLineError(lineNumber, formatProblems(decoded.problems))
   const { kind: _kind, ...config } = decoded.value
   return config
@@ -180,7 +180,7 @@ export const decodeInputLine = (text: string, lineNumber: number): HubInput => {
     throw new InputLineError(lineNumber, `kind: expected one of ${INPUT_KINDS.map((k) => `"${k}"`).join(", ")}, got ${JSON.stringify(kind)}`)
   }
   const spec = lineKinds[kind as LineKind] as { schema: Schema.Codec<unknown, unknown>; toInput: (value: unknown) => HubInput }
-  const decoded = decodeWithProblems(spec.schema, raw)
+  const decoded = decodeWithProblems(spec.schema, raw, { strict: true })
   if (!decoded.ok) throw new InputLineError(lineNumber, formatProblems(decoded.problems))
   return spec.toInput(decoded.value)
 }

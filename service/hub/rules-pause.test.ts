@@ -265,6 +265,10 @@ describe("pausing: traces", () => {
     expect(() => decodeConfigLine(JSON.stringify({ kind: "config", owner: "0x12", tickers: [] }))).toThrow(InputLineError)
     expect(() => decodeConfigLine(JSON.stringify({ kind: "config", owner: "0x12", tickers: [] }))).toThrow(/^line 1: owner: Expected a 0x-prefixed 20-byte address or 32-byte hex word/)
     expect(() => decodeInputLine(JSON.stringify({ kind: "pause" }), 4)).toThrow(/^line 4: caller: Missing key$/)
+    // A misspelt option is refused, not dropped (allowFastPathSwap for allowFastPathSwaps would keep the default).
+    const line = JSON.parse(encodeConfigLine(pausableConfig())) as Record<string, unknown>
+    expect(() => decodeConfigLine(JSON.stringify({ ...line, allowFastPathSwap: false }))).toThrow(/^line 1: allowFastPathSwap: unknown key \(not a field here; a typo\?\)$/)
+    expect(() => decodeInputLine(JSON.stringify({ kind: "block", number: 400, timestamp: 1_700_000_000, typo: 5 }), 2)).toThrow(/^line 2: typo: unknown key/)
   })
 
   it("a run with a pause replays to the live run's trace hash, the refused message and the gated revert included", async () => {
