@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { prepareOutputDir, UsageError } from "./cli/userErrors.ts"
+import { outputFileError, prepareOutputDir, UsageError } from "./cli/userErrors.ts"
 import { makeDirectories } from "./files.ts"
 
 const root = mkdtempSync(join(tmpdir(), "clearsim-files-"))
@@ -29,5 +29,26 @@ describe("makeDirectories", () => {
     expect(() => makeDirectories("/proc/clearsim-out/run")).toThrow(expect.objectContaining({ code: "ENOENT", path: "/proc/clearsim-out" }))
     expect(() => prepareOutputDir("--out", "/proc/clearsim-out")).toThrow(UsageError)
     expect(() => prepareOutputDir("--out", "/proc/clearsim-out")).toThrow("--out /proc/clearsim-out: expected a directory to write into (created when missing), but it cannot be created")
+  })
+})
+
+describe("output path errors", () => {
+  const writeError = (path: string): unknown => {
+    try {
+      writeFileSync(path, "x")
+    } catch (error) {
+      return outputFileError("--out", path, error)
+    }
+    throw new Error(`expected writing ${path} to fail`)
+  }
+
+  it("say an empty path is empty, not that a directory is missing", () => {
+    expect(() => prepareOutputDir("--out", "")).toThrow("--out: expected a directory path, got an empty one")
+    expect(writeError("")).toEqual(new UsageError("--out: expected a file path, got an empty one"))
+  })
+
+  it("tell a missing directory from one that refuses the file", () => {
+    expect(writeError(join(root, "missing", "x.json"))).toEqual(new UsageError(`--out ${join(root, "missing", "x.json")}: expected a file to write in an existing directory, but ${join(root, "missing")} does not exist`))
+    if (process.platform === "linux") expect(writeError("/proc/x.json")).toEqual(new UsageError("--out /proc/x.json: expected a file to write, but /proc allows no file x.json there (ENOENT)"))
   })
 })

@@ -6,8 +6,8 @@
  * `withUsageExitCode`) or one the command refuses (a negative seed, an unreadable or invalid input file, an
  * output path that cannot be written).
  */
-import { statSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { existsSync, statSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
 import { CliError } from "effect/cli"
 import { makeDirectories } from "../files.ts"
@@ -70,6 +70,7 @@ const codeOf = (error: unknown): string | undefined => (isFsError(error) ? error
  * directory is a `UsageError` naming the flag, the path and why.
  */
 export const prepareOutputDir = (flag: string, dir: string): void => {
+  if (dir === "") throw new UsageError(`${flag}: expected a directory path, got an empty one`)
   const expected = `${flag} ${dir}: expected a directory to write into (created when missing)`
   let isDirectory: boolean | undefined
   try {
@@ -126,7 +127,11 @@ export const outputFileError = (flag: string, path: string, error: unknown): unk
     case "EISDIR":
       return new UsageError(`${expected}, but it is a directory`)
     case "ENOENT":
-      return new UsageError(`${expected} in an existing directory, but ${dirname(path)} does not exist`)
+      if (path === "") return new UsageError(`${flag}: expected a file path, got an empty one`)
+      // The directory exists but refuses the file (as /proc does), or the directory is missing.
+      return existsSync(dirname(path))
+        ? new UsageError(`${expected}, but ${dirname(path)} allows no file ${basename(path)} there (ENOENT)`)
+        : new UsageError(`${expected} in an existing directory, but ${dirname(path)} does not exist`)
     case "ENOTDIR":
       return new UsageError(`${expected}, but a part of the path is a file, not a directory`)
     case undefined:
