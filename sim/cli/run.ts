@@ -5,7 +5,7 @@
  * usage error: a bad flag, scenario file or output directory; see `userErrors.ts`).
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
-import { writeFileSync } from "node:fs"
+import { readdirSync, writeFileSync } from "node:fs"
 import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -81,8 +81,16 @@ export const runCommand = Command.make(
     yield* Effect.try({
       try: () => {
         prepareOutputDir(outFlag, baseDir)
-        if (count > 1) checkRunOutputs(outFlag, baseDir, baseDir, ["runs.json"])
-        for (let i = 0; i < count; i++) checkRunOutputs(outFlag, baseDir, runDir(i), [...REPORT_FILES, "trace.jsonl"])
+        if (count === 1) checkRunOutputs(outFlag, baseDir, baseDir, [...REPORT_FILES, "trace.jsonl"])
+        else {
+          checkRunOutputs(outFlag, baseDir, baseDir, ["runs.json"])
+          // Only run directories that exist can be in the way: the entries there, not `count` paths (--runs 1e8).
+          for (const name of readdirSync(baseDir)) {
+            const run = /^run-(\d+)-seed-(\d+)$/.exec(name)
+            const i = run === null ? -1 : Number(run[1])
+            if (i >= 0 && i < count && runDir(i) === join(baseDir, name)) checkRunOutputs(outFlag, baseDir, runDir(i), [...REPORT_FILES, "trace.jsonl"])
+          }
+        }
       },
       catch: (error) => error,
     })
