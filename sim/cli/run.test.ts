@@ -54,11 +54,12 @@ describe("clearsim run", () => {
     expect(first.out).toContain("0 of 3 runs passed")
     expect(process.exitCode).toBe(1)
     const reruns = [...first.err.matchAll(/rerun: (.*)/g)].map((m) => m[1]!)
-    expect(reruns).toEqual([5, 6, 7].map((seed) => `npx clearsim run ${file} --seed ${seed} --runs 1 --chains memory`))
-    expect(reruns[1]).toBe(rerunCommandLine(file, 6, "memory"))
+    expect(reruns).toEqual([5, 6, 7].map((seed, i) => `npx clearsim run ${file} --seed ${seed} --runs 1 --chains memory --out ${join(dir!, "all", `run-${i}-seed-${seed}`)}`))
+    expect(reruns[1]).toBe(rerunCommandLine(file, 6, "memory", join(dir, "all", "run-1-seed-6")))
+    expect(rerunCommandLine("my scenarios/it's.yaml", 1, "anvil", "out")).toBe(`npx clearsim run 'my scenarios/it'\\''s.yaml' --seed 1 --runs 1 --chains anvil --out out`)
 
-    // The printed command, as the shell would split it, runs seed 6 once.
-    const args = reruns[1]!.split(" ").slice(3)
+    // The printed command, as the shell would split it, runs seed 6 once (here into another directory).
+    const args = reruns[1]!.split(" ").slice(3, -2)
     const again = await run([...args, "--out", join(dir, "again")])
     expect(again.out).toMatch(/^always-fails seed 6 on memory: FAIL/)
     expect(again.out).not.toMatch(/seed [57]/)

@@ -46,9 +46,15 @@ const summary = (r: RunReport, dir: string): string => {
   return lines.join("\n")
 }
 
-/** The command that reruns one failing run: `--runs 1`, or a scenario's `runs: N` would rerun N seeds from this one. */
-export const rerunCommandLine = (scenario: string, seed: number, backend: Backend): string =>
-  `npx clearsim run ${scenario} --seed ${seed} --runs 1 --chains ${backend}`
+/** A word as a POSIX shell reads it back: as is when it is plain, else single-quoted. */
+const shellWord = (word: string): string => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)
+
+/**
+ * The command that reruns one failing run into the directory it wrote (`--runs 1`: a scenario's `runs: N` would
+ * rerun N seeds from this one): the same run, so the same files.
+ */
+export const rerunCommandLine = (scenario: string, seed: number, backend: Backend, outDir: string): string =>
+  `npx clearsim run ${shellWord(scenario)} --seed ${seed} --runs 1 --chains ${backend} --out ${shellWord(outDir)}`
 
 export const runCommand = Command.make(
   "run",
@@ -117,7 +123,7 @@ export const runCommand = Command.make(
       if (!result.report.passed) {
         failed = true
         yield* Console.error(`  replay the hub: npx clearsim hub replay ${relative(process.cwd(), join(dir, "trace.jsonl"))}`)
-        yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend)}`)
+        yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend, dir)}`)
       }
     }
     if (count > 1) {
