@@ -17,8 +17,7 @@ import { type Baseline, BaselineFileError, baselineOf, checkReportKpiFields, com
 import type { RunReport } from "../report/report.ts"
 import { runScenario } from "../run.ts"
 import { type LoadedScenario, loadScenario, ScenarioError } from "../scenario/load.ts"
-import { makeDirectories } from "../files.ts"
-import { describeCommandError } from "./userErrors.ts"
+import { checkRunOutputs, describeCommandError, prepareOutputDir } from "./userErrors.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
 
@@ -28,15 +27,28 @@ class CheckInputError extends Error {
 
 const baselinePath = (dir: string, scenario: string): string => join(dir, `${scenario}.json`)
 
-/** Every baseline file of `dir`, sorted by name. */
-const baselinesIn = (dir: string): Baseline[] => {
+/** The scenario a baseline names (its `file`); one that cannot be read is named with the baseline that points at it. */
+const scenarioOfBaseline = (baselinePath: string, file: string): LoadedScenario => {
+  try {
+    return loadScenario(file)
+  } catch (error) {
+    if (error instanceof ScenarioError && error.unreadable) {
+      throw new CheckInputError(`${baselinePath}: its scenario file ${file} cannot be read: ${error.problems[0]?.message ?? ""}`)
+    }
+    if (error instanceof ScenarioError) throw new CheckInputError(`${baselinePath}: its scenario file is not valid: ${error.message}`)
+    throw error
+  }
+}
+
+/** Every baseline file of `dir` with its path, sorted by name. */
+const baselinesIn = (dir: string): { readonly path: string; readonly baseline: Baseline }[] => {
   if (!existsSync(dir)) throw new CheckInputError(`${dir}: no baseline directory (write one with: npx clearsim check <scenario.yaml ...> --update)`)
   if (!statSync(dir).isDirectory()) throw new CheckInputError(`${dir}: expected a directory of baselines, but it is a file`)
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
     .sort()
   if (files.length === 0) throw new CheckInputError(`${dir}: no baselines (write them with: npx clearsim check <scenario.yaml ...> --update)`)
-  return files.map((f) => readBaseline(join(dir, f)))
+  return files.map((f) => ({ path: join(dir, f), baseline: readBaseline(join(dir, f)) }))
 }
 
 export interface CheckOutcome {
@@ -69,7 +81,13 @@ export const checkScenarios = async (options: {
           if (baseline === undefined && !options.update) throw new CheckInputError(`${file}: no baseline at ${path} (write it with --update)`)
           return { file, loaded, baseline }
         })
-      : baselinesIn(options.baselineDir).map((baseline) => ({ file: baseline.file, loaded: loadScenario(baseline.file), baseline }))
+      : baselinesIn(options.baselineDir).map(({ path, baseline }) => ({ file: baseline.file, loaded: scenarioOfBaseline(path, baseline.file), baseline }))
+  // Where --update writes: checked before any scenario runs (a run is not thrown away for a file it cannot write).
+  if (options.update) {
+    const flag = "--baseline-dir"
+    prepareOutputDir(flag, options.baselineDir)
+    checkRunOutputs(flag, options.baselineDir, options.baselineDir, targets.map((t) => `${t.loaded.spec.name}.json`))
+  }
   let regressions = 0
   let traceChanges = 0
   /** Trace hashes made by another function than the baseline's (an older clearsim): not comparable. */
@@ -80,7 +98,6 @@ export const checkScenarios = async (options: {
     const result = await runScenario(loaded, { seed, backend: "memory" })
     const current = baselineOf(result.report, relative(process.cwd(), target.file) || target.file)
     if (options.update) {
-      makeDirectories(options.baselineDir)
       const path = baselinePath(options.baselineDir, current.scenario)
       writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`)
       say(`${current.scenario}: baseline written to ${path} (trace hash ${current.traceHash})`)

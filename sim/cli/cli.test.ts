@@ -44,6 +44,8 @@ describe("clearsim exit codes and messages", () => {
       [["schema", "--out", join(dir, "missing", "s.json")], `clearsim: --out ${join(dir, "missing", "s.json")}: expected a file to write in an existing directory, but ${join(dir, "missing")} does not exist`],
       [["hub", "replay", directory], `clearsim: cannot read the trace ${directory}: it is a directory (expected a trace.jsonl file)`],
       [["hub", "replay", join(dir, "none.jsonl")], `clearsim: cannot read the trace ${join(dir, "none.jsonl")}: no such file (expected a trace.jsonl file)`],
+      [["run", join(dir, "none.yaml")], `clearsim: ${join(dir, "none.yaml")}: cannot read the scenario file: it does not exist (ENOENT)`],
+      [["run", directory], `clearsim: ${directory}: cannot read the scenario file: it is a directory (EISDIR)`],
     ] as const
     for (const [args, message] of cases) {
       const r = clearsim(...args)

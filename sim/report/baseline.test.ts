@@ -136,6 +136,14 @@ describe("clearsim check and compare", () => {
     const broken = run()
     expect(broken.status).toBe(2)
     expect(broken.stderr).toContain(`clearsim check: ${path}: cannot read a baseline`)
+    // A baseline whose scenario file is gone is named with it.
+    writeFileSync(path, JSON.stringify({ ...good, file: "scenarios/gone.yaml" }))
+    expect(run().stderr).toBe(`clearsim check: ${path}: its scenario file scenarios/gone.yaml cannot be read: it does not exist (ENOENT)\n`)
+    // --update checks where it writes before running anything.
+    writeFileSync(join(tmp, "a-file"), "")
+    const blocked = spawnSync(process.execPath, [join(root, "bin/clearsim.js"), "check", quickstart, "--update", "--baseline-dir", join(tmp, "a-file", "x")], { cwd: root, encoding: "utf8" })
+    expect(blocked.status).toBe(2)
+    expect(blocked.stderr).toBe(`clearsim check: --baseline-dir ${join(tmp, "a-file", "x")}: expected a directory to write into (created when missing), but a part of the path is a file\n`)
   })
 
   it("compares two report.json files", async () => {

@@ -20,13 +20,24 @@ export class ScenarioError extends Error {
   constructor(
     readonly file: string,
     readonly problems: readonly { readonly path: string; readonly line?: number; readonly column?: number; readonly message: string }[],
+    /** Set when the file could not be read at all (then there is one problem, the reason). */
+    readonly unreadable = false,
   ) {
     super(
-      `${file}: invalid scenario\n${problems
-        .map((p) => `  ${p.line === undefined ? "" : `${p.line}:${p.column ?? 1} `}${p.path === "" ? "(root)" : p.path}: ${p.message}`)
-        .join("\n")}`,
+      unreadable
+        ? `${file}: cannot read the scenario file: ${problems[0]?.message ?? "unknown reason"}`
+        : `${file}: invalid scenario\n${problems
+            .map((p) => `  ${p.line === undefined ? "" : `${p.line}:${p.column ?? 1} `}${p.path === "" ? "(root)" : p.path}: ${p.message}`)
+            .join("\n")}`,
     )
   }
+}
+
+const READ_FAILURES: Readonly<Record<string, string>> = {
+  ENOENT: "it does not exist",
+  EISDIR: "it is a directory",
+  EACCES: "permission denied",
+  ENOTDIR: "a part of the path is not a directory",
 }
 
 /** Parses "a.b[2].c" back to path segments. */
@@ -92,7 +103,9 @@ export const loadScenario = (file: string): LoadedScenario => {
   try {
     text = readFileSync(file, "utf8")
   } catch (error) {
-    throw new ScenarioError(file, [{ path: "", message: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` }])
+    const code = (error as NodeJS.ErrnoException).code
+    const reason = code === undefined ? (error as Error).message : `${READ_FAILURES[code] ?? (error as Error).message} (${code})`
+    throw new ScenarioError(file, [{ path: "", message: reason }], true)
   }
   return parseScenario(text, file)
 }
