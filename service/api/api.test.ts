@@ -523,6 +523,11 @@ describe("system", () => {
       { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found: eth_unknown" } },
       { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Invalid params: expected a 20-byte address" } },
     ])
+    // Unreadable JSON is JSON-RPC's parse error, not the REST endpoints' { error, message }.
+    const garbled = await post("/hub/rpc", '{"jsonrpc":"2.0",')
+    expect(garbled.status).toBe(200)
+    expect(garbled.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } })
+    expect((garbled.body as { error: { message: string } }).error.message).toMatch(/^Parse error: /)
   })
 
   it("GET /openapi.json documents the spec's 17 paths with their 4xx bodies; GET /docs is offline", async () => {

@@ -144,13 +144,19 @@ export const ErrorPolicyLive = (() => {
       Effect.catchCause(
         Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
           const refused = unknownParameter(request.method, request.url)
-          return refused === undefined ? httpEffect : Effect.succeed(refused)
-        }).pipe(Effect.map((response) => {
-          // A few 4xx responses come from the HTTP layer with a text or empty body: give them the API's shape.
-          if (response.status < 400 || response.status >= 500 || response.headers["content-type"]?.startsWith("application/json")) return response
-          const code = STATUS_CODES[response.status] ?? "InvalidRequest"
-          return problem(response.status, code, code === "UnsupportedMediaType" ? "The request body must be application/json." : `The request was refused (${response.status}).`)
-        })),
+          return (refused === undefined ? httpEffect : Effect.succeed(refused)).pipe(
+            Effect.map((response) => {
+              // The hub's JSON-RPC takes any JSON (its errors are JSON-RPC errors): a 400 there is a body that is not JSON.
+              if (response.status === 400 && request.method === "POST" && /^\/hub\/rpc$/i.test(routerPath(request.url))) {
+                return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the request body is not valid JSON" } })
+              }
+              // A few 4xx responses come from the HTTP layer with a text or empty body: give them the API's shape.
+              if (response.status < 400 || response.status >= 500 || response.headers["content-type"]?.startsWith("application/json")) return response
+              const code = STATUS_CODES[response.status] ?? "InvalidRequest"
+              return problem(response.status, code, code === "UnsupportedMediaType" ? "The request body must be application/json." : `The request was refused (${response.status}).`)
+            }),
+          )
+        }),
         (cause) =>
           Effect.gen(function* () {
             if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
