@@ -192,6 +192,10 @@ describe("GET /intents and /intents/{intentId}", () => {
     expect((comma.body as { intents: { intent_id: string }[] }).intents.map((i) => i.intent_id)).toEqual([unsupported.id, fast.id, invoice.id])
     expect(expectProblem(await get("/intents?statuses=INVOICED,WRONG"), 400, "InvalidStatus").message).toMatch(/statuses\[1\].*"WRONG"/)
     expectProblem(await get("/intents?origins=777"), 400, "UnsupportedDomain")
+    // A list filter given with no value would filter nothing: refused, as an empty single-value filter is.
+    expect(expectProblem(await get("/intents?origins="), 400, "InvalidDomain").message).toBe("origins: expected at least one value (a list, or comma-separated), got none.")
+    expectProblem(await get("/intents?statuses=,"), 400, "InvalidStatus")
+    expectProblem(await get("/invoices?destinations[]="), 400, "InvalidDomain")
     expectProblem(await get("/intents?cursor=1&prevCursor=2"), 400, "InvalidCursor")
     expectProblem(await get("/intents?isFastPath=yes"), 400, "InvalidRequest")
     expectProblem(await get(`/intents?tickerHash=0x${"00".repeat(32)}`), 400, "UnsupportedTicker")

@@ -151,8 +151,11 @@ export const parseDomains = (field: string, value: unknown, max = 10): number[] 
   return domains
 }
 
-/** Query arrays: `origins=1&origins=10`, `origins[]=1`, or a comma-separated `origins=1,10`. */
-export const splitList = (...values: (readonly string[] | string | undefined)[]): string[] | undefined => {
+/**
+ * Query arrays: `origins=1&origins=10`, `origins[]=1`, or a comma-separated `origins=1,10`. A list given with no
+ * value (`origins=`) is refused with `code`, as an empty single-value filter is: it would otherwise filter nothing.
+ */
+export const splitList = (field: string, code: string, ...values: (readonly string[] | string | undefined)[]): string[] | undefined => {
   const out: string[] = []
   let any = false
   for (const v of values) {
@@ -160,5 +163,6 @@ export const splitList = (...values: (readonly string[] | string | undefined)[])
     any = true
     for (const item of typeof v === "string" ? [v] : v) for (const part of item.split(",")) if (part !== "") out.push(part)
   }
+  if (any && out.length === 0) throw badRequest(code, `${field}: expected at least one value (a list, or comma-separated), got none.`)
   return any ? out : undefined
 }

@@ -636,7 +636,7 @@ export class ClearingService {
 
   private intentQuery(q: IntentsQueryInput): IntentQuery {
     if (q.cursor !== undefined && q.prevCursor !== undefined) throw badRequest("InvalidCursor", "cursor, prevCursor: give one of them, not both.")
-    const statuses = splitList(q.statuses, q["statuses[]"])?.map((s, i) => {
+    const statuses = splitList("statuses", "InvalidStatus", q.statuses, q["statuses[]"])?.map((s, i) => {
       if (!STATUS_SET.has(s)) throw badRequest("InvalidStatus", `statuses[${i}]: expected one of ${API_INTENT_STATUSES.join(", ")}, got ${JSON.stringify(s)}.`)
       return s as ApiIntentStatus
     })
@@ -652,9 +652,9 @@ export class ClearingService {
       prevCursor: q.prevCursor === undefined ? undefined : parseCursor("prevCursor", q.prevCursor),
       limit: parseLimit(q.limit, this.config.defaultPageSize, this.config.maxPageSize),
       statuses,
-      origins: this.knownDomains("origins", splitList(q.origins, q["origins[]"])),
-      destinations: this.knownDomains("destinations", splitList(q.destinations, q["destinations[]"])),
-      allDestinations: this.knownDomains("allDestinations", splitList(q.allDestinations, q["allDestinations[]"])),
+      origins: this.knownDomains("origins", splitList("origins", "InvalidDomain", q.origins, q["origins[]"])),
+      destinations: this.knownDomains("destinations", splitList("destinations", "InvalidDomain", q.destinations, q["destinations[]"])),
+      allDestinations: this.knownDomains("allDestinations", splitList("allDestinations", "InvalidDomain", q.allDestinations, q["allDestinations[]"])),
       txHash: q.txHash === undefined ? undefined : parseBytes32("txHash", q.txHash),
       userAddress: q.userAddress === undefined ? undefined : parseAddress("userAddress", q.userAddress),
       startDate: int("startDate", q.startDate),
@@ -753,7 +753,7 @@ export class ClearingService {
         cursor: query.cursor === undefined ? undefined : parseCursor("cursor", query.cursor),
         limit: parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize),
         isFastPath: query.isFastPath === undefined ? undefined : parseBoolean("isFastPath", query.isFastPath),
-        origins: this.knownDomains("origins", splitList(query.origins, query["origins[]"])),
+        origins: this.knownDomains("origins", splitList("origins", "InvalidDomain", query.origins, query["origins[]"])),
       }
       return this.model.listBatches(q)
     })
@@ -789,8 +789,8 @@ export class ClearingService {
       prevCursor: fifo && query.prevCursor !== undefined ? parseCursor("prevCursor", query.prevCursor) : undefined,
       limit: parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize),
       tickerHash: this.knownTicker("tickerHash", query.tickerHash),
-      origins: this.knownDomains("origins", splitList(query.origins, query["origins[]"])),
-      destinations: this.knownDomains("destinations", splitList(query.destinations, query["destinations[]"])),
+      origins: this.knownDomains("origins", splitList("origins", "InvalidDomain", query.origins, query["origins[]"])),
+      destinations: this.knownDomains("destinations", splitList("destinations", "InvalidDomain", query.destinations, query["destinations[]"])),
       sortOrderByDiscount: sorted,
       sortedCursor: fifo ? undefined : sortedKey("cursor", query.cursor),
       sortedPrevCursor: fifo ? undefined : sortedKey("prevCursor", query.prevCursor),
