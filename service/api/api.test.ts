@@ -115,6 +115,8 @@ describe("POST /intents and /intents/", () => {
     expect(expectProblem(await post("/intents", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
     expect(expectProblem(await post("/routes/quotes", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
     expectProblem(await post("/intents", intentBody({ amount: "0" })), 400, "InvalidAmount")
+    // A whole number past 2^53 - 1 gets its range's message alone, not also "not an integer".
+    expect(expectProblem(await post("/intents", intentBody({ ttl: 1e17 })), 400, "InvalidRequest").message).toBe("Invalid request. body ttl: Expected a ttl in seconds (uint48), got 100000000000000000.")
     expectProblem(await post("/intents", intentBody({ amount: "-5" })), 400, "InvalidRequest")
     expectProblem(await post("/intents", intentBody({ inputAsset: OTHER })), 400, "UnsupportedAsset")
     expectProblem(await post("/intents", intentBody({ destinations: ["777"] })), 400, "UnsupportedDomain")

@@ -41,6 +41,10 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
     const message = i.message === "Missing key" ? "required, but missing" : i.message.startsWith("Unexpected key") ? `not a field of this body (a typo?)${i.message.slice("Unexpected key".length).replace(/^ with value/, ", got")}` : i.message
     return { path, message: message.length > 200 ? `${message.slice(0, 197)}...` : message }
   })
+  // An integer past 2^53 - 1 fails as "not an integer" beside its range check, which says more: one line per field.
+  for (let i = issues.length - 1; i >= 0; i--) {
+    if (issues[i]!.message.startsWith("Expected an integer") && issues.some((other, j) => j !== i && other.path === issues[i]!.path)) issues.splice(i, 1)
+  }
   const first = issues[0]?.path ?? ""
   // The same code for a field whatever refused it, the schema or the service (a cursor is InvalidCursor either way).
   const code =

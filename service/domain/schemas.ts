@@ -138,9 +138,27 @@ export const decodeWithProblems = <S extends Schema.Codec<unknown, unknown>>(
   })
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const error = Cause.squash(exit.cause)
-  if (Schema.isSchemaError(error)) return { ok: false, problems: problemsOf(error.issue, [], input) }
+  if (Schema.isSchemaError(error)) return { ok: false, problems: beyondSafeIntegers(problemsOf(error.issue, [], input), input) }
   return { ok: false, problems: [{ path: "", message: String(error) }] }
 }
+
+const NOT_AN_INTEGER = "Expected an integer"
+
+/**
+ * Schemas' integers are safe integers, so a whole number past 2^53 − 1 (`1e17`) fails as "not an integer", which
+ * it is: when the field has another problem (its range, which says more), that line goes; alone, it says why.
+ */
+const beyondSafeIntegers = (problems: readonly InputProblem[], input: unknown): InputProblem[] =>
+  problems.flatMap((p) => {
+    if (!p.message.startsWith(NOT_AN_INTEGER)) return [p]
+    if (problems.some((other) => other !== p && other.path === p.path)) return []
+    const value = valueAt(input, p.path === "" ? [] : pathKeys(p.path))
+    if (typeof value !== "number" || !Number.isInteger(value)) return [p]
+    return [{ path: p.path, message: `Expected an integer of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1), got ${value}` }]
+  })
+
+/** "a.b[2].c" back to its keys. */
+const pathKeys = (path: string): PropertyKey[] => [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!))
 
 /**
  * The problems of an issue at `at`. A union of structs that no member matched (a scenario's horizon: `{ epochs }`,

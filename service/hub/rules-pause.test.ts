@@ -269,6 +269,9 @@ describe("pausing: traces", () => {
     const line = JSON.parse(encodeConfigLine(pausableConfig())) as Record<string, unknown>
     expect(() => decodeConfigLine(JSON.stringify({ ...line, allowFastPathSwap: false }))).toThrow(/^line 1: allowFastPathSwap: unknown key \(not a field here; a typo\?\)$/)
     expect(() => decodeInputLine(JSON.stringify({ kind: "block", number: 400, timestamp: 1_700_000_000, typo: 5 }), 2)).toThrow(/^line 2: typo: unknown key/)
+    expect(() => decodeInputLine('{"kind":"block","number":9007199254740993,"timestamp":1700000000}', 2)).toThrow(
+      /^line 2: number: Expected an integer of at most 9007199254740991 \(2\^53 - 1\), got 9007199254740992$/,
+    )
   })
 
   it("a run with a pause replays to the live run's trace hash, the refused message and the gated revert included", async () => {

@@ -21,7 +21,7 @@ const clearsim = (...args: string[]) => {
 describe("clearsim exit codes and messages", () => {
   it("exits 2 on the usage errors effect/cli finds, with the help and the error; 0 on --help", () => {
     for (const [args, error] of [
-      [["run", "scenarios/quickstart.yaml", "--seed", "abc"], 'Invalid value for flag --seed: "abc"'],
+      [["run", "scenarios/quickstart.yaml", "--runs", "abc"], 'Invalid value for flag --runs: "abc"'],
       [["run", "scenarios/quickstart.yaml", "--bogus"], "--bogus"],
       [["run"], "scenario.yaml"],
       [["nosuch"], "nosuch"],

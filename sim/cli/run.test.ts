@@ -71,9 +71,11 @@ describe("clearsim run", () => {
     dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
     const file = join(dir, "always-fails.yaml")
     writeFileSync(file, failing)
-    const negative = await run([file, "--seed", "-1"])
-    expect(negative.err).toBe("clearsim: --seed: expected a non-negative integer (as a scenario's seed), got -1")
-    expect(process.exitCode).toBe(2)
+    for (const seed of ["-1", "abc", "1e3", "+5", "0x10", "1.5", "9007199254740992", "99999999999999999999"]) {
+      const refused = await run([file, "--seed", seed])
+      expect(refused.err).toBe(`clearsim: --seed: expected a non-negative integer of at most 9007199254740991 in decimal digits (as a scenario's seed), got "${seed}"`)
+      expect(process.exitCode).toBe(2)
+    }
     const existing = join(dir, "a-file")
     writeFileSync(existing, "")
     for (const [out, why] of [

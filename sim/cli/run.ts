@@ -12,7 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { nettingRatioText, REPORT_FILES, reportDifferences, writeReportFiles, type RunReport } from "../report/report.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
-import { checkRunOutputs, checkSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { checkRunOutputs, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
 
@@ -60,18 +60,18 @@ export const runCommand = Command.make(
   "run",
   {
     scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML)")),
-    seed: Flag.Int("seed").pipe(Flag.withDescription("Run seed, a non-negative integer (default: the scenario's seed, else 1)"), Flag.optional),
+    seed: Flag.String("seed").pipe(Flag.withDescription("Run seed, a non-negative integer (default: the scenario's seed, else 1)"), Flag.optional),
     runs: Flag.Int("runs").pipe(Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
     checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes, reports (but for wall time) and time series"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ scenario, seed, runs, chains, out, checkDeterminism }) {
-    yield* Effect.try({ try: () => checkSeedFlag(Option.getOrUndefined(seed)), catch: (error) => error })
+    const seedFlag = yield* Effect.try({ try: () => parseSeedFlag(Option.getOrUndefined(seed)), catch: (error) => error })
     const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
     const spec = loaded.spec
     const backend: Backend = Option.getOrUndefined(chains) ?? spec.backend ?? "memory"
-    const firstSeed = Option.getOrUndefined(seed) ?? spec.seed ?? 1
+    const firstSeed = seedFlag ?? spec.seed ?? 1
     const count = Option.getOrUndefined(runs) ?? spec.runs ?? 1
     const baseDir = Option.getOrUndefined(out) ?? join("reports", "out", spec.name)
     if (count < 1) return yield* Effect.fail(new UsageError(`--runs: expected a positive integer, got ${count}`))

@@ -10,7 +10,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { type DevnetInfo, DevnetListenError, type DevnetSession, startDevnet } from "../live/devnet.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
-import { checkSeedFlag, describeCommandError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { describeCommandError, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 /** A flag value `up` cannot use (the message names the flag and what was expected). */
 export class UpInputError extends UsageError {
@@ -148,13 +148,12 @@ export const upCommand = Command.make(
     host: Flag.String("host").pipe(Flag.withDescription("API host to listen on (default 127.0.0.1; the chains always listen on 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
     agents: Flag.Boolean("agents").pipe(Flag.withDescription("Run the scenario's rebalancers, solvers and arbitrageurs; --no-agents leaves keepers and initial liquidity only"), Flag.withDefault(true)),
     accounts: Flag.Int("accounts").pipe(Flag.withDescription("Funded dev accounts left free for you (default 5)"), Flag.withDefault(5)),
-    seed: Flag.Int("seed").pipe(Flag.withDescription("Seed of the agents' and transport's randomness, a non-negative integer (default: the scenario's, else 1)"), Flag.optional),
+    seed: Flag.String("seed").pipe(Flag.withDescription("Seed of the agents' and transport's randomness, a non-negative integer (default: the scenario's, else 1)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>)"), Flag.optional),
   },
   Effect.fn(
     function* ({ scenario, port, host, agents, accounts, seed, out }) {
-      const seedValue = Option.getOrUndefined(seed)
-      yield* Effect.try({ try: () => (validateUpFlags({ port, host, accounts }), checkSeedFlag(seedValue)), catch: (error) => error })
+      const seedValue = yield* Effect.try({ try: () => (validateUpFlags({ port, host, accounts }), parseSeedFlag(Option.getOrUndefined(seed))), catch: (error) => error })
       const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
       const options = {
         loaded,

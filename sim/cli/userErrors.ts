@@ -32,11 +32,17 @@ export const withUsageExitCode = <A, E, R>(effect: Effect.Effect<A, E, R>): Effe
     ),
   )
 
-/** The seed rule of scenario files (`seed`: a non-negative integer) for the `--seed` flag. */
-export const checkSeedFlag = (seed: number | undefined): void => {
-  if (seed !== undefined && (!Number.isSafeInteger(seed) || seed < 0)) {
-    throw new UsageError(`--seed: expected a non-negative integer (as a scenario's seed), got ${seed}`)
+/**
+ * The `--seed` flag, by the seed rule of scenario files: a non-negative integer up to 2^53 - 1, in plain decimal
+ * digits (not `1e3`, `+5` or `0x10`, which a number parser would take or refuse each its own way).
+ */
+export const parseSeedFlag = (text: string | undefined): number | undefined => {
+  if (text === undefined) return undefined
+  const seed = /^[0-9]{1,16}$/.test(text) ? Number(text) : Number.NaN
+  if (!Number.isSafeInteger(seed)) {
+    throw new UsageError(`--seed: expected a non-negative integer of at most ${Number.MAX_SAFE_INTEGER} in decimal digits (as a scenario's seed), got ${JSON.stringify(text)}`)
   }
+  return seed
 }
 
 const REASONS: Readonly<Record<string, string>> = {

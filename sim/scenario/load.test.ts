@@ -53,6 +53,15 @@ describe("scenario files", () => {
     expect(problems[0]!.message).toMatch(/Expected/)
   })
 
+  it("says a whole number past 2^53 - 1 is too large, once, rather than not an integer", () => {
+    expect(problemsOf(valid.replace(/^seed: .*$/m, "seed: 99999999999999999999"))).toEqual([
+      expect.objectContaining({ path: "seed", message: "Expected a seed of at most 9007199254740991 (2^53 - 1), got 100000000000000000000" }),
+    ])
+    expect(problemsOf(valid.replace("count: 4", "count: 1e17"))).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].count", message: "Expected an integer of at most 9007199254740991 (2^53 - 1), got 100000000000000000" }),
+    ])
+  })
+
   it("refuses a name made only of dots (a scenario's name is its output directory under reports/out/)", () => {
     for (const name of ['".."', '"."']) {
       expect(problemsOf(valid.replace("name: two-chain", `name: ${name}`))[0]).toMatchObject({ path: "name", message: `Expected a name (1-40 letters, digits, . _ -, not only dots), got ${name}` })
