@@ -109,6 +109,16 @@ describe("npm run loadtest", () => {
     expect(readFileSync(log, "utf8").trimEnd().split("\n")).toEqual(["run", "--env", `BASE_URL=${server.url}`, "--env", "PROFILE=smoke", "loadtest/mixed.ts"])
   })
 
+  it("stops quietly when its output is piped into a reader that closed (| head)", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "loadtest/run.ts", "--help"], { cwd: root, env: { PATH: emptyDir() } })
+    child.stdout.destroy()
+    let stderr = ""
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve))
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+  })
+
   it("a bad option exits 2 before k6 is looked for", async () => {
     const { code, stderr } = await runner(["--rate", "abc"], emptyDir())
     expect(code).toBe(2)

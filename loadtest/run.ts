@@ -218,4 +218,11 @@ const main = async (): Promise<number> => {
   })
 }
 
-if (import.meta.main ?? process.argv[1] === import.meta.filename) process.exitCode = await main()
+if (import.meta.main ?? process.argv[1] === import.meta.filename) {
+  // Output piped into a reader that stops early (`| head`): stop quietly, as command-line tools do.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0)
+    throw error
+  })
+  process.exitCode = await main()
+}
