@@ -58,7 +58,7 @@ export const renderDevnetInfo = (info: DevnetInfo): string => {
   lines.push(`Accounts #${info.reservedAccounts.from}–#${info.reservedAccounts.to} are the devnet's own (deployer, relayer, fee signer, keepers, agents): do not send from them.`, "")
   lines.push(`Create an intent: POST ${info.apiUrl}/intents, sign the returned transaction with a free account (approve the fee adapter`)
   lines.push(`for the token first) and send it to the origin chain's RPC URL; follow it at GET ${info.apiUrl}/intents/{id}.`)
-  lines.push(`Written to ${info.outDir}: devnet.json now; trace.jsonl, report.json, report.md, report.html, timeseries.csv, session.json when it stops.`, "")
+  lines.push(`Written to ${info.outDir}: devnet.json now, trace.jsonl as the hub takes its inputs; report.json, report.md, report.html, timeseries.csv, session.json when it stops.`, "")
   return lines.join("\n")
 }
 
