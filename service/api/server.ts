@@ -43,7 +43,7 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
   })
   // An integer past 2^53 - 1 fails as "not an integer" beside its range check, which says more: one line per field.
   for (let i = issues.length - 1; i >= 0; i--) {
-    if (issues[i]!.message.startsWith("Expected an integer") && issues.some((other, j) => j !== i && other.path === issues[i]!.path)) issues.splice(i, 1)
+    if (/^Expected an integer(, got |$)/.test(issues[i]!.message) && issues.some((other, j) => j !== i && other.path === issues[i]!.path)) issues.splice(i, 1)
   }
   const first = issues[0]?.path ?? ""
   // The same code for a field whatever refused it, the schema or the service (a cursor is InvalidCursor either way).

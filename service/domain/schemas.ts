@@ -150,7 +150,7 @@ const NOT_AN_INTEGER = "Expected an integer"
  */
 const beyondSafeIntegers = (problems: readonly InputProblem[], input: unknown): InputProblem[] =>
   problems.flatMap((p) => {
-    if (!p.message.startsWith(NOT_AN_INTEGER)) return [p]
+    if (p.message !== NOT_AN_INTEGER && !p.message.startsWith(`${NOT_AN_INTEGER}, got `)) return [p]
     if (problems.some((other) => other !== p && other.path === p.path)) return []
     const value = valueAt(input, p.path === "" ? [] : pathKeys(p.path))
     if (typeof value !== "number" || !Number.isInteger(value)) return [p]

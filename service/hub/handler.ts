@@ -205,7 +205,7 @@ export const updateEpochLength = (hub: HubState, newLengthBlocks: number): void 
 }
 
 /** Why the hub would refuse to move to this block and time (it never goes backwards), or undefined. */
-export const blockRefusal = (hub: HubState, blockNumber: number, timestamp: number): HubRevert | undefined => {
+export const blockRefusal = (hub: Pick<HubState, "blockNumber" | "timestamp">, blockNumber: number, timestamp: number): HubRevert | undefined => {
   if (!Number.isSafeInteger(blockNumber) || blockNumber < hub.blockNumber) {
     return new HubRevert("Hub_InvalidBlock", `block ${blockNumber} is before the current hub block ${hub.blockNumber}`)
   }

@@ -7,7 +7,7 @@ import { createInterface } from "node:readline"
 import type { Bytes32 } from "../domain/hex.ts"
 import { ConservationViolation } from "./errors.ts"
 import { blockRefusal } from "./handler.ts"
-import { Hub } from "./hub.ts"
+import { Hub, type HubInput } from "./hub.ts"
 import { decodeConfigLine, decodeInputLine, InputLineError } from "./inputs.ts"
 import { TraceHasher } from "./trace.ts"
 
@@ -37,26 +37,16 @@ export const replayLines = async (lines: AsyncIterable<string> | Iterable<string
       if (text === "") continue
       if (hub === undefined) {
         hasher = new TraceHasher((line) => options.onLine(line))
-        try {
-          hub = new Hub(decodeConfigLine(text, lineNumber), hasher)
-        } catch (error) {
-          if (error instanceof InputLineError) throw error
-          throw new InputLineError(lineNumber, (error as Error).message)
-        }
+        hub = hubOfConfigLine(text, lineNumber, hasher)
         continue
       }
       const input = decodeInputLine(text, lineNumber)
-      // The clock only moves forward: a block going back is a broken trace, not a reverted call (checked before it
-      // is applied, so that no `Reverted` event is printed for it).
-      if (input.kind === "block") {
-        const refusal = blockRefusal(hub.state, input.number, input.timestamp)
-        if (refusal !== undefined) throw new InputLineError(lineNumber, `number/timestamp: ${refusal.message}`)
-      }
+      checkBlock(hub.state, input, lineNumber)
       hub.apply(input)
       inputs++
       if (options.checkEveryInput === true) checkAt(hub, lineNumber)
     }
-    if (hub === undefined || hasher === undefined) throw new InputLineError(lineNumber + 1, 'expected a first line {"kind":"config",...}, found an empty file')
+    if (hub === undefined || hasher === undefined) throw emptyTrace(lineNumber)
     checkAt(hub, lineNumber)
     const summary = { traceHash: hasher.digest(), events: hasher.events, inputs }
     options.onLine(JSON.stringify({ kind: "summary", traceHash: summary.traceHash, events: summary.events }))
@@ -65,6 +55,58 @@ export const replayLines = async (lines: AsyncIterable<string> | Iterable<string
     // The hashing worker of a long trace stops with the replay, a failed one included.
     hasher?.close()
   }
+}
+
+/** The hub of a trace's config line (a config the hub refuses is that line's error). */
+const hubOfConfigLine = (text: string, lineNumber: number, observer: ConstructorParameters<typeof Hub>[1]): Hub => {
+  try {
+    return new Hub(decodeConfigLine(text, lineNumber), observer)
+  } catch (error) {
+    if (error instanceof InputLineError) throw error
+    throw new InputLineError(lineNumber, (error as Error).message)
+  }
+}
+
+/**
+ * The clock only moves forward: a block going back is a broken trace, not a reverted call (checked before it is
+ * applied, so that no `Reverted` event is printed for it).
+ */
+const checkBlock = (clock: { readonly blockNumber: number; readonly timestamp: number }, input: HubInput, lineNumber: number): void => {
+  if (input.kind !== "block") return
+  const refusal = blockRefusal(clock, input.number, input.timestamp)
+  if (refusal !== undefined) throw new InputLineError(lineNumber, `number/timestamp: ${refusal.message}`)
+}
+
+const emptyTrace = (lineNumber: number): InputLineError => new InputLineError(lineNumber + 1, 'expected a first line {"kind":"config",...}, found an empty file')
+
+/**
+ * Checks every line of a trace as `replayLines` reads it (the config the hub accepts, each input's fields, blocks
+ * never going back), applying nothing and printing nothing: a malformed trace is refused before its first event
+ * is printed. What only running the hub finds (a conservation violation) is left to the replay.
+ */
+export const checkTraceLines = async (lines: AsyncIterable<string> | Iterable<string>): Promise<void> => {
+  let lineNumber = 0
+  let configured = false
+  const clock = { blockNumber: 0, timestamp: 0 }
+  for await (const raw of lines) {
+    lineNumber++
+    const text = raw.trim()
+    if (text === "") continue
+    if (!configured) {
+      const hub = hubOfConfigLine(text, lineNumber, { emit: () => {} })
+      clock.blockNumber = hub.state.blockNumber
+      clock.timestamp = hub.state.timestamp
+      configured = true
+      continue
+    }
+    const input = decodeInputLine(text, lineNumber)
+    checkBlock(clock, input, lineNumber)
+    if (input.kind === "block") {
+      clock.blockNumber = input.number
+      clock.timestamp = input.timestamp
+    }
+  }
+  if (!configured) throw emptyTrace(lineNumber)
 }
 
 const checkAt = (hub: Hub, lineNumber: number): void => {
@@ -76,6 +118,10 @@ const checkAt = (hub: Hub, lineNumber: number): void => {
   }
 }
 
-/** Replays a JSON-lines file. */
-export const replayFile = (path: string, options: ReplayOptions): Promise<ReplaySummary> =>
-  replayLines(createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY }), options)
+const fileLines = (path: string) => createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY })
+
+/** Replays a JSON-lines file, after checking all of it (`checkTraceLines`): a bad line prints no event. */
+export const replayFile = async (path: string, options: ReplayOptions): Promise<ReplaySummary> => {
+  await checkTraceLines(fileLines(path))
+  return replayLines(fileLines(path), options)
+}

@@ -4,7 +4,7 @@
  * errors on the paths a user gives are one line without a stack trace, and help exits 0.
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -60,5 +60,12 @@ describe("clearsim exit codes and messages", () => {
     const malformed = clearsim("hub", "replay", join(dir, "bad.jsonl"))
     expect(malformed.code).toBe(2)
     expect(malformed.stderr).toMatch(/^clearsim: line 1: /)
+    // A bad line after good ones refuses the trace before any event is printed.
+    const good = readFileSync(join(root, "scenarios", "hub-trace-example.jsonl"), "utf8").split("\n").slice(0, 6).join("\n")
+    writeFileSync(join(dir, "late.jsonl"), `${good}\n{"kind":"block","number":1,"timestamp":1}\n`)
+    const late = clearsim("hub", "replay", join(dir, "late.jsonl"))
+    expect(late.code).toBe(2)
+    expect(late.stdout).toBe("")
+    expect(late.stderr).toMatch(/^clearsim: line 7: number\/timestamp: block 1 is before the current hub block/)
   })
 })
