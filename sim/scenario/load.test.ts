@@ -57,8 +57,12 @@ describe("scenario files", () => {
     expect(problemsOf(valid.replace(/^seed: .*$/m, "seed: 99999999999999999999"))).toEqual([
       expect.objectContaining({ path: "seed", message: "Expected a seed of at most 9007199254740991 (2^53 - 1), got 100000000000000000000" }),
     ])
-    expect(problemsOf(valid.replace("count: 4", "count: 1e17"))).toEqual([
-      expect.objectContaining({ path: "agents.rebalancers[0].count", message: "Expected an integer of at most 9007199254740991 (2^53 - 1), got 100000000000000000" }),
+    expect(problemsOf(valid.replace("{ id: 31001 }", "{ id: 31001, blockTimeSeconds: 1e17 }"))).toEqual([
+      expect.objectContaining({ path: "chains[0].blockTimeSeconds", message: "Expected an integer of at most 9007199254740991 (2^53 - 1), got 100000000000000000" }),
+    ])
+    // A population past the agent limit (each agent is a funded account made at start-up) is refused at once.
+    expect(problemsOf(valid.replace("count: 4", "count: 1e9"))).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].count", message: "Expected a number of agents from 1 to 100000 (each has its own funded account), got 1000000000" }),
     ])
   })
 

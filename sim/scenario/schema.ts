@@ -14,6 +14,11 @@ const described = <S extends Schema.Top>(schema: S, description: string): S => s
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0, { expected: "a positive integer" }))
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }))
+/** Agents in one population: each has its own funded account on every chain, derived and funded at start-up. */
+export const MAX_AGENTS_PER_POPULATION = 100_000
+const AgentCount = Schema.Int.check(
+  Schema.isBetween({ minimum: 1, maximum: MAX_AGENTS_PER_POPULATION }, { expected: `a number of agents from 1 to ${MAX_AGENTS_PER_POPULATION} (each has its own funded account)` }),
+)
 const Seconds = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
 const PositiveSeconds = Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of seconds" }))
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
@@ -118,7 +123,7 @@ export const SizeSpec = Schema.Union([
 
 export const RebalancerSpec = Schema.Struct({
   name: Name,
-  count: PositiveInt,
+  count: AgentCount,
   asset: Symbol,
   arrival: Arrival,
   flows: Schema.Array(Schema.Struct({ from: ChainId, to: ChainId, weight: Schema.optionalKey(Weight) })).check(
@@ -137,7 +142,7 @@ export const RebalancerSpec = Schema.Struct({
 
 export const SolverSpec = Schema.Struct({
   name: Name,
-  count: PositiveInt,
+  count: AgentCount,
   /** Virtual-balance inventory per chain and asset, whole tokens. */
   inventory: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
   feeDbps: Dbps,
@@ -152,7 +157,7 @@ export const SolverSpec = Schema.Struct({
 
 export const ArbitrageurSpec = Schema.Struct({
   name: Name,
-  count: PositiveInt,
+  count: AgentCount,
   /** Capital per arbitrageur per chain and asset, whole tokens. */
   capital: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
   pollSeconds: Schema.optionalKey(PositiveSeconds),
