@@ -3,7 +3,7 @@
  * deployed through prool) as in memory, the same report (but for the backend's name, wall time and runtime) and
  * the same time series. Three scenarios here: the balanced one; five chains with every path (fast, swaps, xERC20,
  * solvers, arbitrageurs); transport faults with hub outages. (Every shipped scenario but the stress run was
- * checked the same way by hand on 2026-11-22, tenth session: README, the shipped scenarios.)
+ * checked the same way by hand on 2026-11-22, eleventh session: README, the shipped scenarios.)
  */
 import { describe, expect, it } from "vitest"
 import { reportDifferences } from "./report/report.ts"
