@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -33,6 +33,12 @@ describe("makeDirectories", () => {
 })
 
 describe("output path errors", () => {
+  it("name a dangling symbolic link as such", () => {
+    const link = join(root, "dangling")
+    symlinkSync(join(root, "nowhere"), link)
+    expect(() => prepareOutputDir("--out", link)).toThrow(`--out ${link}: expected a directory to write into (created when missing), but it is a symbolic link to a missing target`)
+  })
+
   const writeError = (path: string): unknown => {
     try {
       writeFileSync(path, "x")

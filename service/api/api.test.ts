@@ -206,8 +206,8 @@ describe("GET /intents and /intents/{intentId}", () => {
 
 describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
   it("refuse what the chain would refuse, with 400/404", async () => {
-    const unsettled = expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: String(B) }), 400, "IntentNotSettled")
-    expect(unsettled.message).toMatch(/not yet settled on its destination 10; it has no calldata, so there will be nothing to execute either/)
+    // An intent without calldata has nothing to execute, settled or not.
+    expect(expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: String(B) }), 400, "NoCalldata").message).toMatch(/has no calldata/)
     expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: String(A) }), 400, "InvalidDomain")
     expectProblem(await post(`/intents/${invoice.id}/execute`, { domain: "777" }), 400, "UnsupportedDomain")
     expectProblem(await post(`/intents/${invoice.id}/execute`, {}), 400, "InvalidRequest")
@@ -236,6 +236,8 @@ describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
     w.process("DAI")
     w.process("USDC")
     w.settle(B)
+    // Added after: not settled yet.
+    const pending = w.newIntent({ origin: A, destinations: [B], amount: u(100), data: "0x1234" })
     const s = await startApiServer(x.service)
     try {
       const status = async (id: Bytes32) => ((await request(s.url, "GET", `/intents/${id}`)).body as { intent: { status: string; hub_settlement_domain: string } }).intent
@@ -250,6 +252,8 @@ describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
       expectProblem(await request(s.url, "POST", `/intents/${later.id}/execute`, { domain: String(B) }), 400, "InvalidDomain")
       const twice = expectProblem(await request(s.url, "POST", `/intents/${filled.id}/execute`, { domain: String(B) }), 400, "CalldataAlreadyExecuted")
       expect(twice.message).toMatch(/filled on domain 10/)
+      const notYet = expectProblem(await request(s.url, "POST", `/intents/${pending.id}/execute`, { domain: String(B) }), 400, "IntentNotSettled")
+      expect(notYet.message).toMatch(/not yet settled on its destination 10; its calldata can be executed once the settlement arrives there/)
       // Settled on its first destination, with no calldata: nothing to execute (its status is final).
       expect(await status(plain.id)).toMatchObject({ status: "SETTLED_AND_COMPLETED", hub_settlement_domain: String(B) })
       const nothing = expectProblem(await request(s.url, "POST", `/intents/${plain.id}/execute`, { domain: String(B) }), 400, "NoCalldata")

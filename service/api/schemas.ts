@@ -92,8 +92,9 @@ export const ExecuteRequest = Schema.Struct({ domain: DomainId }).annotate({ ide
 export type ExecuteRequest = typeof ExecuteRequest.Type
 
 /**
- * The other fields of a `POST /intents` body, which the route questions take too (checked as there, otherwise
- * unused) so that a client can ask about the body it will send; a field no endpoint takes is still refused.
+ * The other fields of a `POST /intents` body, which the route questions take too (their format checked as there;
+ * their meaning only where the answer uses it) so that a client can ask about the body it will send; a field no
+ * endpoint takes is still refused.
  */
 const intentBodyFields = {
   to: Schema.optionalKey(AddressString),

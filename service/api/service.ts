@@ -694,6 +694,12 @@ export class ClearingService {
       if (intent.destinations[0] !== domain) {
         throw badRequest("InvalidDomain", `domain: intent ${id} executes its calldata on its first destination ${intent.destinations[0] ?? "(none)"}, not ${domain}.`)
       }
+      if (intent.data.length <= 2) {
+        // The spoke would run it (status SETTLED is all it checks, §4.5) and mark the intent manually executed,
+        // after calling the receiver with nothing: no transaction to build. Whatever its status,
+        // there is nothing to run.
+        throw badRequest("NoCalldata", `intentId: intent ${id} has no calldata (data 0x): there is nothing to execute.`)
+      }
       if (entry.settlementStatus === "SETTLED_AND_MANUALLY_EXECUTED") {
         throw badRequest("CalldataAlreadyExecuted", `intentId: the calldata of intent ${id} was already executed on domain ${domain}; it cannot be executed again.`)
       }
@@ -714,13 +720,8 @@ export class ClearingService {
       if (entry.settlementStatus !== "SETTLED") {
         throw badRequest(
           "IntentNotSettled",
-          `intentId: intent ${id} is ${entry.record.status}, but not yet settled on its destination ${domain}; ${intent.data.length <= 2 ? "it has no calldata, so there will be nothing to execute either." : "its calldata can be executed once the settlement arrives there."}`,
+          `intentId: intent ${id} is ${entry.record.status}, but not yet settled on its destination ${domain}; its calldata can be executed once the settlement arrives there.`,
         )
-      }
-      if (intent.data.length <= 2) {
-        // The spoke would run it (status SETTLED is all it checks, §4.5) and mark the intent manually executed,
-        // after calling the receiver with nothing: no transaction to build. Its settled status is final.
-        throw badRequest("NoCalldata", `intentId: intent ${id} has no calldata (data 0x): there is nothing to execute.`)
       }
       return transactionRequest({ to: registry.spoke, data: encodeExecuteIntentCalldata(intent), chainId: domain })
     })

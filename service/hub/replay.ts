@@ -2,7 +2,7 @@
  * Hub trace replay: a config line, then one input per line; prints every hub event as a JSON line and ends
  * with `{"kind":"summary","traceHash":"0x..","events":N}`. The engine's regression interface.
  */
-import { createReadStream } from "node:fs"
+import { createReadStream, statSync } from "node:fs"
 import { createInterface } from "node:readline"
 import type { Bytes32 } from "../domain/hex.ts"
 import { ConservationViolation } from "./errors.ts"
@@ -82,9 +82,10 @@ const emptyTrace = (lineNumber: number): InputLineError => new InputLineError(li
 /**
  * Checks every line of a trace as `replayLines` reads it (the config the hub accepts, each input's fields, blocks
  * never going back), applying nothing and printing nothing: a malformed trace is refused before its first event
- * is printed. What only running the hub finds (a conservation violation) is left to the replay.
+ * is printed. What only running the hub finds (a conservation violation) is left to the replay. Returns the number
+ * of lines read.
  */
-export const checkTraceLines = async (lines: AsyncIterable<string> | Iterable<string>): Promise<void> => {
+export const checkTraceLines = async (lines: AsyncIterable<string> | Iterable<string>): Promise<number> => {
   let lineNumber = 0
   let configured = false
   const clock = { blockNumber: 0, timestamp: 0 }
@@ -107,6 +108,7 @@ export const checkTraceLines = async (lines: AsyncIterable<string> | Iterable<st
     }
   }
   if (!configured) throw emptyTrace(lineNumber)
+  return lineNumber
 }
 
 const checkAt = (hub: Hub, lineNumber: number): void => {
@@ -120,8 +122,28 @@ const checkAt = (hub: Hub, lineNumber: number): void => {
 
 const fileLines = (path: string) => createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY })
 
-/** Replays a JSON-lines file, after checking all of it (`checkTraceLines`): a bad line prints no event. */
+/** The first `count` lines of `lines`. */
+async function* firstLines(lines: AsyncIterable<string>, count: number): AsyncGenerator<string> {
+  if (count === 0) return
+  let n = 0
+  for await (const line of lines) {
+    yield line
+    if (++n === count) return
+  }
+}
+
+/**
+ * Replays a JSON-lines file, after checking all of it (`checkTraceLines`): a bad line prints no event. A regular
+ * file is read twice, and the replay stops at the last line checked (a trace `clearsim up` is still writing grows
+ * in between); a pipe or other stream, which can be read once, is read into memory first.
+ */
 export const replayFile = async (path: string, options: ReplayOptions): Promise<ReplaySummary> => {
-  await checkTraceLines(fileLines(path))
-  return replayLines(fileLines(path), options)
+  if (!statSync(path).isFile()) {
+    const lines: string[] = []
+    for await (const line of fileLines(path)) lines.push(line)
+    await checkTraceLines(lines)
+    return replayLines(lines, options)
+  }
+  const checked = await checkTraceLines(fileLines(path))
+  return replayLines(firstLines(fileLines(path), checked), options)
 }

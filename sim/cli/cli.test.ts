@@ -60,6 +60,13 @@ describe("clearsim exit codes and messages", () => {
     const malformed = clearsim("hub", "replay", join(dir, "bad.jsonl"))
     expect(malformed.code).toBe(2)
     expect(malformed.stderr).toMatch(/^clearsim: line 1: /)
+    // A trace read from a pipe (read once: checked and replayed from memory) gives the file's hash.
+    // (A shell pipe: spawnSync's `input` is a socket, which /dev/stdin cannot be opened on.)
+    const example = join(root, "scenarios", "hub-trace-example.jsonl")
+    const fromFile = clearsim("hub", "replay", example)
+    const piped = spawnSync("sh", ["-c", `cat '${example}' | '${process.execPath}' '${join(root, "bin", "clearsim.js")}' hub replay /dev/stdin`], { cwd: root, encoding: "utf8", timeout: 60_000 })
+    expect(piped.status, piped.stderr).toBe(0)
+    expect(piped.stdout).toBe(fromFile.stdout)
     // A bad line after good ones refuses the trace before any event is printed.
     const good = readFileSync(join(root, "scenarios", "hub-trace-example.jsonl"), "utf8").split("\n").slice(0, 6).join("\n")
     writeFileSync(join(dir, "late.jsonl"), `${good}\n{"kind":"block","number":1,"timestamp":1}\n`)

@@ -12,6 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { nettingRatioText, REPORT_FILES, reportDifferences, writeReportFiles, type RunReport } from "../report/report.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
+import { shellWord } from "./shell.ts"
 import { checkRunOutputs, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
@@ -45,9 +46,6 @@ const summary = (r: RunReport, dir: string): string => {
   lines.push(`  report: ${join(dir, "report.html")} (also report.md, report.json, timeseries.csv, trace.jsonl)`)
   return lines.join("\n")
 }
-
-/** A word as a POSIX shell reads it back: as is when it is plain, else single-quoted. */
-const shellWord = (word: string): string => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)
 
 /**
  * The command that reruns one failing run into the directory it wrote (`--runs 1`: a scenario's `runs: N` would
@@ -122,7 +120,7 @@ export const runCommand = Command.make(
       }
       if (!result.report.passed) {
         failed = true
-        yield* Console.error(`  replay the hub: npx clearsim hub replay ${relative(process.cwd(), join(dir, "trace.jsonl"))}`)
+        yield* Console.error(`  replay the hub: npx clearsim hub replay ${shellWord(relative(process.cwd(), join(dir, "trace.jsonl")))}`)
         yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend, dir)}`)
       }
     }

@@ -10,6 +10,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { type DevnetInfo, DevnetListenError, type DevnetSession, startDevnet } from "../live/devnet.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
+import { shellWord } from "./shell.ts"
 import { describeCommandError, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 /** A flag value `up` cannot use (the message names the flag and what was expected). */
@@ -69,7 +70,7 @@ const renderSession = (session: DevnetSession, outDir: string): string => {
     `clearsim up stopped after ${session.wallSeconds.toFixed(1)} s: ${r.intents.created} intents created, ${r.intents.settled} settled; ${session.foreignTransactions} chain and ${session.hubRpcTransactions} hub transactions from other clients${session.handlerErrors > 0 ? `; ${session.handlerErrors} handler errors (see the log)` : ""}`,
     `  hub conservation: ${session.conservation}; trace hash ${session.traceHash} (${session.hubInputs} hub inputs)`,
     `  scenario properties on this session (informational): ${holding} of ${r.properties.length} hold`,
-    `  report: ${join(outDir, "report.html")}; replay the hub: npx clearsim hub replay ${join(outDir, "trace.jsonl")}`,
+    `  report: ${join(outDir, "report.html")}; replay the hub: npx clearsim hub replay ${shellWord(join(outDir, "trace.jsonl"))}`,
   ].join("\n")
 }
 

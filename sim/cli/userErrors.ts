@@ -6,7 +6,7 @@
  * `withUsageExitCode`) or one the command refuses (a negative seed, an unreadable or invalid input file, an
  * output path that cannot be written).
  */
-import { existsSync, statSync } from "node:fs"
+import { existsSync, lstatSync, statSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
 import { CliError } from "effect/cli"
@@ -38,7 +38,7 @@ export const withUsageExitCode = <A, E, R>(effect: Effect.Effect<A, E, R>): Effe
  */
 export const parseSeedFlag = (text: string | undefined): number | undefined => {
   if (text === undefined) return undefined
-  const seed = /^[0-9]{1,16}$/.test(text) ? Number(text) : Number.NaN
+  const seed = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN
   if (!Number.isSafeInteger(seed)) {
     throw new UsageError(`--seed: expected a non-negative integer of at most ${Number.MAX_SAFE_INTEGER} in decimal digits (as a scenario's seed), got ${JSON.stringify(text)}`)
   }
@@ -69,6 +69,15 @@ export const isFsError = (error: unknown): error is NodeJS.ErrnoException =>
 export const fsErrorLine = (error: NodeJS.ErrnoException, path?: string): string =>
   `${error.path ?? path ?? "(unknown path)"}: ${REASONS[error.code!] ?? error.message} (${error.code})`
 
+/** Whether `path` itself is a symbolic link (whatever it points at, a missing target included). */
+const isSymbolicLink = (path: string): boolean => {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
 const codeOf = (error: unknown): string | undefined => (isFsError(error) ? error.code : undefined)
 
 /**
@@ -87,6 +96,7 @@ export const prepareOutputDir = (flag: string, dir: string): void => {
   }
   if (isDirectory === false) throw new UsageError(`${expected}, but it is a file`)
   if (isDirectory === true) return
+  if (isSymbolicLink(dir)) throw new UsageError(`${expected}, but it is a symbolic link to a missing target`)
   try {
     makeDirectories(dir)
   } catch (error) {

@@ -1,8 +1,9 @@
 /**
  * The real-time adapter of live devnets (`clearsim up`): it paces the simulator's virtual-clock scheduler to the
  * wall clock, so that virtual time is wall time since a fixed origin and chain and hub timestamps follow the
- * wall clock. This is the only code in service/ and sim/ that reads the wall clock or sets timers; everything
- * it drives stays the deterministic scheduler of `clearsim run`.
+ * wall clock. It is the only code in service/ and sim/ whose wall-clock reads and timers drive what a run does
+ * (elsewhere they time the CLI's report and bound RPC calls); everything it drives stays the deterministic
+ * scheduler of `clearsim run`.
  *
  * Pacing: run every event due by now (in (time, sequence) order, each awaited as in a simulation), which also
  * moves the scheduler's clock to now; then sleep until the next event, at most `maxSleepMs`, so that events
