@@ -188,6 +188,9 @@ describe("GET /intents and /intents/{intentId}", () => {
     expectProblem(await get("//intents?foo=1"), 400, "UnknownParameter")
     expect((await request(server.url, "HEAD", "/intents?foo=1")).status).toBe(400)
     expectProblem(await get("/intents/?limit=1"), 400, "InvalidIntentId")
+    // A path whose percent-escapes do not decode is a bad request, not a missing route.
+    for (const path of ["/intents/%zz", "/invoices/%E0%A4%A"]) expect(expectProblem(await get(path), 400, "InvalidRequest").message).toMatch(/has a malformed percent-escape/)
+    expectProblem(await get("/no/such/route"), 404, "RouteNotFound")
     // Comma-separated lists are split before each value is checked.
     const comma = await get(`/intents?statuses=INVOICED,UNSUPPORTED&statuses[]=SETTLED,NONE`)
     expect(comma.status).toBe(200)

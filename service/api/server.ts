@@ -137,6 +137,16 @@ const unknownParameter = (method: string, url: string): HttpServerResponse.HttpS
   return undefined
 }
 
+/** Whether `path`'s percent-escapes decode (each % and two hex digits, of well-formed UTF-8). */
+const decodesAsUri = (path: string): boolean => {
+  try {
+    decodeURIComponent(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /**
  * The error policy for every route (global router middleware). Request ids are a counter: deterministic, and
  * only spent on failures.
@@ -171,7 +181,10 @@ export const ErrorPolicyLive = (() => {
             if (HttpServerError.isHttpServerError(failure)) {
               const reason = failure.reason
               if (reason._tag === "RouteNotFound") {
-                return methodNotAllowed(request.method, request.url) ?? problem(404, "RouteNotFound", `No endpoint answers ${request.method} ${request.url.split("?")[0]}.`)
+                const path = request.url.split("?")[0]!
+                // A path the router cannot decode (`/intents/%zz`) matches no route, but it is the request that is wrong.
+                if (!decodesAsUri(path)) return problem(400, "InvalidRequest", `The request path ${path} has a malformed percent-escape (expected % and two hex digits, of UTF-8 bytes).`)
+                return methodNotAllowed(request.method, request.url) ?? problem(404, "RouteNotFound", `No endpoint answers ${request.method} ${path}.`)
               }
               if (reason._tag === "RequestParseError") {
                 return reason.reason === "BodyTooLarge"
