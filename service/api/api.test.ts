@@ -3,6 +3,7 @@
  * 4xx with `{ error, message }`, the OpenAPI document and the docs page, and the typed client decoding every
  * response against the schemas. The world is a `TestWorld` (real hub and read model, minimal spoke events).
  */
+import { connect } from "node:net"
 import { Cause, Effect, Exit } from "effect"
 import { decodeFunctionData, recoverMessageAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -607,5 +608,23 @@ describe("system", () => {
     expect(text.status).toBe(415)
     expect(await text.json()).toEqual({ error: "UnsupportedMediaType", message: "The request body must be application/json." })
     expect(expectProblem(await post("/intents", { ...intentBody(), padding: "x".repeat(2_000_000) }), 413, "PayloadTooLarge").message).toBe("The request body is too large (at most 1000000 bytes).")
+    // What Node's parser refuses before any handler runs gets the same shape: a URL past its 16 KB, bytes that are not HTTP.
+    const longUrl = await fetch(`${server.url}/intents?cursor=${"1".repeat(70_000)}`)
+    expect(longUrl.status).toBe(431)
+    expect(await longUrl.json()).toEqual({ error: "RequestHeaderFieldsTooLarge", message: "The request's headers, URL included, are larger than the server reads (16 KB)." })
+    const raw = await rawExchange(server.url, "HELLO / WORLD\r\n\r\n")
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
+    expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: "InvalidRequest" })
   })
 })
+
+/** Sends `bytes` on a TCP connection to the server of `url` and returns all it answers before closing. */
+const rawExchange = (url: string, bytes: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname, () => socket.end(bytes))
+    let answer = ""
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString()))
+    socket.on("close", () => resolve(answer))
+    socket.on("error", reject)
+  })

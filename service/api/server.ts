@@ -16,6 +16,7 @@ import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, Ht
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { Duplex } from "node:stream"
 import { ApiErrors, ClearingApi } from "./api.ts"
 import { AssetsQuery, BatchesQuery, HistoryQuery, IntentsQuery, InvoicesQuery } from "./schemas.ts"
 import { BadRequest } from "./errors.ts"
@@ -270,6 +271,26 @@ const answerFastRead = (clearing: ClearingService, cache: BodyCache, request: In
   return true
 }
 
+/**
+ * Requests Node's HTTP parser refuses before any handler sees them (headers or URL over its 16 KB limit, bytes
+ * that are not HTTP, a request too slow to arrive): answered in the API's `{ error, message }` shape, as every
+ * other 4xx, instead of Node's bodyless status line.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
+  if (!socket.writable || error.code === "ECONNRESET") {
+    socket.destroy()
+    return
+  }
+  const [status, reason, code, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request Header Fields Too Large", "RequestHeaderFieldsTooLarge", "The request's headers, URL included, are larger than the server reads (16 KB)."]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout", "RequestTimeout", "The request did not arrive in time."]
+        : [400, "Bad Request", "InvalidRequest", `The request is not valid HTTP (${error.code ?? "parse error"}).`]
+  const body = JSON.stringify({ error: code, message })
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+}
+
 /** Serves `service` (or a service built from `deps`) over HTTP. */
 export const startApiServer = async (service: ClearingService | ClearingDeps, options: ApiServerOptions = {}): Promise<ApiServer> => {
   const clearing = service instanceof ClearingService ? service : new ClearingService(service)
@@ -293,6 +314,7 @@ export const startApiServer = async (service: ClearingService | ClearingDeps, op
     if (fastReads && answerFastRead(clearing, bodies, request, response)) return
     handler(request, response)
   })
+  server.on("clientError", answerClientError)
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
     server.listen(options.port ?? 0, host, () => {
