@@ -58,7 +58,7 @@ export const runCommand = Command.make(
   "run",
   {
     scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML)")),
-    seed: Flag.String("seed").pipe(Flag.withDescription("Run seed, a non-negative integer (default: the scenario's seed, else 1)"), Flag.optional),
+    seed: Flag.String("seed").pipe(Flag.withMetavar("integer"), Flag.withDescription("Run seed, a non-negative integer (default: the scenario's seed, else 1)"), Flag.optional),
     runs: Flag.Int("runs").pipe(Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
