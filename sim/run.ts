@@ -205,6 +205,7 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
       agents: p.agents,
       actions: p.actions,
       rejections: p.rejections,
+      fallbacks: p.fallbacks,
       pnl: p.pnl,
       inFlight: p.inFlight,
     })),

@@ -69,6 +69,8 @@ export const createIntents = async (service: ClearingService, payload: IntentsPa
 export class PopulationStats {
   readonly actions: Record<string, number> = {}
   readonly rejections: Record<string, number> = {}
+  /** Actions taken another way than asked, with why: sent anyway (over the route's limit: invoiced), fast path refused so sent as basic. */
+  readonly fallbacks: Record<string, number> = {}
   /** Change of holdings (wallets + spoke virtual balances) per asset symbol in whole tokens, at the end of the run. */
   readonly pnl: Record<string, number> = {}
   /** Tokens sent in intents not yet received at the end of the run, per symbol. */
@@ -86,6 +88,11 @@ export class PopulationStats {
 
   reject(reason: string): void {
     this.rejections[reason] = (this.rejections[reason] ?? 0) + 1
+  }
+
+  /** Counts an action that went ahead another way than asked (not a rejection: it was sent). */
+  fallback(reason: string): void {
+    this.fallbacks[reason] = (this.fallbacks[reason] ?? 0) + 1
   }
 
   /** Counts a reverted receipt under its error name. */

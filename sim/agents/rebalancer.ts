@@ -93,11 +93,12 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     if (quoted.value.reqType === "invalid") return stats.reject("quote:invalid")
     const quote = quoted.value.quote
     if (path !== "basic" && !quote.fast.ok) {
-      stats.reject(`fastPath:${quote.fast.error}`)
-      if (path === "swap") return
-      path = "basic" // the user falls back to netting, as the quick-start guide suggests
+      // A swap has no other path: refused. Otherwise the user falls back to netting, as the quick-start guide suggests.
+      if (path === "swap") return stats.reject(`fastPath:${quote.fast.error}`)
+      stats.fallback(`basicForFast:${quote.fast.error}`)
+      path = "basic"
     }
-    if (path === "basic" && quote.currentLimit < amount) stats.reject("overLimit") // still sent: it will be invoiced
+    if (path === "basic" && quote.currentLimit < amount) stats.fallback("sentOverLimit") // sent: it will be invoiced
     const request =
       path === "basic"
         ? input.strategy === "xerc20"

@@ -173,3 +173,15 @@ const minimalReport = () => ({
   wallSeconds: 0,
   runtime: { node: "22.23.3", v8: "12.4.254.21-node.33" },
 })
+
+describe("agents' rejections and fallbacks", () => {
+  it("count an intent sent another way than asked as a fallback, not a rejection (it was sent)", async () => {
+    const { report } = await runScenario(loadScenario(new URL("../../scenarios/fast-path-heavy.yaml", import.meta.url).pathname), { seed: 31, backend: "memory" })
+    const traders = report.agents.find((a) => a.population === "traders")!
+    // Refused fast paths were sent as basic intents: counted among the basic actions, and as fallbacks only.
+    expect(traders.fallbacks["basicForFast:OverSolverLimit"]).toBeGreaterThan(0)
+    expect(Object.keys(traders.rejections).filter((r) => r.startsWith("fastPath:") || r === "overLimit")).toEqual([])
+    expect(Object.keys(traders.fallbacks).every((f) => f.startsWith("basicForFast:") || f === "sentOverLimit")).toBe(true)
+    expect(renderMarkdown(report)).toMatch(/\| traders \| rebalancer \| 10 \| fast \d+, basic \d+ \| – \| basicForFast:OverSolverLimit \d+ \|/)
+  })
+})

@@ -32,6 +32,8 @@ export interface AgentPopulationReport {
   readonly agents: number
   readonly actions: Record<string, number>
   readonly rejections: Record<string, number>
+  /** Actions that went ahead another way than asked: a fast intent sent as basic when the fast path was refused (`basicForFast:<reason>`), an intent sent over the route's limit, to be invoiced (`sentOverLimit`). */
+  readonly fallbacks: Record<string, number>
   /** Change of holdings (wallets + spoke virtual balances) per asset over the run, whole tokens. */
   readonly pnl: Record<string, number>
   /** Sent in intents and not yet received at the end, per asset, whole tokens: pnl + inFlight is the settled PnL. */
@@ -237,10 +239,10 @@ export const renderMarkdown = (r: RunReport): string => {
   }
   lines.push(`| all | ${r.intents.created} | ${r.intents.settled} | ${r.latency.count} | ${cell(r.latency.p50)} | ${cell(r.latency.p90)} | ${cell(r.latency.p99)} | ${cell(r.latency.max)} | ${cell(r.latency.settlement.p50)} | ${cell(r.latency.settlement.p99)} |`)
   if (r.agents.length > 0) {
-    lines.push("", "## Agents", "", "Holdings change: wallets and spoke balances, end minus start; in flight: sent, not yet received.", "")
-    lines.push("| population | kind | agents | actions | rejections | holdings change (tokens) | in flight (tokens) |", "|---|---|---|---|---|---|---|")
+    lines.push("", "## Agents", "", "Rejections: actions not done, with why. Sent another way: a fast intent sent as basic when the fast path was refused, an intent sent over the route's limit (it is invoiced). Holdings change: wallets and spoke balances, end minus start; in flight: sent, not yet received.", "")
+    lines.push("| population | kind | agents | actions | rejections (not done) | sent another way | holdings change (tokens) | in flight (tokens) |", "|---|---|---|---|---|---|---|---|")
     const fmt = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k} ${Math.round(v * 1e6) / 1e6}`).join(", ") || "–"
-    for (const a of r.agents) lines.push(`| ${a.population} | ${a.kind} | ${a.agents} | ${fmt(a.actions)} | ${fmt(a.rejections)} | ${fmt(a.pnl)} | ${fmt(a.inFlight)} |`)
+    for (const a of r.agents) lines.push(`| ${a.population} | ${a.kind} | ${a.agents} | ${fmt(a.actions)} | ${fmt(a.rejections)} | ${fmt(a.fallbacks)} | ${fmt(a.pnl)} | ${fmt(a.inFlight)} |`)
   }
   lines.push("", "## Run", "")
   for (const line of runSummary(r)) lines.push(`- ${line}`)
