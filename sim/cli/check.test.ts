@@ -70,6 +70,9 @@ describe("clearsim compare", () => {
       'clearsim compare: warning: the reports are not runs of the same scenario and seed (scenario "compare-me" vs "something-else"): their trace hashes differ by construction, and KPI differences may come from the scenarios, not from clearsim',
     )
     expect(renamed.out).toMatch(/^something-else: same/)
+    // The same name, another scenario file (its bytes' hash differs): warned too.
+    const edited = write("edited.json", { ...report, scenario: { ...report.scenario, hash: `0x${"ee".repeat(32)}` } })
+    expect((await compare([a, edited])).err).toContain(`(scenario "compare-me" from two different files: hash ${String(report.scenario.hash).slice(0, 10)}… vs 0xeeeeeeee…)`)
     const reseeded = write("reseeded.json", { ...report, seed: 4, traceHash: `0x${"11".repeat(32)}` })
     const seeds = await compare([a, reseeded])
     expect(seeds.err).toContain("(seed 3 vs 4)")

@@ -157,9 +157,12 @@ const readReport = (path: string): RunReport => checkReportKpiFields(path, readJ
  * or edited scenario, a sweep), but their trace hashes differ by construction and a "regression" may only be the
  * difference between the scenarios. Undefined when scenario name and seed agree.
  */
-export const differentRunsWarning = (baseline: Baseline, current: Baseline): string | undefined => {
+export const differentRunsWarning = (baseline: Baseline, current: Baseline, fileHashes?: readonly [string | undefined, string | undefined]): string | undefined => {
   const differences: string[] = []
   if (baseline.scenario !== current.scenario) differences.push(`scenario "${baseline.scenario}" vs "${current.scenario}"`)
+  else if (fileHashes?.[0] !== undefined && fileHashes[1] !== undefined && fileHashes[0] !== fileHashes[1]) {
+    differences.push(`scenario "${baseline.scenario}" from two different files: hash ${fileHashes[0].slice(0, 10)}… vs ${fileHashes[1].slice(0, 10)}…`)
+  }
   if (baseline.seed !== current.seed) differences.push(`seed ${baseline.seed} vs ${current.seed}`)
   if (differences.length === 0) return undefined
   return `clearsim compare: warning: the reports are not runs of the same scenario and seed (${differences.join(", ")}): their trace hashes differ by construction, and KPI differences may come from the scenarios, not from clearsim`
@@ -173,11 +176,10 @@ export const compareCommand = Command.make(
     kpisOnly: Flag.Boolean("kpis-only").pipe(Flag.withDescription("Exit 0 when only the trace hash changed"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ baseline, current, kpisOnly }) {
-    const [before, after] = yield* Effect.try({
-      try: () => [baselineOf(readReport(baseline), baseline), baselineOf(readReport(current), current)] as const,
-      catch: (error) => error,
-    })
-    const warning = differentRunsWarning(before, after)
+    const [reportBefore, reportAfter] = yield* Effect.try({ try: () => [readReport(baseline), readReport(current)] as const, catch: (error) => error })
+    const before = baselineOf(reportBefore, baseline)
+    const after = baselineOf(reportAfter, current)
+    const warning = differentRunsWarning(before, after, [reportBefore.scenario.hash, reportAfter.scenario.hash])
     if (warning !== undefined) yield* Console.error(warning)
     const comparison = compareBaselines(before, after)
     yield* Console.log(renderComparison(comparison))

@@ -78,7 +78,7 @@ const byPath = <S extends Schema.Top>(item: S) => Schema.Struct({ basic: item, f
  * wrong type is refused naming the field, rather than compared as NaN or crashing. Other fields are not read.
  */
 export const ReportKpiFields = Schema.Struct({
-  scenario: Schema.Struct({ name: Schema.String }),
+  scenario: Schema.Struct({ name: Schema.String, hash: Schema.optionalKey(Schema.String) }),
   seed: Seed,
   backend: Schema.String,
   version: Schema.String,
