@@ -365,6 +365,25 @@ describe("scenario JSON Schema", () => {
     const committed = readFileSync(new URL("../../scenarios/scenario.schema.json", import.meta.url), "utf8")
     expect(committed).toBe(renderScenarioJsonSchema())
   })
+
+  it("accepts every shipped scenario and, as the loader does, refuses a misspelt key (an editor flags what a run would)", async () => {
+    const { readdirSync, readFileSync } = await import("node:fs")
+    const { parse } = await import("yaml")
+    const { Ajv2020 } = await import("ajv/dist/2020.js")
+    const { scenarioJsonSchema } = await import("./jsonSchema.ts")
+    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(scenarioJsonSchema())
+    const dir = new URL("../../scenarios/", import.meta.url)
+    const files = readdirSync(dir).filter((f) => f.endsWith(".yaml"))
+    expect(files.length).toBeGreaterThanOrEqual(9)
+    for (const file of files) {
+      const text = readFileSync(new URL(file, dir), "utf8")
+      expect(validate(parse(text, { merge: true })), `${file}: ${JSON.stringify(validate.errors)}`).toBe(true)
+    }
+    const typo = parse(valid.replace("flows:", "flow:"))
+    expect(validate(typo)).toBe(false)
+    expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: "/agents/rebalancers/0", keyword: "additionalProperties", params: { additionalProperty: "flow" } }))
+    expect(problemsOf(valid.replace("flows:", "flow:")).map((p) => p.path)).toContain("agents.rebalancers[0].flow")
+  })
 })
 
 describe("token amounts from YAML numbers", () => {
