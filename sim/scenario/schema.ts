@@ -48,8 +48,8 @@ export const HubParameters = Schema.Struct({
   expiryTimeBufferSeconds: Schema.optionalKey(described(Seconds, "grace after ttl before an unfilled fast intent goes to the slow path (default 43200)")),
   discountExemptEpochs: Schema.optionalKey(described(NonNegativeInt, "extra epochs without discount after entry (default 0)")),
   userMaxDiscount: Schema.optionalKey(described(Schema.Boolean, "a ttl=0 intent's maxFee caps its discount (default true)")),
-  minSolverSupportedDomains: Schema.optionalKey(NonNegativeInt),
-  domainGasLimit: Schema.optionalKey(PositiveInt),
+  minSolverSupportedDomains: Schema.optionalKey(described(NonNegativeInt, "fewest repayment domains a solver may declare (default 2)")),
+  domainGasLimit: Schema.optionalKey(described(PositiveInt, "gas a settlement batch may use on a spoke; keepers size settlement batches to it (default 30000000)")),
 })
 
 export const ChainSpec = Schema.Struct({
@@ -72,18 +72,18 @@ export const AssetOnChain = Schema.Struct({
   decimals: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_TOKEN_DECIMALS }, { expected: `token decimals between 0 and ${MAX_TOKEN_DECIMALS}` })),
   strategy: Schema.optionalKey(Schema.Literals(["default", "xerc20"])),
   /** xERC20 only: the bridge's mint and burn limits (whole tokens per day, replenished linearly). */
-  mintLimit: Schema.optionalKey(TokenAmount),
-  burnLimit: Schema.optionalKey(TokenAmount),
+  mintLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may mint per day, replenished linearly (default 10^30 token units: no limit in practice)")),
+  burnLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may burn per day, replenished linearly (default 10^30 token units)")),
 })
 
 export const AssetSpec = Schema.Struct({
   symbol: Symbol,
-  discountPerEpochDbps: Schema.optionalKey(Dbps),
-  maxDiscountDbps: Schema.optionalKey(Dbps),
-  prioritizedStrategy: Schema.optionalKey(Schema.Literals(["default", "xerc20"])),
+  discountPerEpochDbps: Schema.optionalKey(described(Dbps, "an invoice's discount grows by this each epoch (default 3)")),
+  maxDiscountDbps: Schema.optionalKey(described(Dbps, "cap of an invoice's discount (default 12)")),
+  prioritizedStrategy: Schema.optionalKey(described(Schema.Literals(["default", "xerc20"]), "settlement strategy the hub tries first (default \"default\")")),
   protocolFeeDbps: Schema.optionalKey(described(Dbps, "hub protocol fee (default 2)")),
   /** Off-chain fee charged through the FeeAdapter (quotes): a fixed part and a liquidity-dependent variable part. */
-  fixedFeeTokens: Schema.optionalKey(TokenAmount),
+  fixedFeeTokens: Schema.optionalKey(described(TokenAmount, "fixed fee of the API's quotes, whole tokens (default 0)")),
   maxVariableFeeBps: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }, { expected: "bps between 0 and 10000" }))),
   chains: Schema.Array(AssetOnChain).check(Schema.isMinLength(1, { expected: "at least one chain" })),
 })
@@ -133,11 +133,11 @@ export const RebalancerSpec = Schema.Struct({
   /** Path mix of the population's intents; an xERC20 asset always takes the xERC20 route. */
   paths: Schema.optionalKey(Schema.Struct({ basic: Schema.optionalKey(Weight), fast: Schema.optionalKey(Weight), swap: Schema.optionalKey(Weight) })),
   /** Most tokens each rebalancer sends from each chain over the run (default: no limit). */
-  balanceTokens: Schema.optionalKey(TokenAmount),
-  fastTtlSeconds: Schema.optionalKey(PositiveSeconds),
-  fastMaxFeeDbps: Schema.optionalKey(Dbps),
+  balanceTokens: Schema.optionalKey(described(TokenAmount, "most whole tokens each rebalancer sends from each chain over the run; past it, budgetExhausted (default: no limit)")),
+  fastTtlSeconds: Schema.optionalKey(described(PositiveSeconds, "ttl of fast-path intents (default: the API's, 3600)")),
+  fastMaxFeeDbps: Schema.optionalKey(described(Dbps, "solver fee a fast-path intent accepts, its maxFee (default: the API's, from the quote)")),
   /** maxFee of netting intents: with userMaxDiscount it caps the discount the user accepts. */
-  maxDiscountDbps: Schema.optionalKey(Dbps),
+  maxDiscountDbps: Schema.optionalKey(described(Dbps, "maxFee of basic intents: above 0, with the hub's userMaxDiscount, it caps the discount the user accepts (default 0: the ticker's cap applies)")),
 })
 
 export const SolverSpec = Schema.Struct({
@@ -146,13 +146,13 @@ export const SolverSpec = Schema.Struct({
   /** Virtual-balance inventory per chain and asset, whole tokens. */
   inventory: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
   feeDbps: Dbps,
-  reactionSeconds: Schema.optionalKey(LatencySpec),
+  reactionSeconds: Schema.optionalKey(described(LatencySpec, "delay from seeing an intent to sending its fill (default: a fixed 5 s)")),
   /** Most intents one solver fills per hour. */
-  capacityPerHour: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThan(0))),
+  capacityPerHour: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThan(0)), "most intents one solver fills per hour; past it, capacity (default: no limit)")),
   /** Repayment domains (setUserSupportedDomains); default every chain. */
-  repaymentChains: Schema.optionalKey(Schema.Array(ChainId)),
+  repaymentChains: Schema.optionalKey(described(Schema.Array(ChainId), "domains the hub repays this solver on (setUserSupportedDomains; default every chain)")),
   /** Rebalance when inventory on a chain falls below this share of its start. */
-  rebalanceBelowShare: Schema.optionalKey(Probability),
+  rebalanceBelowShare: Schema.optionalKey(described(Probability, "rebalance, through a netting intent from the richest chain, when a chain's inventory falls below this share of its start (default: never)")),
 })
 
 export const ArbitrageurSpec = Schema.Struct({
@@ -160,11 +160,11 @@ export const ArbitrageurSpec = Schema.Struct({
   count: AgentCount,
   /** Capital per arbitrageur per chain and asset, whole tokens. */
   capital: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
-  pollSeconds: Schema.optionalKey(PositiveSeconds),
+  pollSeconds: Schema.optionalKey(described(PositiveSeconds, "seconds between two reads of the invoices (default 60)")),
   /** Buy when the discount earned minus the fees paid (quote + protocol fee) beats this margin, bps of the purchase. */
-  minDiscountBps: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))),
+  minDiscountBps: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), "margin over the fees the reward must beat, bps of the purchase: the cost of capital (default 0)")),
   /** Skip invoices younger than this. */
-  minInvoiceAgeSeconds: Schema.optionalKey(Seconds),
+  minInvoiceAgeSeconds: Schema.optionalKey(described(Seconds, "skip invoices younger than this (default 1)")),
 })
 
 export const InitialLiquidity = Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })
