@@ -35,7 +35,15 @@ export const TransportSpec = Schema.Struct({
   /** Latency of every route without its own entry. */
   latency: LatencySpec,
   /** Per-route latency, `from`/`to` domain ids (the hub domain included). */
-  routes: Schema.optionalKey(Schema.Array(Schema.Struct({ from: Domain, to: Domain, latency: LatencySpec }))),
+  routes: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({
+        from: Domain.annotate({ description: "a chain id or the hub's domain (hub.domain, default 25327): one end of the route" }),
+        to: Domain.annotate({ description: "the other end: the hub's domain for spoke→hub messages, a chain id for hub→spoke ones" }),
+        latency: LatencySpec,
+      }),
+    ),
+  ),
   faults: Schema.optionalKey(
     Schema.Struct({
       dropProbability: Schema.optionalKey(Probability),
