@@ -166,7 +166,7 @@ const minimalReport = () => ({
   agents: [],
   keepers: {},
   transport: { sent: 0, dropped: 0, duplicated: 0, reordered: 0, heldByOutage: 0 },
-  world: { hubReverts: 0, spokeReverts: 0, spokeBlocks: 0, spokeCalls: 0, conservationChecks: 0 },
+  world: { hubReverts: 0, spokeReverts: 0, spokeRevertsByError: {}, duplicateSpokeDeliveries: 0, duplicateHubDeliveries: 0, spokeBlocks: 0, spokeCalls: 0, conservationChecks: 0 },
   coverage: [],
   properties: [],
   passed: true,

@@ -261,8 +261,8 @@ export const runSummary = (r: RunReport): string[] => {
   return [
     `hub: ${r.hubInputs} inputs, ${r.hubEvents} events, ${r.world.hubReverts} reverted calls${byError(r.world.hubRevertsByError)}, ${r.world.conservationChecks} conservation checks`,
     `keepers: ${k.intentDispatches} intent, ${k.fillDispatches} fill and ${k.settlementDispatches} settlement dispatches, ${k.processCalls} processDepositsAndInvoices, ${k.expiredHandled} expired intents handled, ${k.debtMints} debt mints, ${k.reverts} reverted${byError(k.revertsByError)}`,
-    `spokes: ${r.world.spokeBlocks} blocks, ${r.world.spokeCalls} calls, ${r.world.spokeReverts} reverted`,
-    `transport: ${t.sent} messages, ${t.dropped} dropped, ${t.duplicated} duplicated, ${t.reordered} reordered, ${t.heldByOutage} held by outages, ${r.world.refusedHubDeliveries ?? 0} refused by the paused hub and redelivered`,
+    `spokes: ${r.world.spokeBlocks} blocks, ${r.world.spokeCalls} calls, ${r.world.spokeReverts} reverted${byError(r.world.spokeRevertsByError)}`,
+    `transport: ${t.sent} messages, ${t.dropped} dropped, ${t.duplicated} duplicated (${r.world.duplicateHubDeliveries} of them refused by the hub, ${r.world.duplicateSpokeDeliveries} by spoke gateways), ${t.reordered} reordered, ${t.heldByOutage} held by outages, ${r.world.refusedHubDeliveries ?? 0} refused by the paused hub and redelivered`,
     `coverage: ${r.coverage.join(", ") || "–"}`,
   ]
 }

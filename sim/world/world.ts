@@ -149,7 +149,12 @@ export interface WorldOptions {
 export interface WorldStats {
   spokeBlocks: number
   spokeCalls: number
+  /** Reverted spoke transactions, but for the relayer's duplicate deliveries (counted apart below). */
   spokeReverts: number
+  /** Those reverts by error name. */
+  spokeRevertsByError: Record<string, number>
+  /** Hub→spoke messages the transport duplicated: the relayer's second delivery, which the spoke's gateway refuses. */
+  duplicateSpokeDeliveries: number
   hubInputs: number
   hubReverts: number
   /** Reverted hub calls by error name (keeper calls, agents' hub calls and refused deliveries alike). */
@@ -159,6 +164,9 @@ export interface WorldStats {
   refusedHubDeliveries: number
   conservationChecks: number
 }
+
+/** The spoke gateway's refusal of a message it already delivered. */
+const DUPLICATE_DELIVERY = "SpokeGateway_ReceiveMessage_AlreadyDelivered"
 
 export class World {
   readonly scheduler = new Scheduler()
@@ -172,6 +180,8 @@ export class World {
     spokeBlocks: 0,
     spokeCalls: 0,
     spokeReverts: 0,
+    spokeRevertsByError: {},
+    duplicateSpokeDeliveries: 0,
     hubInputs: 0,
     hubReverts: 0,
     hubRevertsByError: {},
@@ -479,7 +489,16 @@ export class World {
   ): void {
     const txNonce = txNonces.get(receipt.from) ?? 0
     txNonces.set(receipt.from, txNonce + 1)
-    if (receipt.status === "reverted") this.stats.spokeReverts++
+    if (receipt.status === "reverted") {
+      // The transport's duplicate of a hub message: the relayer sends it again and the gateway refuses it, as on a
+      // real chain, but it is the transport's fault, counted apart from the calls that failed.
+      const name = receipt.error.name
+      if (name === DUPLICATE_DELIVERY) this.stats.duplicateSpokeDeliveries++
+      else {
+        this.stats.spokeReverts++
+        this.stats.spokeRevertsByError[name] = (this.stats.spokeRevertsByError[name] ?? 0) + 1
+      }
+    }
     this.onTransactionEvents(domain, block, blockNumber, timestamp, receipt, receipt.transactionHash, receipt.index, txNonce)
     handlers?.get(receipt.index)?.(receipt, block)
   }
