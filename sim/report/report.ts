@@ -182,7 +182,8 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   const byLane: Record<string, { ratio: number; totalVolume: string }> = {}
   for (const [lane, totals] of metrics.netting.byLane) byLane[lane] = { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }
   const bySource = Object.fromEntries(Object.entries(overall.bySource18).map(([k, v]) => [k, formatTokens18(v)]))
-  const paidBps = metrics.settledVolume18 === 0n ? 0 : Number((metrics.discountPaid18 * 10_000_000n) / metrics.settledVolume18) / 1000
+  // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01).
+  const paidBps = metrics.settledVolume18 === 0n ? 0 : Number(((metrics.discountPaid18 * 100_000_000_000n) / metrics.settledVolume18 + 5n) / 10n) / 1_000_000
   return {
     intents: { created, settled, byPath },
     netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane },
