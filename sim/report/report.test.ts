@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
-import { metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, writeReportFiles } from "./report.ts"
+import { csvNumber, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, writeReportFiles } from "./report.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -44,7 +44,8 @@ describe("report files of a run", () => {
     expect(csv[0]).toBe("run,seed,epoch,metric,value")
     expect(csv.length - 1).toBe(result.timeseries.length)
     const first = result.timeseries[0]!
-    expect(csv[1]).toBe(`${first.run},${first.seed},${first.epoch},${first.metric},${first.value}`)
+    expect(csv[1]).toBe(`${first.run},${first.seed},${first.epoch},${first.metric},${csvNumber(first.value)}`)
+    expect([677.6999999999999, 0.1 + 0.2, 12, 1e-9, 123456.789].map(csvNumber)).toEqual(["677.7", "0.3", "12", "1e-9", "123456.789"])
     // Every epoch has a depth row for each chain's intent queue and fill queue.
     const epochs = new Set(result.timeseries.map((row) => row.epoch)).size
     for (const chain of [31001, 31002, 31003]) {

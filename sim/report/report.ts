@@ -268,8 +268,11 @@ export const runSummary = (r: RunReport): string[] => {
   ]
 }
 
+/** A value as the CSV writes it: to 12 significant digits, so that float noise (677.6999999999999) reads 677.7. */
+export const csvNumber = (value: number): string => (Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(12))))
+
 export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string =>
-  `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${r.value}`).join("\n")}${rows.length > 0 ? "\n" : ""}`
+  `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${csvNumber(r.value)}`).join("\n")}${rows.length > 0 ? "\n" : ""}`
 
 /**
  * Where two runs of the same scenario and seed differ: the report's top-level fields (all but `wallSeconds`, the
@@ -280,7 +283,7 @@ export const reportDifferences = (a: RunReport, ra: readonly SeriesRow[], b: Run
   const fields = new Set([...Object.keys(a), ...Object.keys(b)])
   fields.delete("wallSeconds")
   const differing = [...fields].filter((f) => JSON.stringify(a[f as keyof RunReport]) !== JSON.stringify(b[f as keyof RunReport]))
-  if (renderTimeseriesCsv(ra) !== renderTimeseriesCsv(rb)) differing.push("timeseries")
+  if (JSON.stringify(ra) !== JSON.stringify(rb)) differing.push("timeseries") // the exact values, not the CSV's
   return differing
 }
 
