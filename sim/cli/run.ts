@@ -6,7 +6,7 @@
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
 import { readdirSync, writeFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { join } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { nettingRatioText, REPORT_FILES, reportDifferences, writeReportFiles, type RunReport } from "../report/report.ts"
@@ -120,7 +120,7 @@ export const runCommand = Command.make(
       }
       if (!result.report.passed) {
         failed = true
-        yield* Console.error(`  replay the hub: npx clearsim hub replay ${shellWord(relative(process.cwd(), join(dir, "trace.jsonl")))}`)
+        yield* Console.error(`  replay the hub: npx clearsim hub replay ${shellWord(join(dir, "trace.jsonl"))}`)
         yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend, dir)}`)
       }
     }
