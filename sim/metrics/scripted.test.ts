@@ -109,8 +109,8 @@ describe("discount on a hand-computed scenario", () => {
     const { report, timeseries } = await runScenario(parseScenario(discountScenario, "hand-computed-discount.yaml"), { seed: 1, backend: "memory" })
     expect(report.discounts).toEqual({
       paid: "2.749945",
-      paidBps: 18.367,
-      // What paidBps is of: 2.749945 / 1,497.220055 = 18.367 bps.
+      paidBps: 18.367006,
+      // What paidBps is of: 2.749945 / 1,497.220055 = 18.36700618 bps, to six decimals.
       settledVolume: "1497.220055",
       invoicesCreated: 3,
       invoicesSettled: 2,
