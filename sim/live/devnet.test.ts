@@ -180,8 +180,11 @@ describe("clearsim up", () => {
     expect(session.foreignTransactions).toBeGreaterThanOrEqual(2)
     expect(session.hubRpcTransactions).toBe(4) // setUpdateVirtualBalance, a refused pause, pause, unpause
     expect(session.conservation).toBe("ok")
-    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { traceHash: string; intents: { created: number } }
+    const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { traceHash: string; intents: { created: number }; live?: { scenarioHorizonSeconds: number } }
     expect(report.traceHash).toBe(session.traceHash)
+    // A live session's report is marked as such: its headline is no PASS/FAIL verdict.
+    expect(report.live?.scenarioHorizonSeconds).toBeGreaterThan(0)
+    expect(readFileSync(join(out, "report.md"), "utf8")).toMatch(/^# [^\n]*: live session of /)
     expect(pids.some(alive)).toBe(false)
     expect(anvilPids().filter((pid) => pids.includes(pid))).toEqual([])
   }, 20_000)

@@ -307,7 +307,7 @@ const writeSession = (
   measureInFlight(plan, assembly)
   const virtualSeconds = world.nowMs / 1000
   const result = buildRunResult(loaded, plan, assembly, { seed, run: 0, backend: "anvil", horizonSeconds: virtualSeconds, wallSeconds })
-  writeReportFiles(outDir, result.report, result.timeseries)
+  writeReportFiles(outDir, { ...result.report, live: { scenarioHorizonSeconds: plan.horizonSeconds } }, result.timeseries)
   const session: DevnetSession = {
     wallSeconds,
     virtualSeconds,

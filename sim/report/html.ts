@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import { type LatencySummary, nettingRatioText, type RunReport, runSummary } from "./report.ts"
+import { type LatencySummary, nettingRatioText, type RunReport, runSummary, verdictText } from "./report.ts"
 
 export interface SeriesRow {
   readonly run: number
@@ -188,9 +188,9 @@ svg .grid{stroke:#eef0f3}svg .axis{stroke:#9aa1ac}svg .tick{font-size:10px;fill:
 /** The whole page for one run; `rows` are that run's rows of `timeseries.csv`. */
 export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => {
   const out: string[] = []
-  const verdict = r.passed ? `<span class="pass">PASS</span>` : `<span class="fail">FAIL</span>`
+  const verdict = r.live !== undefined ? `<span class="muted">${escapeHtml(verdictText(r))}</span>` : r.passed ? `<span class="pass">PASS</span>` : `<span class="fail">FAIL</span>`
   out.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`)
-  out.push(`<title>${escapeHtml(r.scenario.name)}: ${r.passed ? "PASS" : "FAIL"} · clearsim</title><style>${STYLE}</style></head><body>`)
+  out.push(`<title>${escapeHtml(r.scenario.name)}: ${escapeHtml(r.live !== undefined ? "live session" : verdictText(r))} · clearsim</title><style>${STYLE}</style></head><body>`)
   out.push(`<h1>${escapeHtml(r.scenario.name)}: ${verdict}</h1>`)
   if (r.scenario.description !== undefined) out.push(`<p>${escapeHtml(r.scenario.description)}</p>`)
   out.push(

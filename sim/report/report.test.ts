@@ -95,6 +95,18 @@ describe("report files of a run", () => {
     expect(nettingRatioText({ netting: { ...base.netting, ratio: 0.5, totalVolume: "10" } })).toBe("0.5000")
   })
 
+  it("gives a live session's report no verdict: the scenario's properties were written for its own horizon", () => {
+    const base = minimalReport() as unknown as RunReport
+    const properties = [
+      { name: "nettingRatio >= 0.5", pass: true, value: 0.9 },
+      { name: "coverage: invoiceCreated", pass: false, reason: "never happened" },
+    ]
+    const live = { ...base, passed: false, properties, horizonSeconds: 1296, live: { scenarioHorizonSeconds: 10_800 } }
+    expect(renderMarkdown(live)).toMatch(/^# [^\n]*: live session of 21\.6 min, 1 of 2 properties held \(written for the scenario's 3 h: no verdict\)\n/)
+    expect(renderHtml(live, [])).not.toContain(">FAIL<")
+    expect(renderMarkdown({ ...base, passed: false, properties })).toMatch(/^# [^\n]*: FAIL\n/)
+  })
+
   it("charts custody per ticker, dotted tickers included, and draws isolated points", () => {
     const rows = [
       { run: 0, seed: 1, epoch: 0, metric: "custody.USDC.31001", value: 50_000 },

@@ -88,7 +88,22 @@ export interface RunReport {
   readonly wallSeconds: number
   /** The Node and V8 versions the run ran on (like `wallSeconds`, not part of what the run computes). */
   readonly runtime: { readonly node: string; readonly v8: string }
+  /**
+   * Set on a live devnet's report (`clearsim up`): the scenario's properties are written for its own horizon
+   * (`scenarioHorizonSeconds`), not for a session of `horizonSeconds`, so they are shown but give no verdict.
+   */
+  readonly live?: { readonly scenarioHorizonSeconds: number }
 }
+
+/** The report's headline: PASS or FAIL, or for a live session how many of the scenario's properties held. */
+export const verdictText = (r: Pick<RunReport, "passed" | "properties" | "live" | "horizonSeconds">): string => {
+  if (r.live === undefined) return r.passed ? "PASS" : "FAIL"
+  const held = r.properties.filter((p) => p.pass).length
+  return `live session of ${formatDuration(r.horizonSeconds)}, ${held} of ${r.properties.length} properties held (written for the scenario's ${formatDuration(r.live.scenarioHorizonSeconds)}: no verdict)`
+}
+
+const formatDuration = (seconds: number): string =>
+  seconds >= 3600 ? `${Math.round((seconds / 3600) * 10) / 10} h` : seconds >= 60 ? `${Math.round((seconds / 60) * 10) / 10} min` : `${Math.round(seconds)} s`
 
 const summary = (p: Percentiles | undefined): LatencySummary =>
   p === undefined
@@ -213,7 +228,7 @@ export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.ne
 
 export const renderMarkdown = (r: RunReport): string => {
   const lines: string[] = []
-  lines.push(`# ${r.scenario.name}: ${r.passed ? "PASS" : "FAIL"}`, "")
+  lines.push(`# ${r.scenario.name}: ${verdictText(r)}`, "")
   if (r.scenario.description !== undefined) lines.push(r.scenario.description, "")
   lines.push(`seed ${r.seed}, run ${r.run}, backend ${r.backend}, clearsim ${r.version}, trace hash \`${r.traceHash}\``, "")
   lines.push("## Properties", "", "| property | result | value | first failing epoch |", "|---|---|---|---|")
