@@ -277,7 +277,9 @@ const answerFastRead = (clearing: ClearingService, cache: BodyCache, request: In
  * other 4xx, instead of Node's bodyless status line.
  */
 const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void => {
-  if (!socket.writable || error.code === "ECONNRESET") {
+  // As Node's own handler: nothing is written into a response already under way, or to a socket that is gone.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (!socket.writable || error.code === "ECONNRESET" || inFlight?.headersSent === true) {
     socket.destroy()
     return
   }
@@ -288,7 +290,8 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex): void =
         ? [408, "Request Timeout", "RequestTimeout", "The request did not arrive in time."]
         : [400, "Bad Request", "InvalidRequest", `The request is not valid HTTP (${error.code ?? "parse error"}).`]
   const body = JSON.stringify({ error: code, message })
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  // Closed once written, as Node's handler does: the server's sockets are half-open, a client may never close its side.
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`, () => socket.destroy())
 }
 
 /** Serves `service` (or a service built from `deps`) over HTTP. */

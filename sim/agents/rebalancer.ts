@@ -92,13 +92,15 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     if (!quoted.ok) return stats.reject(`quote:${quoted.error}`)
     if (quoted.value.reqType === "invalid") return stats.reject("quote:invalid")
     const quote = quoted.value.quote
+    // Fallbacks are counted once the intent is sent (`send`).
+    let fastRefused: string | undefined
     if (path !== "basic" && !quote.fast.ok) {
       // A swap has no other path: refused. Otherwise the user falls back to netting, as the quick-start guide suggests.
       if (path === "swap") return stats.reject(`fastPath:${quote.fast.error}`)
-      stats.fallback(`basicForFast:${quote.fast.error}`)
+      fastRefused = quote.fast.error
       path = "basic"
     }
-    if (path === "basic" && quote.currentLimit < amount) stats.fallback("sentOverLimit") // sent: it will be invoiced
+    const overLimit = path === "basic" && quote.currentLimit < amount // sent all the same: it will be invoiced
     const request =
       path === "basic"
         ? input.strategy === "xerc20"
@@ -115,14 +117,20 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     const action = path === "basic" && input.strategy === "xerc20" ? "xerc20" : path
     // Synchronous while the fee signature is cached (almost always); signing a new one is asynchronous.
     const now = createIntentsNow(service, request)
-    if (now !== undefined) return send(now, from, action, budgetKey, spent + amount)
-    return createIntents(service, request).then((tx) => send(tx, from, action, budgetKey, spent + amount))
+    if (now !== undefined) return send(now, from, action, budgetKey, spent + amount, fastRefused, overLimit)
+    return createIntents(service, request).then((tx) => send(tx, from, action, budgetKey, spent + amount, fastRefused, overLimit))
   }
 
-  /** Sends the transaction `POST /intents` gave (one function for the population: no closure per intent). */
-  const send = (tx: ServiceResult<IntentSubmission>, from: Address, action: string, budgetKey: string, spentAfter: bigint): void => {
+  /**
+   * Sends the transaction `POST /intents` gave (one function for the population: no closure per intent), and
+   * counts how it went another way than asked: the fast path refused (`basicForFast:<why>`), over the route's limit
+   * (`sentOverLimit`); an intent can be both.
+   */
+  const send = (tx: ServiceResult<IntentSubmission>, from: Address, action: string, budgetKey: string, spentAfter: bigint, fastRefused: string | undefined, overLimit: boolean): void => {
     if (!tx.ok) return stats.reject(`intents:${tx.error}`)
     if (allowance !== undefined) spentByAgent.set(budgetKey, spentAfter)
+    if (fastRefused !== undefined) stats.fallback(`basicForFast:${fastRefused}`)
+    if (overLimit) stats.fallback("sentOverLimit")
     stats.act(action)
     sendTransaction(world, from, tx.value, onReceipt)
   }

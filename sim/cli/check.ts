@@ -160,11 +160,13 @@ const readReport = (path: string): RunReport => checkReportKpiFields(path, readJ
 export const differentRunsWarning = (baseline: Baseline, current: Baseline, fileHashes?: readonly [string | undefined, string | undefined]): string | undefined => {
   const differences: string[] = []
   if (baseline.scenario !== current.scenario) differences.push(`scenario "${baseline.scenario}" vs "${current.scenario}"`)
-  else if (fileHashes?.[0] !== undefined && fileHashes[1] !== undefined && fileHashes[0] !== fileHashes[1]) {
-    differences.push(`scenario "${baseline.scenario}" from two different files: hash ${fileHashes[0].slice(0, 10)}… vs ${fileHashes[1].slice(0, 10)}…`)
-  }
   if (baseline.seed !== current.seed) differences.push(`seed ${baseline.seed} vs ${current.seed}`)
-  if (differences.length === 0) return undefined
+  if (differences.length === 0) {
+    // Same name and seed, but the scenario file's bytes differ: an edit that may or may not change the run.
+    const [a, b] = fileHashes ?? []
+    if (a === undefined || b === undefined || a === b) return undefined
+    return `clearsim compare: warning: the reports are of scenario "${baseline.scenario}" from files with other bytes (hash ${a.slice(0, 10)}… vs ${b.slice(0, 10)}…): if the edit changed the scenario, KPI and trace differences may come from it, not from clearsim`
+  }
   return `clearsim compare: warning: the reports are not runs of the same scenario and seed (${differences.join(", ")}): their trace hashes differ by construction, and KPI differences may come from the scenarios, not from clearsim`
 }
 

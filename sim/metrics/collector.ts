@@ -44,6 +44,9 @@ export interface TimeseriesRow {
   readonly value: number
 }
 
+/** `part` in basis points of `whole` (> 0), to six decimals, rounded half up: the report's and every epoch's discount. */
+export const bpsOf = (part: bigint, whole: bigint): number => Number(((part * 100_000_000_000n) / whole + 5n) / 10n) / 1_000_000
+
 /**
  * One spoke queue (intents or fills) as its events show it: the index of the last item added and the index of the
  * next item to dispatch (the spoke's `first`). Indexes rather than counts: the same on both backends (the events
@@ -392,7 +395,7 @@ export class MetricsCollector implements WorldObserver {
     push("invoicesCreated", this.invoicesCreated)
     push("invoicesSettled", this.invoicesSettled)
     push("discountPaidTokens", this.tokens18(this.discountPaid18))
-    if (this.settledVolume18 > 0n) push("discountPaidBps", Number((this.discountPaid18 * 10_000_000n) / this.settledVolume18) / 1000)
+    if (this.settledVolume18 > 0n) push("discountPaidBps", bpsOf(this.discountPaid18, this.settledVolume18))
     const user = this.epochUserLatency.percentiles()
     if (user !== undefined) {
       for (const [q, v] of [["p50", user.p50], ["p90", user.p90], ["p99", user.p99], ["max", user.max]] as const) {

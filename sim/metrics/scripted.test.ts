@@ -123,7 +123,7 @@ describe("discount on a hand-computed scenario", () => {
     expect(report.epochs).toMatchObject({ first: 500_000, last: 500_004 })
     // Per epoch: nothing paid until E+3; no settled volume (no bps row) before it either.
     expect(seriesOf(timeseries, "discountPaidTokens")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2.749945], [500_004, 2.749945]])
-    expect(seriesOf(timeseries, "discountPaidBps")).toEqual([[500_003, 18.367], [500_004, 18.367]])
+    expect(seriesOf(timeseries, "discountPaidBps")).toEqual([[500_003, 18.367006], [500_004, 18.367006]])
     expect(seriesOf(timeseries, "invoicesOpen.USDC")).toEqual([[500_000, 1], [500_001, 1], [500_002, 2], [500_003, 0], [500_004, 1]])
     expect(seriesOf(timeseries, "invoicesSettled")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2], [500_004, 2]])
     expect(seriesOf(timeseries, "custody.USDC.31002")).toContainEqual([500_003, 2.779945])

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
-import { csvNumber, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, writeReportFiles } from "./report.ts"
+import { csvNumber, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, verdictText, writeReportFiles } from "./report.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -45,7 +45,7 @@ describe("report files of a run", () => {
     expect(csv.length - 1).toBe(result.timeseries.length)
     const first = result.timeseries[0]!
     expect(csv[1]).toBe(`${first.run},${first.seed},${first.epoch},${first.metric},${csvNumber(first.value)}`)
-    expect([677.6999999999999, 0.1 + 0.2, 12, 1e-9, 123456.789].map(csvNumber)).toEqual(["677.7", "0.3", "12", "1e-9", "123456.789"])
+    expect([677.6999999999999, 0.1 + 0.2, 12, 1e-9, 123456.789, 12345678.123456, -0.30000000000000004].map(csvNumber)).toEqual(["677.7", "0.3", "12", "1e-9", "123456.789", "12345678.123456", "-0.3"])
     // Every epoch has a depth row for each chain's intent queue and fill queue.
     const epochs = new Set(result.timeseries.map((row) => row.epoch)).size
     for (const chain of [31001, 31002, 31003]) {
@@ -105,6 +105,8 @@ describe("report files of a run", () => {
     expect(renderMarkdown(live)).toMatch(/^# [^\n]*: live session of 21\.6 min, 1 of 2 properties held \(written for the scenario's 3 h: no verdict\)\n/)
     expect(renderHtml(live, [])).not.toContain(">FAIL<")
     expect(renderMarkdown({ ...base, passed: false, properties })).toMatch(/^# [^\n]*: FAIL\n/)
+    expect(verdictText({ ...live, properties: [], horizonSeconds: 3599 })).toBe("live session of 1 h, no properties (written for the scenario's 3 h: no verdict)")
+    expect(verdictText({ ...live, properties: properties.slice(0, 1), horizonSeconds: 59.6 })).toBe("live session of 1 min, 1 of 1 property held (written for the scenario's 3 h: no verdict)")
   })
 
   it("charts custody per ticker, dotted tickers included, and draws isolated points", () => {

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import type { Bytes32 } from "../../service/domain/hex.ts"
 import type { TransportStats } from "../../service/transport/transport.ts"
 import type { KeeperStats } from "../agents/keepers.ts"
-import { type IntentPath, type MetricsCollector, PATHS } from "../metrics/collector.ts"
+import { bpsOf, type IntentPath, type MetricsCollector, PATHS } from "../metrics/collector.ts"
 import { ratioOf } from "../metrics/netting.ts"
 import type { Percentiles } from "../metrics/percentiles.ts"
 import type { PropertyResult } from "../metrics/properties.ts"
@@ -99,11 +99,17 @@ export interface RunReport {
 export const verdictText = (r: Pick<RunReport, "passed" | "properties" | "live" | "horizonSeconds">): string => {
   if (r.live === undefined) return r.passed ? "PASS" : "FAIL"
   const held = r.properties.filter((p) => p.pass).length
-  return `live session of ${formatDuration(r.horizonSeconds)}, ${held} of ${r.properties.length} properties held (written for the scenario's ${formatDuration(r.live.scenarioHorizonSeconds)}: no verdict)`
+  const properties = r.properties.length === 0 ? "no properties" : `${held} of ${r.properties.length} ${r.properties.length === 1 ? "property" : "properties"} held`
+  return `live session of ${formatDuration(r.horizonSeconds)}, ${properties} (written for the scenario's ${formatDuration(r.live.scenarioHorizonSeconds)}: no verdict)`
 }
 
-const formatDuration = (seconds: number): string =>
-  seconds >= 3600 ? `${Math.round((seconds / 3600) * 10) / 10} h` : seconds >= 60 ? `${Math.round((seconds / 60) * 10) / 10} min` : `${Math.round(seconds)} s`
+/** Seconds as the largest unit that keeps it at least 1, to a tenth (3599 s is 1 h, not 60 min). */
+const formatDuration = (seconds: number): string => {
+  const tenths = (x: number) => Math.round(x * 10) / 10
+  if (tenths(seconds / 60) >= 60) return `${tenths(seconds / 3600)} h`
+  if (Math.round(seconds) >= 60) return `${tenths(seconds / 60)} min`
+  return `${Math.round(seconds)} s`
+}
 
 const summary = (p: Percentiles | undefined): LatencySummary =>
   p === undefined
@@ -197,8 +203,8 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   const byLane: Record<string, { ratio: number; totalVolume: string }> = {}
   for (const [lane, totals] of metrics.netting.byLane) byLane[lane] = { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }
   const bySource = Object.fromEntries(Object.entries(overall.bySource18).map(([k, v]) => [k, formatTokens18(v)]))
-  // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01).
-  const paidBps = metrics.settledVolume18 === 0n ? 0 : Number(((metrics.discountPaid18 * 100_000_000_000n) / metrics.settledVolume18 + 5n) / 10n) / 1_000_000
+  // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01), as every epoch's.
+  const paidBps = metrics.settledVolume18 === 0n ? 0 : bpsOf(metrics.discountPaid18, metrics.settledVolume18)
   return {
     intents: { created, settled, byPath },
     netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane },
@@ -278,13 +284,13 @@ export const runSummary = (r: RunReport): string[] => {
     `hub: ${r.hubInputs} inputs, ${r.hubEvents} events, ${r.world.hubReverts} reverted calls${byError(r.world.hubRevertsByError)}, ${r.world.conservationChecks} conservation checks`,
     `keepers: ${k.intentDispatches} intent, ${k.fillDispatches} fill and ${k.settlementDispatches} settlement dispatches, ${k.processCalls} processDepositsAndInvoices, ${k.expiredHandled} expired intents handled, ${k.debtMints} debt mints, ${k.reverts} reverted${byError(k.revertsByError)}`,
     `spokes: ${r.world.spokeBlocks} blocks, ${r.world.spokeCalls} calls, ${r.world.spokeReverts} reverted${byError(r.world.spokeRevertsByError)}`,
-    `transport: ${t.sent} messages, ${t.dropped} dropped, ${t.duplicated} duplicated (${r.world.duplicateHubDeliveries} of them refused by the hub, ${r.world.duplicateSpokeDeliveries} by spoke gateways), ${t.reordered} reordered, ${t.heldByOutage} held by outages, ${r.world.refusedHubDeliveries ?? 0} refused by the paused hub and redelivered`,
+    `transport: ${t.sent} messages, ${t.dropped} dropped, ${t.duplicated} duplicated (of which ${r.world.duplicateHubDeliveries} refused by the hub and ${r.world.duplicateSpokeDeliveries} by spoke gateways; any other still in flight or dropped at the end), ${t.reordered} reordered, ${t.heldByOutage} held by outages, ${r.world.refusedHubDeliveries ?? 0} refused by the paused hub and redelivered`,
     `coverage: ${r.coverage.join(", ") || "–"}`,
   ]
 }
 
-/** A value as the CSV writes it: to 12 significant digits, so that float noise (677.6999999999999) reads 677.7. */
-export const csvNumber = (value: number): string => (Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(12))))
+/** A value as the CSV writes it: to 15 significant digits (all a double holds exactly), so that float noise (677.6999999999999) reads 677.7. */
+export const csvNumber = (value: number): string => (Number.isInteger(value) || !Number.isFinite(value) ? String(value) : String(Number(value.toPrecision(15))))
 
 export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string =>
   `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${csvNumber(r.value)}`).join("\n")}${rows.length > 0 ? "\n" : ""}`

@@ -27,7 +27,8 @@ const closeObjects = (node: unknown): unknown => {
   if (typeof node !== "object" || node === null) return node
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) out[key] = closeObjects(value)
-  if ("properties" in out && (out["additionalProperties"] === undefined || out["additionalProperties"] === true)) out["additionalProperties"] = false
+  // Only object schemas (`type: "object"`), not the map of a schema's properties (a scenario has a field named `properties`).
+  if (out["type"] === "object" && "properties" in out && (out["additionalProperties"] === undefined || out["additionalProperties"] === true)) out["additionalProperties"] = false
   return out
 }
 

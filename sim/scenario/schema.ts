@@ -72,7 +72,7 @@ export const AssetOnChain = Schema.Struct({
   decimals: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_TOKEN_DECIMALS }, { expected: `token decimals between 0 and ${MAX_TOKEN_DECIMALS}` })),
   strategy: Schema.optionalKey(Schema.Literals(["default", "xerc20"])),
   /** xERC20 only: the bridge's mint and burn limits (whole tokens per day, replenished linearly). */
-  mintLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may mint per day, replenished linearly (default 10^30 token units: no limit in practice)")),
+  mintLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may mint per day, replenished linearly (default 10^30 token units)")),
   burnLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may burn per day, replenished linearly (default 10^30 token units)")),
 })
 
@@ -152,7 +152,7 @@ export const SolverSpec = Schema.Struct({
   /** Repayment domains (setUserSupportedDomains); default every chain. */
   repaymentChains: Schema.optionalKey(described(Schema.Array(ChainId), "domains the hub repays this solver on (setUserSupportedDomains; default every chain)")),
   /** Rebalance when inventory on a chain falls below this share of its start. */
-  rebalanceBelowShare: Schema.optionalKey(described(Probability, "rebalance, through a netting intent from the richest chain, when a chain's inventory falls below this share of its start (default: never)")),
+  rebalanceBelowShare: Schema.optionalKey(described(Probability, "rebalance, through a netting intent from the richest chain, when a chain's inventory falls below this share of its start, or when a fill fails for lack of inventory there (default: never)")),
 })
 
 export const ArbitrageurSpec = Schema.Struct({
