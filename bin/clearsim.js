@@ -69,6 +69,13 @@ if (process.env.CLEARSIM_CHILD !== "1" && (oldNode || smallHeap)) {
       if (process.listenerCount(FORWARDED_SIGNAL_EVENT) > 0) process.emit(FORWARDED_SIGNAL_EVENT, signal)
       else process.kill(process.pid, signal)
     })
+    // The parent gone without forwarding anything (killed outright, `timeout -k`'s SIGKILL say): stop as on a
+    // forwarded SIGTERM (chains stopped, `up`'s files written) rather than run on as an orphan. The channel only
+    // closes before the child exits when the parent died: the parent exits after the child.
+    process.on("disconnect", () => {
+      if (process.listenerCount(FORWARDED_SIGNAL_EVENT) > 0) process.emit(FORWARDED_SIGNAL_EVENT, "SIGTERM")
+      else process.kill(process.pid, "SIGTERM")
+    })
     process.channel.unref() // the channel must not keep the child alive once the command is done
     process.send({ [READY]: true })
   }

@@ -7,7 +7,7 @@
  * process groups (not Windows).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -138,6 +138,40 @@ describe.skipIf(olderNode === undefined)(`bin/clearsim.js in a child process (${
     expect(files).toEqual(expect.arrayContaining(["devnet.json", "trace.jsonl", "report.json", "session.json"]))
     expect(anvils.filter(running)).toEqual([])
   })
+})
+
+describe("bin/clearsim.js's child when its parent is killed outright", () => {
+  it("stops instead of running on as an orphan (the IPC channel closes: taken as a SIGTERM)", async () => {
+    out = mkdtempSync(join(tmpdir(), "clearsim-orphan-"))
+    // A run of a few hundred virtual hours: long enough to still be going when its parent dies.
+    const long = join(out, "long.yaml")
+    writeFileSync(
+      long,
+      `name: long-run
+horizon: { hours: 400 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets: [{ symbol: USDC, chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }] }]
+initialLiquidity: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }]
+agents:
+  rebalancers: [{ name: users, count: 4, asset: USDC, arrival: { kind: poisson, perHour: 2000 }, flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }], size: { kind: fixed, tokens: 10 } }]
+`,
+    )
+    // The current Node: the wrapper still runs the command in a child, for a larger heap.
+    const started = spawn(process.execPath, [bin, "run", long, "--out", join(out, "run")], { cwd: root, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } })
+    child = started
+    let progress = ""
+    await new Promise<void>((going) => started.stderr!.on("data", (chunk: Buffer) => ((progress += chunk.toString()), progress.includes("% of virtual time") && going())))
+    const below = [...processTable()].filter(([, p]) => p.ppid === started.pid).map(([pid]) => pid)
+    expect(below).toHaveLength(1)
+    started.kill("SIGKILL")
+    try {
+      const deadline = Date.now() + 15_000
+      while (running(below[0]!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect(running(below[0]!)).toBe(false)
+    } finally {
+      if (running(below[0]!)) process.kill(below[0]!, "SIGKILL") // no orphan left by a failing run
+    }
+  }, 60_000)
 })
 
 describe("stopRequests", () => {
