@@ -42,6 +42,17 @@ export const Permit2Params = Schema.Struct({
 // ---------------------------------------------------------------------------------------------------------
 // Requests
 
+/** The optional fields of a `POST /intents` body (also taken by the route questions, below). */
+const optionalIntentFields = {
+  callData: Schema.optionalKey(CalldataString),
+  ttl: Schema.optionalKey(Ttl),
+  max_fee: Schema.optionalKey(MaxFee),
+  maxFee: Schema.optionalKey(MaxFee),
+  permit2Params: Schema.optionalKey(Permit2Params),
+  order_id: Schema.optionalKey(Schema.String),
+  isFastPath: Schema.optionalKey(Schema.Boolean),
+}
+
 export const IntentRequest = Schema.Struct({
   origin: DomainId,
   destinations: Destinations,
@@ -50,13 +61,7 @@ export const IntentRequest = Schema.Struct({
   inputAsset: AddressString,
   outputAsset: Schema.optionalKey(AddressString.annotate({ description: "Destination asset; give it only for swaps or to pin the fast-path asset" })),
   amount: AmountString.annotate({ description: "Amount in the input token's decimal units, fee included" }),
-  callData: Schema.optionalKey(CalldataString),
-  ttl: Schema.optionalKey(Ttl),
-  max_fee: Schema.optionalKey(MaxFee),
-  maxFee: Schema.optionalKey(MaxFee),
-  permit2Params: Schema.optionalKey(Permit2Params),
-  order_id: Schema.optionalKey(Schema.String),
-  isFastPath: Schema.optionalKey(Schema.Boolean),
+  ...optionalIntentFields,
 }).annotate({ identifier: "IntentRequest" })
 export type IntentRequest = typeof IntentRequest.Type
 
@@ -99,13 +104,7 @@ export type ExecuteRequest = typeof ExecuteRequest.Type
 const intentBodyFields = {
   to: Schema.optionalKey(AddressString),
   from: Schema.optionalKey(AddressString),
-  callData: Schema.optionalKey(CalldataString),
-  ttl: Schema.optionalKey(Ttl),
-  max_fee: Schema.optionalKey(MaxFee),
-  maxFee: Schema.optionalKey(MaxFee),
-  permit2Params: Schema.optionalKey(Permit2Params),
-  order_id: Schema.optionalKey(Schema.String),
-  isFastPath: Schema.optionalKey(Schema.Boolean),
+  ...optionalIntentFields,
 }
 
 export const QuoteRequest = Schema.Struct({

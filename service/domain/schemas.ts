@@ -157,8 +157,8 @@ const beyondSafeIntegers = (problems: readonly InputProblem[], input: unknown): 
     return [{ path: p.path, message: `Expected an integer of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1), got ${value}` }]
   })
 
-/** "a.b[2].c" back to its keys. */
-const pathKeys = (path: string): PropertyKey[] => [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!))
+/** "a.b[2].c" back to its keys (an `InputProblem`'s path). */
+export const pathKeys = (path: string): PropertyKey[] => [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!))
 
 /**
  * The problems of an issue at `at`. A union of structs that no member matched (a scenario's horizon: `{ epochs }`,

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs"
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { MAX_XERC20_LIMIT, tokensToUnits } from "../../service/domain/protocol.ts"
-import { decodeWithProblems, type InputProblem } from "../../service/domain/schemas.ts"
+import { decodeWithProblems, type InputProblem, pathKeys } from "../../service/domain/schemas.ts"
 import type { LatencySpec } from "../../service/transport/latency.ts"
 import { MIN_REFUSAL_RETRY_SECONDS } from "../../service/transport/transport.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
@@ -40,13 +40,9 @@ const READ_FAILURES: Readonly<Record<string, string>> = {
   ENOTDIR: "a part of the path is not a directory",
 }
 
-/** Parses "a.b[2].c" back to path segments. */
-const segments = (path: string): (string | number)[] =>
-  path === "" ? [] : [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]!))
-
 const locate = (doc: Document, lineCounter: LineCounter, path: string): { line?: number; column?: number } => {
   // Walk down as far as the path exists (a missing key points at its parent).
-  let parts = segments(path)
+  let parts = pathKeys(path)
   while (parts.length >= 0) {
     const node = parts.length === 0 ? doc.contents : doc.getIn(parts, true)
     const range = (node as { range?: [number, number, number] } | null | undefined)?.range
