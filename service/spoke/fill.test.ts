@@ -122,6 +122,24 @@ describe("ClearingSpoke.fillIntent", () => {
     expect(await f.chain.publicClient.readContract({ address: f.target, abi: abis.target, functionName: "lastCaller" })).toBe(f.deployment.spoke)
   })
 
+  it("queues the fill message after the calldata ran: a fill made from within the calldata is queued first (reference §4.3)", async () => {
+    const f = fixture()
+    // The inner intent takes a 100 % fee: its output is 0, so the call target fills it without any balance.
+    const inner = await foreignIntent(f, { maxFee: 100_000, nonce: 77n })
+    const fillInner = encodeFunctionData({ abi: abis.spoke, functionName: "fillIntent", args: [intentArgs(inner), 100_000] })
+    const forward = encodeFunctionData({ abi: abis.target, functionName: "forward", args: [f.deployment.spoke, fillInner] })
+    const outer = await foreignIntent(f, { data: intentData(f.target, forward) })
+    const receipt = await mined(f, fill(f, outer, 0))
+    const filled = parseEventLogs({ abi: abis.spoke, eventName: "IntentFilled", logs: receipt.logs })
+    expect(filled.map((e) => [e.args.intentId, e.args.queueIdx])).toEqual([
+      [intentId(inner), 1n],
+      [intentId(outer), 2n],
+    ])
+    const queued = await f.chain.publicClient.readContract({ address: f.deployment.spoke, abi: abis.spoke, functionName: "fillQueue", args: [1n] })
+    expect(queued[0]).toBe(intentId(inner))
+    expect(queued[1]).toBe(addressToBytes32(f.target))
+  })
+
   it("fills without pushing tokens when the receiver is zero, still debiting the solver", async () => {
     const f = fixture()
     const intent = await foreignIntent(f, { receiver: addressToBytes32(zeroAddress) })

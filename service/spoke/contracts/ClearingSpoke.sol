@@ -263,6 +263,14 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
         balances[outputAsset][msg.sender] = available - amountOut;
         status[intentId] = IntentStatus.FILLED;
 
+        address receiver = Protocol.toAddress(intent.receiver);
+        if (receiver != address(0) && outputAsset != address(0) && amountOut != 0) {
+            _push(outputAsset, receiver, amountOut);
+        }
+        if (intent.data.length > 0) _executeCalldata(intentId, intent.data);
+
+        // Queued after the receiver is paid and the calldata ran (the reference's order): a fill made from within
+        // the calldata is queued, and reaches the hub, before this one.
         fillMessage = FillMessage({
             intentId: intentId,
             solver: Protocol.toBytes32(msg.sender),
@@ -272,12 +280,6 @@ contract ClearingSpoke is IClearingSpoke, IClearingSpokeReceiver {
         });
         uint256 queueIdx = ++fillQueueLast;
         fillQueue[queueIdx] = fillMessage;
-
-        address receiver = Protocol.toAddress(intent.receiver);
-        if (receiver != address(0) && outputAsset != address(0) && amountOut != 0) {
-            _push(outputAsset, receiver, amountOut);
-        }
-        if (intent.data.length > 0) _executeCalldata(intentId, intent.data);
         emit IntentFilled(intentId, msg.sender, fee, queueIdx, intent);
     }
 

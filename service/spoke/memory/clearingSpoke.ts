@@ -275,6 +275,11 @@ export class MemoryClearingSpoke {
     set2(this.ctx.journal, this.balances, outputAsset, sender, available - amountOut)
     this.ctx.journal.set(this.status, intentId, IntentStatus.FILLED)
 
+    const receiver = this.addressOf(intent.receiver)
+    if (receiver !== ZERO_ADDRESS && outputAsset !== ZERO_ADDRESS && amountOut !== 0n) this.push(outputAsset, receiver, amountOut)
+    if (intent.data.length > 2) this.executeCalldata(intentId, intent.data)
+
+    // Queued after the receiver is paid and the calldata ran (the reference's order).
     const fillMessage: FillMessage = {
       intentId,
       solver: this.word(sender),
@@ -285,10 +290,6 @@ export class MemoryClearingSpoke {
     const queueIdx = this.fillQueueLast + 1
     this.ctx.journal.field(this as MemoryClearingSpoke, "fillQueueLast", queueIdx)
     this.ctx.journal.set(this.fillQueue, queueIdx, fillMessage)
-
-    const receiver = this.addressOf(intent.receiver)
-    if (receiver !== ZERO_ADDRESS && outputAsset !== ZERO_ADDRESS && amountOut !== 0n) this.push(outputAsset, receiver, amountOut)
-    if (intent.data.length > 2) this.executeCalldata(intentId, intent.data)
     this.ctx.emit(this.address, {
       name: "IntentFilled",
       intentId,
