@@ -19,7 +19,7 @@ import { startSolvers } from "./agents/solver.ts"
 import { ChainPool } from "./chains/index.ts"
 import { MetricsCollector } from "./metrics/collector.ts"
 import { evaluateProperties } from "./metrics/properties.ts"
-import { buildMetricsSection, METRIC_NAMES, metricsOf, type RunReport } from "./report/report.ts"
+import { buildMetricsSection, knownMetricNames, metricsOf, type RunReport } from "./report/report.ts"
 import { TraceFile } from "./report/traceFile.ts"
 import type { LoadedScenario } from "./scenario/load.ts"
 import type { ScenarioSpec } from "./scenario/schema.ts"
@@ -224,7 +224,7 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
   if (t.dropped + t.duplicated + t.reordered + t.heldByOutage + t.redeliveredAfterRefusal > 0) {
     metrics.coverage.add("transportFaultInjected")
   }
-  const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, METRIC_NAMES)
+  const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, knownMetricNames(populations.filter((p) => p.kind !== "liquidity").map((p) => p.population)))
   const report: RunReport = { ...base, coverage: [...metrics.coverage].sort(), properties, passed: properties.every((p) => p.pass) }
   const timeseries = metrics.timeseries.map((row) => ({ run: options.run, seed: options.seed, ...row }))
   return { report, timeseries }

@@ -21,10 +21,11 @@ export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
 interface TrackedIntent {
   readonly agent: AgentPlan | undefined
   /**
-   * False for the initial-liquidity provider's seeds (sim/agents/liquidity.ts): their custody is attributed to
-   * "initial" liquidity, but they are not intents of the run's users (not counted, no latency samples).
+   * The counts and latencies of the sender's population; undefined for the initial-liquidity provider's seeds
+   * (sim/agents/liquidity.ts): their custody is attributed to "initial" liquidity, but they are not intents of the
+   * run's users (not counted, no latency samples).
    */
-  readonly counted: boolean
+  readonly population: PopulationIntents | undefined
   readonly path: IntentPath
   readonly ticker: string
   readonly origin: number
@@ -37,6 +38,19 @@ interface TrackedIntent {
   /** After a failed xERC20 mint: what is still owed, 18-decimal units. */
   owed18: bigint | undefined
 }
+
+/** Intents of one agent population (or of senders no population owns): counts and latency samples. */
+export interface PopulationIntents {
+  created: number
+  settled: number
+  /** Creation to the receiver paid. */
+  readonly user: Samples
+  /** Creation to the settlement on the destination. */
+  readonly settlement: Samples
+}
+
+/** The `byPopulation` key of intents sent by accounts no agent population owns (an HTTP client of `clearsim up`, say). */
+export const OTHER_SENDERS = "(other senders)"
 
 export interface TimeseriesRow {
   readonly epoch: number
@@ -86,6 +100,12 @@ export class MetricsCollector implements WorldObserver {
   private readonly agentsByAccount = new Map<string, AgentPlan>()
   readonly created: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
   readonly settled: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
+  /**
+   * Counts and latencies by agent population (the scenario's names, in the plan's order, the initial liquidity
+   * left out), then `OTHER_SENDERS` once such an intent is seen.
+   */
+  readonly byPopulation = new Map<string, PopulationIntents>()
+  private readonly populationOf = new Map<AgentPlan, PopulationIntents>()
   readonly userLatency = new Map<IntentPath, Samples>(PATHS.map((p) => [p, new Samples()]))
   readonly settlementLatency = new Map<IntentPath, Samples>(PATHS.map((p) => [p, new Samples()]))
   readonly allUserLatency = new SampleUnion([...this.userLatency.values()])
@@ -119,10 +139,17 @@ export class MetricsCollector implements WorldObserver {
     for (const agent of world.plan.agents) {
       this.agentsByAccount.set(agent.account.address, agent)
       this.agentsByAccount.set(agent.account.address.toLowerCase(), agent)
+      if (agent.kind !== "liquidity") this.populationOf.set(agent, this.populationIntents(agent.population))
     }
     for (const ticker of world.hub.state.tickers.values()) this.symbolOf.set(ticker.config.tickerHash, ticker.config.symbol)
     for (const a of world.plan.assets.values()) this.assetAt.set(`${a.domain}:${a.address}`, a)
     for (const domain of world.spokes.domains) this.spokeQueuesOf(domain)
+  }
+
+  private populationIntents(name: string): PopulationIntents {
+    let p = this.byPopulation.get(name)
+    if (p === undefined) this.byPopulation.set(name, (p = { created: 0, settled: 0, user: new Samples(), settlement: new Samples() }))
+    return p
   }
 
   private spokeQueuesOf(domain: number): { readonly intents: SpokeQueueCursor; readonly fills: SpokeQueueCursor } {
@@ -184,10 +211,10 @@ export class MetricsCollector implements WorldObserver {
         const intent = event.intent
         const { path, symbol } = this.classify(context.domain, intent)
         const agent = this.agentsByAccount.get(context.receipt.from) ?? this.agentsByAccount.get(context.receipt.from.toLowerCase())
-        const counted = agent?.kind !== "liquidity"
+        const population = agent === undefined ? this.populationIntents(OTHER_SENDERS) : this.populationOf.get(agent)
         this.intents.set(event.intentId, {
           agent,
-          counted,
+          population,
           path,
           ticker: symbol,
           origin: intent.origin,
@@ -199,7 +226,10 @@ export class MetricsCollector implements WorldObserver {
           settledAt: undefined,
           owed18: undefined,
         })
-        if (counted) this.created[path]++
+        if (population !== undefined) {
+          this.created[path]++
+          population.created++
+        }
         break
       }
       case "IntentQueueProcessed":
@@ -224,8 +254,10 @@ export class MetricsCollector implements WorldObserver {
         // A refund of an unsupported intent on its origin is not a settlement.
         if (this.unsupportedReturned && this.world.hub.state.contexts.get(event.intentId)?.status === IntentStatus.UNSUPPORTED_RETURNED) break
         tracked.settledAt = now
-        if (tracked.counted) {
+        if (tracked.population !== undefined) {
           this.settled[tracked.path]++
+          tracked.population.settled++
+          tracked.population.settlement.add(now - tracked.createdAt)
           this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)
           this.allSettlementLatency.add(now - tracked.createdAt)
           this.epochSettlementLatency.add(now - tracked.createdAt)
@@ -282,7 +314,8 @@ export class MetricsCollector implements WorldObserver {
 
   private markPaid(tracked: TrackedIntent, now: number): void {
     tracked.paidAt = now
-    if (!tracked.counted) return
+    if (tracked.population === undefined) return
+    tracked.population.user.add(now - tracked.createdAt)
     this.userLatency.get(tracked.path)!.add(now - tracked.createdAt)
     this.allUserLatency.add(now - tracked.createdAt)
     this.epochUserLatency.add(now - tracked.createdAt)

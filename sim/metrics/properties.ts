@@ -34,7 +34,7 @@ export interface Comparison {
 }
 
 export const parseComparison = (text: string): Comparison => {
-  const m = /^\s*([A-Za-z][A-Za-z0-9.]*)\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$/.exec(text)
+  const m = /^\s*([A-Za-z][A-Za-z0-9._-]*)\s*(>=|<=|==|!=|>|<)\s*(\S+)\s*$/.exec(text)
   const threshold = m === null ? Number.NaN : Number(m[3])
   if (m === null || !Number.isFinite(threshold)) throw new Error(`property "${text}": expected "<metric> <op> <number>"`)
   return { metric: m[1]!, op: m[2] as Op, threshold }

@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import { type LatencySummary, nettingRatioText, type RunReport, runSummary, verdictText } from "./report.ts"
+import { type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, verdictText } from "./report.ts"
 
 export interface SeriesRow {
   readonly run: number
@@ -219,6 +219,13 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   out.push(`<table><tr><th>path</th><th>created</th><th>settled</th><th>paid</th><th>user p50 s</th><th>p90</th><th>p99</th><th>max</th><th>settlement p50 s</th><th>p99</th></tr>`)
   for (const p of PATHS) out.push(latencyRow(p, r.intents.byPath[p].created, r.intents.byPath[p].settled, r.latency.byPath[p], r.latency.settlement.byPath[p]))
   out.push(latencyRow("all", r.intents.created, r.intents.settled, r.latency, r.latency.settlement), `</table>`)
+  const byPopulation = populationLatencyRows(r)
+  if (byPopulation.length > 0) {
+    out.push(`<p class="muted">The same by agent population (properties: <code>population.&lt;name&gt;.latency.p99</code>, ...):</p>`)
+    out.push(`<table><tr><th>population</th><th>created</th><th>settled</th><th>paid</th><th>user p50 s</th><th>p90</th><th>p99</th><th>max</th><th>settlement p50 s</th><th>p99</th></tr>`)
+    for (const p of byPopulation) out.push(latencyRow(p.name, p.created, p.settled, p.user, p.settlement))
+    out.push(`</table>`)
+  }
   out.push(`<h2>Per epoch</h2><div class="charts">`)
   const figure = (title: string, unit: string, lines: readonly Line[]): string =>
     `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}</figure>`

@@ -57,6 +57,8 @@ export interface RunReport {
     readonly created: number
     readonly settled: number
     readonly byPath: Record<IntentPath, { readonly created: number; readonly settled: number }>
+    /** By agent population (the initial liquidity left out), then `(other senders)` if any (absent in reports of older versions). */
+    readonly byPopulation?: Record<string, { readonly created: number; readonly settled: number }>
   }
   readonly netting: {
     readonly ratio: number
@@ -76,7 +78,9 @@ export interface RunReport {
   }
   readonly latency: LatencySummary & {
     readonly byPath: Record<IntentPath, LatencySummary>
-    readonly settlement: LatencySummary & { readonly byPath: Record<IntentPath, LatencySummary> }
+    /** The populations of `intents.byPopulation` (absent in reports of older versions). */
+    readonly byPopulation?: Record<string, LatencySummary>
+    readonly settlement: LatencySummary & { readonly byPath: Record<IntentPath, LatencySummary>; readonly byPopulation?: Record<string, LatencySummary> }
   }
   readonly agents: readonly AgentPopulationReport[]
   readonly keepers: KeeperStats
@@ -153,6 +157,22 @@ export const METRIC_NAMES: readonly string[] = (() => {
   return names
 })()
 
+const QUANTILES = ["p50", "p90", "p99", "max"] as const
+
+/**
+ * The metrics a property can name for an agent population `name` (a scenario's own): `population.<name>.intents.created`,
+ * `.intents.settled`, `.settledShare`, `.latency.<p50|p90|p99|max>` and `.latency.settlement.<...>`.
+ */
+export const populationMetricNames = (name: string): string[] => [
+  `population.${name}.intents.created`,
+  `population.${name}.intents.settled`,
+  `population.${name}.settledShare`,
+  ...QUANTILES.flatMap((q) => [`population.${name}.latency.${q}`, `population.${name}.latency.settlement.${q}`]),
+]
+
+/** Every metric a property of a scenario with these agent populations can name. */
+export const knownMetricNames = (populationNames: readonly string[]): string[] => [...METRIC_NAMES, ...populationNames.flatMap(populationMetricNames)]
+
 /** The values of `METRIC_NAMES` for a report; a metric without samples (no fast intents, say) is absent. */
 export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map<string, number> => {
   const m = new Map<string, number>()
@@ -184,6 +204,17 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
     put(`intents.${path}.created`, report.intents.byPath[path].created)
     put(`intents.${path}.settled`, report.intents.byPath[path].settled)
   }
+  for (const [name, counts] of Object.entries(report.intents.byPopulation ?? {})) {
+    put(`population.${name}.intents.created`, counts.created)
+    put(`population.${name}.intents.settled`, counts.settled)
+    put(`population.${name}.settledShare`, counts.created === 0 ? null : counts.settled / counts.created)
+    const user = report.latency.byPopulation?.[name]
+    const settlement = report.latency.settlement.byPopulation?.[name]
+    for (const q of QUANTILES) {
+      put(`population.${name}.latency.${q}`, user?.[q] ?? null)
+      put(`population.${name}.latency.settlement.${q}`, settlement?.[q] ?? null)
+    }
+  }
   put("hubReverts", report.world.hubReverts)
   put("spokeReverts", report.world.spokeReverts)
   put("transport.dropped", report.transport.dropped)
@@ -199,6 +230,7 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   >
   const created = PATHS.reduce((n, p) => n + metrics.created[p], 0)
   const settled = PATHS.reduce((n, p) => n + metrics.settled[p], 0)
+  const populations = [...metrics.byPopulation]
   const overall = metrics.netting.overall
   const byLane: Record<string, { ratio: number; totalVolume: string }> = {}
   for (const [lane, totals] of metrics.netting.byLane) byLane[lane] = { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }
@@ -206,7 +238,7 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01), as every epoch's.
   const paidBps = metrics.settledVolume18 === 0n ? 0 : bpsOf(metrics.discountPaid18, metrics.settledVolume18)
   return {
-    intents: { created, settled, byPath },
+    intents: { created, settled, byPath, byPopulation: Object.fromEntries(populations.map(([name, p]) => [name, { created: p.created, settled: p.settled }])) },
     netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane },
     discounts: {
       paid: formatTokens18(metrics.discountPaid18),
@@ -219,9 +251,11 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
     latency: {
       ...summary(metrics.allUserLatency.percentiles()),
       byPath: Object.fromEntries(PATHS.map((p) => [p, summary(metrics.userLatency.get(p)!.percentiles())])) as Record<IntentPath, LatencySummary>,
+      byPopulation: Object.fromEntries(populations.map(([name, p]) => [name, summary(p.user.percentiles())])),
       settlement: {
         ...summary(metrics.allSettlementLatency.percentiles()),
         byPath: Object.fromEntries(PATHS.map((p) => [p, summary(metrics.settlementLatency.get(p)!.percentiles())])) as Record<IntentPath, LatencySummary>,
+        byPopulation: Object.fromEntries(populations.map(([name, p]) => [name, summary(p.settlement.percentiles())])),
       },
     },
   }
@@ -260,6 +294,11 @@ export const renderMarkdown = (r: RunReport): string => {
     lines.push(`| ${p} | ${r.intents.byPath[p].created} | ${r.intents.byPath[p].settled} | ${u.count} | ${cell(u.p50)} | ${cell(u.p90)} | ${cell(u.p99)} | ${cell(u.max)} | ${cell(s.p50)} | ${cell(s.p99)} |`)
   }
   lines.push(`| all | ${r.intents.created} | ${r.intents.settled} | ${r.latency.count} | ${cell(r.latency.p50)} | ${cell(r.latency.p90)} | ${cell(r.latency.p99)} | ${cell(r.latency.max)} | ${cell(r.latency.settlement.p50)} | ${cell(r.latency.settlement.p99)} |`)
+  const byPopulation = populationLatencyRows(r)
+  if (byPopulation.length > 0) {
+    lines.push("", "The same by agent population (properties: `population.<name>.latency.p99`, ...):", "", "| population | created | settled | paid | user p50 s | p90 | p99 | max | settlement p50 s | p99 |", "|---|---|---|---|---|---|---|---|---|---|")
+    for (const p of byPopulation) lines.push(`| ${p.name} | ${p.created} | ${p.settled} | ${p.user.count} | ${cell(p.user.p50)} | ${cell(p.user.p90)} | ${cell(p.user.p99)} | ${cell(p.user.max)} | ${cell(p.settlement.p50)} | ${cell(p.settlement.p99)} |`)
+  }
   if (r.agents.length > 0) {
     lines.push("", "## Agents", "", "Rejections: actions not done, with why. Sent another way: a fast intent sent as basic when the fast path was refused, an intent sent over the route's limit (it is invoiced). Holdings change: wallets and spoke balances, end minus start; in flight: sent, not yet received.", "")
     lines.push("| population | kind | agents | actions | rejections (not done) | sent another way | holdings change (tokens) | in flight (tokens) |", "|---|---|---|---|---|---|---|---|")
@@ -271,6 +310,17 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push(`- wall time ${r.wallSeconds.toFixed(1)} s on Node ${r.runtime.node} (V8 ${r.runtime.v8})`)
   return `${lines.join("\n")}\n`
 }
+
+/** The latency table's rows by agent population (none in reports of older versions). */
+export const populationLatencyRows = (
+  r: Pick<RunReport, "intents" | "latency">,
+): { readonly name: string; readonly created: number; readonly settled: number; readonly user: LatencySummary; readonly settlement: LatencySummary }[] =>
+  Object.entries(r.intents.byPopulation ?? {}).map(([name, counts]) => ({
+    name,
+    ...counts,
+    user: r.latency.byPopulation?.[name] ?? summary(undefined),
+    settlement: r.latency.settlement.byPopulation?.[name] ?? summary(undefined),
+  }))
 
 /** The run's counters as text lines (report.md's and report.html's "Run" lists): hub, keepers, spokes, transport, coverage. */
 export const runSummary = (r: RunReport): string[] => {

@@ -11,7 +11,7 @@ import { decodeWithProblems, type InputProblem, pathKeys } from "../../service/d
 import type { LatencySpec } from "../../service/transport/latency.ts"
 import { MIN_REFUSAL_RETRY_SECONDS } from "../../service/transport/transport.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
-import { METRIC_NAMES } from "../report/report.ts"
+import { knownMetricNames, METRIC_NAMES, populationMetricNames } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
 import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, ScenarioSpec } from "./schema.ts"
 
@@ -212,6 +212,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   })
   spec.initialLiquidity?.forEach((l, i) => assetOn(`initialLiquidity[${i}]`, l.asset, l.chain))
   checkFunding(spec, problems)
+  const known = knownMetricNames([...names])
   spec.properties?.forEach((property, i) => {
     if (typeof property !== "string") {
       if (!Object.hasOwn(COVERAGE_PREDICATES, property.coverage)) {
@@ -226,7 +227,10 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
       problems.push({ path: `properties[${i}]`, message: `expected "<metric> <op> <number>", got ${JSON.stringify(property)}` })
       return
     }
-    if (!METRIC_NAMES.includes(metric)) problems.push({ path: `properties[${i}]`, message: `unknown metric "${metric}" (known: ${METRIC_NAMES.join(", ")})` })
+    if (!known.includes(metric)) {
+      const hint = metric.startsWith("population.") ? `; a population's metrics: ${populationMetricNames("<name>").join(", ")} for the populations ${[...names].join(", ") || "(none)"}` : ""
+      problems.push({ path: `properties[${i}]`, message: `unknown metric "${metric}" (known: ${METRIC_NAMES.join(", ")}${hint})` })
+    }
   })
   spec.agents.rebalancers?.forEach((r, i) => {
     if (r.flows.every((f) => (f.weight ?? 1) === 0)) problems.push({ path: `agents.rebalancers[${i}].flows`, message: "at least one flow needs a positive weight" })
