@@ -7,7 +7,7 @@ import { Command } from "effect/cli"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { runScenario } from "../run.ts"
 import { loadScenario } from "../scenario/load.ts"
-import { compareCommand } from "./check.ts"
+import { checkScenarios, compareCommand } from "./check.ts"
 
 const scenario = `
 name: compare-me
@@ -83,6 +83,35 @@ describe("clearsim compare", () => {
     expect(seeds.out).toContain("(not runs of the same scenario and seed: their hub events differ by construction)")
     expect(seeds.out).not.toContain("behaviour changed")
     expect(process.exitCode).toBe(1) // a changed trace hash, as for any two reports
+  })
+
+  it("reads a report of an older version without the transport counters", async () => {
+    const { transport: _, ...older } = report
+    const { refusedHubDeliveries: __, ...world } = report.world as Record<string, unknown>
+    const compared = await compare([write("a.json", report), write("older.json", { ...older, world })])
+    expect(compared.err).toBe("")
+    expect(compared.out).toMatch(/^compare-me: same/)
+    expect(process.exitCode).toBeUndefined()
+  })
+
+  it("gives no discount rate to a run that settled nothing (not a 0 bps improvement), and calls the lost value a regression", async () => {
+    const discounts = report.discounts as Record<string, unknown>
+    expect([discounts.settledVolume, discounts.paidBps]).toEqual(["0", 0])
+    const settled = write("settled.json", { ...report, discounts: { ...discounts, settledVolume: "100", paidBps: 2 } })
+    const compared = await compare([settled, write("a.json", report)])
+    expect(compared.out).toMatch(/^compare-me: REGRESSION/)
+    expect(compared.out).toMatch(/✗ discountPaidBps\s+2 -> –\s+no value now\s+regression/)
+    expect(process.exitCode).toBe(1)
+  })
+
+  it("check --update warns that a property failing in the run is recorded as failing", async () => {
+    const file = join(dir, "failing.yaml")
+    writeFileSync(file, `${scenario.replace("name: compare-me", "name: failing-property")}properties: [intentsCreated >= 1, intentsCreated >= 0]\n`)
+    const written = await checkScenarios({ scenarios: [file], baselineDir: dir, update: true, kpisOnly: false })
+    expect(written.exitCode).toBe(0)
+    expect(written.output).toContain(
+      "  warning: a property fails in this run and is recorded as failing (later checks will not flag it): `intentsCreated >= 1`",
+    )
   })
 
   it("a report path that is a directory: one line, exit 2", async () => {

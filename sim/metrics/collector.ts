@@ -340,7 +340,7 @@ export class MetricsCollector implements WorldObserver {
           this.discountPaid18 += discount18
           this.coverage.add("discountPaid")
         }
-        this.discountBps.add(invoice.amount18 === 0n ? 0 : Number((discount18 * 10_000_000n) / invoice.amount18) / 1000)
+        this.discountBps.add(invoice.amount18 === 0n ? 0 : bpsOf(discount18, invoice.amount18))
         break
       }
       case "DepositProcessed": {

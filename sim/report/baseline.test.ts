@@ -74,12 +74,37 @@ describe("compareBaselines", () => {
     ])
   })
 
-  it("calls a property that passed and now fails a regression, and a missing metric a change", () => {
-    const c = compareBaselines(base, withKpis({ p99SettlementLatencySeconds: null }, { properties: { ...base.properties, "p99LatencySeconds <= 3600": false } }))
+  it("calls a property that passed and now fails a regression, and lists one no longer checked", () => {
+    const c = compareBaselines(base, { ...base, properties: { "p99LatencySeconds <= 3600": false } })
     expect(c.newlyFailing).toEqual(["p99LatencySeconds <= 3600"])
-    expect(c.diffs).toEqual([{ name: "p99SettlementLatencySeconds", baseline: 900, current: null, verdict: "changed" }])
+    expect(c.dropped).toEqual(["nettingRatio >= 0.5"])
     expect(c.regressed).toBe(true)
-    expect(renderComparison(c)).toContain("✗ property `p99LatencySeconds <= 3600` now fails")
+    const text = renderComparison(c)
+    expect(text).toContain("✗ property `p99LatencySeconds <= 3600` now fails")
+    expect(text).toContain("· property `nettingRatio >= 0.5` (passed in the baseline) is no longer checked")
+  })
+
+  it("calls a KPI that lost its value a regression, and one that gained a value a change", () => {
+    const lost = compareBaselines(base, { ...base, kpis: { ...base.kpis, p99SettlementLatencySeconds: null } })
+    expect(lost.diffs).toEqual([{ name: "p99SettlementLatencySeconds", baseline: 900, current: null, verdict: "regression" }])
+    expect(lost.regressed).toBe(true)
+    expect(renderComparison(lost)).toMatch(/s: REGRESSION\n.*\n  ✗ p99SettlementLatencySeconds\s+900 -> –\s+no value now\s+regression/)
+    const gained = compareBaselines({ ...base, kpis: { ...base.kpis, nettingRatio: null } }, base)
+    expect(gained.diffs).toEqual([{ name: "nettingRatio", baseline: null, current: 0.8, verdict: "changed" }])
+    expect(gained.regressed).toBe(false)
+    // The trace hash is the same (two reports compared), yet a KPI differs: not "same".
+    expect(renderComparison(gained)).toContain("s: CHANGED")
+  })
+
+  it("counts a move of exactly the tolerance as within it, despite the subtraction's rounding", () => {
+    // 0.863811 - 0.858811 is 0.0050000000000000044 in doubles; 521.04 * 1.05 is the 5 % bound.
+    const at = compareBaselines({ ...base, kpis: { ...base.kpis, nettingRatio: 0.863811, p99LatencySeconds: 521.04 } }, { ...base, kpis: { ...base.kpis, nettingRatio: 0.858811, p99LatencySeconds: 547.092 } })
+    expect(at.diffs.map((d) => [d.name, d.verdict])).toEqual([
+      ["nettingRatio", "within tolerance"],
+      ["p99LatencySeconds", "within tolerance"],
+    ])
+    const past = compareBaselines({ ...base, kpis: { ...base.kpis, nettingRatio: 0.863811 } }, { ...base, kpis: { ...base.kpis, nettingRatio: 0.858810 } })
+    expect(past.diffs.map((d) => d.verdict)).toEqual(["regression"])
   })
 
   it("rejects a file that is not a baseline, naming it", () => {

@@ -85,11 +85,10 @@ export const ReportKpiFields = Schema.Struct({
   traceHash: Schema.String,
   traceHashAlgorithm: Schema.optionalKey(Schema.String),
   netting: Schema.Struct({ ratio: Schema.Number, totalVolume: Schema.String }),
-  discounts: Schema.Struct({ paidBps: Schema.Number, invoicesCreated: Count, invoicesSettled: Count }),
+  discounts: Schema.Struct({ paidBps: Schema.Number, settledVolume: Schema.optionalKey(Schema.String), invoicesCreated: Count, invoicesSettled: Count }),
   intents: Schema.Struct({ created: Count, settled: Count, byPath: byPath(Schema.Struct({ created: Count, settled: Count })) }),
   latency: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary), settlement: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary) }) }),
-  world: Schema.Struct({ hubReverts: Count, spokeReverts: Count, refusedHubDeliveries: Count }),
-  transport: Schema.Struct({ dropped: Count, duplicated: Count }),
+  world: Schema.Struct({ hubReverts: Count, spokeReverts: Count }),
   properties: Schema.Array(Schema.Struct({ name: Schema.String, pass: Schema.Boolean })),
 })
 
@@ -162,14 +161,26 @@ export interface Comparison {
   readonly diffs: readonly KpiDiff[]
   /** Properties that passed in the baseline and fail now (or are new and fail). */
   readonly newlyFailing: readonly string[]
+  /** Properties the baseline recorded that the current run no longer checks (shown, not a regression). */
+  readonly dropped: readonly string[]
+  /** The baseline's properties, name → passed. */
+  readonly baselinePassed: Readonly<Record<string, boolean>>
   readonly regressed: boolean
 }
 
+/**
+ * A KPI's verdict. A KPI that had a value and has none now (no user volume netted, no intent paid) is a
+ * regression: what the baseline measured is gone. One that gains a value is a change, neither better nor worse.
+ * A move of exactly the tolerance is within it: the comparison allows for the floating-point error of the
+ * subtraction (0.863811 - 0.858811 is 0.0050000000000000044).
+ */
 const judge = (spec: KpiSpec, baseline: number | null, current: number | null): Verdict => {
-  if (baseline === null || current === null) return "changed"
+  if (baseline === null) return "changed"
+  if (current === null) return "regression"
   const worse = spec.better === "higher" ? baseline - current : current - baseline
   if (worse <= 0) return "better"
-  return worse > Math.max(spec.abs, spec.rel * Math.abs(baseline)) ? "regression" : "within tolerance"
+  const tolerance = Math.max(spec.abs, spec.rel * Math.abs(baseline))
+  return worse - tolerance > 1e-9 * Math.max(1, Math.abs(baseline), Math.abs(current)) ? "regression" : "within tolerance"
 }
 
 /** Compares `current` (a new baseline, from a run or a report.json) with `baseline`. */
@@ -188,6 +199,7 @@ export const compareBaselines = (baseline: Baseline, current: Baseline): Compari
   const newlyFailing = Object.entries(current.properties)
     .filter(([name, pass]) => !pass && baseline.properties[name] !== false)
     .map(([name]) => name)
+  const dropped = Object.keys(baseline.properties).filter((name) => !Object.hasOwn(current.properties, name))
   return {
     scenario: current.scenario,
     traceChanged: baseline.traceHash !== current.traceHash,
@@ -198,6 +210,8 @@ export const compareBaselines = (baseline: Baseline, current: Baseline): Compari
     sameRun: baseline.scenario === current.scenario && baseline.seed === current.seed,
     diffs,
     newlyFailing,
+    dropped,
+    baselinePassed: baseline.properties,
     regressed: newlyFailing.length > 0 || diffs.some((d) => d.verdict === "regression"),
   }
 }
@@ -205,6 +219,7 @@ export const compareBaselines = (baseline: Baseline, current: Baseline): Compari
 const show = (v: number | null): string => (v === null ? "–" : String(Math.round(v * 1e6) / 1e6))
 
 const change = (d: KpiDiff): string => {
+  if (d.baseline !== null && d.current === null) return "no value now"
   if (d.baseline === null || d.current === null) return ""
   const delta = d.current - d.baseline
   const pct = d.baseline === 0 ? "" : ` (${delta > 0 ? "+" : ""}${((delta / Math.abs(d.baseline)) * 100).toFixed(1)} %)`
@@ -214,7 +229,7 @@ const change = (d: KpiDiff): string => {
 /** A readable diff: one line per changed KPI, aligned, with the verdict. */
 export const renderComparison = (c: Comparison): string => {
   const lines: string[] = []
-  const status = c.regressed ? "REGRESSION" : c.traceChanged ? "CHANGED" : "same"
+  const status = c.regressed ? "REGRESSION" : c.traceChanged || c.diffs.length > 0 ? "CHANGED" : "same"
   lines.push(`${c.scenario}: ${status}`)
   if (c.traceChanged && c.baselineTraceAlgorithm !== c.currentTraceAlgorithm) {
     lines.push(
@@ -232,5 +247,6 @@ export const renderComparison = (c: Comparison): string => {
     }
   } else if (c.traceChanged) lines.push("  every KPI is equal")
   for (const p of c.newlyFailing) lines.push(`  ✗ property \`${p}\` now fails`)
+  for (const p of c.dropped) lines.push(`  · property \`${p}\` (${c.baselinePassed[p] === true ? "passed" : "failed"} in the baseline) is no longer checked`)
   return lines.join("\n")
 }

@@ -199,7 +199,8 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   const settledShare = r.intents.created === 0 ? "–" : format(".1%")(r.intents.settled / r.intents.created)
   const kpis: [string, string][] = [
     ["netting ratio", nettingRatioText(r)],
-    ["discount paid", `${format(",.4~f")(Number(r.discounts.paid))} tokens`],
+    // Four decimals, or six significant digits below one token (a tiny discount is not "0 tokens").
+    ["discount paid", `${(Number(r.discounts.paid) < 1 ? format(".6~g") : format(",.4~f"))(Number(r.discounts.paid))} tokens`],
     ["discount, bps of settled volume", String(r.discounts.paidBps)],
     ["user latency p50 / p99", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],

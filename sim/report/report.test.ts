@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
-import { loadScenario } from "../scenario/load.ts"
+import { loadScenario, parseScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
 import { csvNumber, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, verdictText, writeReportFiles } from "./report.ts"
 
@@ -198,5 +198,39 @@ describe("agents' rejections and fallbacks", () => {
     expect(Object.keys(traders.rejections).filter((r) => r.startsWith("fastPath:") || r === "overLimit")).toEqual([])
     expect(Object.keys(traders.fallbacks).every((f) => f.startsWith("basicForFast:") || f === "sentOverLimit")).toBe(true)
     expect(renderMarkdown(report)).toMatch(/\| traders \| rebalancer \| 10 \| fast \d+, basic \d+ \| – \| basicForFast:OverSolverLimit \d+ \|/)
+  })
+})
+
+describe("intents and latency by agent population", () => {
+  const drain = readFileSync(new URL("../../scenarios/one-sided-drain.yaml", import.meta.url), "utf8")
+  const withProperties = (properties: string): string => drain.replace(/^properties:[\s\S]*$/m, `properties:\n${properties}`)
+
+  it("splits the counts and latencies by population, and lets properties name them", async () => {
+    const loaded = parseScenario(withProperties("  - population.drainers.latency.p99 <= 1\n  - population.mm.intents.created >= 1\n  - population.mm.latency.settlement.max > 0\n"), "drain.yaml")
+    const { report } = await runScenario(loaded, { seed: loaded.spec.seed ?? 1, backend: "memory" })
+    const byPopulation = report.intents.byPopulation!
+    expect(Object.keys(byPopulation)).toEqual(["drainers", "mm"])
+    // Every counted intent belongs to one population: the parts add up to the totals (the initial liquidity is left out).
+    expect(byPopulation.drainers!.created + byPopulation.mm!.created).toBe(report.intents.created)
+    expect(byPopulation.drainers!.settled + byPopulation.mm!.settled).toBe(report.intents.settled)
+    const user = report.latency.byPopulation!
+    expect(user.drainers!.count + user.mm!.count).toBe(report.latency.count)
+    expect(Math.max(user.drainers!.max!, user.mm!.max!)).toBe(report.latency.max)
+    expect(report.latency.settlement.byPopulation!.mm!.count).toBe(byPopulation.mm!.settled)
+    // The arbitrageurs' deposits settle within the epoch they buy in; the drainers' invoices wait far longer.
+    expect(user.drainers!.p50!).toBeGreaterThan(user.mm!.p50!)
+    const [slow, created, settlement] = report.properties
+    expect(slow).toEqual({ name: "population.drainers.latency.p99 <= 1", pass: false, value: user.drainers!.p99 })
+    expect(created).toEqual({ name: "population.mm.intents.created >= 1", pass: true, value: byPopulation.mm!.created })
+    expect(settlement!.pass).toBe(true)
+    const md = renderMarkdown(report)
+    expect(md).toContain(`| mm | ${byPopulation.mm!.created} | ${byPopulation.mm!.settled} | ${user.mm!.count} | ${user.mm!.p50} |`)
+    expect(renderHtml(report, [])).toContain(`<tr><td>drainers</td><td>${byPopulation.drainers!.created}</td>`)
+  })
+
+  it("refuses a property naming a population the scenario does not have", () => {
+    expect(() => parseScenario(withProperties("  - population.traders.latency.p99 <= 600\n"), "drain.yaml")).toThrow(
+      /properties\[0\]: unknown metric "population\.traders\.latency\.p99" \(known: .*; a population's metrics: population\.<name>\.intents\.created, .* for the populations drainers, mm\)/,
+    )
   })
 })

@@ -183,8 +183,10 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
   const nettingRatio = report.netting.totalVolume === "0" ? null : report.netting.ratio
   put("nettingRatio", nettingRatio)
   put("netting.ratio", nettingRatio)
-  put("discountPaidBps", report.discounts.paidBps)
-  put("discounts.paidBps", report.discounts.paidBps)
+  // Nothing settled: no discount rate (as per epoch), rather than a 0 that would read as an improvement.
+  const paidBps = report.discounts.settledVolume === "0" ? null : report.discounts.paidBps
+  put("discountPaidBps", paidBps)
+  put("discounts.paidBps", paidBps)
   put("invoicesCreated", report.discounts.invoicesCreated)
   put("invoicesSettled", report.discounts.invoicesSettled)
   put("intentsCreated", report.intents.created)
@@ -217,9 +219,11 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
   }
   put("hubReverts", report.world.hubReverts)
   put("spokeReverts", report.world.spokeReverts)
-  put("transport.dropped", report.transport.dropped)
-  put("transport.duplicated", report.transport.duplicated)
-  put("transport.refusedByHub", report.world.refusedHubDeliveries)
+  // (Absent from reports older than these counters, which `clearsim compare` still reads: no value.)
+  const transport = report.transport as Partial<TransportStats> | undefined
+  put("transport.dropped", transport?.dropped ?? null)
+  put("transport.duplicated", transport?.duplicated ?? null)
+  put("transport.refusedByHub", (report.world as Partial<WorldStats>).refusedHubDeliveries ?? null)
   return m
 }
 
@@ -272,7 +276,7 @@ export const renderMarkdown = (r: RunReport): string => {
   if (r.scenario.description !== undefined) lines.push(r.scenario.description, "")
   lines.push(`seed ${r.seed}, run ${r.run}, backend ${r.backend}, clearsim ${r.version}, trace hash \`${r.traceHash}\``, "")
   lines.push("## Properties", "", "| property | result | value | first failing epoch |", "|---|---|---|---|")
-  for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value ?? "–"} | ${p.firstFailingEpoch ?? "–"} |`)
+  for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value === undefined ? "–" : Number.isInteger(p.value) ? p.value : Number(p.value.toPrecision(6))} | ${p.firstFailingEpoch ?? "–"} |`)
   if (r.properties.length === 0) lines.push("| (none) | | | |")
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
