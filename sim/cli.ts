@@ -74,7 +74,7 @@ const fail = (error: unknown) =>
 
 const schemaCommand = Command.make(
   "schema",
-  { out: Flag.String("out").pipe(Flag.withDescription("Where to write the JSON Schema"), Flag.withDefault("scenarios/scenario.schema.json")) },
+  { out: Flag.String("out").pipe(Flag.withDescription("Where to write the JSON Schema (default scenarios/scenario.schema.json)"), Flag.withDefault("scenarios/scenario.schema.json")) },
   Effect.fn(function* ({ out }) {
     yield* Effect.try({ try: () => writeFileSync(out, renderScenarioJsonSchema()), catch: (error) => outputFileError("--out", out, error) })
     yield* Console.log(`wrote ${out}`)
