@@ -98,6 +98,27 @@ describe("Transport", () => {
     expect(t.redeliver(first!, 160_000).atMs).toBe(160_000 + MIN_REFUSAL_RETRY_SECONDS * 1000)
   })
 
+  it("rounds an arrival to the millisecond before it looks at outages: one rounding into a window is held", () => {
+    // 29.9996 s of latency from 540 s arrives at 569,999.6 ms, delivered at 570,000 ms: inside the halt from 570 s.
+    const t = new Transport(
+      { latency: { kind: "fixed", seconds: 29.9996 }, faults: { outages: [{ domain: 25327, kind: "halt", fromSeconds: 570, toSeconds: 900 }] } },
+      { float: () => 0.5 },
+    )
+    expect(t.send(msg(1), 540_000)[0]!.atMs).toBe(900_000)
+    expect(t.stats.heldByOutage).toBe(1)
+  })
+
+  it("draws nothing for a fault whose probability is 0: the same draws as without it", () => {
+    const draws = (faults: TransportSpec["faults"]) => {
+      const source = { n: 0, float: () => (source.n++, 0.5) }
+      const t = new Transport({ latency: { kind: "uniform", minSeconds: 1, maxSeconds: 2 }, ...(faults === undefined ? {} : { faults }) }, source)
+      t.send(msg(1), 0)
+      return source.n
+    }
+    expect(draws({ dropProbability: 0, duplicateProbability: 0, reorderProbability: 0 })).toBe(draws(undefined))
+    expect(draws({ dropProbability: 0.1 })).toBe(draws(undefined) + 1)
+  })
+
   it("is deterministic for a seed", () => {
     const spec: TransportSpec = { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.8 }, faults: { reorderProbability: 0.5, dropProbability: 0.1, duplicateProbability: 0.1 } }
     const run = () => {

@@ -2,7 +2,8 @@
  * The simulated cross-chain transport between spokes and hub. It decides WHEN (and how many times) a message
  * is delivered: per-route latency, plus faults drawn from the seeded stream it is given: drop with
  * redelivery after a delay, duplicate, reorder (extra delay), and outages of a domain (a network partition or
- * a halted chain) during which nothing is delivered to or from it. A `pause` of the hub is not a transport
+ * a halted chain) during which nothing leaves it and nothing arrives at it (a message that left before the outage
+ * arrives). A `pause` of the hub is not a transport
  * fault: messages keep arriving, the paused hub refuses them, and the relayer retries each refused delivery
  * after the redelivery delay (`redeliver`). Scheduling the deliveries is the simulator's job; the transport
  * keeps no clock.
@@ -24,7 +25,7 @@ export const OutageSpec = Schema.Struct({
    */
   kind: Schema.Literals(["partition", "halt", "pause"]).annotate({
     description:
-      "partition: messages to and from the domain wait until it ends; halt: the chain also produces no blocks; pause (hub domain only): the hub is paused by its owner from fromSeconds to toSeconds (pause/unpause inputs in the trace), refusing deliveries (retried after redeliveryDelaySeconds) and reverting processSettlementQueue, handleExpiredIntents and returnUnsupportedIntent",
+      "partition: messages sent from the domain, or arriving at it, during the window wait until it ends (one sent before it began arrives); halt: the chain also produces no blocks; pause (hub domain only): the hub is paused by its owner from fromSeconds to toSeconds (pause/unpause inputs in the trace), refusing deliveries (retried after redeliveryDelaySeconds) and reverting processSettlementQueue, handleExpiredIntents and returnUnsupportedIntent",
   }),
   fromSeconds: Seconds,
   toSeconds: Seconds,
@@ -88,6 +89,9 @@ export interface TransportStats {
   redeliveredAfterRefusal: number
 }
 
+/** Attempts of one message: after `MAX_ATTEMPTS - 1` drops the next attempt goes through (messages are never lost). */
+export const MAX_ATTEMPTS = 20
+
 /** The least delay before a refused delivery's retry (`Transport.redeliver`), whatever `redeliveryDelaySeconds` says. */
 export const MIN_REFUSAL_RETRY_SECONDS = 1
 
@@ -124,19 +128,30 @@ export class Transport {
     return t
   }
 
-  /** The arrival time of one attempt sent at `sentMs`: latency, reorder delay, then outages at both ends. */
+  /**
+   * The arrival time of one attempt sent at `sentMs`: latency, reorder delay, then outages at both ends. A message
+   * cannot leave a domain in outage (it leaves when the outage ends) nor arrive at one (it waits for the end); one
+   * that left before its origin's outage began is on its way and arrives. The arrival is rounded to the
+   * millisecond before the destination's outages are looked at: delivery happens at the rounded time, which must
+   * not fall inside a window the unrounded one missed.
+   */
   private arrival(message: TransportMessage, sentMs: number): number {
     const faults = this.spec.faults
-    // A message cannot leave a domain in outage; it leaves when the outage ends.
     const departMs = this.afterOutages(message.origin, sentMs)
     let atMs = departMs + sampleLatencySeconds(this.latencyOf(message.origin, message.destination), this.source) * 1000
-    if (faults?.reorderProbability !== undefined && this.source.float() < faults.reorderProbability) {
-      atMs += (faults.reorderWindowSeconds ?? 60) * 1000 * this.source.float()
+    if (this.chance(faults?.reorderProbability)) {
+      atMs += (faults?.reorderWindowSeconds ?? 60) * 1000 * this.source.float()
       this.stats.reordered++
     }
+    atMs = Math.round(atMs)
     const heldMs = this.afterOutages(message.destination, atMs)
     if (heldMs !== atMs || departMs !== sentMs) this.stats.heldByOutage++
     return Math.round(heldMs)
+  }
+
+  /** A draw against `probability`; none is drawn when the fault is off (absent or 0), so setting 0 changes no draw. */
+  private chance(probability: number | undefined): boolean {
+    return probability !== undefined && probability > 0 && this.source.float() < probability
   }
 
   /** Every delivery of a message sent at `sentMs`, in time order. The draws happen in a fixed order. */
@@ -146,14 +161,14 @@ export class Transport {
     const deliveries: Delivery<M>[] = []
     let attempt = 1
     let sendMs = sentMs
-    // Each attempt may be dropped; the relayer retries after the redelivery delay (at most 20 tries).
-    while (attempt < 20 && faults?.dropProbability !== undefined && this.source.float() < faults.dropProbability) {
+    // Each attempt may be dropped; the relayer retries after the redelivery delay (at most MAX_ATTEMPTS tries).
+    while (attempt < MAX_ATTEMPTS && this.chance(faults?.dropProbability)) {
       this.stats.dropped++
-      sendMs += (faults.redeliveryDelaySeconds ?? 300) * 1000
+      sendMs += (faults?.redeliveryDelaySeconds ?? 300) * 1000
       attempt++
     }
     deliveries.push({ message, atMs: this.arrival(message, sendMs), attempt, duplicate: false })
-    if (faults?.duplicateProbability !== undefined && this.source.float() < faults.duplicateProbability) {
+    if (this.chance(faults?.duplicateProbability)) {
       this.stats.duplicated++
       deliveries.push({ message, atMs: this.arrival(message, sendMs), attempt: attempt + 1, duplicate: true })
     }
@@ -173,7 +188,7 @@ export class Transport {
     // At least a second later: a retry at the instant of the refusal would be refused again at that instant, and
     // virtual time would never reach the end of the pause (the scenario loader refuses shorter delays with a pause).
     const delaySeconds = Math.max(this.spec.faults?.redeliveryDelaySeconds ?? 300, MIN_REFUSAL_RETRY_SECONDS)
-    const retryMs = refusedAtMs + delaySeconds * 1000
+    const retryMs = Math.round(refusedAtMs + delaySeconds * 1000)
     const heldMs = this.afterOutages(delivery.message.destination, retryMs)
     if (heldMs !== retryMs) this.stats.heldByOutage++
     return { message: delivery.message, atMs: Math.round(heldMs), attempt: delivery.attempt + 1, duplicate: delivery.duplicate }
