@@ -158,6 +158,10 @@ export const measureHoldingsChange = async (plan: WorldPlan, assembly: RunAssemb
         const chains = BigInt([...plan.assets.values()].filter((a) => a.symbol === symbol).length)
         change18[symbol] = (change18[symbol] ?? 0n) + held18 - plan.fundingTokens * 10n ** 18n * chains
       }
+      // A solver's rebalance receiver (not funded): what it holds is the solver's, on its way into inventory.
+      if (agent.rebalanceReceiver !== undefined) {
+        for (const [symbol, held18] of Object.entries(await holdings18(world, agent.rebalanceReceiver.address))) change18[symbol] = (change18[symbol] ?? 0n) + held18
+      }
     }
     for (const [symbol, amount18] of Object.entries(change18)) population.pnl[symbol] = metrics.tokens18(amount18)
   }
@@ -253,7 +257,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       pool = await ChainPool.start({
         chainIds: spec.chains.map((c) => c.id),
         genesisTimestamp: plan.genesisTimestamp,
-        accounts: 5 + plan.agents.length,
+        accounts: plan.accountCount,
       })
       spokes = await createAnvilSpokes(pool, plan.spokes)
     } else {

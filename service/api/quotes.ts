@@ -127,7 +127,7 @@ export const quoteFastPath = (model: ReadModel, config: ClearingApiConfig, prici
   if (route.input.strategy === Strategy.XERC20) return XERC20_NO_FAST_PATH
   const params = pricing.params
   const dest = route.output ?? route.destinations[0]!
-  const inventory = model.solverInventory(dest.domain, bytes32ToAddress(dest.asset))
+  const inventory = model.largestSolverInventory(dest.domain, bytes32ToAddress(dest.asset))
   const fastLimit = normalizeDecimals(normalizeDecimals(inventory, dest.decimals, NORMALIZED_DECIMALS), NORMALIZED_DECIMALS, route.input.decimals)
   if (amount > fastLimit) return new OverSolverLimit(amount, fastLimit, dest.domain)
   const estimate = model.settlementTimes.estimate(route.origin, dest.domain, "fast", config.settlementPrior.fast)

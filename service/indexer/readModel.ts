@@ -1355,14 +1355,17 @@ export class ReadModel implements HubObserver {
     return this.solverBalances.get(`${domain}:${lowerAddress(asset)}:${lowerAddress(solver)}`) ?? 0n
   }
 
-  /** Σ over tracked solvers. */
-  solverInventory(domain: number, asset: Address): bigint {
-    let total = 0n
+  /**
+   * The largest virtual balance of a tracked solver in `asset` on `domain`: one solver fills an intent, so this is
+   * the most one fast-path intent can get (the sum over solvers would quote intents no single solver can fill).
+   */
+  largestSolverInventory(domain: number, asset: Address): bigint {
+    let largest = 0n
     for (const solver of this.solvers) {
       const balance = this.solverBalance(domain, asset, solver as Address)
-      if (balance > 0n) total += balance
+      if (balance > largest) largest = balance
     }
-    return total
+    return largest
   }
 
   // -------------------------------------------------------------------------------------------------------

@@ -60,9 +60,18 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         }
         // Cheapest domain where this arbitrageur holds capital.
         let best: { domain: number; units: bigint; funds: { asset: AssetOnChainPlan; remaining: bigint } } | undefined
+        // Why no domain would do: no capital there, the invoice already covered there (minimum 0: this epoch's
+        // deposits settle it), or capital short of the minimum.
+        let covered = false
+        let funded = false
         for (const [domain, amount18] of Object.entries(min.value.minAmounts)) {
           const funds = capital.get(`${symbol}:${domain}`)
-          if (funds === undefined || amount18 === "0") continue
+          if (funds === undefined) continue
+          funded = true
+          if (amount18 === "0") {
+            covered = true
+            continue
+          }
           // 18-decimal minimum, rounded up to the token's units.
           const raw = normalizeDecimals(BigInt(amount18), NORMALIZED_DECIMALS, funds.asset.decimals)
           const units = normalizeDecimals(raw, funds.asset.decimals, NORMALIZED_DECIMALS) < BigInt(amount18) ? raw + 1n : raw
@@ -70,7 +79,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           if (best === undefined || units < best.units) best = { domain: Number(domain), units, funds }
         }
         if (best === undefined) {
-          stats.reject("noCapital")
+          stats.reject(covered ? "alreadyCovered" : funded ? "noCapital" : "noCapitalWhereBuyable")
           continue
         }
         // Repaid where the invoice came from (its custody grew there).

@@ -52,6 +52,65 @@ describe("solver rebalancing", () => {
 })
 
 /**
+ * A rebalance lands on the chain it was sent to. The solver registered both chains for repayment, and the hub pays
+ * such a recipient on its most liquid registered chain: 31001 here (100,000 of initial liquidity against 20,000 on
+ * 31002), where the rebalance comes from. Paid to the solver's rebalance receiver instead, which registered
+ * nothing, the intent settles on 31002, and the tokens end in the solver's inventory there.
+ */
+describe("solver rebalancing lands where it was sent", () => {
+  it("settles the rebalance on the poor chain and deposits it into the solver's inventory there", async () => {
+    const text = scenario(0.5).replace("horizon: { seconds: 1200 }", "horizon: { seconds: 3600 }").replace(
+      "agents:",
+      "initialLiquidity:\n  - { chain: 31001, asset: USDC, tokens: 100000 }\n  - { chain: 31002, asset: USDC, tokens: 20000 }\nagents:",
+    )
+    const loaded = parseScenario(text, "solver-rebalance-lands.yaml")
+    let inventory31002 = 0n
+    let receiverHolds = -1n
+    const { report } = await runScenario(loaded, {
+      seed: 1,
+      backend: "memory",
+      inspect: async (world) => {
+        const solver = world.plan.agents.find((a) => a.kind === "solver")!
+        const usdc = world.plan.assets.get("USDC:31002")!.address
+        inventory31002 = await world.chain(31002).virtualBalance(usdc, solver.account.address)
+        receiverHolds = await world.chain(31002).erc20Balance(usdc, solver.rebalanceReceiver!.address)
+      },
+    })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    expect([solver.actions.fill, solver.actions.rebalance, solver.actions.rebalanceDeposit]).toEqual([1, 1, 1])
+    // 10,000 - the fill's 5,988 + the rebalance of 5,000 (half the start) less the API's and the hub's fees (about
+    // 15 tokens here): paid on 31001 instead, 31002 would hold 4,012.
+    expect(inventory31002).toBeGreaterThan(10_000_000_000n - 5_988_000_000n + 4_950_000_000n)
+    expect(inventory31002).toBeLessThan(10_000_000_000n - 5_988_000_000n + 5_000_000_000n)
+    expect(receiverHolds).toBe(0n)
+  })
+})
+
+describe("solver inventory promised to fills in flight", () => {
+  it("does not send a second fill the first one's output leaves it unable to pay (it would revert)", async () => {
+    const text = scenario(0.5).replace("atSeconds: [60]", "atSeconds: [60, 60]")
+    const { report } = await runScenario(parseScenario(text, "solver-two-fills.yaml"), { seed: 1, backend: "memory" })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    expect(solver.actions.fill).toBe(1)
+    expect(solver.rejections).toEqual({ insufficientInventory: 1 })
+    expect(report.world.spokeReverts).toBe(0)
+  })
+})
+
+describe("the fast path's limit", () => {
+  it("is the largest single solver's inventory, not the sum: one solver fills an intent", async () => {
+    // Two solvers with 10,000 each on 31002 and an intent of 15,000: no solver could fill it, so the quote refuses
+    // the fast path and the user sends it as a basic intent (with the sum, 20,000, both solvers refused to fill it).
+    const text = scenario(0.5).replace("count: 1\n      feeDbps", "count: 2\n      feeDbps").replace("tokens: 6000", "tokens: 15000")
+    const { report } = await runScenario(parseScenario(text, "solver-limit.yaml"), { seed: 1, backend: "memory" })
+    const user = report.agents.find((a) => a.kind === "rebalancer")!
+    const solvers = report.agents.find((a) => a.kind === "solver")!
+    expect(user.fallbacks["basicForFast:OverSolverLimit"]).toBe(1)
+    expect([solvers.agents, solvers.actions.fill, solvers.rejections.insufficientInventory]).toEqual([2, undefined, undefined])
+  })
+})
+
+/**
  * A solver's `repaymentChains` reach the hub whenever the hub accepts them (`hub.minSolverSupportedDomains`),
  * one chain included when the hub's minimum is 1; the loader refuses fewer chains than the minimum. Before, a
  * single chain was silently dropped (the solver sent its domains only from two on).

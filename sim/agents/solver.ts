@@ -5,9 +5,12 @@
  * preference on, so repayments refill the inventory): `repaymentChains`, at least the hub's
  * `minSolverSupportedDomains` (checked when the scenario loads), or by default every spoke chain when there are
  * that many. When a fill takes a chain's inventory below
- * `rebalanceBelowShare` of its start, or a fill cannot be afforded, they move funds from the richest chain of
- * the same asset with a netting intent through the service (at most one rebalance per chain per hour; the rich
- * chain keeps that share of its own start).
+ * `rebalanceBelowShare` of its start, or a fill cannot be afforded, and every ten minutes while it is below,
+ * they move funds from the richest chain of the same asset with a netting intent through the service (at most one
+ * rebalance per chain per hour; the rich chain keeps that share of its own start). The intent pays the solver's
+ * rebalance receiver (`AgentPlan.rebalanceReceiver`), which registered no repayment chains, so the hub settles it on
+ * the poor chain (or invoices it there); the receiver hands the tokens to the solver, which deposits them.
+ * Inventory promised to fills sent and not yet mined is not counted as available.
  */
 import type { ClearingService } from "../../service/api/service.ts"
 import { addressToBytes32, type Address, bytes32ToAddress } from "../../service/domain/hex.ts"
@@ -48,8 +51,13 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
       world.applyHub({ kind: "setUpdateVirtualBalance", user: addressToBytes32(me), status: true })
     })
 
+    const receiver = agent.rebalanceReceiver
+    if (receiver === undefined) throw new Error(`solver ${agent.id} has no rebalance receiver in the plan`)
+    const receiverLower = receiver.address.toLowerCase()
     // Capacity: fills in the last hour.
     const recentFills: number[] = []
+    /** Output promised by fills sent and not yet mined, per chain (`domain:address`). */
+    const promised = new Map<string, bigint>()
     /** Chains (`domain:address`) with a rebalance in flight (cleared an hour after it started). */
     const rebalancing = new Set<string>()
     /** Tokens being withdrawn for rebalances and not mined yet, per rich chain: not counted as its surplus. */
@@ -57,7 +65,8 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     /** The inventory below which a chain is rebalanced (and which a rich chain keeps): the share of its start. */
     const floorOf = (key: string, share: number) => (start.get(key)! * BigInt(Math.round(share * 1000))) / 1000n
     world.observe({
-      onSpokeEvent: (event) => {
+      onSpokeEvent: (event, context) => {
+        if (event.name === "Settled" && event.account.toLowerCase() === receiverLower) return collect(context.domain, event.asset, event.amount)
         if (event.name !== "IntentAdded" || event.intent.ttl === 0) return
         const intent = event.intent
         const destination = intent.destinations[0]
@@ -76,13 +85,16 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           if ((await chain.status(event.intentId)) !== IntentStatus.NONE) return stats.reject("alreadyFilled")
           const out = normalizeDecimals(intent.amount, 18, output.decimals)
           const needed = out - (out * BigInt(spec.feeDbps)) / 100_000n
-          if ((await chain.virtualBalance(output.address, me)) < needed) {
+          const key = `${destination}:${output.address}`
+          if ((await chain.virtualBalance(output.address, me)) - (promised.get(key) ?? 0n) < needed) {
             stats.reject("insufficientInventory")
             rebalance(output)
             return
           }
           recentFills.push(now)
+          promised.set(key, (promised.get(key) ?? 0n) + needed)
           world.submit(destination, me, { kind: "spoke.fillIntent", intent, fee: spec.feeDbps }, undefined, (receipt) => {
+            promised.set(key, promised.get(key)! - needed)
             if (receipt.status === "success") {
               stats.act("fill")
               // The fill spent inventory on the destination: rebalance it if it fell below the share.
@@ -134,7 +146,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
               destinations: [String(poor.domain)],
               inputAsset: rich.asset.address,
               amount: amount.toString(),
-              to: me,
+              to: receiver.address,
               from: me,
             })
           if (!tx.ok) return stats.reject(`rebalance:${tx.error}`)
@@ -148,6 +160,25 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           // One rebalance per chain per hour at most.
           world.scheduler.after(3_600_000, `solver/${agent.id}/rebalance-cooldown`, () => void rebalancing.delete(poorKey))
         }
+      })
+    }
+
+    /** A rebalance settled to the receiver on `domain`: hand the tokens to the solver, which deposits them. */
+    const collect = (domain: number, asset: Address, amount: bigint) => {
+      const on = byAddress.get(`${domain}:${asset}`) ?? byAddress.get(`${domain}:${asset.toLowerCase()}`)
+      if (on === undefined || amount === 0n) return
+      world.submit(domain, receiver.address, { kind: "erc20.transfer", token: on.address, to: me, amount }, undefined, (r) => stats.rejectReceipt(r))
+      world.submit(domain, me, { kind: "spoke.deposit", asset: on.address, amount }, undefined, (r) => {
+        if (r.status === "success") stats.act("rebalanceDeposit")
+        else stats.rejectReceipt(r)
+      })
+    }
+
+    // Every ten minutes, each inventory chain below its share is rebalanced (a fast path refused for want of
+    // inventory brings no fill that would ask for it).
+    if (spec.rebalanceBelowShare !== undefined) {
+      world.scheduler.every(600_000, 600_000, `solver/${agent.id}/rebalance-check`, () => {
+        for (const { asset } of inventory) rebalance(asset, true)
       })
     }
   }

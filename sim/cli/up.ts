@@ -56,7 +56,8 @@ export const renderDevnetInfo = (info: DevnetInfo): string => {
   lines.push(`Dev accounts: PUBLIC TEST KEYS from anvil's test mnemonic ("${info.mnemonic}"); never use them on a real network.`)
   lines.push(`Each holds 10,000 ETH and ${BigInt(info.fundingTokens).toLocaleString("en-US")} of every token on every chain. Free for you:`)
   for (const account of info.accounts) lines.push(`  #${String(account.index).padEnd(4)} ${account.address}   key ${account.privateKey}`)
-  lines.push(`Accounts #${info.reservedAccounts.from}–#${info.reservedAccounts.to} are the devnet's own (deployer, relayer, fee signer, keepers, agents): do not send from them.`, "")
+  const after = info.reservedAfterUsers === undefined ? "" : ` So are #${info.reservedAfterUsers.from}–#${info.reservedAfterUsers.to} (the solvers' rebalance receivers).`
+  lines.push(`Accounts #${info.reservedAccounts.from}–#${info.reservedAccounts.to} are the devnet's own (deployer, relayer, fee signer, keepers, agents): do not send from them.${after}`, "")
   lines.push(`Create an intent: POST ${info.apiUrl}/intents, sign the returned transaction with a free account (approve the fee adapter`)
   lines.push(`for the token first) and send it to the origin chain's RPC URL; follow it at GET ${info.apiUrl}/intents/{id}.`)
   lines.push(`Written to ${info.outDir}: devnet.json now, trace.jsonl as the hub takes its inputs; report.json, report.md, report.html, timeseries.csv, session.json when it stops.`, "")

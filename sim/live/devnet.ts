@@ -88,6 +88,8 @@ export interface DevnetInfo {
   readonly accounts: readonly DevnetAccount[]
   /** Accounts the devnet signs with (deployer, relayer, fee signer, keeper, treasury, agents): do not send from them. */
   readonly reservedAccounts: { readonly from: number; readonly to: number }
+  /** Accounts after the users' that the devnet uses too (the solvers' rebalance receivers), if any. */
+  readonly reservedAfterUsers?: { readonly from: number; readonly to: number }
   /** Whole tokens of every token minted to every account on every chain. */
   readonly fundingTokens: string
   readonly agents: boolean
@@ -148,7 +150,7 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
   const pool = await ChainPool.start({
     chainIds: spec.chains.map((c) => c.id),
     genesisTimestamp: genesis,
-    accounts: SERVICE_ACCOUNTS + plan.agents.length + plan.users.length,
+    accounts: plan.accountCount,
   })
   let trace: WriteStream | undefined
   let server: ApiServer | undefined
@@ -286,6 +288,9 @@ const describe = (name: string, seed: number, plan: WorldPlan, epochLength: numb
   mnemonic: TEST_MNEMONIC,
   accounts: plan.users.map((u) => ({ index: u.index, address: u.address.toLowerCase() as Address, privateKey: u.privateKey })),
   reservedAccounts: { from: 0, to: SERVICE_ACCOUNTS + plan.agents.length - 1 },
+  ...(plan.accountCount > SERVICE_ACCOUNTS + plan.agents.length + plan.users.length
+    ? { reservedAfterUsers: { from: SERVICE_ACCOUNTS + plan.agents.length + plan.users.length, to: plan.accountCount - 1 } }
+    : {}),
   fundingTokens: plan.fundingTokens.toString(),
   agents: options.agents,
   genesisTimestamp: Number(plan.genesisTimestamp),

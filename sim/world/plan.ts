@@ -27,6 +27,14 @@ export interface AgentPlan {
   readonly population: string
   readonly index: number
   readonly account: DevAccount
+  /**
+   * Solvers only: the address their rebalancing intents pay (not funded with tokens, ETH for gas only). The hub
+   * pays a recipient that registered repayment chains on the most liquid of them, whatever the intent's
+   * destination (reference §3.5): paid to the solver itself, a rebalance would mostly land back where it left.
+   * This address registers nothing, so the rebalance settles on the chain it was sent to; the solver then moves
+   * the tokens into its inventory there.
+   */
+  readonly rebalanceReceiver?: DevAccount
 }
 
 export interface AssetOnChainPlan {
@@ -54,6 +62,8 @@ export interface WorldPlan {
   readonly agents: readonly AgentPlan[]
   /** Funded dev accounts nothing in the world signs with (`PlanOptions.userAccounts`), after the agents'. */
   readonly users: readonly DevAccount[]
+  /** Dev accounts the chains must give ETH: the service's, the agents', the users', then the solvers' rebalance receivers. */
+  readonly accountCount: number
   readonly spokes: SpokesConfig
   readonly layouts: ReadonlyMap<number, SpokeLayout>
   readonly hub: HubConfigInput
@@ -97,13 +107,20 @@ export const planWorld = (scenario: ScenarioSpec, options: PlanOptions = {}): Wo
   const SERVICE_ACCOUNTS = 5
   const userAccounts = options.userAccounts ?? 0
   const total = SERVICE_ACCOUNTS + populations.reduce((n, p) => n + p.count, 0)
-  const accounts = deriveDevAccounts(TEST_MNEMONIC, total + userAccounts)
-  const users = accounts.slice(total)
+  // The solvers' rebalance receivers come last, so that no other account moves when a scenario gains solvers.
+  const solverCount = populations.filter((p) => p.kind === "solver").reduce((n, p) => n + p.count, 0)
+  const accountCount = total + userAccounts + solverCount
+  const accounts = deriveDevAccounts(TEST_MNEMONIC, accountCount)
+  const users = accounts.slice(total, total + userAccounts)
+  let nextReceiver = total + userAccounts
   const [deployer, relayer, feeSigner, keeper, treasury] = accounts as [DevAccount, DevAccount, DevAccount, DevAccount, DevAccount]
   let next = SERVICE_ACCOUNTS
   const agents: AgentPlan[] = []
   for (const p of populations) {
-    for (let i = 0; i < p.count; i++) agents.push({ id: `${p.kind}/${p.name}/${i}`, kind: p.kind, population: p.name, index: i, account: accounts[next++]! })
+    for (let i = 0; i < p.count; i++) {
+      const agent: AgentPlan = { id: `${p.kind}/${p.name}/${i}`, kind: p.kind, population: p.name, index: i, account: accounts[next++]! }
+      agents.push(p.kind === "solver" ? { ...agent, rebalanceReceiver: accounts[nextReceiver++]! } : agent)
+    }
   }
 
   const chains: SpokeChainConfig[] = scenario.chains.map((chain) => {
@@ -178,6 +195,7 @@ export const planWorld = (scenario: ScenarioSpec, options: PlanOptions = {}): Wo
     treasury,
     agents,
     users,
+    accountCount,
     spokes,
     layouts,
     hub,
