@@ -73,7 +73,10 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     if (allowance !== undefined && spent + amount > tokensToUnits(allowance, input.decimals)) return stats.reject("budgetExhausted")
     let outputAsset: Address | undefined
     if (path === "swap") {
-      const other = [...world.plan.assets.values()].find((a) => a.domain === flow.to && a.symbol !== spec.asset && a.strategy === "default")
+      const other =
+        spec.swapTo !== undefined
+          ? [world.plan.assets.get(`${spec.swapTo}:${flow.to}`)].find((a) => a?.strategy === "default")
+          : [...world.plan.assets.values()].find((a) => a.domain === flow.to && a.symbol !== spec.asset && a.strategy === "default")
       if (other === undefined) path = "fast"
       else outputAsset = other.address
     }

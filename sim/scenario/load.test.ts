@@ -272,6 +272,18 @@ ${lines}`
     ])
     const withUsdt = swaps.replace("agents:", "  - symbol: USDT\n    chains:\n      - { chain: 31002, decimals: 6 }\nagents:")
     expect(() => parseScenario(withUsdt, "s.yaml")).not.toThrow()
+    // swapTo names the asset: one of the scenario's, not the population's own, present on some flow's destination.
+    const withSwapTo = (symbol: string) => withUsdt.replace("paths: { basic: 1, swap: 1 }", `paths: { basic: 1, swap: 1 }\n      swapTo: ${symbol}`)
+    const swapTo = (symbol: string) => problemsOf(withSwapTo(symbol))
+    expect(() => parseScenario(withSwapTo("USDT"), "s.yaml")).not.toThrow()
+    expect(swapTo("DAI")).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].swapTo", message: "expected another asset of the scenario than USDC (USDT), got DAI" }),
+      expect.objectContaining({
+        path: "agents.rebalancers[0].paths.swap",
+        message: "no flow of USDC goes to a chain with DAI as a default-strategy asset to swap into (expected DAI on a destination chain, or no swap weight)",
+      }),
+    ])
+    expect(swapTo("USDC").map((p) => p.path)).toEqual(["agents.rebalancers[0].swapTo", "agents.rebalancers[0].paths.swap"])
     // USDC an xERC20 on 31001: its flow from there takes the basic path, so only the flow from 31002 (to 31001, no
     // USDT there) could swap.
     const xerc20Origin = withUsdt.replace("- { chain: 31001, decimals: 6 }", "- { chain: 31001, decimals: 6, strategy: xerc20 }")

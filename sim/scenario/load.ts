@@ -241,11 +241,18 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     // An intent from a chain where the asset is an xERC20 always takes the basic path (burn and mint).
     const strategyOf = (symbol: string, chain: number) => assetOnChain(spec, symbol, chain)?.strategy ?? "default"
     const flows = r.flows.filter((f) => (f.weight ?? 1) > 0)
-    const swapsInto = (chain: number) => spec.assets.some((a) => a.symbol !== r.asset && a.chains.some((c) => c.chain === chain && (c.strategy ?? "default") === "default"))
+    const swapsInto = (chain: number) =>
+      spec.assets.some((a) => a.symbol !== r.asset && (r.swapTo === undefined || a.symbol === r.swapTo) && a.chains.some((c) => c.chain === chain && (c.strategy ?? "default") === "default"))
+    if (r.swapTo !== undefined && (r.swapTo === r.asset || !assets.has(r.swapTo))) {
+      problems.push({ path: `agents.rebalancers[${i}].swapTo`, message: `expected another asset of the scenario than ${r.asset} (${[...assets.keys()].filter((a) => a !== r.asset).join(", ") || "none"}), got ${r.swapTo}` })
+    }
     if ((mix?.fast ?? 0) + (mix?.swap ?? 0) > 0 && flows.length > 0 && flows.every((f) => strategyOf(r.asset, f.from) === "xerc20")) {
       problems.push({ path: `agents.rebalancers[${i}].paths`, message: `every flow starts where ${r.asset} is an xERC20, whose intents take the basic path only (expected no fast or swap weight)` })
     } else if ((mix?.swap ?? 0) > 0 && !flows.some((f) => strategyOf(r.asset, f.from) !== "xerc20" && swapsInto(f.to))) {
-      problems.push({ path: `agents.rebalancers[${i}].paths.swap`, message: `no flow of ${r.asset} goes to a chain with another default-strategy asset to swap into (expected a second asset on a destination chain, or no swap weight)` })
+      problems.push({
+        path: `agents.rebalancers[${i}].paths.swap`,
+        message: `no flow of ${r.asset} goes to a chain with ${r.swapTo === undefined ? "another default-strategy asset" : `${r.swapTo} as a default-strategy asset`} to swap into (expected ${r.swapTo === undefined ? "a second asset" : r.swapTo} on a destination chain, or no swap weight)`,
+      })
     }
   })
   spec.initialLiquidity?.forEach((l, i) => {

@@ -132,6 +132,12 @@ export const RebalancerSpec = Schema.Struct({
   size: SizeSpec,
   /** Path mix of the population's intents; an xERC20 asset always takes the xERC20 route. */
   paths: Schema.optionalKey(Schema.Struct({ basic: Schema.optionalKey(Weight), fast: Schema.optionalKey(Weight), swap: Schema.optionalKey(Weight) })),
+  swapTo: Schema.optionalKey(
+    described(
+      Symbol,
+      "the asset swaps go to: a fill pays the same normalized amount of it (the spoke applies no price), so a real swap is between assets of one value, USDC to USDT say (default: the first other default-strategy asset of the destination chain, in the assets' order)",
+    ),
+  ),
   /** Most tokens each rebalancer sends from each chain over the run (default: no limit). */
   balanceTokens: Schema.optionalKey(described(TokenAmount, "most whole tokens each rebalancer sends from each chain over the run; past it, budgetExhausted (default: no limit)")),
   fastTtlSeconds: Schema.optionalKey(described(PositiveSeconds, "ttl of fast-path intents (default: the API's, 3600)")),
