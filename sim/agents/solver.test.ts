@@ -97,6 +97,20 @@ describe("solver inventory promised to fills in flight", () => {
   })
 })
 
+describe("solver profitability", () => {
+  it("does not fill at a fee that does not beat the hub's protocol fee (every fill would lose money)", async () => {
+    const at = async (protocolFeeDbps: number) => {
+      const text = scenario(0.5).replace("- symbol: USDC\n", `- symbol: USDC\n    protocolFeeDbps: ${protocolFeeDbps}\n`)
+      const { report } = await runScenario(parseScenario(text, "solver-profit.yaml"), { seed: 1, backend: "memory" })
+      return report.agents.find((a) => a.kind === "solver")!
+    }
+    // The solver's fee is 20 dbps.
+    expect((await at(19)).actions.fill).toBe(1)
+    const losing = await at(20)
+    expect([losing.actions.fill, losing.rejections.unprofitable]).toEqual([undefined, 1])
+  })
+})
+
 describe("the fast path's limit", () => {
   it("is the largest single solver's inventory, not the sum: one solver fills an intent", async () => {
     // Two solvers with 10,000 each on 31002 and an intent of 15,000: no solver could fill it, so the quote refuses

@@ -13,7 +13,7 @@
  * Inventory promised to fills sent and not yet mined is not counted as available.
  */
 import type { ClearingService } from "../../service/api/service.ts"
-import { addressToBytes32, type Address, bytes32ToAddress } from "../../service/domain/hex.ts"
+import { addressToBytes32, type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
 import { IntentStatus, normalizeDecimals } from "../../service/domain/protocol.ts"
 import { sampleLatencySeconds } from "../../service/transport/latency.ts"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
@@ -28,6 +28,10 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
   const inventory = spec.inventory.map((i) => ({ asset: world.plan.assets.get(`${i.asset}:${i.chain}`)!, tokens: i.tokens }))
   const byAddress = new Map<string, AssetOnChainPlan>()
   for (const a of world.plan.assets.values()) byAddress.set(`${a.domain}:${a.address}`, a)
+
+  /** The hub's protocol fees on an input asset now, dbps (read each time: the hub's configuration may change). */
+  const protocolFeeDbps = (origin: number, inputAsset: Bytes32): number =>
+    world.hub.state.assetOn(origin, inputAsset)?.ticker.config.fees.reduce((n, f) => n + f.feeDbps, 0) ?? 0
 
   for (const agent of agents) {
     const me = agent.account.address
@@ -74,6 +78,9 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
         const output = byAddress.get(`${destination}:${bytes32ToAddress(intent.outputAsset)}`)
         if (output === undefined || !start.has(`${destination}:${output.address}`)) return
         if (intent.maxFee < spec.feeDbps) return stats.reject("maxFeeBelowOurFee")
+        // The hub repays the amount less its protocol fees (those of the intent's input ticker): a fee that does
+        // not beat them loses money on every fill.
+        if (spec.feeDbps <= protocolFeeDbps(intent.origin, intent.inputAsset)) return stats.reject("unprofitable")
         const delaySeconds = spec.reactionSeconds === undefined ? 5 : sampleLatencySeconds(spec.reactionSeconds, rng)
         world.scheduler.after(delaySeconds * 1000, `solver/${agent.id}/fill`, async () => {
           const now = world.timestamp
