@@ -290,7 +290,8 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
           name: name("solver"),
           count: g(fc.integer, { min: 1, max: 2 }),
           inventory: assets.flatMap((a) => subset(g, a.on, 0).map((chain) => ({ chain, asset: a.symbol, tokens: tokens(g, 0, 500_000) }))),
-          feeDbps: g(fc.boolean) ? g(fc.integer, { min: 0, max: 20 }) : g(fc.integer, { min: 0, max: 200 }),
+          // Half of them above the default protocol fee (2 dbps), which a solver's fee must beat to fill at all.
+          feeDbps: g(fc.boolean) ? g(fc.integer, { min: 3, max: 30 }) : g(fc.integer, { min: 0, max: 250 }),
         }
         put(solver, "reactionSeconds", maybe(g, 60, () => latency(g, 60)))
         put(solver, "capacityPerHour", maybe(g, 30, () => g(fc.integer, { min: 1, max: 200 })))
