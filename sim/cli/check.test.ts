@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
@@ -112,6 +112,13 @@ describe("clearsim compare", () => {
     expect(written.output).toContain(
       "  warning: a property fails in this run and is recorded as failing (later checks will not flag it): `intentsCreated >= 1`",
     )
+    // The baseline records the scenario file's hash: an edited file is pointed out (here a comment: nothing else moves).
+    const unchanged = await checkScenarios({ scenarios: [file], baselineDir: dir, update: false, kpisOnly: false })
+    expect(unchanged.output).not.toContain("note:")
+    writeFileSync(file, `# edited\n${readFileSync(file, "utf8")}`)
+    const edited = await checkScenarios({ scenarios: [file], baselineDir: dir, update: false, kpisOnly: false })
+    expect(edited.exitCode).toBe(0)
+    expect(edited.output).toMatch(new RegExp(`  note: ${file} is not the file this baseline was written from \\(hash 0x[0-9a-f]{8}… then, 0x[0-9a-f]{8}… now\\): a change may come from the edit`))
   })
 
   it("a report path that is a directory: one line, exit 2", async () => {

@@ -111,6 +111,11 @@ export const checkScenarios = async (options: {
     if (comparison.traceChanged && comparison.baselineTraceAlgorithm !== comparison.currentTraceAlgorithm) otherFunction++
     else if (comparison.traceChanged) traceChanges++
     say(renderComparison(comparison))
+    // An edited scenario explains a change that clearsim's code did not make.
+    const written = target.baseline!.scenarioHash
+    if (written !== undefined && written !== current.scenarioHash) {
+      say(`  note: ${target.file} is not the file this baseline was written from (hash ${written.slice(0, 10)}… then, ${String(current.scenarioHash).slice(0, 10)}… now): a change may come from the edit`)
+    }
   }
   if (options.update) return { output: out.join("\n"), exitCode: 0 }
   const failing = regressions > 0 || (!options.kpisOnly && traceChanges + otherFunction > 0)

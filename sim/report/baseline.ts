@@ -53,6 +53,8 @@ export const Baseline = Schema.Struct({
   scenario: Schema.String,
   /** The scenario file, relative to the directory `clearsim check` runs in (the project root). */
   file: Schema.String,
+  /** keccak256 of the scenario file's bytes when the baseline was written (absent in older baselines). */
+  scenarioHash: Schema.optionalKey(Schema.String),
   seed: Seed,
   backend: Schema.Literals(["memory", "anvil"]),
   /** clearsim's version when the baseline was written (informational). */
@@ -106,6 +108,7 @@ export const baselineOf = (report: RunReport, file: string): Baseline => {
   return {
     scenario: report.scenario.name,
     file,
+    ...(report.scenario.hash === undefined ? {} : { scenarioHash: report.scenario.hash }),
     seed: report.seed,
     backend: report.backend === "anvil" ? "anvil" : "memory",
     version: report.version,
