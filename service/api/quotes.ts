@@ -5,8 +5,8 @@
  *   fast-path fee);
  * - `totalFeeBps = variableFeeBps + fixedFeeUnits / amount · 10_000` (floored to 1e-6 bps);
  * - `expectedAmount = amount − fixedFeeUnits − amount · variableFeeBps / 10_000`;
- * - `currentLimit` = custodied liquidity on the best destination (basic) or the operator solvers' inventory
- *   on the destination (fast path), in input-token units; an xERC20 destination has no custody limit.
+ * - `currentLimit` = custodied liquidity on the best destination (basic) or the largest single solver's
+ *   inventory on the destination (fast path: one solver fills an intent), in input-token units; an xERC20 destination has no custody limit.
  * With fixed fee 0.5376 USDC and a limit of about 5M USDC this reproduces the reference's §7 H sample exactly.
  */
 import { bytes32ToAddress } from "../domain/hex.ts"

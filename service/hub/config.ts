@@ -33,6 +33,9 @@ export interface TickerConfig {
   readonly domains: readonly DomainAsset[]
 }
 
+/** The ticker's protocol fees together, dbps (each is floored separately at intake; this is their rate). */
+export const totalProtocolFeeDbps = (ticker: TickerConfig): number => ticker.fees.reduce((n, f) => n + f.feeDbps, 0)
+
 export interface GasConfig {
   readonly settlementBaseGasUnits: bigint
   readonly averageGasUnitsPerSettlement: bigint

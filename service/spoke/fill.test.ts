@@ -3,7 +3,7 @@
  * intent calldata, and the fill queue with its FILL message.
  */
 import { describe, expect, it } from "vitest"
-import { encodeFunctionData, type Hex, parseEventLogs, zeroAddress } from "viem"
+import { decodeAbiParameters, encodeFunctionData, type Hex, parseEventLogs, zeroAddress } from "viem"
 import { decodeMessage, encodeFillMessage, intentId } from "../domain/encoding.ts"
 import { addressToBytes32 } from "../domain/hex.ts"
 import { type FillMessage, type Intent, IntentStatus } from "../domain/protocol.ts"
@@ -138,6 +138,11 @@ describe("ClearingSpoke.fillIntent", () => {
     const queued = await f.chain.publicClient.readContract({ address: f.deployment.spoke, abi: abis.spoke, functionName: "fillQueue", args: [1n] })
     expect(queued[0]).toBe(intentId(inner))
     expect(queued[1]).toBe(addressToBytes32(f.target))
+    // The forwarded call's return data is the inner FillMessage ABI-encoded as bytes (what the memory twin returns too).
+    const [executed] = parseEventLogs({ abi: abis.spoke, eventName: "ExternalCalldataExecuted", logs: receipt.logs })
+    const [bytes] = decodeAbiParameters([{ type: "bytes" }], executed!.args.returnData)
+    const [message] = decodeAbiParameters([{ type: "tuple", components: [{ type: "bytes32" }, { type: "bytes32" }, { type: "bytes32" }, { type: "uint24" }, { type: "uint48" }] }], bytes)
+    expect([message[0], message[1]]).toEqual([intentId(inner), addressToBytes32(f.target)])
   })
 
   it("fills without pushing tokens when the receiver is zero, still debiting the solver", async () => {

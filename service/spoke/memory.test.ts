@@ -4,13 +4,14 @@
  * time never goes back, and the `Spokes` layer is a thin wrapper.
  */
 import { Effect } from "effect"
-import { encodeAbiParameters, keccak256, maxUint256, zeroAddress } from "viem"
+import { decodeAbiParameters, encodeAbiParameters, encodeFunctionData, keccak256, maxUint256, zeroAddress } from "viem"
 import { describe, expect, test } from "vitest"
-import { encodeSettlementMessage } from "../domain/encoding.ts"
+import { encodeSettlementMessage, intentId } from "../domain/encoding.ts"
 import { type Address, addressToBytes32, type Hex } from "../domain/hex.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
 import { IdMap } from "../domain/idMap.ts"
 import { IntentStatus } from "../domain/protocol.ts"
+import { ClearingSpokeAbi, TestCallTargetAbi } from "./abi.ts"
 import { MAX_XERC20_LIMIT, XERC20LimitTooHighError } from "./deploy.ts"
 import {
   Call,
@@ -258,5 +259,53 @@ describe("memory spoke", () => {
     })
     const result = await Effect.runPromise(Effect.provide(program, Spokes.memory(config)))
     expect(result).toEqual({ backend: "memory", domains: [DOMAIN], status: "success", balance: 1_000n * 10n ** 6n + 5n })
+  })
+})
+
+describe("memory spoke: a fill made from within a fill's calldata", () => {
+  test("is queued before the outer one, which is queued after its calldata ran (reference §4.3), with the contract's return data", async () => {
+    const chain = createMemorySpokes({ ...config, chains: [{ ...config.chains[0]!, callTarget: true }] }).chain(DOMAIN)
+    const target = chain.addresses.callTarget!
+    const usdc = chain.addresses.tokens.USDC!.address
+    // The solver (ALICE) keeps 500 USDC on the spoke.
+    chain.submit({ from: ALICE, call: Call.erc20.approve(usdc, chain.addresses.spoke, maxUint256) })
+    chain.submit({ from: ALICE, call: Call.spoke.deposit(usdc, 500_000_000n) })
+    await chain.mine(T0 + 1n)
+    const intent = (nonce: bigint, maxFee: number, data: Hex) => ({
+      initiator: addressToBytes32(BOB),
+      receiver: addressToBytes32(BOB),
+      inputAsset: addressToBytes32(`0x${"ab".repeat(20)}`),
+      outputAsset: addressToBytes32(usdc),
+      maxFee,
+      origin: 31_002,
+      nonce,
+      timestamp: Number(T0),
+      ttl: 3_600,
+      amount: 100n * 10n ** 18n,
+      destinations: [DOMAIN],
+      data,
+    })
+    // The inner intent takes a 100 % fee: its output is 0, so the call target fills it without any balance.
+    const inner = intent(77n, 100_000, "0x")
+    const fillInner = encodeFunctionData({ abi: ClearingSpokeAbi, functionName: "fillIntent", args: [inner, 100_000] })
+    const forward = encodeFunctionData({ abi: TestCallTargetAbi, functionName: "forward", args: [chain.addresses.spoke, fillInner] })
+    const outer = intent(1n, 1_000, encodeAbiParameters([{ type: "address" }, { type: "bytes" }], [target, forward]))
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(outer, 0) })
+    const [receipt] = (await chain.mine(T0 + 12n)).receipts
+    expect(receipt?.status).toBe("success")
+    const filled = eventsNamed(receipt!.events, "IntentFilled")
+    expect(filled.map((e) => [e.intentId, e.queueIdx])).toEqual([
+      [intentId(inner), 1n],
+      [intentId(outer), 2n],
+    ])
+    // The forwarded call's return data is the inner FillMessage, ABI-encoded as bytes, as on anvil.
+    const [executed] = eventsNamed(receipt!.events, "ExternalCalldataExecuted")
+    const [bytes] = decodeAbiParameters([{ type: "bytes" }], executed!.returnData)
+    const [message] = decodeAbiParameters(
+      [{ type: "tuple", components: [{ type: "bytes32" }, { type: "bytes32" }, { type: "bytes32" }, { type: "uint24" }, { type: "uint48" }] }],
+      bytes,
+    )
+    expect(message[0]).toBe(intentId(inner))
+    expect(message[1]).toBe(addressToBytes32(target))
   })
 })

@@ -106,6 +106,11 @@ describe("Transport", () => {
     )
     expect(t.send(msg(1), 540_000)[0]!.atMs).toBe(900_000)
     expect(t.stats.heldByOutage).toBe(1)
+    // A window ending at a fractional millisecond: held to the first whole millisecond after it, not rounded back in.
+    const fractional = new Transport({ latency: { kind: "fixed", seconds: 60 }, faults: { outages: [{ domain: 25327, kind: "halt", fromSeconds: 570, toSeconds: 900.0004 }] } }, { float: () => 0.5 })
+    const at = fractional.send(msg(2), 540_000)[0]!.atMs
+    expect(at).toBe(900_001)
+    expect(fractional.isHalted(25327, at)).toBe(false)
   })
 
   it("draws nothing for a fault whose probability is 0: the same draws as without it", () => {

@@ -120,7 +120,8 @@ export class Transport {
       changed = false
       for (const o of this.spec.faults?.outages ?? []) {
         if (o.kind !== "pause" && o.domain === domain && t >= o.fromSeconds * 1000 && t < o.toSeconds * 1000) {
-          t = o.toSeconds * 1000
+          // The first whole millisecond at or after the end (deliveries happen at whole milliseconds).
+          t = Math.ceil(o.toSeconds * 1000)
           changed = true
         }
       }

@@ -13,6 +13,7 @@
  */
 import type { ClearingService } from "../../service/api/service.ts"
 import { DBPS_DENOMINATOR, NORMALIZED_DECIMALS, normalizeDecimals, tokensToUnits } from "../../service/domain/protocol.ts"
+import { totalProtocolFeeDbps } from "../../service/hub/config.ts"
 import type { ArbitrageurSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
@@ -103,7 +104,8 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         const request = { ...route, amount: gross.toString() }
         // Worth it only if the reward the hub will pay beats the fees paid plus the margin asked for.
         const decimals = best.funds.asset.decimals
-        const protocolFeeDbps = world.hub.state.tickers.get(invoice.ticker_hash as `0x${string}`)?.config.fees.reduce((n, f) => n + f.feeDbps, 0) ?? 0
+        const ticker = world.hub.state.tickers.get(invoice.ticker_hash as `0x${string}`)
+        const protocolFeeDbps = ticker === undefined ? 0 : totalProtocolFeeDbps(ticker.config)
         const gross18 = normalizeDecimals(gross, decimals, NORMALIZED_DECIMALS)
         const deposit18 = normalizeDecimals(grossed.deposit, decimals, NORMALIZED_DECIMALS)
         const reward18 = expectedReward18(BigInt(min.value.invoiceAmount), BigInt(min.value.amountAfterDiscounts[String(best.domain)] ?? min.value.invoiceAmount), BigInt(min.value.custodiedAmounts[String(best.domain)] ?? "0"), deposit18)

@@ -97,6 +97,57 @@ describe("solver inventory promised to fills in flight", () => {
   })
 })
 
+describe("solver rebalancing on a timer", () => {
+  it("rebalances a chain left below its share once the hour's cooldown is over, with no fill to ask for it", async () => {
+    // A fill at 60 s takes 31002 below half: rebalance, then an hour's cooldown. A second fill at 900 s takes it
+    // below again, inside the cooldown; the fast path is then refused (too little inventory), so no fill comes to
+    // ask again: only the ten-minute check rebalances it, at 4,200 s. (Repayments go to 31001, the most liquid.)
+    const text = scenario(0.5)
+      .replace("horizon: { seconds: 1200 }", "horizon: { seconds: 5400 }")
+      .replace("atSeconds: [60]", "atSeconds: [60, 900, 1800, 2700]")
+      .replace("agents:", "initialLiquidity:\n  - { chain: 31001, asset: USDC, tokens: 100000 }\n  - { chain: 31002, asset: USDC, tokens: 20000 }\nagents:")
+    const { report } = await runScenario(parseScenario(text, "solver-timer.yaml"), { seed: 1, backend: "memory" })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    const user = report.agents.find((a) => a.kind === "rebalancer")!
+    expect(solver.actions.fill).toBe(2)
+    expect(user.fallbacks["basicForFast:OverSolverLimit"]).toBe(2)
+    expect(solver.actions.rebalance).toBe(2)
+  })
+})
+
+describe("solver inventory spoken for", () => {
+  it("does not take a rebalance from inventory a fill in flight has promised (the withdrawal would revert)", async () => {
+    // Two fills at once, one each way: 31002 falls below its share and looks to 31001, whose 10,000 are promised
+    // to the other fill (31001 mines every 12 s, so that fill is still in flight).
+    const text = `
+name: solver-race
+horizon: { seconds: 1200 }
+chains: [{ id: 31001, blockTimeSeconds: 12 }, { id: 31002, blockTimeSeconds: 2 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: a, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
+    - { name: b, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 5500 }, paths: { fast: 1 } }
+  solvers:
+    - name: solver
+      count: 1
+      feeDbps: 20
+      reactionSeconds: { kind: fixed, seconds: 5 }
+      rebalanceBelowShare: 0.5
+      inventory:
+        - { chain: 31001, asset: USDC, tokens: 10000 }
+        - { chain: 31002, asset: USDC, tokens: 10000 }
+`
+    const { report } = await runScenario(parseScenario(text, "solver-race.yaml"), { seed: 1, backend: "memory" })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    expect(solver.actions).toEqual({ fill: 2 })
+    expect(report.world.spokeReverts).toBe(0)
+  })
+})
+
 describe("solver profitability", () => {
   it("does not fill at a fee that does not beat the hub's protocol fee (every fill would lose money)", async () => {
     const at = async (protocolFeeDbps: number) => {

@@ -17,6 +17,7 @@ import { addressToBytes32, type Address, type Bytes32, bytes32ToAddress } from "
 import { IntentStatus, normalizeDecimals } from "../../service/domain/protocol.ts"
 import { sampleLatencySeconds } from "../../service/transport/latency.ts"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
+import { totalProtocolFeeDbps } from "../../service/hub/config.ts"
 import type { SolverSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
@@ -30,8 +31,10 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
   for (const a of world.plan.assets.values()) byAddress.set(`${a.domain}:${a.address}`, a)
 
   /** The hub's protocol fees on an input asset now, dbps (read each time: the hub's configuration may change). */
-  const protocolFeeDbps = (origin: number, inputAsset: Bytes32): number =>
-    world.hub.state.assetOn(origin, inputAsset)?.ticker.config.fees.reduce((n, f) => n + f.feeDbps, 0) ?? 0
+  const protocolFeeDbps = (origin: number, inputAsset: Bytes32): number => {
+    const on = world.hub.state.assetOn(origin, inputAsset)
+    return on === undefined ? 0 : totalProtocolFeeDbps(on.ticker.config)
+  }
 
   for (const agent of agents) {
     const me = agent.account.address
@@ -66,6 +69,8 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     const rebalancing = new Set<string>()
     /** Tokens being withdrawn for rebalances and not mined yet, per rich chain: not counted as its surplus. */
     const withdrawing = new Map<string, bigint>()
+    /** Inventory on a chain already spoken for: fills sent and rebalance withdrawals not yet mined. */
+    const committed = (key: string) => (promised.get(key) ?? 0n) + (withdrawing.get(key) ?? 0n)
     /** The inventory below which a chain is rebalanced (and which a rich chain keeps): the share of its start. */
     const floorOf = (key: string, share: number) => (start.get(key)! * BigInt(Math.round(share * 1000))) / 1000n
     world.observe({
@@ -93,7 +98,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           const out = normalizeDecimals(intent.amount, 18, output.decimals)
           const needed = out - (out * BigInt(spec.feeDbps)) / 100_000n
           const key = `${destination}:${output.address}`
-          if ((await chain.virtualBalance(output.address, me)) - (promised.get(key) ?? 0n) < needed) {
+          if ((await chain.virtualBalance(output.address, me)) - committed(key) < needed) {
             stats.reject("insufficientInventory")
             rebalance(output)
             return
@@ -137,7 +142,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           let rich: { asset: AssetOnChainPlan; balance: bigint } | undefined
           for (const { asset } of inventory) {
             if (asset.symbol !== poor.symbol || asset.domain === poor.domain) continue
-            const balance = (await world.chain(asset.domain).virtualBalance(asset.address, me)) - (withdrawing.get(`${asset.domain}:${asset.address}`) ?? 0n)
+            const balance = (await world.chain(asset.domain).virtualBalance(asset.address, me)) - committed(`${asset.domain}:${asset.address}`)
             if (rich === undefined || balance > rich.balance) rich = { asset, balance }
           }
           const target = start.get(poorKey)!

@@ -230,6 +230,13 @@ describe("intents and latency by agent population", () => {
     expect(renderHtml(report, [])).toContain(`<tr><td>drainers</td><td>${byPopulation.drainers!.created}</td>`)
   })
 
+  it("takes population names with dashes, underscores and dots in properties", async () => {
+    const renamed = drain.replaceAll("drainers", "drain-ers_x.y")
+    const loaded = parseScenario(renamed.replace(/^properties:[\s\S]*$/m, "properties:\n  - population.drain-ers_x.y.latency.p99 > 0\n"), "drain.yaml")
+    const { report } = await runScenario(loaded, { seed: loaded.spec.seed ?? 1, backend: "memory" })
+    expect(report.properties).toEqual([{ name: "population.drain-ers_x.y.latency.p99 > 0", pass: true, value: report.latency.byPopulation!["drain-ers_x.y"]!.p99 }])
+  })
+
   it("refuses a property naming a population the scenario does not have", () => {
     expect(() => parseScenario(withProperties("  - population.traders.latency.p99 <= 600\n"), "drain.yaml")).toThrow(
       /properties\[0\]: unknown metric "population\.traders\.latency\.p99" \(known: .*; a population's metrics: population\.<name>\.intents\.created, .* for the populations drainers, mm\)/,

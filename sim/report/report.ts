@@ -163,11 +163,20 @@ const QUANTILES = ["p50", "p90", "p99", "max"] as const
  * The metrics a property can name for an agent population `name` (a scenario's own): `population.<name>.intents.created`,
  * `.intents.settled`, `.settledShare`, `.latency.<p50|p90|p99|max>` and `.latency.settlement.<...>`.
  */
-export const populationMetricNames = (name: string): string[] => [
-  `population.${name}.intents.created`,
-  `population.${name}.intents.settled`,
-  `population.${name}.settledShare`,
-  ...QUANTILES.flatMap((q) => [`population.${name}.latency.${q}`, `population.${name}.latency.settlement.${q}`]),
+export const populationMetricNames = (name: string): string[] => populationMetrics(name, undefined).map(([metric]) => metric)
+
+/** A population's metrics and their values in a report (null: no value, or none given). */
+const populationMetrics = (
+  name: string,
+  r: { readonly created: number; readonly settled: number; readonly user: LatencySummary | undefined; readonly settlement: LatencySummary | undefined } | undefined,
+): [string, number | null][] => [
+  [`population.${name}.intents.created`, r?.created ?? null],
+  [`population.${name}.intents.settled`, r?.settled ?? null],
+  [`population.${name}.settledShare`, r === undefined || r.created === 0 ? null : r.settled / r.created],
+  ...QUANTILES.flatMap((q): [string, number | null][] => [
+    [`population.${name}.latency.${q}`, r?.user?.[q] ?? null],
+    [`population.${name}.latency.settlement.${q}`, r?.settlement?.[q] ?? null],
+  ]),
 ]
 
 /** Every metric a property of a scenario with these agent populations can name. */
@@ -207,15 +216,8 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
     put(`intents.${path}.settled`, report.intents.byPath[path].settled)
   }
   for (const [name, counts] of Object.entries(report.intents.byPopulation ?? {})) {
-    put(`population.${name}.intents.created`, counts.created)
-    put(`population.${name}.intents.settled`, counts.settled)
-    put(`population.${name}.settledShare`, counts.created === 0 ? null : counts.settled / counts.created)
-    const user = report.latency.byPopulation?.[name]
-    const settlement = report.latency.settlement.byPopulation?.[name]
-    for (const q of QUANTILES) {
-      put(`population.${name}.latency.${q}`, user?.[q] ?? null)
-      put(`population.${name}.latency.settlement.${q}`, settlement?.[q] ?? null)
-    }
+    const values = { ...counts, user: report.latency.byPopulation?.[name], settlement: report.latency.settlement.byPopulation?.[name] }
+    for (const [metric, value] of populationMetrics(name, values)) put(metric, value)
   }
   put("hubReverts", report.world.hubReverts)
   put("spokeReverts", report.world.spokeReverts)

@@ -178,9 +178,9 @@ export const InitialLiquidity = Schema.Struct({ chain: ChainId, asset: Symbol, t
 export const Property = Schema.Union([
   described(
     Schema.String.check(
-      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9.]*\s*(>=|<=|==|!=|>|<)\s*-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$/u, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
+      Schema.isPattern(/^\s*[A-Za-z][A-Za-z0-9._-]*\s*(>=|<=|==|!=|>|<)\s*-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\s*$/u, { expected: 'a comparison like "nettingRatio >= 0.5"' }),
     ),
-    "a metric compared with a number, e.g. nettingRatio >= 0.5 or latency.p99 <= 3600",
+    "a metric compared with a number, e.g. nettingRatio >= 0.5, latency.p99 <= 3600 or population.usdc-users.latency.p99 <= 600",
   ),
   Schema.Struct({ coverage: described(Schema.String, "a coverage predicate, e.g. maxDiscountReached") }),
 ])

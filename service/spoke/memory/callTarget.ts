@@ -1,13 +1,16 @@
 /**
  * `TestCallTarget` in memory (a target for intent calldata in tests): `record(uint256)` counts the call, emits
- * `Called` and returns twice its argument; `fail(uint256)` reverts; anything else has no function to run.
+ * `Called` and returns twice its argument; `forward(address, bytes)` calls the address with the bytes and returns
+ * what it returned (a revert reverts); `fail(uint256)` reverts; anything else has no function to run.
  */
+import { decodeAbiParameters, encodeAbiParameters } from "viem"
 import type { Address, Hex } from "../../domain/hex.ts"
 import type { ExecutionContext } from "./context.ts"
 import { checkedAdd, checkedMul, revert, revertEmpty } from "./journal.ts"
 
 const RECORD = "0x2c16cd8a"
 const FAIL = "0x132e4f3c"
+const FORWARD = "0x6fadcf72"
 
 export interface CallArgs {
   uint(i: number): bigint
@@ -19,11 +22,11 @@ export class MemoryCallTarget {
   lastCaller: Address = "0x0000000000000000000000000000000000000000"
 
   constructor(
-    private readonly world: { readonly ctx: ExecutionContext },
+    private readonly world: { readonly ctx: ExecutionContext; callExternal(sender: Address, target: Address, callData: Hex): { readonly success: boolean; readonly returnData: Hex } },
     readonly address: Address,
   ) {}
 
-  call(sender: Address, selector: string, args: CallArgs): Hex {
+  call(sender: Address, selector: string, args: CallArgs, callData: Hex): Hex {
     const ctx = this.world.ctx
     switch (selector) {
       case RECORD: {
@@ -33,6 +36,18 @@ export class MemoryCallTarget {
         ctx.journal.field(this as MemoryCallTarget, "lastCaller", sender)
         ctx.emit(this.address, { name: "Called", caller: sender, value })
         return `0x${checkedMul(value, 2n).toString(16).padStart(64, "0")}`
+      }
+      case FORWARD: {
+        let target: Address
+        let data: Hex
+        try {
+          ;[target, data] = decodeAbiParameters([{ type: "address" }, { type: "bytes" }], `0x${callData.slice(10)}`)
+        } catch {
+          return revertEmpty()
+        }
+        const result = this.world.callExternal(this.address, target.toLowerCase() as Address, data)
+        if (!result.success) return revertEmpty()
+        return encodeAbiParameters([{ type: "bytes" }], [result.returnData])
       }
       case FAIL:
         return revert("TestCallTarget_Failed", args.uint(0))

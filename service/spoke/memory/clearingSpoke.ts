@@ -259,7 +259,7 @@ export class MemoryClearingSpoke {
   // ---------------------------------------------------------------------------------------------------------
   // Fills
 
-  fillIntent(sender: Address, intent: Intent, fee: number): void {
+  fillIntent(sender: Address, intent: Intent, fee: number): FillMessage {
     this.whenNotPaused()
     if (intent.destinations.length === 0 || intent.destinations[0] !== this.ctx.domain) revert("ClearingSpoke_WrongDestination")
     if (this.ctx.now >= intent.timestamp + intent.ttl) revert("ClearingSpoke_FillIntent_IntentExpired")
@@ -298,6 +298,7 @@ export class MemoryClearingSpoke {
       queueIdx: BigInt(queueIdx),
       intent,
     })
+    return fillMessage
   }
 
   processFillQueue(value: bigint, amount: number): void {

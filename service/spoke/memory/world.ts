@@ -5,7 +5,8 @@
  * EVM's low-level rules: calls to an address without code, `TokenLib.tryCall`, native transfers.
  */
 import type { Address, Hex } from "../../domain/hex.ts"
-import { PAYABLE_CALLS, type SpokeCall } from "../calls.ts"
+import { encodeAbiParameters } from "viem"
+import { decodeSpokeCall, PAYABLE_CALLS, type SpokeCall } from "../calls.ts"
 import type { SpokeEvent, SpokeEventBody } from "../events.ts"
 import type { SpokeLayout } from "../layout.ts"
 import { MemoryCallTarget } from "./callTarget.ts"
@@ -65,6 +66,20 @@ class Args {
   }
 }
 
+/** `fillIntent`'s return value: `FillMessage(bytes32 intentId, bytes32 solver, bytes32 initiator, uint24 fee, uint48 executionTimestamp)`. */
+const FILL_MESSAGE_RESULT = [
+  {
+    type: "tuple",
+    components: [
+      { name: "intentId", type: "bytes32" },
+      { name: "solver", type: "bytes32" },
+      { name: "initiator", type: "bytes32" },
+      { name: "fee", type: "uint24" },
+      { name: "executionTimestamp", type: "uint48" },
+    ],
+  },
+] as const
+
 const uintWord = (value: bigint | number): Hex => `0x${value.toString(16).padStart(64, "0")}`
 
 export class MemoryWorld implements ExecutionContext {
@@ -79,6 +94,7 @@ export class MemoryWorld implements ExecutionContext {
   readonly module: MemoryXERC20Module
   readonly permit2: MemoryPermit2
   readonly callTarget: MemoryCallTarget | undefined
+  private readonly addresses: SpokeLayout["addresses"]
   readonly domain: number
   now: number
   blockNumber: bigint
@@ -100,6 +116,7 @@ export class MemoryWorld implements ExecutionContext {
     genesisTimestamp: number,
   ) {
     const { addresses } = layout
+    this.addresses = addresses
     this.domain = layout.domain
     this.now = genesisTimestamp
     this.blockNumber = BigInt(layout.deploymentBlocks)
@@ -294,7 +311,8 @@ export class MemoryWorld implements ExecutionContext {
   private dispatchExternal(sender: Address, target: Address, callData: Hex): Hex {
     const selector = callData.slice(0, 10)
     const args = new Args(callData)
-    if (this.callTarget !== undefined && target === this.callTarget.address) return this.callTarget.call(sender, selector, args)
+    if (this.callTarget !== undefined && target === this.callTarget.address) return this.callTarget.call(sender, selector, args, callData)
+    if (target === this.spoke.address) return this.callSpoke(sender, callData)
     const token = this.tokens.get(target)
     if (token === undefined) throw new UnsupportedMemoryCallError(target, selector)
     switch (selector) {
@@ -315,6 +333,23 @@ export class MemoryWorld implements ExecutionContext {
       default:
         throw new UnsupportedMemoryCallError(target, selector)
     }
+  }
+
+  /**
+   * A contract's call into the spoke (intent calldata forwarded by the test call target): `fillIntent`, which
+   * returns its FillMessage ABI-encoded as the contract does. Calldata that is not a spoke function reverts.
+   */
+  private callSpoke(sender: Address, callData: Hex): Hex {
+    let call: SpokeCall | undefined
+    try {
+      call = decodeSpokeCall(this.addresses, this.spoke.address, callData)
+    } catch {
+      return revertEmpty()
+    }
+    if (call === undefined) return revertEmpty()
+    if (call.kind !== "spoke.fillIntent") throw new UnsupportedMemoryCallError(this.spoke.address, callData.slice(0, 10))
+    const m = this.spoke.fillIntent(sender, lowerIntent(call.intent), call.fee)
+    return encodeAbiParameters(FILL_MESSAGE_RESULT, [m])
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -366,7 +401,8 @@ export class MemoryWorld implements ExecutionContext {
         // The spoke lowercases the intents that are not the ones it stored (those already are).
         return this.spoke.processIntentQueue(value, call.intents)
       case "spoke.fillIntent":
-        return this.spoke.fillIntent(sender, lowerIntent(call.intent), call.fee)
+        this.spoke.fillIntent(sender, lowerIntent(call.intent), call.fee)
+        return
       case "spoke.processFillQueue":
         return this.spoke.processFillQueue(value, call.amount)
       case "spoke.deposit":
