@@ -184,4 +184,16 @@ properties:
     expect(report.properties[0]!.firstFailingEpoch).toBe(report.epochs.last)
     expect(result.out).toContain(`first at epoch ${report.epochs.last}`)
   })
+
+  it("prints each population's user p99 when more than one population was paid", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-run-populations-"))
+    try {
+      const result = await run([join(import.meta.dirname, "../../scenarios/one-sided-drain.yaml"), "--out", dir])
+      const report = JSON.parse(readFileSync(join(dir, "report.json"), "utf8")) as { latency: { byPopulation: Record<string, { p99: number }> } }
+      const p99 = (name: string) => Math.round(report.latency.byPopulation[name]!.p99)
+      expect(result.out).toContain(`  user p99 by population: drainers ${p99("drainers")}s, mm ${p99("mm")}s\n  trace hash `)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })

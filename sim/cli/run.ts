@@ -9,7 +9,7 @@ import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { nettingRatioText, REPORT_FILES, reportDifferences, writeReportFiles, type RunReport } from "../report/report.ts"
+import { nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, writeReportFiles, type RunReport } from "../report/report.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
@@ -40,6 +40,9 @@ const summary = (r: RunReport, dir: string): string => {
     `  latency p50/p90/p99/max ${[r.latency.p50, r.latency.p90, r.latency.p99, r.latency.max].map((x) => (x === null ? "–" : `${Math.round(x)}s`)).join(" / ")} (user), settlement p99 ${r.latency.settlement.p99 === null ? "–" : `${Math.round(r.latency.settlement.p99)}s`}`,
     `  trace hash ${r.traceHash}`,
   ]
+  // With more than one population paid, each one's p99: users' latency apart from the agents' own intents.
+  const paid = populationLatencyRows(r).filter((p) => p.user.p99 !== null)
+  if (paid.length > 1) lines.splice(3, 0, `  user p99 by population: ${paid.map((p) => `${p.name} ${Math.round(p.user.p99!)}s`).join(", ")}`)
   for (const p of r.properties.filter((p) => !p.pass)) {
     lines.push(`  FAILED ${p.name}${p.value === undefined ? "" : ` (value ${p.value})`}${p.firstFailingEpoch === undefined ? "" : `, first at epoch ${p.firstFailingEpoch}`}${p.reason === undefined ? "" : `: ${p.reason}`}`)
   }
