@@ -2,7 +2,9 @@
  * The `clearsim` command. Exit codes: 0 success; 1 what a command checks failed (properties, a regression, a
  * changed trace hash, a conservation violation) or an unexpected error; 2 a usage error (`cli/userErrors.ts`).
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// The two modules by their paths: the package's index loads every module it has (its redis client among them).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ConservationViolation } from "../service/hub/errors.ts"

@@ -15,7 +15,7 @@
  * give effect's own floor on the same machine: a hello-world on the bare HttpRouter and on a one-endpoint
  * HttpApi. Server CPU per request comes from /proc (Linux).
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import autocannon from "autocannon"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"

@@ -10,7 +10,7 @@
  * hands every request to the HttpApi routes, after a fast lane for the two hottest reads (`fastReads`, on by
  * default).
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { ByteSize, Cause, Effect, Exit, Layer, ManagedRuntime, SchemaIssue, Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
