@@ -317,11 +317,14 @@ export const renderMarkdown = (r: RunReport): string => {
   return `${lines.join("\n")}\n`
 }
 
-/** The latency table's rows by agent population (none in reports of older versions). */
+/**
+ * The latency table's rows by agent population that sent intents (a solver that never rebalanced has none; it is
+ * still in report.json). None in reports of older versions.
+ */
 export const populationLatencyRows = (
   r: Pick<RunReport, "intents" | "latency">,
 ): { readonly name: string; readonly created: number; readonly settled: number; readonly user: LatencySummary; readonly settlement: LatencySummary }[] =>
-  Object.entries(r.intents.byPopulation ?? {}).map(([name, counts]) => ({
+  Object.entries(r.intents.byPopulation ?? {}).filter(([, counts]) => counts.created > 0).map(([name, counts]) => ({
     name,
     ...counts,
     user: r.latency.byPopulation?.[name] ?? summary(undefined),
