@@ -22,6 +22,7 @@ import {
   SpokeTimestampError,
   Spokes,
   type SpokesConfig,
+  UnsupportedMemoryCallError,
   UnverifiedFeeSignatureError,
 } from "./spoke.ts"
 import { Journal } from "./memory/journal.ts"
@@ -263,9 +264,8 @@ describe("memory spoke", () => {
 })
 
 describe("memory spoke: a fill made from within a fill's calldata", () => {
-  test("is queued before the outer one, which is queued after its calldata ran (reference §4.3), with the contract's return data", async () => {
+  const setupNested = async () => {
     const chain = createMemorySpokes({ ...config, chains: [{ ...config.chains[0]!, callTarget: true }] }).chain(DOMAIN)
-    const target = chain.addresses.callTarget!
     const usdc = chain.addresses.tokens.USDC!.address
     // The solver (ALICE) keeps 500 USDC on the spoke.
     chain.submit({ from: ALICE, call: Call.erc20.approve(usdc, chain.addresses.spoke, maxUint256) })
@@ -285,6 +285,25 @@ describe("memory spoke: a fill made from within a fill's calldata", () => {
       destinations: [DOMAIN],
       data,
     })
+    /** An intent whose calldata has the call target forward `inner` to the spoke. */
+    const forwarding = (inner: Hex) =>
+      intent(1n, 1_000, encodeAbiParameters([{ type: "address" }, { type: "bytes" }], [chain.addresses.callTarget!, encodeFunctionData({ abi: TestCallTargetAbi, functionName: "forward", args: [chain.addresses.spoke, inner] })]))
+    return { chain, intent, forwarding }
+  }
+
+  test("forwarded bytes that are no spoke function revert (the fill with them); a spoke getter, not modelled, is an error", async () => {
+    const { chain, forwarding } = await setupNested()
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(forwarding("0xdeadbeef"), 0) })
+    const [receipt] = (await chain.mine(T0 + 12n)).receipts
+    expect(receipt).toMatchObject({ status: "reverted", error: { name: "ClearingSpoke_ExecuteIntentCalldata_ExternalCallFailed" } })
+    const getter = encodeFunctionData({ abi: ClearingSpokeAbi, functionName: "status", args: [keccak256Utf8("x")] })
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(forwarding(getter), 0) })
+    await expect(chain.mine(T0 + 24n)).rejects.toThrow(UnsupportedMemoryCallError)
+  })
+
+  test("is queued before the outer one, which is queued after its calldata ran (reference §4.3), with the contract's return data", async () => {
+    const { chain, intent } = await setupNested()
+    const target = chain.addresses.callTarget!
     // The inner intent takes a 100 % fee: its output is 0, so the call target fills it without any balance.
     const inner = intent(77n, 100_000, "0x")
     const fillInner = encodeFunctionData({ abi: ClearingSpokeAbi, functionName: "fillIntent", args: [inner, 100_000] })

@@ -148,6 +148,39 @@ agents:
   })
 })
 
+describe("solver inventory being withdrawn", () => {
+  it("does not send a fill the inventory a rebalance is withdrawing cannot pay (it would revert)", async () => {
+    // A fill on 31002 at 65 s takes it below half: the solver withdraws 5,000 from 31001 (12-second blocks) to
+    // rebalance. A fast intent to 31001 created at 66 s asks for 5,489 of the 10,000 there before that block.
+    const text = `
+name: solver-fill-vs-withdrawal
+horizon: { seconds: 1200 }
+chains: [{ id: 31001, blockTimeSeconds: 12 }, { id: 31002, blockTimeSeconds: 2 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: a, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
+    - { name: b, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [66] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 5500 }, paths: { fast: 1 } }
+  solvers:
+    - name: solver
+      count: 1
+      feeDbps: 20
+      reactionSeconds: { kind: fixed, seconds: 5 }
+      rebalanceBelowShare: 0.5
+      inventory:
+        - { chain: 31001, asset: USDC, tokens: 10000 }
+        - { chain: 31002, asset: USDC, tokens: 10000 }
+`
+    const { report } = await runScenario(parseScenario(text, "solver-fill-vs-withdrawal.yaml"), { seed: 1, backend: "memory" })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    expect([solver.actions.fill, solver.actions.rebalance, solver.rejections.insufficientInventory]).toEqual([1, 1, 1])
+    expect(report.world.spokeReverts).toBe(0)
+  })
+})
+
 describe("solver profitability", () => {
   it("does not fill at a fee that does not beat the hub's protocol fee (every fill would lose money)", async () => {
     const at = async (protocolFeeDbps: number) => {

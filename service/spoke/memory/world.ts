@@ -5,7 +5,8 @@
  * EVM's low-level rules: calls to an address without code, `TokenLib.tryCall`, native transfers.
  */
 import type { Address, Hex } from "../../domain/hex.ts"
-import { encodeAbiParameters } from "viem"
+import { decodeFunctionData, encodeAbiParameters } from "viem"
+import { ClearingSpokeAbi } from "../abi.ts"
 import { decodeSpokeCall, PAYABLE_CALLS, type SpokeCall } from "../calls.ts"
 import type { SpokeEvent, SpokeEventBody } from "../events.ts"
 import type { SpokeLayout } from "../layout.ts"
@@ -29,7 +30,7 @@ export class UnsupportedMemoryCallError extends Error {
     readonly target: Address,
     readonly selector: string,
   ) {
-    super(`The memory backend cannot execute selector ${selector} on ${target}: only tokens, the test call target and addresses without code are modelled as calldata targets.`)
+    super(`The memory backend cannot execute selector ${selector} on ${target}: only tokens, the test call target (which may forward a spoke fillIntent) and addresses without code are modelled as calldata targets.`)
   }
 }
 
@@ -340,14 +341,16 @@ export class MemoryWorld implements ExecutionContext {
    * returns its FillMessage ABI-encoded as the contract does. Calldata that is not a spoke function reverts.
    */
   private callSpoke(sender: Address, callData: Hex): Hex {
-    let call: SpokeCall | undefined
+    // Calldata that is no spoke function (or does not decode as its arguments) reverts, as on the EVM; a spoke
+    // function other than fillIntent (a getter, say) is not modelled here: an error, not a silent revert.
+    let functionName: string
     try {
-      call = decodeSpokeCall(this.addresses, this.spoke.address, callData)
+      functionName = decodeFunctionData({ abi: ClearingSpokeAbi, data: callData }).functionName
     } catch {
       return revertEmpty()
     }
-    if (call === undefined) return revertEmpty()
-    if (call.kind !== "spoke.fillIntent") throw new UnsupportedMemoryCallError(this.spoke.address, callData.slice(0, 10))
+    const call = functionName === "fillIntent" ? decodeSpokeCall(this.addresses, this.spoke.address, callData) : undefined
+    if (call?.kind !== "spoke.fillIntent") throw new UnsupportedMemoryCallError(this.spoke.address, callData.slice(0, 10))
     const m = this.spoke.fillIntent(sender, lowerIntent(call.intent), call.fee)
     return encodeAbiParameters(FILL_MESSAGE_RESULT, [m])
   }
