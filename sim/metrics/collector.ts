@@ -389,14 +389,15 @@ export class MetricsCollector implements WorldObserver {
     const symbol = ticker.config.symbol
     const tracked = this.intents.get(intentId)
     if (delta18 > 0n) {
-      this.netting.custodyIn(symbol, domain, delta18, this.sourceOf(tracked?.agent))
+      this.netting.custodyIn(symbol, domain, delta18, this.sourceOf(tracked?.agent), intentId)
       return
     }
     const user =
       tracked?.agent?.kind === "rebalancer"
         ? { owner: tracked.agent.id, lane: this.laneOf(tracked.origin, tracked.destination), epoch: this.world.hub.currentEpoch() }
         : undefined
-    this.netting.custodyOut(symbol, domain, -delta18, user)
+    // Paid out where it came in: the intent's own deposit, if still in custody, is taken first.
+    this.netting.custodyOut(symbol, domain, -delta18, user, tracked?.origin === domain ? intentId : undefined)
   }
 
   /**

@@ -11,9 +11,9 @@ describe("netting ratio by FIFO attribution", () => {
   it("counts only other users' custody as netted, oldest lots first", () => {
     const t = new NettingTracker()
     // Domain 10 holds: 50 initial liquidity, then Bob's 100, then an arbitrageur's 30.
-    t.custodyIn("USDC", 10, 50n, lp)
-    t.custodyIn("USDC", 10, 100n, bob)
-    t.custodyIn("USDC", 10, 30n, arb)
+    t.custodyIn("USDC", 10, 50n, lp, "seed")
+    t.custodyIn("USDC", 10, 100n, bob, "b1")
+    t.custodyIn("USDC", 10, 30n, arb, "x1")
     // Alice's intent 1→10 settles 120 on 10: 50 from the initial lot, 70 from Bob's.
     t.custodyOut("USDC", 10, 120n, { owner: "user/a", lane: "1>10", epoch: 5 })
     expect(t.overall.totalVolume18).toBe(120n)
@@ -31,9 +31,26 @@ describe("netting ratio by FIFO attribution", () => {
     expect(t.byLane.get("1>10")!.totalVolume18).toBe(160n)
   })
 
+  it("takes a settlement on the intent's own origin from its own deposit first: a pass-through, not netting", () => {
+    const t = new NettingTracker()
+    // Domain 1 holds Bob's 100, then Alice's fast intent's 80 arrives; the solver that filled it is repaid 80 on
+    // domain 1, its origin, in the same hub step. Pure FIFO would take Bob's lot and call it netted.
+    t.custodyIn("USDC", 1, 100n, bob, "b1")
+    t.custodyIn("USDC", 1, 80n, alice, "a1")
+    t.custodyOut("USDC", 1, 80n, { owner: "user/a", lane: "1>10", epoch: 1 }, "a1")
+    expect([t.overall.nettedVolume18, t.overall.bySource18.self]).toEqual([0n, 80n])
+    // Bob's lot is whole: a settlement of 120 on domain 1 for Carol takes it, then finds nothing more.
+    t.custodyOut("USDC", 1, 120n, { owner: "user/c", lane: "10>1", epoch: 1 }, "c1")
+    expect([t.overall.nettedVolume18, t.overall.bySource18.unattributed]).toEqual([100n, 20n])
+    // An own lot already spent (or never there) changes nothing: plain FIFO.
+    t.custodyIn("USDC", 1, 50n, bob, "b2")
+    t.custodyOut("USDC", 1, 30n, { owner: "user/a", lane: "1>10", epoch: 2 }, "a1")
+    expect(t.overall.nettedVolume18).toBe(130n)
+  })
+
   it("consumes lots without counting for non-user settlements, and reports uncovered amounts", () => {
     const t = new NettingTracker()
-    t.custodyIn("USDC", 1, 100n, alice)
+    t.custodyIn("USDC", 1, 100n, alice, "a1")
     t.custodyOut("USDC", 1, 60n, undefined) // e.g. a solver repayment of an arbitrageur's intent
     t.custodyOut("USDC", 1, 60n, { owner: "user/b", lane: "10>1", epoch: 1 })
     expect(t.overall.nettedVolume18).toBe(40n)

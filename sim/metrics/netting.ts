@@ -22,11 +22,20 @@ export interface CustodySource {
 class LotQueue {
   sources: CustodySource[] = []
   amounts18: bigint[] = []
+  /** The intent each lot came from (its own settlement on this domain takes it first). */
+  intents: string[] = []
   head = 0
 
-  push(source: CustodySource, amount18: bigint): void {
+  push(source: CustodySource, amount18: bigint, intentId: string): void {
     this.sources.push(source)
     this.amounts18.push(amount18)
+    this.intents.push(intentId)
+  }
+
+  /** The index of `intentId`'s lot while it holds tokens, newest first (it is usually the newest), or -1. */
+  find(intentId: string): number {
+    for (let i = this.amounts18.length - 1; i >= this.head; i--) if (this.intents[i] === intentId) return this.amounts18[i]! > 0n ? i : -1
+    return -1
   }
 
   /** Drops the consumed lots once they are most of the arrays. */
@@ -34,6 +43,7 @@ class LotQueue {
     if (this.head > 4096 && this.head * 2 > this.amounts18.length) {
       this.sources = this.sources.slice(this.head)
       this.amounts18 = this.amounts18.slice(this.head)
+      this.intents = this.intents.slice(this.head)
       this.head = 0
     }
   }
@@ -95,9 +105,9 @@ export class NettingTracker {
     return q
   }
 
-  /** Tokens enter custody on `domain` (an intent's full amount on arrival at the hub). */
-  custodyIn(ticker: string, domain: number, amount18: bigint, source: CustodySource): void {
-    if (amount18 > 0n) this.queue(ticker, domain).push(source, amount18)
+  /** Tokens enter custody on `domain` (intent `intentId`'s full amount on arrival at the hub). */
+  custodyIn(ticker: string, domain: number, amount18: bigint, source: CustodySource, intentId: string): void {
+    if (amount18 > 0n) this.queue(ticker, domain).push(source, amount18, intentId)
   }
 
   /**
@@ -105,8 +115,18 @@ export class NettingTracker {
    * describes the settled intent when it is a user's (its volume counts); otherwise the lots are consumed
    * without counting. The parts are classified as they are consumed: other users' (netted), the owner's own
    * (self), what no lot covered (unattributed), and the other kinds' parts (kept in `parts`).
+   *
+   * `ownIntentId`, given when the settlement is on the settled intent's own origin, names a lot taken first while it
+   * is in custody: the intent's own deposit paying out where it came in (a fast-path repayment to the solver on the
+   * origin, in the same hub step) is a pass-through, not netting, whichever lots are older.
    */
-  custodyOut(ticker: string, domain: number, amount18: bigint, user: { readonly owner: string; readonly lane: string; readonly epoch: number } | undefined): void {
+  custodyOut(
+    ticker: string,
+    domain: number,
+    amount18: bigint,
+    user: { readonly owner: string; readonly lane: string; readonly epoch: number } | undefined,
+    ownIntentId?: string,
+  ): void {
     const queue = this.queue(ticker, domain)
     const sources = queue.sources
     const amounts = queue.amounts18
@@ -116,6 +136,19 @@ export class NettingTracker {
     let netted = 0n
     let self = 0n
     const parts = this.parts
+    const own = ownIntentId === undefined ? -1 : queue.find(ownIntentId)
+    if (own >= 0) {
+      const lot = amounts[own]!
+      const part = lot <= remaining ? lot : remaining
+      amounts[own] = lot - part
+      remaining -= part
+      if (user !== undefined) {
+        const source = sources[own]!
+        if (source.kind !== "user") parts.push(source, part)
+        else if (source.owner !== user.owner) netted += part
+        else self += part
+      }
+    }
     while (remaining > 0n && head < end) {
       const lot = amounts[head]!
       const source = sources[head]!
