@@ -115,12 +115,14 @@ describe("solver rebalancing on a timer", () => {
   })
 })
 
-describe("solver inventory spoken for", () => {
-  it("does not take a rebalance from inventory a fill in flight has promised (the withdrawal would revert)", async () => {
-    // Two fills at once, one each way: 31002 falls below its share and looks to 31001, whose 10,000 are promised
-    // to the other fill (31001 mines every 12 s, so that fill is still in flight).
-    const text = `
-name: solver-race
+/**
+ * Two fast intents one each way on two chains, 31001 mining every 12 s: a's of 6,000 to 31002 at 60 s, b's of 5,500
+ * to 31001 at `bAtSeconds`; one solver with 10,000 on each chain, rebalancing below half.
+ */
+const crossingFills = (bAtSeconds: number) =>
+  parseScenario(
+    `
+name: solver-crossing-fills
 horizon: { seconds: 1200 }
 chains: [{ id: 31001, blockTimeSeconds: 12 }, { id: 31002, blockTimeSeconds: 2 }]
 assets:
@@ -130,7 +132,7 @@ transport: { latency: { kind: fixed, seconds: 30 } }
 agents:
   rebalancers:
     - { name: a, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
-    - { name: b, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 5500 }, paths: { fast: 1 } }
+    - { name: b, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [${bAtSeconds}] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 5500 }, paths: { fast: 1 } }
   solvers:
     - name: solver
       count: 1
@@ -140,41 +142,24 @@ agents:
       inventory:
         - { chain: 31001, asset: USDC, tokens: 10000 }
         - { chain: 31002, asset: USDC, tokens: 10000 }
-`
-    const { report } = await runScenario(parseScenario(text, "solver-race.yaml"), { seed: 1, backend: "memory" })
+`,
+    "solver-crossing-fills.yaml",
+  )
+
+describe("solver inventory spoken for", () => {
+  it("does not take a rebalance from inventory a fill in flight has promised (the withdrawal would revert)", async () => {
+    // Both at 60 s: 31002 falls below its share and looks to 31001, whose 10,000 are promised to b's fill
+    // (31001 mines every 12 s, so that fill is still in flight).
+    const { report } = await runScenario(crossingFills(60), { seed: 1, backend: "memory" })
     const solver = report.agents.find((a) => a.kind === "solver")!
     expect(solver.actions).toEqual({ fill: 2 })
     expect(report.world.spokeReverts).toBe(0)
   })
-})
 
-describe("solver inventory being withdrawn", () => {
   it("does not send a fill the inventory a rebalance is withdrawing cannot pay (it would revert)", async () => {
-    // A fill on 31002 at 65 s takes it below half: the solver withdraws 5,000 from 31001 (12-second blocks) to
-    // rebalance. A fast intent to 31001 created at 66 s asks for 5,489 of the 10,000 there before that block.
-    const text = `
-name: solver-fill-vs-withdrawal
-horizon: { seconds: 1200 }
-chains: [{ id: 31001, blockTimeSeconds: 12 }, { id: 31002, blockTimeSeconds: 2 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-transport: { latency: { kind: fixed, seconds: 30 } }
-agents:
-  rebalancers:
-    - { name: a, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
-    - { name: b, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [66] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 5500 }, paths: { fast: 1 } }
-  solvers:
-    - name: solver
-      count: 1
-      feeDbps: 20
-      reactionSeconds: { kind: fixed, seconds: 5 }
-      rebalanceBelowShare: 0.5
-      inventory:
-        - { chain: 31001, asset: USDC, tokens: 10000 }
-        - { chain: 31002, asset: USDC, tokens: 10000 }
-`
-    const { report } = await runScenario(parseScenario(text, "solver-fill-vs-withdrawal.yaml"), { seed: 1, backend: "memory" })
+    // a's fill on 31002 at 65 s takes it below half: the solver withdraws 5,000 from 31001 to rebalance. b's
+    // intent, created at 66 s, asks for 5,489 of the 10,000 there before that block.
+    const { report } = await runScenario(crossingFills(66), { seed: 1, backend: "memory" })
     const solver = report.agents.find((a) => a.kind === "solver")!
     expect([solver.actions.fill, solver.actions.rebalance, solver.rejections.insufficientInventory]).toEqual([1, 1, 1])
     expect(report.world.spokeReverts).toBe(0)

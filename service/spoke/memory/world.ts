@@ -4,6 +4,7 @@
  * `SpokeCall` as a transaction from `from`; the contracts call each other through the world, which also gives the
  * EVM's low-level rules: calls to an address without code, `TokenLib.tryCall`, native transfers.
  */
+import { FillMessageAbi } from "../../domain/encoding.ts"
 import type { Address, Hex } from "../../domain/hex.ts"
 import { decodeFunctionData, encodeAbiParameters } from "viem"
 import { ClearingSpokeAbi } from "../abi.ts"
@@ -67,19 +68,6 @@ class Args {
   }
 }
 
-/** `fillIntent`'s return value: `FillMessage(bytes32 intentId, bytes32 solver, bytes32 initiator, uint24 fee, uint48 executionTimestamp)`. */
-const FILL_MESSAGE_RESULT = [
-  {
-    type: "tuple",
-    components: [
-      { name: "intentId", type: "bytes32" },
-      { name: "solver", type: "bytes32" },
-      { name: "initiator", type: "bytes32" },
-      { name: "fee", type: "uint24" },
-      { name: "executionTimestamp", type: "uint48" },
-    ],
-  },
-] as const
 
 const uintWord = (value: bigint | number): Hex => `0x${value.toString(16).padStart(64, "0")}`
 
@@ -352,7 +340,7 @@ export class MemoryWorld implements ExecutionContext {
     const call = functionName === "fillIntent" ? decodeSpokeCall(this.addresses, this.spoke.address, callData) : undefined
     if (call?.kind !== "spoke.fillIntent") throw new UnsupportedMemoryCallError(this.spoke.address, callData.slice(0, 10))
     const m = this.spoke.fillIntent(sender, lowerIntent(call.intent), call.fee)
-    return encodeAbiParameters(FILL_MESSAGE_RESULT, [m])
+    return encodeAbiParameters([FillMessageAbi], [m]) // fillIntent's return value
   }
 
   // ---------------------------------------------------------------------------------------------------------
