@@ -21,6 +21,11 @@ export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
 interface TrackedIntent {
   readonly agent: AgentPlan | undefined
   /**
+   * Where the intent's deposit comes from, for netting: its agent's kind and id, or for a sender no population owns
+   * (an HTTP client of `clearsim up`) a user identified by its address.
+   */
+  readonly source: CustodySource
+  /**
    * The counts and latencies of the sender's population; undefined for the initial-liquidity provider's seeds
    * (sim/agents/liquidity.ts): their custody is attributed to "initial" liquidity, but they are not intents of the
    * run's users (not counted, no latency samples).
@@ -214,6 +219,7 @@ export class MetricsCollector implements WorldObserver {
         const population = agent === undefined ? this.populationIntents(OTHER_SENDERS) : this.populationOf.get(agent)
         this.intents.set(event.intentId, {
           agent,
+          source: agent === undefined ? this.outsideSource(context.receipt.from) : this.sourceOf(agent),
           population,
           path,
           ticker: symbol,
@@ -360,16 +366,23 @@ export class MetricsCollector implements WorldObserver {
     }
   }
 
-  /** Custody sources by agent id (one object per agent, shared by its lots). */
+  /** Custody sources by agent id or outside sender address (one object per owner, shared by its lots). */
   private readonly sources = new Map<string, CustodySource>()
   private static readonly UNKNOWN_SOURCE: CustodySource = { kind: "protocol", owner: "unknown" }
   /** Lane names `${origin}>${destination}` by origin, then destination. */
   private readonly lanes = new Map<number, Map<number, string>>()
 
-  private sourceOf(agent: AgentPlan | undefined): CustodySource {
-    if (agent === undefined) return MetricsCollector.UNKNOWN_SOURCE
+  private sourceOf(agent: AgentPlan): CustodySource {
     let source = this.sources.get(agent.id)
     if (source === undefined) this.sources.set(agent.id, (source = { kind: SOURCE_OF[agent.kind], owner: agent.id }))
+    return source
+  }
+
+  /** A sender no population owns: a user of its own, by lowercase address (agent ids have no `0x`). */
+  private outsideSource(sender: Address): CustodySource {
+    const owner = sender.toLowerCase()
+    let source = this.sources.get(owner)
+    if (source === undefined) this.sources.set(owner, (source = { kind: "user", owner }))
     return source
   }
 
@@ -389,12 +402,12 @@ export class MetricsCollector implements WorldObserver {
     const symbol = ticker.config.symbol
     const tracked = this.intents.get(intentId)
     if (delta18 > 0n) {
-      this.netting.custodyIn(symbol, domain, delta18, this.sourceOf(tracked?.agent), intentId)
+      this.netting.custodyIn(symbol, domain, delta18, tracked?.source ?? MetricsCollector.UNKNOWN_SOURCE, intentId)
       return
     }
     const user =
-      tracked?.agent?.kind === "rebalancer"
-        ? { owner: tracked.agent.id, lane: this.laneOf(tracked.origin, tracked.destination), epoch: this.world.hub.currentEpoch() }
+      tracked?.source.kind === "user"
+        ? { owner: tracked.source.owner, lane: this.laneOf(tracked.origin, tracked.destination), epoch: this.world.hub.currentEpoch() }
         : undefined
     // Paid out where it came in: the intent's own deposit, if still in custody, is taken first.
     this.netting.custodyOut(symbol, domain, -delta18, user, tracked?.origin === domain ? intentId : undefined)

@@ -17,8 +17,12 @@
  * discount. Percentiles (linear, type 7) of {260, 470}: p50 365, p90 449, p99 467.9, max 470.
  */
 import { describe, expect, it } from "vitest"
-import { type Backend, runScenario } from "../run.ts"
+import { createMemorySpokes } from "../../service/spoke/spoke.ts"
+import type { SpokeReceipt } from "../../service/spoke/types.ts"
+import { createIntents, sendTransaction } from "../agents/common.ts"
+import { assembleRun, type Backend, buildRunResult, measureInFlight, runScenario } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
+import { planWorld } from "../world/plan.ts"
 
 const scenario = `
 name: hand-computed
@@ -211,4 +215,37 @@ describe("spoke queue depths per epoch on a hand-computed scenario", () => {
       if (traceHashes.size === 2) expect(traceHashes.get("anvil")).toBe(traceHashes.get("memory"))
     }, 120_000)
   }
+})
+
+/**
+ * A sender outside every population (a `clearsim up` user over HTTP) is a user too: the first scenario with bob
+ * replaced by a funded dev account that no agent signs with, which approves the fee adapter at 0 s and sends the
+ * same 1,000 USDC 31002→31001 at t=100 through the service. The timeline is bob's, so both settlements net each
+ * other: ratio 1 on 1,999.96, and the outside intent is counted under `(other senders)`.
+ */
+describe("an intent from a sender outside the populations", () => {
+  it("nets like any user's and is counted under (other senders)", async () => {
+    const loaded = parseScenario(scenario.replace(/\n    - \{ name: bob.*\n/, "\n"), "outside-sender.yaml")
+    const plan = planWorld(loaded.spec, { userAccounts: 1 })
+    const assembly = assembleRun(loaded.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+    const w = assembly.world
+    const user = plan.users[0]!.address
+    const usdc = plan.assets.get("USDC:31002")!.address
+    const reverts: string[] = []
+    const onReceipt = (receipt: SpokeReceipt) => void (receipt.status === "reverted" && reverts.push(receipt.error.name))
+    w.scheduler.at(0, "approve", () => w.submit(31002, user, { kind: "erc20.approve", token: usdc, spender: w.chain(31002).addresses.feeAdapter, amount: 2n ** 256n - 1n }, undefined, onReceipt))
+    w.scheduler.at(100_000, "outside user", async () => {
+      const tx = await createIntents(assembly.service, { origin: "31002", destinations: ["31001"], inputAsset: usdc, amount: "1000000000", to: user, from: user })
+      if (!tx.ok) throw new Error(`POST /intents: ${tx.error}`)
+      sendTransaction(w, user, tx.value, onReceipt)
+    })
+    await w.run(plan.horizonSeconds)
+    measureInFlight(plan, assembly)
+    const { report } = buildRunResult(loaded, plan, assembly, { seed: 1, run: 0, backend: "memory", horizonSeconds: plan.horizonSeconds, wallSeconds: 0 })
+    w.close()
+    expect(reverts).toEqual([])
+    expect(report.intents).toMatchObject({ created: 2, settled: 2 })
+    expect(report.intents.byPopulation).toMatchObject({ alice: { created: 1, settled: 1 }, "(other senders)": { created: 1, settled: 1 } })
+    expect(report.netting).toMatchObject({ ratio: 1, nettedVolume: "1999.96", totalVolume: "1999.96" })
+  })
 })
