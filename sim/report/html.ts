@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import { type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, verdictText } from "./report.ts"
+import { type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, tokensText, verdictText } from "./report.ts"
 
 export interface SeriesRow {
   readonly run: number
@@ -200,7 +200,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   const kpis: [string, string][] = [
     ["netting ratio", nettingRatioText(r)],
     // Four decimals, or six significant digits below one token (a tiny discount is not "0 tokens").
-    ["discount paid", `${(Number(r.discounts.paid) < 1 ? format(".6~g") : format(",.4~f"))(Number(r.discounts.paid))} tokens`],
+    ["discount paid", `${tokensText(r.discounts.paid)} tokens`],
     ["discount, bps of settled volume", String(r.discounts.paidBps)],
     ["user latency p50 / p99", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario, parseScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
-import { csvNumber, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, verdictText, writeReportFiles } from "./report.ts"
+import { csvNumber, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, tokensText, verdictText, writeReportFiles } from "./report.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -77,13 +77,27 @@ describe("report files of a run", () => {
     expect(md.indexOf("## Properties")).toBeLessThan(md.indexOf("## Metrics"))
     // What paidBps is of, invoices created and settled, and the intents whose receiver was paid.
     const r = result.report
-    expect(md).toContain(`bps of the ${r.discounts.settledVolume} tokens the hub settled); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`)
+    expect(md).toContain(`bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`)
     expect(md).toContain("| path | created | settled | paid | user p50 s |")
     expect(md).toContain(`| all | ${r.intents.created} | ${r.intents.settled} | ${r.latency.count} |`)
     const html = readFileSync(join(out, "report.html"), "utf8")
     expect(html).toContain(`<td>all</td><td>${r.intents.created}</td><td>${r.intents.settled}</td><td>${r.latency.count}</td>`)
     expect(html).toContain(`<li class="muted">last epoch:</li>`)
     for (const name of ["intents created", "intents settled", "invoices created", "invoices settled"]) expect(html).toContain(`</span>${name} <span class="muted">`)
+  })
+
+  it("shows token amounts to people grouped and rounded (report.json keeps the exact decimal)", () => {
+    expect(tokensText("343.08687305391249933")).toBe("343.0869")
+    expect(tokensText("1267513.176319918891577085")).toBe("1,267,513.1763")
+    expect(tokensText("633453.12963909228750067")).toBe("633,453.1296")
+    expect(tokensText("2000")).toBe("2,000")
+    expect(tokensText("0")).toBe("0")
+    expect(tokensText("0.00012345678")).toBe("0.000123457")
+    expect(tokensText("-186474.74446")).toBe("−186,474.7445")
+    const base = minimalReport() as unknown as RunReport
+    const report = { ...base, discounts: { ...base.discounts, paid: "343.08687305391249933", settledVolume: "1267513.176319918891577085" } }
+    expect(renderMarkdown(report)).toContain("- discount paid 343.0869 tokens (")
+    expect(renderMarkdown(report)).toContain(" bps of the 1,267,513.1763 tokens the hub settled)")
   })
 
   it("shows a netting ratio of 0 of 0 as a dash, in report.md, report.html and the KPI", () => {

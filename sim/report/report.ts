@@ -4,6 +4,7 @@
  * seed, epoch, metric, value). Amounts are whole tokens of the
  * ticker (decimal strings for totals, numbers in distributions); latencies are seconds.
  */
+import { format } from "d3-format"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Bytes32 } from "../../service/domain/hex.ts"
@@ -129,6 +130,18 @@ export const formatTokens18 = (amount18: bigint): string => {
   const whole = abs / 10n ** 18n
   const fraction = (abs % 10n ** 18n).toString().padStart(18, "0").replace(/0+$/, "")
   return `${negative ? "-" : ""}${whole}${fraction === "" ? "" : `.${fraction}`}`
+}
+
+const tokensLarge = format(",.4~f")
+const tokensSmall = format(".6~g")
+
+/**
+ * A decimal token amount as shown to people (summaries, report.md, report.html): thousands grouped, four decimals
+ * at most from 1 up, six significant digits below (report.json keeps the exact decimal).
+ */
+export const tokensText = (decimal: string): string => {
+  const value = Number(decimal)
+  return Math.abs(value) < 1 ? tokensSmall(value) : tokensLarge(value)
 }
 
 /** Every metric a scenario property can name (`nettingRatio`, `p99LatencySeconds`, `latency.fast.p90`, ...). */
@@ -283,9 +296,9 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
   lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
-  lines.push(`- netting ratio **${nettingRatioText(r)}** (${r.netting.nettedVolume} of ${r.netting.totalVolume} tokens settled from custody)`)
+  lines.push(`- netting ratio **${nettingRatioText(r)}** (${tokensText(r.netting.nettedVolume)} of ${tokensText(r.netting.totalVolume)} tokens settled from custody)`)
   lines.push(
-    `- discount paid ${r.discounts.paid} tokens (${r.discounts.paidBps} bps of the ${r.discounts.settledVolume} tokens the hub settled); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
+    `- discount paid ${tokensText(r.discounts.paid)} tokens (${r.discounts.paidBps} bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
   )
   lines.push(
     "",
