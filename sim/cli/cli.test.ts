@@ -4,7 +4,7 @@
  * errors on the paths a user gives are one line without a stack trace, and help exits 0.
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -21,7 +21,7 @@ const clearsim = (...args: string[]) => {
 describe("clearsim exit codes and messages", () => {
   it("exits 2 on the usage errors effect/cli finds, with the help and the error; 0 on --help", () => {
     for (const [args, error] of [
-      [["run", "scenarios/quickstart.yaml", "--runs", "abc"], 'Invalid value for flag --runs: "abc"'],
+      [["run", "scenarios/quickstart.yaml", "--chains", "foo"], "--chains"],
       [["run", "scenarios/quickstart.yaml", "--bogus"], "--bogus"],
       [["run"], "scenario.yaml"],
       [["nosuch"], "nosuch"],
@@ -34,6 +34,22 @@ describe("clearsim exit codes and messages", () => {
     const help = clearsim("--help")
     expect(help.code).toBe(0)
     expect(help.stdout).toContain("Exit codes: 0 success; 1 failing properties")
+  })
+
+  it("takes integer flags in decimal digits only: 2e0, 0x5 or +5 are refused on one line, exit 2, nothing written", () => {
+    const out = join(dir, "integer-flags")
+    for (const [args, message] of [
+      [["run", "scenarios/balanced-two-chain.yaml", "--runs", "2e0"], 'clearsim: --runs: expected a positive integer in decimal digits, got "2e0"'],
+      [["run", "scenarios/balanced-two-chain.yaml", "--runs", "0"], 'clearsim: --runs: expected a positive integer in decimal digits, got "0"'],
+      [["up", "scenarios/balanced-two-chain.yaml", "--port", "1e3"], 'clearsim: --port: expected a TCP port between 0 and 65535 in decimal digits (0 picks a free one), got "1e3"'],
+      [["up", "scenarios/balanced-two-chain.yaml", "--accounts", "0x5"], 'clearsim: --accounts: expected a number of funded user accounts between 1 and 1000 in decimal digits, got "0x5"'],
+      [["up", "scenarios/balanced-two-chain.yaml", "--accounts", "+5"], 'clearsim: --accounts: expected a number of funded user accounts between 1 and 1000 in decimal digits, got "+5"'],
+    ] as const) {
+      const r = clearsim(...args, "--out", out)
+      expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(2)
+      expect(r.stderr.trim()).toBe(message)
+    }
+    expect(existsSync(out)).toBe(false)
   })
 
   it("schema --out and hub replay name the path and what was expected, on one line, exit 2", () => {

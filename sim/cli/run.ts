@@ -13,7 +13,7 @@ import { nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifference
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
-import { checkRunOutputs, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
 
@@ -62,20 +62,21 @@ export const runCommand = Command.make(
   {
     scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML)")),
     seed: Flag.String("seed").pipe(Flag.withMetavar("integer"), Flag.withDescription("Run seed, a non-negative integer (default: the scenario's seed, else 1)"), Flag.optional),
-    runs: Flag.Int("runs").pipe(Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
+    runs: Flag.String("runs").pipe(Flag.withMetavar("integer"), Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
     checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes, reports (but for wall time) and time series"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ scenario, seed, runs, chains, out, checkDeterminism }) {
     const seedFlag = yield* Effect.try({ try: () => parseSeedFlag(Option.getOrUndefined(seed)), catch: (error) => error })
+    const runsText = Option.getOrUndefined(runs)
+    const runsFlag = runsText === undefined ? undefined : yield* Effect.try({ try: () => parseIntegerFlag("--runs", runsText, "a positive integer", 1, Number.MAX_SAFE_INTEGER), catch: (error) => error })
     const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
     const spec = loaded.spec
     const backend: Backend = Option.getOrUndefined(chains) ?? spec.backend ?? "memory"
     const firstSeed = seedFlag ?? spec.seed ?? 1
-    const count = Option.getOrUndefined(runs) ?? spec.runs ?? 1
+    const count = runsFlag ?? spec.runs ?? 1
     const baseDir = Option.getOrUndefined(out) ?? join("reports", "out", spec.name)
-    if (count < 1) return yield* Effect.fail(new UsageError(`--runs: expected a positive integer, got ${count}`))
     // Compared without adding: past 2^53 the sum itself would round.
     if (count - 1 > Number.MAX_SAFE_INTEGER - firstSeed) {
       const source = Option.isSome(runs) ? "--runs" : "the scenario's runs"

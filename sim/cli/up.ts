@@ -11,7 +11,7 @@ import { type DevnetInfo, DevnetListenError, type DevnetSession, startDevnet } f
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
-import { describeCommandError, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { describeCommandError, parseIntegerFlag, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 /** A flag value `up` cannot use (the message names the flag and what was expected). */
 export class UpInputError extends UsageError {
@@ -25,14 +25,13 @@ export interface UpFlags {
 }
 
 /** Checks the flags `effect/cli` cannot (ranges, forms); throws `UpInputError`. */
+const PORT_EXPECTED = "a TCP port between 0 and 65535"
+const ACCOUNTS_EXPECTED = "a number of funded user accounts between 1 and 1000"
+
 export const validateUpFlags = (flags: UpFlags): void => {
-  if (!Number.isSafeInteger(flags.port) || flags.port < 0 || flags.port > 65_535) {
-    throw new UpInputError(`--port: expected a TCP port between 0 and 65535 (0 picks a free one), got ${flags.port}`)
-  }
+  if (!Number.isSafeInteger(flags.port) || flags.port < 0 || flags.port > 65_535) throw new UpInputError(`--port: expected ${PORT_EXPECTED} (0 picks a free one), got ${flags.port}`)
   if (!/^[A-Za-z0-9.:[\]-]+$/.test(flags.host)) throw new UpInputError(`--host: expected a host name or IP address to listen on, got "${flags.host}"`)
-  if (!Number.isSafeInteger(flags.accounts) || flags.accounts < 1 || flags.accounts > 1000) {
-    throw new UpInputError(`--accounts: expected a number of funded user accounts between 1 and 1000, got ${flags.accounts}`)
-  }
+  if (!Number.isSafeInteger(flags.accounts) || flags.accounts < 1 || flags.accounts > 1000) throw new UpInputError(`--accounts: expected ${ACCOUNTS_EXPECTED}, got ${flags.accounts}`)
 }
 
 const time = wallClockTimeOfDay
@@ -146,16 +145,23 @@ export const upCommand = Command.make(
   "up",
   {
     scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML): chains, assets, keepers, agents (default scenarios/quickstart.yaml)"), Argument.withDefault("scenarios/quickstart.yaml")),
-    port: Flag.Int("port").pipe(Flag.withDescription("API port (default 8080; 0 picks a free one)"), Flag.withDefault(8080)),
+    port: Flag.String("port").pipe(Flag.withMetavar("integer"), Flag.withDescription("API port (default 8080; 0 picks a free one)"), Flag.withDefault("8080")),
     host: Flag.String("host").pipe(Flag.withDescription("API host to listen on (default 127.0.0.1; the chains always listen on 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
     agents: Flag.Boolean("agents").pipe(Flag.withDescription("Run the scenario's rebalancers, solvers and arbitrageurs; --no-agents leaves keepers and initial liquidity only"), Flag.withDefault(true)),
-    accounts: Flag.Int("accounts").pipe(Flag.withDescription("Funded dev accounts left free for you (default 5)"), Flag.withDefault(5)),
+    accounts: Flag.String("accounts").pipe(Flag.withMetavar("integer"), Flag.withDescription("Funded dev accounts left free for you (default 5)"), Flag.withDefault("5")),
     seed: Flag.String("seed").pipe(Flag.withMetavar("integer"), Flag.withDescription("Seed of the agents' and transport's randomness, a non-negative integer (default: the scenario's, else 1)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>)"), Flag.optional),
   },
   Effect.fn(
-    function* ({ scenario, port, host, agents, accounts, seed, out }) {
-      const seedValue = yield* Effect.try({ try: () => (validateUpFlags({ port, host, accounts }), parseSeedFlag(Option.getOrUndefined(seed))), catch: (error) => error })
+    function* ({ scenario, port: portText, host, agents, accounts: accountsText, seed, out }) {
+      const { port, accounts, seedValue } = yield* Effect.try({
+        try: () => {
+          const flags = { port: parseIntegerFlag("--port", portText, PORT_EXPECTED, 0, 65_535, " (0 picks a free one)"), host, accounts: parseIntegerFlag("--accounts", accountsText, ACCOUNTS_EXPECTED, 1, 1000) }
+          validateUpFlags(flags)
+          return { ...flags, seedValue: parseSeedFlag(Option.getOrUndefined(seed)) }
+        },
+        catch: (error) => error,
+      })
       const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
       const options = {
         loaded,

@@ -36,13 +36,17 @@ export const withUsageExitCode = <A, E, R>(effect: Effect.Effect<A, E, R>): Effe
  * The `--seed` flag, by the seed rule of scenario files: a non-negative integer up to 2^53 - 1, in plain decimal
  * digits (not `1e3`, `+5` or `0x10`, which a number parser would take or refuse each its own way).
  */
-export const parseSeedFlag = (text: string | undefined): number | undefined => {
-  if (text === undefined) return undefined
-  const seed = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN
-  if (!Number.isSafeInteger(seed)) {
-    throw new UsageError(`--seed: expected a non-negative integer of at most ${Number.MAX_SAFE_INTEGER} in decimal digits (as a scenario's seed), got ${JSON.stringify(text)}`)
-  }
-  return seed
+export const parseSeedFlag = (text: string | undefined): number | undefined =>
+  text === undefined ? undefined : parseIntegerFlag("--seed", text, `a non-negative integer of at most ${Number.MAX_SAFE_INTEGER}`, 0, Number.MAX_SAFE_INTEGER, " (as a scenario's seed)")
+
+/**
+ * An integer flag (`--runs`, `--port`, ...) in plain decimal digits between `min` and `max`: `2e0`, `+5`, `0x10` or
+ * `1.0` are refused rather than read as a number parser would (`--runs 1e2` would start a hundred runs).
+ */
+export const parseIntegerFlag = (flag: string, text: string, expected: string, min: number, max: number, note = ""): number => {
+  const value = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new UsageError(`${flag}: expected ${expected} in decimal digits${note}, got ${JSON.stringify(text)}`)
+  return value
 }
 
 const REASONS: Readonly<Record<string, string>> = {

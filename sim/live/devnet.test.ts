@@ -199,6 +199,6 @@ describe("clearsim up", () => {
       stderr = String((error as { stderr: unknown }).stderr)
     }
     expect(status).toBe(2)
-    expect(stderr.trim()).toBe("clearsim: --port: expected a TCP port between 0 and 65535 (0 picks a free one), got 70000")
+    expect(stderr.trim()).toBe('clearsim: --port: expected a TCP port between 0 and 65535 in decimal digits (0 picks a free one), got "70000"')
   }, 20_000)
 })
