@@ -7,7 +7,7 @@
 import { join } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { type DevnetInfo, DevnetListenError, type DevnetSession, startDevnet } from "../live/devnet.ts"
+import { type DevnetInfo, DevnetListenError, type DevnetSession, probeListen, startDevnet } from "../live/devnet.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
@@ -173,6 +173,8 @@ export const upCommand = Command.make(
         ...(seedValue === undefined ? {} : { seed: seedValue }),
         log: (line: string) => void process.stdout.write(`${time()} ${line}\n`),
       }
+      // Nothing is written, not even the output directory, when the API cannot listen.
+      yield* Effect.tryPromise({ try: () => probeListen(host, port), catch: (error) => error })
       yield* Effect.try({ try: () => prepareOutputDir(Option.isSome(out) ? "--out" : "the output directory", options.outDir), catch: (error) => error })
       // Uninterruptible: the runtime's own SIGINT handling must not cut the shutdown short. `runUp` handles the
       // signals and exits the process once the session is written.

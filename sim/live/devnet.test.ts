@@ -201,4 +201,19 @@ describe("clearsim up", () => {
     expect(status).toBe(2)
     expect(stderr.trim()).toBe('clearsim: --port: expected a TCP port between 0 and 65535 in decimal digits (0 picks a free one), got "70000"')
   }, 20_000)
+
+  it("refuses a host it cannot listen on, port 0 included, before writing anything", () => {
+    const out = join(mkdtempSync(join(tmpdir(), "clearsim-up-host-")), "out")
+    let status: number | null = 0
+    let stderr = ""
+    try {
+      execFileSync(process.execPath, [bin, "up", scenario, "--port", "0", "--host", "999.1.1.1", "--out", out], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+    } catch (error) {
+      status = (error as { status: number | null }).status
+      stderr = String((error as { stderr: unknown }).stderr)
+    }
+    expect(status).toBe(2)
+    expect(stderr.trim()).toMatch(/^clearsim: --host\/--port: cannot listen on 999\.1\.1\.1:0 \((ENOTFOUND|EAI_AGAIN)\)$/)
+    expect(existsSync(out)).toBe(false)
+  }, 20_000)
 })

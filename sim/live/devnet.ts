@@ -140,8 +140,9 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
   const { loaded, log = () => {} } = options
   const spec = loaded.spec
   const seed = options.seed ?? spec.seed ?? 1
-  // A taken port fails now, before the chains start (the real listen below still reports a lost race).
-  if (options.port !== 0) await probeListen(options.host, options.port)
+  // A taken port or a host that cannot be bound fails now, before the chains start (the real listen below still
+  // reports a lost race).
+  await probeListen(options.host, options.port)
   // Virtual time 0 is the genesis second: block and hub timestamps are wall-clock unix seconds.
   const genesis = wallClockSeconds()
   const planned = planWorld(spec, { genesisTimestamp: genesis, userAccounts: options.userAccounts })
@@ -227,7 +228,8 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
   }
 }
 
-const probeListen = (host: string, port: number): Promise<void> =>
+/** Listens on `host:port` and closes at once: a `DevnetListenError` if that cannot be done. */
+export const probeListen = (host: string, port: number): Promise<void> =>
   new Promise((resolve, reject) => {
     const probe = createServer()
     probe.once("error", (error: NodeJS.ErrnoException) => reject(new DevnetListenError(host, port, error.code ?? error.message)))
