@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
@@ -121,9 +121,38 @@ describe("clearsim compare", () => {
     expect(edited.output).toMatch(new RegExp(`  note: ${file} is not the file this baseline was written from \\(hash 0x[0-9a-f]{8}… then, 0x[0-9a-f]{8}… now\\): a change may come from the edit`))
   })
 
+  it("check refuses two scenario files of one name, or a file given twice, before running or writing anything", async () => {
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-names-"))
+    const a = join(dir, "same-a.yaml")
+    const b = join(dir, "same-b.yaml")
+    writeFileSync(a, scenario)
+    writeFileSync(b, scenario.replace("seed: 3", "seed: 4"))
+    await expect(checkScenarios({ scenarios: [a, b], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(
+      `${a} and ${b} are both scenario "compare-me", and would share the baseline ${join(baselines, "compare-me.json")}: give one a name of its own`,
+    )
+    await expect(checkScenarios({ scenarios: [a, a], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(`${a} is given twice`)
+    expect(readdirSync(baselines)).toEqual([])
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
+  it("compares a baseline file with a report (either side may be a baseline)", async () => {
+    const file = join(dir, "compare-me.yaml")
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-compare-baseline-"))
+    await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    const baselineFile = join(baselines, "compare-me.json")
+    const same = await compare([baselineFile, write("b.json", report)])
+    expect(same.out.split("\n")[0]).toBe("compare-me: same")
+    expect(same.err).toBe("")
+    expect(process.exitCode).toBeUndefined()
+    const better = await compare([write("worse.json", { ...report, traceHash: `0x${"1".repeat(64)}` }), baselineFile])
+    expect(better.out).toContain("trace hash 0x1111")
+    expect(process.exitCode).toBe(1)
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
   it("a report path that is a directory: one line, exit 2", async () => {
     const refused = await compare([dir, write("a.json", report)])
-    expect(refused.err).toMatch(new RegExp(`^clearsim compare: ${dir}: cannot read a report \\(EISDIR`))
+    expect(refused.err).toMatch(new RegExp(`^clearsim compare: ${dir}: cannot read a report or a baseline \\(EISDIR`))
     expect(refused.err).not.toContain("\n    at ")
     expect(process.exitCode).toBe(2)
   })

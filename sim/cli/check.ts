@@ -14,7 +14,6 @@ import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { type Baseline, BaselineFileError, baselineOf, checkReportKpiFields, compareBaselines, readBaseline, readJsonFile, renderComparison } from "../report/baseline.ts"
-import type { RunReport } from "../report/report.ts"
 import { runScenario } from "../run.ts"
 import { type LoadedScenario, loadScenario, ScenarioError } from "../scenario/load.ts"
 import { checkRunOutputs, describeCommandError, prepareOutputDir } from "./userErrors.ts"
@@ -82,6 +81,20 @@ export const checkScenarios = async (options: {
           return { file, loaded, baseline }
         })
       : baselinesIn(options.baselineDir).map(({ path, baseline }) => ({ file: baseline.file, loaded: scenarioOfBaseline(path, baseline.file), baseline }))
+  // One baseline per scenario name: two files of the same name (a copy being edited, a file given twice) would
+  // compare with, or write, the same baseline.
+  const byName = new Map<string, string>()
+  for (const target of targets) {
+    const other = byName.get(target.loaded.spec.name)
+    if (other !== undefined) {
+      throw new CheckInputError(
+        other === target.file
+          ? `${target.file} is given twice`
+          : `${other} and ${target.file} are both scenario "${target.loaded.spec.name}", and would share the baseline ${baselinePath(options.baselineDir, target.loaded.spec.name)}: give one a name of its own`,
+      )
+    }
+    byName.set(target.loaded.spec.name, target.file)
+  }
   // Where --update writes: checked before any scenario runs (a run is not thrown away for a file it cannot write).
   if (options.update) {
     const flag = "--baseline-dir"
@@ -158,7 +171,15 @@ export const checkCommand = Command.make(
   )),
 ).pipe(Command.withDescription("Run scenarios and compare their KPIs with the committed baselines (reports/baseline/); exit 1 on a regression or a changed trace hash"))
 
-const readReport = (path: string): RunReport => checkReportKpiFields(path, readJsonFile(path, "a report"))
+/**
+ * One side of a comparison: a run's report.json, or a baseline file (reports/baseline/<scenario>.json, recognized by
+ * its `kpis` and `file`), so that a run can be compared with the committed baseline directly.
+ */
+const readComparable = (path: string): Baseline => {
+  const data = readJsonFile(path, "a report or a baseline")
+  if (typeof data === "object" && data !== null && "kpis" in data && "file" in data) return readBaseline(path)
+  return baselineOf(checkReportKpiFields(path, data), path)
+}
 
 /**
  * A warning when two reports are not runs of the same scenario and seed: their KPIs are still compared (a renamed
@@ -181,15 +202,13 @@ export const differentRunsWarning = (baseline: Baseline, current: Baseline, file
 export const compareCommand = Command.make(
   "compare",
   {
-    baseline: Argument.String("baseline/report.json").pipe(Argument.withDescription("The reference report")),
-    current: Argument.String("current/report.json").pipe(Argument.withDescription("The report to judge against it")),
+    baseline: Argument.String("before.json").pipe(Argument.withDescription("The reference: a run's report.json, or a baseline file (reports/baseline/<scenario>.json)")),
+    current: Argument.String("after.json").pipe(Argument.withDescription("The report (or baseline) to judge against it")),
     kpisOnly: Flag.Boolean("kpis-only").pipe(Flag.withDescription("Exit 0 when only the trace hash changed"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ baseline, current, kpisOnly }) {
-    const [reportBefore, reportAfter] = yield* Effect.try({ try: () => [readReport(baseline), readReport(current)] as const, catch: (error) => error })
-    const before = baselineOf(reportBefore, baseline)
-    const after = baselineOf(reportAfter, current)
-    const warning = differentRunsWarning(before, after, [reportBefore.scenario.hash, reportAfter.scenario.hash])
+    const [before, after] = yield* Effect.try({ try: () => [readComparable(baseline), readComparable(current)] as const, catch: (error) => error })
+    const warning = differentRunsWarning(before, after, [before.scenarioHash, after.scenarioHash])
     if (warning !== undefined) yield* Console.error(warning)
     const comparison = compareBaselines(before, after)
     yield* Console.log(renderComparison(comparison))
