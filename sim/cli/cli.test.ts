@@ -4,7 +4,7 @@
  * errors on the paths a user gives are one line without a stack trace, and help exits 0.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -50,6 +50,16 @@ describe("clearsim exit codes and messages", () => {
       expect(r.stderr.trim()).toBe(message)
     }
     expect(existsSync(out)).toBe(false)
+  })
+
+  it("refuses, before the run, an --out where a report file is a symbolic link to nothing", () => {
+    const out = join(dir, "dangling")
+    mkdirSync(out)
+    symlinkSync(join(dir, "no", "such", "target"), join(out, "report.md"))
+    const r = clearsim("run", "scenarios/balanced-two-chain.yaml", "--out", out)
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr.trim()).toBe(`clearsim: --out ${out}: expected to write the file ${join(out, "report.md")}, but it is a symbolic link to a missing target`)
+    expect(readdirSync(out)).toEqual(["report.md"])
   })
 
   it("schema --out and hub replay name the path and what was expected, on one line, exit 2", () => {

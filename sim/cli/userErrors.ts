@@ -133,7 +133,8 @@ export const checkRunOutputs = (flag: string, base: string, dir: string, names: 
     try {
       isFile = statSync(path).isFile()
     } catch (error) {
-      if (codeOf(error) === "ENOENT") continue
+      if (codeOf(error) === "ENOENT" && !isSymbolicLink(path)) continue
+      if (codeOf(error) === "ENOENT") throw new UsageError(`${prefix}: expected to write the file ${path}, but it is a symbolic link to a missing target`)
       throw isFsError(error) ? new UsageError(`${prefix}: expected to write ${path}, but ${fsErrorLine(error, path)}`) : error
     }
     if (!isFile) throw new UsageError(`${prefix}: expected to write the file ${path}, but something else is there (a directory?)`)
