@@ -178,6 +178,18 @@ transport:
     ])
     expect(() => parseScenario(withSolver("[31001, 31002]"), "s.yaml")).not.toThrow()
     expect(() => parseScenario(withSolver("[31002]", "hub: { minSolverSupportedDomains: 1 }\n"), "s.yaml")).not.toThrow()
+    // By default a solver registers every chain: here two, fewer than the hub would take.
+    const byDefault = (hub: string) =>
+      `${hub}${valid}  solvers:
+    - { name: op, count: 1, feeDbps: 20, inventory: [] }
+`.replace("properties:\n  - nettingRatio >= 0.5\n  - { coverage: invoiceCreated }\n", "")
+    expect(problemsOf(byDefault("hub: { minSolverSupportedDomains: 3 }\n"))).toEqual([
+      expect.objectContaining({
+        path: "agents.solvers[0]",
+        message: "the hub takes at least 3 repayment chain(s) (hub.minSolverSupportedDomains), but the scenario has 2 chains, which this solver registers by default",
+      }),
+    ])
+    expect(() => parseScenario(byDefault(""), "s.yaml")).not.toThrow()
   })
 
   it("names the outage by its index", () => {

@@ -204,6 +204,12 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
         path: `agents.solvers[${i}].repaymentChains`,
         message: `the hub takes at least ${minDomains} repayment chain(s) (hub.minSolverSupportedDomains), got ${s.repaymentChains.length}`,
       })
+    } else if (s.repaymentChains === undefined && spec.chains.length >= 2 && spec.chains.length < minDomains) {
+      // By default a solver registers every chain: fewer than the hub requires would be refused.
+      problems.push({
+        path: `agents.solvers[${i}]`,
+        message: `the hub takes at least ${minDomains} repayment chain(s) (hub.minSolverSupportedDomains), but the scenario has ${spec.chains.length} chains, which this solver registers by default`,
+      })
     }
   })
   spec.agents.arbitrageurs?.forEach((a, i) => {
