@@ -150,6 +150,14 @@ describe("clearsim compare", () => {
     rmSync(baselines, { recursive: true, force: true })
   })
 
+  it("refuses a report whose trace hash or netting ratio cannot be one (exit 2, naming the field)", async () => {
+    const short = await compare([write("short-hash.json", { ...report, traceHash: "0x12" }), write("ok.json", report)])
+    expect(short.err).toBe(`clearsim compare: ${join(dir, "short-hash.json")}: not a clearsim report.json: traceHash: Expected a trace hash: 0x and 64 lowercase hex digits, got "0x12"`)
+    expect(process.exitCode).toBe(2)
+    const negative = await compare([write("ok.json", report), write("negative.json", { ...report, netting: { ...(report.netting as object), ratio: -5 } })])
+    expect(negative.err).toBe(`clearsim compare: ${join(dir, "negative.json")}: not a clearsim report.json: netting.ratio: Expected a ratio from 0 to 1, got -5`)
+  })
+
   it("a report path that is a directory: one line, exit 2", async () => {
     const refused = await compare([dir, write("a.json", report)])
     expect(refused.err).toMatch(new RegExp(`^clearsim compare: ${dir}: cannot read a report or a baseline \\(EISDIR`))

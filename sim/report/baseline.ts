@@ -49,6 +49,11 @@ const Seed = Schema.Int.check(
   Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { expected: `a seed of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1)` }),
 )
 
+/** A trace hash: 0x and 64 lowercase hex digits. */
+const TraceHash = Schema.String.check(Schema.isPattern(/^0x[0-9a-f]{64}$/u, { expected: "a trace hash: 0x and 64 lowercase hex digits" }))
+/** A share (netting ratio): a number from 0 to 1. */
+const Share = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a ratio from 0 to 1" }))
+
 export const Baseline = Schema.Struct({
   scenario: Schema.String,
   /** The scenario file, relative to the directory `clearsim check` runs in (the project root). */
@@ -59,7 +64,7 @@ export const Baseline = Schema.Struct({
   backend: Schema.Literals(["memory", "anvil"]),
   /** clearsim's version when the baseline was written (informational). */
   version: Schema.String,
-  traceHash: Schema.String,
+  traceHash: TraceHash,
   /** The trace hash's function; absent in baselines written before it was named (keccak256). */
   traceHashAlgorithm: Schema.optionalKey(Schema.String),
   kpis: Kpis,
@@ -84,10 +89,10 @@ export const ReportKpiFields = Schema.Struct({
   seed: Seed,
   backend: Schema.String,
   version: Schema.String,
-  traceHash: Schema.String,
+  traceHash: TraceHash,
   traceHashAlgorithm: Schema.optionalKey(Schema.String),
-  netting: Schema.Struct({ ratio: Schema.Number, totalVolume: Schema.String }),
-  discounts: Schema.Struct({ paidBps: Schema.Number, settledVolume: Schema.optionalKey(Schema.String), invoicesCreated: Count, invoicesSettled: Count }),
+  netting: Schema.Struct({ ratio: Share, totalVolume: Schema.String }),
+  discounts: Schema.Struct({ paidBps: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of bps" })), settledVolume: Schema.optionalKey(Schema.String), invoicesCreated: Count, invoicesSettled: Count }),
   intents: Schema.Struct({ created: Count, settled: Count, byPath: byPath(Schema.Struct({ created: Count, settled: Count })) }),
   latency: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary), settlement: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary) }) }),
   world: Schema.Struct({ hubReverts: Count, spokeReverts: Count }),
