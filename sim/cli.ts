@@ -15,7 +15,7 @@ import { runCommand } from "./cli/run.ts"
 import { upCommand } from "./cli/up.ts"
 import { renderScenarioJsonSchema } from "./scenario/jsonSchema.ts"
 import { writeFileSync } from "node:fs"
-import { describeCommandError, inputFileError, outputFileError, withUsageExitCode } from "./cli/userErrors.ts"
+import { describeCommandError, inputFileError, outputFileError, UsageError, withUsageExitCode } from "./cli/userErrors.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
 
 /** Buffered stdout writer: millions of event lines without a syscall each. */
@@ -51,7 +51,8 @@ const replayCommand = (name: string) =>
       const out = stdoutLines()
       const result = yield* Effect.tryPromise({
         try: () => replayFile(trace, { onLine: out.write, checkEveryInput }),
-        catch: (error) => inputFileError("the trace", trace, error, "a trace.jsonl file"),
+        // A bad line is named as file:line, as compilers do.
+        catch: (error) => (error instanceof InputLineError ? new UsageError(`${trace}:${error.line}: ${error.detail}`) : inputFileError("the trace", trace, error, "a trace.jsonl file")),
       }).pipe(Effect.ensuring(Effect.sync(out.flush)))
       return result
     }, Effect.catch((error) => fail(error))),
