@@ -5,7 +5,8 @@
  * `parseScenario`, so only scenarios the loader accepts are run; a rejection is a generator bug or a loader bug):
  * - 2-4 chains with random ids (never the hub domain), optional names and spoke block times of 1-5 s;
  * - optional hub parameters: domain, block time, epoch length, expiry buffer, discount-exempt epochs,
- *   userMaxDiscount, minSolverSupportedDomains (0 to the chain count) and domainGasLimit (small ones make
+ *   userMaxDiscount, minSolverSupportedDomains (0 to the chain count + 1: no solvers then, as the loader
+ *   refuses solvers that cannot register the minimum) and domainGasLimit (small ones make
  *   settlement batches revert);
  * - 1-3 assets, each on 2 or more of the chains, decimals from 0 to 36 (per chain), the default or the xERC20
  *   strategy (all chains, or mixed chain by chain) with or without mint/burn limits (small limits build mint
@@ -284,7 +285,7 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
   put(
     agents,
     "solvers",
-    maybe(g, 60, () =>
+    (minDomains ?? 2) > chainCount ? undefined : maybe(g, 60, () =>
       Array.from({ length: g(fc.integer, { min: 1, max: 2 }) }, () => {
         const solver: Record<string, unknown> = {
           name: name("solver"),
@@ -295,7 +296,7 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
         }
         put(solver, "reactionSeconds", maybe(g, 60, () => latency(g, 60)))
         put(solver, "capacityPerHour", maybe(g, 30, () => g(fc.integer, { min: 1, max: 200 })))
-        if ((minDomains ?? 2) <= chainCount) put(solver, "repaymentChains", maybe(g, 40, () => subset(g, chainIds, minDomains ?? 2)))
+        put(solver, "repaymentChains", maybe(g, 40, () => subset(g, chainIds, minDomains ?? 2)))
         put(solver, "rebalanceBelowShare", maybe(g, 40, () => g(fc.integer, { min: 0, max: 100 }) / 100))
         return solver
       }),

@@ -255,5 +255,9 @@ describe("intents and latency by agent population", () => {
     expect(() => parseScenario(withProperties("  - population.traders.latency.p99 <= 600\n"), "drain.yaml")).toThrow(
       /properties\[0\]: unknown metric "population\.traders\.latency\.p99" \(known: .*; a population's metrics: population\.<name>\.intents\.created, .* for the populations drainers, mm\)/,
     )
+    // Any unknown name lists them all, the populations' metrics included.
+    expect(() => parseScenario(withProperties("  - fooMetric >= 0\n"), "drain.yaml")).toThrow(
+      /properties\[0\]: unknown metric "fooMetric" \(known: .*; a population's metrics: population\.<name>\.intents\.created, .* for the populations drainers, mm\)/,
+    )
   })
 })

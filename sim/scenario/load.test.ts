@@ -168,6 +168,17 @@ transport:
     ])
   })
 
+  it("reports each mistake once, where it is: an unknown asset, an asset listed twice, a chain on the hub's default domain", () => {
+    expect(problemsOf(valid.replace("      asset: USDC", "      asset: USDX"))).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].asset", message: "asset USDX is not in assets" }),
+    ])
+    const twice = valid.replace("agents:", "  - symbol: USDC\n    chains: [{ chain: 31001, decimals: 6 }]\nagents:")
+    expect(problemsOf(twice)).toEqual([expect.objectContaining({ path: "assets[1].symbol", message: "asset USDC is listed twice" })])
+    expect(problemsOf(valid.replace("{ id: 31001 }", "{ id: 25327 }").replaceAll("31001", "25327"))).toEqual([
+      expect.objectContaining({ path: "chains[0].id", message: "chain id 25327 is the hub's default domain: pick another id, or set hub.domain" }),
+    ])
+  })
+
   it("rejects fewer solver repayment chains than the hub's minSolverSupportedDomains", () => {
     const withSolver = (repayment: string, hub = "") =>
       `${hub}${valid}  solvers:

@@ -147,7 +147,15 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     chainIds.add(c.id)
   })
   const hubDomain = spec.hub?.domain ?? 25327
-  if (chainIds.has(hubDomain)) problems.push({ path: "hub.domain", message: `the hub domain ${hubDomain} must differ from every spoke chain id` })
+  if (chainIds.has(hubDomain)) {
+    // Blamed on the chain when the hub domain is the default one.
+    const chain = spec.chains.findIndex((c) => c.id === hubDomain)
+    problems.push(
+      spec.hub?.domain === undefined
+        ? { path: `chains[${chain}].id`, message: `chain id ${hubDomain} is the hub's default domain: pick another id, or set hub.domain` }
+        : { path: "hub.domain", message: `the hub domain ${hubDomain} must differ from every spoke chain id` },
+    )
+  }
   const assets = new Map<string, Set<number>>()
   spec.assets.forEach((a, i) => {
     if (assets.has(a.symbol)) problems.push({ path: `assets[${i}].symbol`, message: `asset ${a.symbol} is listed twice` })
@@ -171,7 +179,10 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if ((a.maxDiscountDbps ?? 12) < (a.discountPerEpochDbps ?? 3)) {
       problems.push({ path: `assets[${i}].discountPerEpochDbps`, message: "must not exceed maxDiscountDbps" })
     }
-    assets.set(a.symbol, on)
+    // A second listing adds its chains to the first's (no follow-on "not configured on chain" errors).
+    const first = assets.get(a.symbol)
+    if (first === undefined) assets.set(a.symbol, on)
+    else for (const chain of on) first.add(chain)
   })
   const names = new Set<string>()
   const agentName = (path: string, name: string) => {
@@ -188,6 +199,8 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if (!assets.has(r.asset)) problems.push({ path: `agents.rebalancers[${i}].asset`, message: `asset ${r.asset} is not in assets` })
     r.flows.forEach((f, j) => {
       if (f.from === f.to) problems.push({ path: `agents.rebalancers[${i}].flows[${j}]`, message: "from and to must differ" })
+      // An unknown asset is reported once, above, not again for each flow.
+      if (!assets.has(r.asset)) return
       assetOn(`agents.rebalancers[${i}].flows[${j}].from`, r.asset, f.from)
       assetOn(`agents.rebalancers[${i}].flows[${j}].to`, r.asset, f.to)
     })
@@ -234,7 +247,11 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
       return
     }
     if (!known.includes(metric)) {
-      const hint = metric.startsWith("population.") ? `; a population's metrics: ${populationMetricNames("<name>").join(", ")} for the populations ${[...names].join(", ") || "(none)"}` : ""
+      // The population metrics are listed too when the scenario has populations (or the name was meant as one).
+      const hint =
+        names.size > 0 || metric.startsWith("population.")
+          ? `; a population's metrics: ${populationMetricNames("<name>").join(", ")} for the populations ${[...names].join(", ") || "(none)"}`
+          : ""
       problems.push({ path: `properties[${i}]`, message: `unknown metric "${metric}" (known: ${METRIC_NAMES.join(", ")}${hint})` })
     }
   })
