@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
-import { parseScenario, ScenarioError } from "./load.ts"
+import { loadScenario, parseScenario, ScenarioError } from "./load.ts"
 
 const valid = `
 name: two-chain
@@ -166,6 +169,23 @@ transport:
       { path: "transport.routes[1].latency.minSeconds", line: 27, column: 71, message: "must not exceed maxSeconds 10.5, got 11" },
       { path: "agents.solvers[0].reactionSeconds.minSeconds", line: 22, column: 103, message: "must not exceed maxSeconds 3, got 9" },
     ])
+  })
+
+  it("names a binary or non-UTF-8 file as such, and cuts a YAML message quoting a long token", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-load-"))
+    try {
+      const binary = join(dir, "binary.yaml")
+      writeFileSync(binary, Buffer.from([0x6e, 0x61, 0x6d, 0x65, 0x3a, 0x20, 0x00, 0xff]))
+      expect(() => loadScenario(binary)).toThrow(`${binary}: cannot read the scenario file: not a text file (a NUL byte at offset 6); expected a YAML scenario`)
+      const latin1 = join(dir, "latin1.yaml")
+      writeFileSync(latin1, Buffer.from("name: caf\xe9\n", "latin1"))
+      expect(() => loadScenario(latin1)).toThrow(`${latin1}: cannot read the scenario file: not UTF-8 text; expected a YAML scenario`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    const messages = problemsOf(`name: x\n"${"a".repeat(5000)}" "b"\n`).map((p) => p.message)
+    expect(messages.length).toBeGreaterThan(0)
+    for (const message of messages) expect(message.length).toBeLessThanOrEqual(207)
   })
 
   it("reports each mistake once, where it is: an unknown asset, an asset listed twice, a chain on the hub's default domain", () => {

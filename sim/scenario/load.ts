@@ -63,6 +63,9 @@ export interface LoadedScenario {
   readonly scenarioHash: `0x${string}`
 }
 
+/** A message cut to 200 characters: the YAML parser quotes whole tokens, which may be a line of garbage. */
+const clip = (message: string): string => (message.length <= 200 ? message : `${message.slice(0, 200)}…`)
+
 /** Decodes scenario text (YAML or JSON); `file` is used in messages. */
 export const parseScenario = (text: string, file: string): LoadedScenario => {
   const lineCounter = new LineCounter()
@@ -73,7 +76,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
       file,
       doc.errors.map((e) => {
         const pos = lineCounter.linePos(e.pos[0])
-        return { path: "", line: pos.line, column: pos.col, message: `YAML: ${e.message.split("\n")[0]}` }
+        return { path: "", line: pos.line, column: pos.col, message: `YAML: ${clip(e.message.split("\n")[0]!)}` }
       }),
     )
   }
@@ -94,14 +97,25 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)) }
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
 export const loadScenario = (file: string): LoadedScenario => {
-  let text: string
+  let bytes: Buffer
   try {
-    text = readFileSync(file, "utf8")
+    bytes = readFileSync(file)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const reason = code === undefined ? (error as Error).message : `${READ_FAILURES[code] ?? (error as Error).message} (${code})`
     throw new ScenarioError(file, [{ path: "", message: reason }], true)
+  }
+  // Binary content is named as such, rather than quoted back through the YAML parser's messages.
+  const nul = bytes.indexOf(0)
+  if (nul >= 0) throw new ScenarioError(file, [{ path: "", message: `not a text file (a NUL byte at offset ${nul}); expected a YAML scenario` }], true)
+  let text: string
+  try {
+    text = utf8.decode(bytes)
+  } catch {
+    throw new ScenarioError(file, [{ path: "", message: "not UTF-8 text; expected a YAML scenario" }], true)
   }
   return parseScenario(text, file)
 }
