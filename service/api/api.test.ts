@@ -429,7 +429,11 @@ describe("GET /configs/assets", () => {
     expect((await run(client.configs.listAssets({ query: { page: "2", limit: "4" } }))).assets).toHaveLength(2)
     expect((await run(client.configs.listAssets({ query: { type: "xerc20" } }))).assets).toHaveLength(0)
     expect((await run(client.configs.listAssets({ query: { domain: String(D) } }))).assets.map((a) => a.key)).toEqual(["USDC"])
-    expectProblem(await get("/configs/assets?page=0"), 400, "InvalidPage")
+    // One rule in one message, whichever end is passed.
+    for (const page of ["0", "1000001"]) {
+      expect(expectProblem(await get(`/configs/assets?page=${page}`), 400, "InvalidPage").message).toBe(`page: expected an integer between 1 and 1000000, got "${page}".`)
+    }
+    expect(expectProblem(await get("/intents?limit=0100"), 400, /./).message).toContain("without leading zeros")
     expectProblem(await get("/configs/assets?type=other"), 400, "InvalidRequest")
   })
 })

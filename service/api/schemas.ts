@@ -14,7 +14,7 @@ export const Bytes32String = pattern(/^0x[0-9a-fA-F]{64}$/, "a 0x-prefixed 32-by
 export const IntentId = pattern(/^0x[0-9a-fA-F]{64}$/, "a 32-byte intent id (0x + 64 hex digits)", "Intent id: keccak256 of the ABI-encoded intent")
 export const AmountString = pattern(/^(0|[1-9][0-9]{0,77})$/, "an integer amount in token units as a decimal string of at most 78 digits (a uint256)", "Integer amount in token units, decimal string")
 export const CalldataString = pattern(/^(0x([0-9a-fA-F]{2})*)?$/, "0x-prefixed hex bytes of even length, or an empty string", "Calldata, hex")
-const IntegerString = pattern(/^(0|[1-9][0-9]{0,15})$/, "a non-negative integer of at most 16 digits", "Non-negative integer, decimal string")
+const IntegerString = pattern(/^(0|[1-9][0-9]{0,15})$/, "a non-negative integer of at most 16 digits, without leading zeros", "Non-negative integer, decimal string")
 const BooleanString = Schema.Literals(["true", "false"]).annotate({ description: "true or false" })
 const Cursor = pattern(/^[0-9]{1,16}$/, "a cursor from a previous page", "Cursor returned by a previous page")
 /** `max_fee`/`maxFee`: dbps (the on-chain `_maxFee`), as a string or integer. */

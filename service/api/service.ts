@@ -873,8 +873,7 @@ export class ClearingService {
   /** `GET /configs/assets`: every asset of every ticker, in configured order, page by page. */
   listAssets(query: AssetsQueryInput): Effect.Effect<{ readonly assets: readonly AssetConfigOutput[] }, ApiFailure> {
     return attempt(() => {
-      const page = query.page === undefined ? 1 : parseUint("page", query.page, 1_000_000, "InvalidPage")
-      if (page === 0) throw badRequest("InvalidPage", "page: expected a page number from 1, got 0.")
+      const page = query.page === undefined ? 1 : parseUint("page", query.page, 1_000_000, "InvalidPage", 1)
       const limit = parseLimit(query.limit, this.config.maxPageSize, this.config.maxPageSize)
       const domain = query.domain === undefined ? undefined : parseDomain("domain", query.domain)
       const hubDomain = String(this.hub.config.hubDomain)
