@@ -164,7 +164,8 @@ export class HubRpc {
       case "eth_estimateGas":
         return hex(GAS_ESTIMATE)
       case "eth_getBalance":
-        return "0x0"
+        addressParam(params, 0)
+        return "0x0" // the hub domain keeps no native balances
       case "eth_getCode":
         return stringParam(params, 0, "address").toLowerCase() === this.hubAddress ? "0xfe" : "0x"
       case "eth_getTransactionCount":
@@ -174,9 +175,9 @@ export class HubRpc {
       case "eth_sendRawTransaction":
         return this.sendRawTransaction(hexParam(params, 0, "signed transaction"))
       case "eth_getTransactionReceipt":
-        return this.receipt(hexParam(params, 0, "transaction hash"))
+        return this.receipt(hashParam(params, 0))
       case "eth_getTransactionByHash":
-        return this.transaction(hexParam(params, 0, "transaction hash"))
+        return this.transaction(hashParam(params, 0))
       case "eth_call":
         return this.call(params[0])
       default:
@@ -238,6 +239,8 @@ export class HubRpc {
     }
     // From here on everything is synchronous: no other request can interleave between the nonce check and its use.
     if (parsed.chainId !== this.chainId) throw new RpcFailure(-32000, `Invalid chain id ${parsed.chainId ?? "(none)"}: the hub domain is ${this.chainId}`)
+    // Every account's native balance is 0 here (eth_getBalance), and no hub function is payable.
+    if ((parsed.value ?? 0n) !== 0n) throw new RpcFailure(-32000, `insufficient funds for transfer: value ${parsed.value} wei, but the hub domain keeps no native balances (send value 0)`)
     if (parsed.to === undefined || parsed.to === null || parsed.to.toLowerCase() !== this.hubAddress) {
       throw new RpcFailure(-32000, `Invalid target ${parsed.to ?? "(contract creation)"}: the hub is ${this.hubAddress}`)
     }
@@ -430,4 +433,11 @@ const addressParam = (params: readonly unknown[], i: number): Address => {
   const value = stringParam(params, i, "address")
   if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new RpcFailure(-32602, "Invalid params: expected a 20-byte address")
   return value.toLowerCase() as Address
+}
+
+/** A transaction hash: 32 bytes of hex. */
+const hashParam = (params: readonly unknown[], i: number): Hex => {
+  const value = stringParam(params, i, "transaction hash")
+  if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw new RpcFailure(-32602, `Invalid params: expected a 32-byte transaction hash at position ${i}`)
+  return value.toLowerCase() as Hex
 }

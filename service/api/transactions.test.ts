@@ -116,10 +116,21 @@ describe("hub transactions through the JSON-RPC endpoint, signed by a viem walle
     const data = encodeFunctionData({ abi: HubAbi, functionName: "setUpdateVirtualBalance", args: [true] })
     const wrongChain = await a.bob.signTransaction({ chainId: 1, to: HUB_ADDRESS, data, nonce: 0, gas: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, type: "eip1559" })
     const wrongNonce = await a.bob.signTransaction({ chainId: HUB_DOMAIN, to: HUB_ADDRESS, data, nonce: 99, gas: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, type: "eip1559" })
-    for (const raw of [wrongChain, wrongNonce, "0x02c0"]) {
+    // No hub function is payable and no account has a native balance: a transaction with value is refused.
+    const withValue = await a.bob.signTransaction({ chainId: HUB_DOMAIN, to: HUB_ADDRESS, data, value: 10n ** 18n, nonce: 0, gas: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, type: "eip1559" })
+    for (const raw of [wrongChain, wrongNonce, withValue, "0x02c0"]) {
       const r = await request(server.url, "POST", "/hub/rpc", { jsonrpc: "2.0", id: 7, method: "eth_sendRawTransaction", params: [raw] })
       expect(r.status).toBe(200)
       expect(r.body).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: expect.any(Number), message: expect.any(String) } })
+    }
+    const refusedValue = await request(server.url, "POST", "/hub/rpc", { jsonrpc: "2.0", id: 8, method: "eth_sendRawTransaction", params: [withValue] })
+    expect((refusedValue.body as { error: { message: string } }).error.message).toBe(
+      "insufficient funds for transfer: value 1000000000000000000 wei, but the hub domain keeps no native balances (send value 0)",
+    )
+    // Malformed addresses and hashes are invalid params, not answered as if they were accounts or transactions.
+    for (const [method, params] of [["eth_getBalance", ["0x12", "latest"]], ["eth_getTransactionReceipt", ["0x12"]], ["eth_getTransactionByHash", ["0xabcd"]]] as const) {
+      const r = await request(server.url, "POST", "/hub/rpc", { jsonrpc: "2.0", id: 9, method, params })
+      expect(r.body, method).toMatchObject({ error: { code: -32602 } })
     }
     expect(d.model.fingerprint()).toBe(before)
     expect(d.hub.state.updateVirtualBalance.has(addressToBytes32(a.bob.address))).toBe(false)
