@@ -189,6 +189,13 @@ transport:
     for (const message of messages) expect(message.length).toBeLessThanOrEqual(207)
   })
 
+  it("refuses a horizon virtual time cannot count", () => {
+    expect(problemsOf(valid.replace("horizon: { hours: 2 }", "horizon: { hours: 1e12 }"))).toEqual([
+      expect.objectContaining({ path: "horizon", message: "3600000000000000 s is beyond what virtual time can count (at most 9007199254740 s, about 285,000 years)" }),
+    ])
+    expect(() => parseScenario(valid.replace("horizon: { hours: 2 }", "horizon: { seconds: 9007199254740 }"), "s.yaml")).not.toThrow()
+  })
+
   it("reports each mistake once, where it is: an unknown asset, an asset listed twice, a chain on the hub's default domain", () => {
     expect(problemsOf(valid.replace("      asset: USDC", "      asset: USDX"))).toEqual([
       expect.objectContaining({ path: "agents.rebalancers[0].asset", message: "asset USDX is not in assets" }),

@@ -13,6 +13,7 @@ import { MIN_REFUSAL_RETRY_SECONDS } from "../../service/transport/transport.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { knownMetricNames, METRIC_NAMES, populationMetricNames } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
+import { horizonSeconds as horizonSecondsOf } from "../world/plan.ts"
 import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, ScenarioSpec } from "./schema.ts"
 
 export class ScenarioError extends Error {
@@ -152,6 +153,9 @@ const checkFunding = (spec: ScenarioSpec, problems: InputProblem[]): void => {
   check("the initial liquidity", spec.initialLiquidity ?? [], (j) => `initialLiquidity[${j}].tokens`)
 }
 
+/** The longest horizon: virtual milliseconds stay exact integers in a double. */
+const MAX_HORIZON_SECONDS = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
+
 /** Checks between fields: every reference to a chain or asset exists, names are unique, limits fit the strategy. */
 const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   const problems: InputProblem[] = []
@@ -160,6 +164,11 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if (chainIds.has(c.id)) problems.push({ path: `chains[${i}].id`, message: `chain ${c.id} is listed twice` })
     chainIds.add(c.id)
   })
+  // Virtual time is kept in milliseconds (a double: exact to 2^53) and timestamps are uint48 seconds.
+  const horizonSeconds = horizonSecondsOf(spec, spec.hub?.blockTimeSeconds ?? 12, spec.hub?.epochLength ?? HUB_DEFAULTS.epochLength)
+  if (!(horizonSeconds <= MAX_HORIZON_SECONDS)) {
+    problems.push({ path: "horizon", message: `${horizonSeconds} s is beyond what virtual time can count (at most ${MAX_HORIZON_SECONDS} s, about 285,000 years)` })
+  }
   const hubDomain = spec.hub?.domain ?? 25327
   if (chainIds.has(hubDomain)) {
     // Blamed on the chain when the hub domain is the default one.
