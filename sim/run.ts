@@ -3,7 +3,7 @@
  * wire the hub, read model, clearing service, transport, keepers, agents and metrics, run to the horizon, and
  * build the report. `runScenario` is what `clearsim run` calls for each seed.
  */
-import { join } from "node:path"
+import { join, normalize } from "node:path"
 import { type ClearingDeps, ClearingService } from "../service/api/service.ts"
 import type { Address } from "../service/domain/hex.ts"
 import { numberToDecimal } from "../service/domain/protocol.ts"
@@ -191,7 +191,8 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
   metrics.closeEpochsThrough(lastEpoch, firstEpoch)
   const section = buildMetricsSection(metrics)
   const base = {
-    scenario: { name: spec.name, file: loaded.file, hash: loaded.scenarioHash, ...(spec.description === undefined ? {} : { description: spec.description }) },
+    // `./scenarios/x.yaml` and `scenarios/x.yaml` are one file: the same report.
+    scenario: { name: spec.name, file: normalize(loaded.file), hash: loaded.scenarioHash, ...(spec.description === undefined ? {} : { description: spec.description }) },
     seed: options.seed,
     run: options.run,
     version: CLEARSIM_VERSION,

@@ -46,6 +46,18 @@ describe("clearsim run", () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
+  it("--check-determinism runs each seed twice, compares trace.jsonl too, and leaves no temporary trace", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    const file = join(dir, "quick.yaml")
+    writeFileSync(file, failing.replace("runs: 3\n", "").replace(/properties:[\s\S]*$/, ""))
+    const temporaries = () => readdirSync(tmpdir()).filter((name) => name.startsWith("clearsim-determinism-")).length
+    const before = temporaries()
+    const r = await run([file, "--check-determinism", "--out", join(dir, "out")])
+    expect(r.out).toContain("  determinism: second run gave the same trace hash, report, time series and trace.jsonl")
+    expect(process.exitCode ?? 0).toBe(0)
+    expect(temporaries()).toBe(before)
+  })
+
   it("prints a rerun command that reruns only the failing seed, even when the scenario sets runs", async () => {
     dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
     const file = join(dir, "always-fails.yaml")

@@ -5,7 +5,9 @@
  * usage error: a bad flag, scenario file or output directory; see `userErrors.ts`).
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
-import { readdirSync, writeFileSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { createReadStream, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -16,6 +18,17 @@ import { shellWord } from "./shell.ts"
 import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
+
+/** Whether two files have the same bytes (streamed: a million-intent trace is most of a gigabyte). */
+const sameFileBytes = async (a: string, b: string): Promise<boolean> => {
+  const digest = async (path: string) => {
+    const hash = createHash("sha256")
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+    return hash.digest("hex")
+  }
+  const [da, db] = await Promise.all([digest(a), digest(b)])
+  return da === db
+}
 
 /** Progress of long runs on stderr: a live percentage on a terminal, a line every 10 % otherwise. */
 const progressLine = (label: string) => {
@@ -115,12 +128,21 @@ export const runCommand = Command.make(
       reports.push(result.report)
       yield* Console.log(summary(result.report, dir))
       if (checkDeterminism) {
-        const again = yield* Effect.tryPromise({ try: () => runScenario(loaded, { seed: runSeed, run: i, backend }, wallClock), catch: (error) => error })
-        const differing = reportDifferences(result.report, result.timeseries, again.report, again.timeseries)
+        // The second run writes its trace beside the system's temporary files: its hub inputs are compared too
+        // (the trace hash covers the hub's events, not the inputs that made them).
+        const againDir = mkdtempSync(join(tmpdir(), "clearsim-determinism-"))
+        const { again, sameInputs } = yield* Effect.tryPromise({
+          try: async () => {
+            const again = await runScenario(loaded, { seed: runSeed, run: i, backend, outDir: againDir }, wallClock)
+            return { again, sameInputs: await sameFileBytes(join(dir, "trace.jsonl"), join(againDir, "trace.jsonl")) }
+          },
+          catch: (error) => error,
+        }).pipe(Effect.ensuring(Effect.sync(() => rmSync(againDir, { recursive: true, force: true }))))
+        const differing = [...reportDifferences(result.report, result.timeseries, again.report, again.timeseries), ...(sameInputs ? [] : ["trace.jsonl (the hub inputs)"])]
         if (differing.length > 0) {
           failed = true
           yield* Console.error(`  DETERMINISM: seed ${runSeed} gave trace hash ${result.report.traceHash} then ${again.report.traceHash}; the reports differ in ${differing.join(", ")}`)
-        } else yield* Console.log(`  determinism: second run gave the same trace hash, report and time series`)
+        } else yield* Console.log(`  determinism: second run gave the same trace hash, report, time series and trace.jsonl`)
       }
       if (!result.report.passed) {
         failed = true
