@@ -78,7 +78,7 @@ export const runCommand = Command.make(
     runs: Flag.String("runs").pipe(Flag.withMetavar("integer"), Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
-    checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes, reports (but for wall time) and time series"), Flag.withDefault(false)),
+    checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes, reports (but for wall time), time series and trace.jsonl files"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ scenario, seed, runs, chains, out, checkDeterminism }) {
     const seedFlag = yield* Effect.try({ try: () => parseSeedFlag(Option.getOrUndefined(seed)), catch: (error) => error })
