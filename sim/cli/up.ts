@@ -24,10 +24,10 @@ export interface UpFlags {
   readonly accounts: number
 }
 
-/** Checks the flags `effect/cli` cannot (ranges, forms); throws `UpInputError`. */
 const PORT_EXPECTED = "a TCP port between 0 and 65535"
 const ACCOUNTS_EXPECTED = "a number of funded user accounts between 1 and 1000"
 
+/** Checks the flags `effect/cli` cannot (ranges, forms); throws `UpInputError`. */
 export const validateUpFlags = (flags: UpFlags): void => {
   if (!Number.isSafeInteger(flags.port) || flags.port < 0 || flags.port > 65_535) throw new UpInputError(`--port: expected ${PORT_EXPECTED} (0 picks a free one), got ${flags.port}`)
   if (!/^[A-Za-z0-9.:[\]-]+$/.test(flags.host)) throw new UpInputError(`--host: expected a host name or IP address to listen on, got "${flags.host}"`)
