@@ -563,6 +563,13 @@ describe("system", () => {
       expect(doc.paths[path]?.[method], entry).toBeDefined()
       expect(doc.paths[path]![method]!.responses["400"], entry).toBeDefined()
     }
+    // The formats the API checks are in the document: patterns of ids and amounts, integers as integers, and no
+    // number that may be "NaN" or "Infinity".
+    const text = JSON.stringify(doc)
+    expect(text).toContain(`"pattern":"^0x[0-9a-fA-F]{64}$"`)
+    expect(text).toContain(`"pattern":"^[1-9][0-9]{0,9}$"`)
+    expect(text).toMatch(/"entry_epoch":\{"type":"integer"/)
+    expect(text).not.toContain('"NaN"')
     const docs = await fetch(`${server.url}/docs`)
     const html = await docs.text()
     expect(docs.status).toBe(200)

@@ -6,7 +6,12 @@
 import { Schema } from "effect"
 import { API_INTENT_STATUSES } from "../indexer/records.ts"
 
-const pattern = (re: RegExp, expected: string, description: string) => Schema.String.check(Schema.isPattern(re, { expected })).annotate({ description })
+/**
+ * A string matching `re`. Effect's JSON Schema leaves patterns out by default; this filter puts the RegExp's source
+ * in the OpenAPI document (`pattern`), so clients see the formats the API checks.
+ */
+const pattern = (re: RegExp, expected: string, description: string) =>
+  Schema.String.check(Schema.isPattern(re, { expected, toJsonSchema: () => [{ pattern: re.source }, true] })).annotate({ description })
 
 export const DomainId = pattern(/^[1-9][0-9]{0,9}$/, "a chain id (a positive integer as a decimal string)", "Chain id (domain), decimal string")
 export const AddressString = pattern(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address", "20-byte address")
@@ -210,7 +215,8 @@ export const TransactionRequest = Schema.Struct({
 export type TransactionRequest = typeof TransactionRequest.Type
 
 const S = Schema.NullOr(Schema.String)
-const N = Schema.NullOr(Schema.Number)
+/** Integers SPEC types as `integer` (null when not known yet). */
+const N = Schema.NullOr(Schema.Int)
 
 export const IntentRecord = Schema.Struct({
   intent_id: Schema.String,
@@ -234,7 +240,7 @@ export const IntentRecord = Schema.Struct({
   receive_blocknumber: N,
   tx_origin: S,
   tx_nonce: N,
-  auto_id: Schema.Number,
+  auto_id: Schema.Int,
   amount_out_min: S,
   call_data: S,
   filled: Schema.Boolean,
@@ -269,7 +275,7 @@ export const IntentsPage = Schema.Struct({
   intents: Schema.Array(IntentRecord),
   nextCursor: S,
   prevCursor: S,
-  maxCount: Schema.Number,
+  maxCount: Schema.Int,
 })
 
 export const BatchListItem = Schema.Struct({
@@ -290,9 +296,9 @@ export const BatchesPage = Schema.Struct({ items: Schema.Array(BatchListItem), n
 export const Invoice = Schema.Struct({
   intent_id: Schema.String,
   owner: Schema.String,
-  entry_epoch: Schema.Number,
+  entry_epoch: Schema.Int,
   amount: Schema.String,
-  discountBps: Schema.Number.annotate({ description: "Current discount in basis points (dbps / 10, may be fractional)" }),
+  discountBps: Schema.Finite.annotate({ description: "Current discount in basis points (dbps / 10, may be fractional)" }),
   origin: Schema.String,
   destinations: Schema.Array(Schema.String),
   hub_status: Schema.String,
@@ -300,7 +306,7 @@ export const Invoice = Schema.Struct({
   hub_invoice_enqueued_timestamp: Schema.String,
 }).annotate({ identifier: "Invoice" })
 export const InvoiceResponse = Schema.Struct({ invoice: Invoice })
-export const InvoicesPage = Schema.Struct({ invoices: Schema.Array(Invoice), nextCursor: S, prevCursor: S, maxCount: Schema.Number })
+export const InvoicesPage = Schema.Struct({ invoices: Schema.Array(Invoice), nextCursor: S, prevCursor: S, maxCount: Schema.Int })
 
 const DomainMap = Schema.Record(Schema.String, Schema.String)
 export const MinAmounts = Schema.Struct({
@@ -319,41 +325,41 @@ export const AssetConfig = Schema.Struct({
   domain: Schema.String,
   key: Schema.String,
   id: Schema.String,
-  decimal: Schema.Number,
-  adopted_decimal: Schema.Number,
+  decimal: Schema.Int,
+  adopted_decimal: Schema.Int,
 }).annotate({ identifier: "AssetConfig" })
 export const AssetsResponse = Schema.Struct({ assets: Schema.Array(AssetConfig) })
 
 const FastPathQuote = Schema.Struct({
   fixedFeeUnits: Schema.String,
-  variableFeeBps: Schema.Number,
-  totalFeeBps: Schema.Number,
+  variableFeeBps: Schema.Finite,
+  totalFeeBps: Schema.Finite,
   expectedAmount: Schema.String,
   expectedFillTime: Schema.String.annotate({ description: "Seconds" }),
 })
 const FastPathError = Schema.Struct({ error: Schema.String, message: Schema.String })
 export const Quote = Schema.Struct({
   fixedFeeUnits: Schema.String,
-  variableFeeBps: Schema.Number,
-  totalFeeBps: Schema.Number,
+  variableFeeBps: Schema.Finite,
+  totalFeeBps: Schema.Finite,
   expectedAmount: Schema.String,
   currentLimit: Schema.String,
-  splitCount: Schema.Number,
+  splitCount: Schema.Int,
   reqType: Schema.Literals(["bridge", "swap", "x-swap", "invalid"]),
   fastPathQuote: Schema.optionalKey(Schema.Union([FastPathQuote, FastPathError])),
-  settlementEstimate: Schema.Struct({ p25Minutes: Schema.Number, p50Minutes: Schema.Number, p75Minutes: Schema.Number }),
+  settlementEstimate: Schema.Struct({ p25Minutes: Schema.Finite, p50Minutes: Schema.Finite, p75Minutes: Schema.Finite }),
 }).annotate({ identifier: "Quote" })
 export const LimitsResponse = Schema.Struct({ currentLimit: Schema.String })
 
 export const HistoryEntry = Schema.Struct({
-  epoch: Schema.Number,
-  domain: Schema.Number,
+  epoch: Schema.Int,
+  domain: Schema.Int,
   custodiedAssets: Schema.String,
   amountToBeDiscounted: Schema.String,
   rewardsForDepositors: Schema.String,
   amountAfterDiscount: Schema.String,
-  discountdbps: Schema.Number,
-  selectedDestinationDomain: Schema.Number,
+  discountdbps: Schema.Int,
+  selectedDestinationDomain: Schema.Int,
   selectedDestinationDomainLiquidity: Schema.String,
   timestamp: Schema.String,
 }).annotate({ identifier: "InvoiceProcessingHistoryEntry" })
@@ -361,9 +367,9 @@ export const HistoryPage = Schema.Struct({ invoiceProcessingHistory: Schema.Arra
 
 export const Health = Schema.Struct({
   status: Schema.Literal("ok"),
-  hubDomain: Schema.Number,
-  hubBlockNumber: Schema.Number,
-  epoch: Schema.Number,
-  intents: Schema.Number,
-  openInvoices: Schema.Number,
+  hubDomain: Schema.Int,
+  hubBlockNumber: Schema.Int,
+  epoch: Schema.Int,
+  intents: Schema.Int,
+  openInvoices: Schema.Int,
 })
