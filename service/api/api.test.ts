@@ -218,6 +218,9 @@ describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
     expectProblem(await post(`/intents/0x${"ab".repeat(32)}/execute`, { domain: String(B) }), 404, "IntentNotFound")
     expectProblem(await post(`/intents/${invoice.id}/return-unsupported`), 400, "IntentNotUnsupported")
     expectProblem(await post(`/intents/nope/return-unsupported`), 400, "InvalidIntentId")
+    // It takes no body: `{}` is empty, a field is refused rather than ignored.
+    expectProblem(await post(`/intents/${invoice.id}/return-unsupported`, {}), 400, "IntentNotUnsupported")
+    expect(expectProblem(await post(`/intents/${invoice.id}/return-unsupported`, { x: 1 }), 400, "InvalidRequest").message).toBe("body: this endpoint takes no body (POST it empty).")
   })
 
   it("build executeIntentCalldata only for calldata that can still run: settled on the first destination, not filled", async () => {
@@ -435,6 +438,7 @@ describe("GET /configs/assets", () => {
     }
     expect(expectProblem(await get("/intents?limit=0100"), 400, /./).message).toContain("without leading zeros")
     expectProblem(await get("/configs/assets?type=other"), 400, "InvalidRequest")
+    expectProblem(await get("/configs/assets?domain=999"), 400, "UnsupportedDomain")
   })
 })
 

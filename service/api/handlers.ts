@@ -8,6 +8,7 @@ import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { ClearingApi } from "./api.ts"
+import { badRequest } from "./errors.ts"
 import { Clearing } from "./service.ts"
 
 const jsonBody = (body: string): HttpServerResponse.HttpServerResponse => HttpServerResponse.text(body, { contentType: "application/json" })
@@ -24,7 +25,14 @@ const IntentsLive = HttpApiBuilder.group(
       .handle("listIntents", ({ query }) => Effect.map(clearing.listIntentsJson(query), jsonBody))
       .handle("getIntent", ({ params }) => Effect.map(clearing.getIntentJson(params.intentId), jsonBody))
       .handle("executeIntent", ({ params, payload }) => Effect.map(clearing.executeIntent(params.intentId, payload), json))
-      .handle("returnUnsupported", ({ params }) => Effect.map(clearing.returnUnsupported(params.intentId), json))
+      .handle("returnUnsupported", ({ params, request }) =>
+        // SPEC: no body. An empty one, or `{}`, is taken; anything else is refused rather than ignored.
+        Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
+          text.trim() === "" || /^\{\s*\}$/.test(text.trim())
+            ? Effect.map(clearing.returnUnsupported(params.intentId), json)
+            : Effect.fail(badRequest("InvalidRequest", "body: this endpoint takes no body (POST it empty).")),
+        ),
+      )
   }),
 )
 

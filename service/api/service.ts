@@ -876,6 +876,8 @@ export class ClearingService {
       const page = query.page === undefined ? 1 : parseUint("page", query.page, 1_000_000, "InvalidPage", 1)
       const limit = parseLimit(query.limit, this.config.maxPageSize, this.config.maxPageSize)
       const domain = query.domain === undefined ? undefined : parseDomain("domain", query.domain)
+      // As every other endpoint: a domain the hub does not support is refused, not an empty page.
+      if (domain !== undefined && !this.hub.state.supportedDomains.has(domain)) throw badRequest("UnsupportedDomain", `domain: domain ${domain} is not supported by the hub.`)
       const hubDomain = String(this.hub.config.hubDomain)
       const all: AssetConfigOutput[] = []
       for (const ticker of this.hub.config.tickers) {
