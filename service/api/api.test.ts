@@ -623,6 +623,8 @@ describe("system", () => {
     expect(text.status).toBe(415)
     expect(await text.json()).toEqual({ error: "UnsupportedMediaType", message: "The request body must be application/json." })
     expect(expectProblem(await post("/intents", { ...intentBody(), padding: "x".repeat(2_000_000) }), 413, "PayloadTooLarge").message).toBe("The request body is too large (at most 1000000 bytes).")
+    // Also where the endpoint takes no body: too large is too large, not "no body".
+    expectProblem(await post(`/intents/0x${"ab".repeat(32)}/return-unsupported`, { padding: "x".repeat(2_000_000) }), 413, "PayloadTooLarge")
     // What Node's parser refuses before any handler runs gets the same shape: a URL past its 16 KB, bytes that are not HTTP.
     const longUrl = await fetch(`${server.url}/intents?cursor=${"1".repeat(70_000)}`)
     expect(longUrl.status).toBe(431)

@@ -27,7 +27,9 @@ const IntentsLive = HttpApiBuilder.group(
       .handle("executeIntent", ({ params, payload }) => Effect.map(clearing.executeIntent(params.intentId, payload), json))
       .handle("returnUnsupported", ({ params, request }) =>
         // SPEC: no body. An empty one, or `{}`, is taken; anything else is refused rather than ignored.
-        Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), (text) =>
+        // A body that cannot be read (over the size limit) is not taken for no body: the server's error policy answers
+        // its read error (413 PayloadTooLarge, 400 for a broken request).
+        Effect.flatMap(Effect.orDie(request.text), (text) =>
           text.trim() === "" || /^\{\s*\}$/.test(text.trim())
             ? Effect.map(clearing.returnUnsupported(params.intentId), json)
             : Effect.fail(badRequest("InvalidRequest", "body: this endpoint takes no body (POST it empty).")),

@@ -51,9 +51,8 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     }
     world.scheduler.after(0, `solver/${agent.id}/setup`, () => {
       // Explicit repayment chains are always sent (the scenario loader checks there are at least the hub's
-      // `minSolverSupportedDomains`; a refusal counts as a rejection). By default every spoke chain (the loader also
-      // refuses fewer than that minimum); a one-chain world sends none, and the hub keeps its default (repayment on
-      // the intent's destination).
+      // `minSolverSupportedDomains`; a refusal counts as a rejection). By default every spoke chain (the loader refuses
+      // fewer chains than that minimum too).
       const sendDomains = spec.repaymentChains !== undefined || repayment.length >= world.hub.state.config.minSolverSupportedDomains
       if (sendDomains && world.applyHub({ kind: "setUserSupportedDomains", user: addressToBytes32(me), domains: repayment }) !== undefined) stats.reject("setUserSupportedDomains")
       world.applyHub({ kind: "setUpdateVirtualBalance", user: addressToBytes32(me), status: true })

@@ -1,6 +1,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
@@ -130,8 +130,14 @@ describe("clearsim compare", () => {
     await expect(checkScenarios({ scenarios: [a, b], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(
       `${a} and ${b} are both scenario "compare-me", and would share the baseline ${join(baselines, "compare-me.json")}: give one a name of its own`,
     )
-    await expect(checkScenarios({ scenarios: [a, a], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(`${a} is given twice`)
+    await expect(checkScenarios({ scenarios: [a, `${dir}/./same-a.yaml`], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(`${dir}/./same-a.yaml is given twice`)
     expect(readdirSync(baselines)).toEqual([])
+    // Two baselines of one scenario (a stale one left after a rename): named, before anything runs.
+    await checkScenarios({ scenarios: [a], baselineDir: baselines, update: true, kpisOnly: false })
+    writeFileSync(join(baselines, "old-name.json"), readFileSync(join(baselines, "compare-me.json")))
+    await expect(checkScenarios({ scenarios: [], baselineDir: baselines, update: false, kpisOnly: false })).rejects.toThrow(
+      `the baselines ${join(baselines, "compare-me.json")} and ${join(baselines, "old-name.json")} are both of scenario "compare-me" (${relative(process.cwd(), a)}): remove the stale one`,
+    )
     rmSync(baselines, { recursive: true, force: true })
   })
 
@@ -156,6 +162,7 @@ describe("clearsim compare", () => {
     expect(process.exitCode).toBe(2)
     const negative = await compare([write("ok.json", report), write("negative.json", { ...report, netting: { ...(report.netting as object), ratio: -5 } })])
     expect(negative.err).toBe(`clearsim compare: ${join(dir, "negative.json")}: not a clearsim report.json: netting.ratio: Expected a ratio from 0 to 1, got -5`)
+    expect(process.exitCode).toBe(2)
   })
 
   it("a report path that is a directory: one line, exit 2", async () => {

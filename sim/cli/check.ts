@@ -10,7 +10,7 @@
  * Both exit 2 on a usage error (a bad scenario, baseline or report file, or path).
  */
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { join, relative, resolve } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { type Baseline, BaselineFileError, baselineOf, checkReportKpiFields, compareBaselines, readBaseline, readJsonFile, renderComparison } from "../report/baseline.ts"
@@ -50,6 +50,28 @@ const baselinesIn = (dir: string): { readonly path: string; readonly baseline: B
   return files.map((f) => ({ path: join(dir, f), baseline: readBaseline(join(dir, f)) }))
 }
 
+/**
+ * One baseline per scenario: two files of one scenario name (a copy being edited), one file given twice, or two
+ * baselines naming one scenario (a stale one left after a rename) would compare with, or write, the same baseline.
+ */
+const checkOneBaselinePerScenario = (targets: readonly { readonly file: string; readonly loaded: LoadedScenario; readonly baselineFile?: string }[], dir: string): void => {
+  const byName = new Map<string, { readonly file: string; readonly baselineFile?: string }>()
+  for (const target of targets) {
+    const name = target.loaded.spec.name
+    const other = byName.get(name)
+    byName.set(name, target)
+    if (other === undefined) continue
+    if (other.baselineFile !== undefined && target.baselineFile !== undefined) {
+      throw new CheckInputError(`the baselines ${other.baselineFile} and ${target.baselineFile} are both of scenario "${name}" (${target.file}): remove the stale one`)
+    }
+    throw new CheckInputError(
+      resolve(other.file) === resolve(target.file)
+        ? `${target.file} is given twice`
+        : `${other.file} and ${target.file} are both scenario "${name}", and would share the baseline ${baselinePath(dir, name)}: give one a name of its own`,
+    )
+  }
+}
+
 export interface CheckOutcome {
   readonly output: string
   /** 0: no regression; 1: a regression, or a changed trace hash when trace changes count. */
@@ -71,7 +93,7 @@ export const checkScenarios = async (options: {
     log(text)
   }
   // Scenarios to run (each loaded once), with the seed of its baseline (or its own seed when writing a new one).
-  const targets: { file: string; loaded: LoadedScenario; baseline: Baseline | undefined }[] =
+  const targets: { file: string; loaded: LoadedScenario; baseline: Baseline | undefined; baselineFile?: string }[] =
     options.scenarios.length > 0
       ? options.scenarios.map((file) => {
           const loaded = loadScenario(file)
@@ -80,21 +102,8 @@ export const checkScenarios = async (options: {
           if (baseline === undefined && !options.update) throw new CheckInputError(`${file}: no baseline at ${path} (write it with --update)`)
           return { file, loaded, baseline }
         })
-      : baselinesIn(options.baselineDir).map(({ path, baseline }) => ({ file: baseline.file, loaded: scenarioOfBaseline(path, baseline.file), baseline }))
-  // One baseline per scenario name: two files of the same name (a copy being edited, a file given twice) would
-  // compare with, or write, the same baseline.
-  const byName = new Map<string, string>()
-  for (const target of targets) {
-    const other = byName.get(target.loaded.spec.name)
-    if (other !== undefined) {
-      throw new CheckInputError(
-        other === target.file
-          ? `${target.file} is given twice`
-          : `${other} and ${target.file} are both scenario "${target.loaded.spec.name}", and would share the baseline ${baselinePath(options.baselineDir, target.loaded.spec.name)}: give one a name of its own`,
-      )
-    }
-    byName.set(target.loaded.spec.name, target.file)
-  }
+      : baselinesIn(options.baselineDir).map(({ path, baseline }) => ({ file: baseline.file, loaded: scenarioOfBaseline(path, baseline.file), baseline, baselineFile: path }))
+  checkOneBaselinePerScenario(targets, options.baselineDir)
   // Where --update writes: checked before any scenario runs (a run is not thrown away for a file it cannot write).
   if (options.update) {
     const flag = "--baseline-dir"

@@ -130,14 +130,19 @@ export const runCommand = Command.make(
       if (checkDeterminism) {
         // The second run writes its trace beside the system's temporary files: its hub inputs are compared too
         // (the trace hash covers the hub's events, not the inputs that made them).
-        const againDir = mkdtempSync(join(tmpdir(), "clearsim-determinism-"))
-        const { again, sameInputs } = yield* Effect.tryPromise({
-          try: async () => {
-            const again = await runScenario(loaded, { seed: runSeed, run: i, backend, outDir: againDir }, wallClock)
-            return { again, sameInputs: await sameFileBytes(join(dir, "trace.jsonl"), join(againDir, "trace.jsonl")) }
-          },
-          catch: (error) => error,
-        }).pipe(Effect.ensuring(Effect.sync(() => rmSync(againDir, { recursive: true, force: true }))))
+        const temporary = join(tmpdir(), "clearsim-determinism-")
+        const { again, sameInputs } = yield* Effect.acquireUseRelease(
+          Effect.try({ try: () => mkdtempSync(temporary), catch: (error) => outputFileError("the temporary directory", temporary, error) }),
+          (againDir) =>
+            Effect.tryPromise({
+              try: async (signal) => {
+                const again = await runScenario(loaded, { seed: runSeed, run: i, backend, outDir: againDir, signal }, wallClock)
+                return { again, sameInputs: await sameFileBytes(join(dir, "trace.jsonl"), join(againDir, "trace.jsonl")) }
+              },
+              catch: (error) => error,
+            }),
+          (againDir) => Effect.sync(() => rmSync(againDir, { recursive: true, force: true })),
+        )
         const differing = [...reportDifferences(result.report, result.timeseries, again.report, again.timeseries), ...(sameInputs ? [] : ["trace.jsonl (the hub inputs)"])]
         if (differing.length > 0) {
           failed = true

@@ -98,7 +98,8 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)) }
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true })
+/** Strict UTF-8 that keeps a byte-order mark (the YAML parser skips it; the scenario's hash covers it, as before). */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 export const loadScenario = (file: string): LoadedScenario => {
   let bytes: Buffer
@@ -110,6 +111,9 @@ export const loadScenario = (file: string): LoadedScenario => {
     throw new ScenarioError(file, [{ path: "", message: reason }], true)
   }
   // Binary content is named as such, rather than quoted back through the YAML parser's messages.
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new ScenarioError(file, [{ path: "", message: "UTF-16 text; expected a YAML scenario in UTF-8 (save it as UTF-8)" }], true)
+  }
   const nul = bytes.indexOf(0)
   if (nul >= 0) throw new ScenarioError(file, [{ path: "", message: `not a text file (a NUL byte at offset ${nul}); expected a YAML scenario` }], true)
   let text: string
@@ -240,7 +244,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
         path: `agents.solvers[${i}].repaymentChains`,
         message: `the hub takes at least ${minDomains} repayment chain(s) (hub.minSolverSupportedDomains), got ${s.repaymentChains.length}`,
       })
-    } else if (s.repaymentChains === undefined && spec.chains.length >= 2 && spec.chains.length < minDomains) {
+    } else if (s.repaymentChains === undefined && spec.chains.length < minDomains) {
       // By default a solver registers every chain: fewer than the hub requires would be refused.
       problems.push({
         path: `agents.solvers[${i}]`,
