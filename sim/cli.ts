@@ -70,7 +70,7 @@ const fail = (error: unknown) =>
       process.exitCode = 1
       return
     }
-    const { message, exitCode } = describeCommandError(error, (e) => e instanceof InputLineError)
+    const { message, exitCode } = describeCommandError(error)
     yield* Console.error(`clearsim: ${message}`)
     process.exitCode = exitCode
   })

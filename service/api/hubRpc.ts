@@ -167,7 +167,7 @@ export class HubRpc {
         addressParam(params, 0)
         return "0x0" // the hub domain keeps no native balances
       case "eth_getCode":
-        return stringParam(params, 0, "address").toLowerCase() === this.hubAddress ? "0xfe" : "0x"
+        return addressParam(params, 0) === this.hubAddress ? "0xfe" : "0x"
       case "eth_getTransactionCount":
         return hex(this.nonceOf(addressParam(params, 0)))
       case "eth_getBlockByNumber":
@@ -431,7 +431,7 @@ const hexParam = (params: readonly unknown[], i: number, what: string): Hex => {
 }
 const addressParam = (params: readonly unknown[], i: number): Address => {
   const value = stringParam(params, i, "address")
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new RpcFailure(-32602, "Invalid params: expected a 20-byte address")
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new RpcFailure(-32602, `Invalid params: expected a 20-byte address at position ${i}`)
   return value.toLowerCase() as Address
 }
 

@@ -7,11 +7,12 @@ import { Schema } from "effect"
 import { API_INTENT_STATUSES } from "../indexer/records.ts"
 
 /**
- * A string matching `re`. Effect's JSON Schema leaves patterns out by default; this filter puts the RegExp's source
- * in the OpenAPI document (`pattern`), so clients see the formats the API checks.
+ * A string matching `re`. Effect's JSON Schema carries a pattern only for a RegExp with the Unicode flag (its
+ * meaning then matches JSON Schema's); these ASCII patterns mean the same with it, so it is added, and the OpenAPI
+ * document shows the formats the API checks.
  */
 const pattern = (re: RegExp, expected: string, description: string) =>
-  Schema.String.check(Schema.isPattern(re, { expected, toJsonSchema: () => [{ pattern: re.source }, true] })).annotate({ description })
+  Schema.String.check(Schema.isPattern(re.unicode ? re : new RegExp(re.source, `${re.flags}u`), { expected })).annotate({ description })
 
 export const DomainId = pattern(/^[1-9][0-9]{0,9}$/, "a chain id (a positive integer as a decimal string)", "Chain id (domain), decimal string")
 export const AddressString = pattern(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address", "20-byte address")

@@ -52,14 +52,20 @@ describe("clearsim exit codes and messages", () => {
     expect(existsSync(out)).toBe(false)
   })
 
-  it("refuses, before the run, an --out where a report file is a symbolic link to nothing", () => {
+  it("refuses, before the run, an --out where a report file is a symbolic link into a missing directory", () => {
     const out = join(dir, "dangling")
     mkdirSync(out)
     symlinkSync(join(dir, "no", "such", "target"), join(out, "report.md"))
     const r = clearsim("run", "scenarios/balanced-two-chain.yaml", "--out", out)
     expect(r.code, r.stderr).toBe(2)
-    expect(r.stderr.trim()).toBe(`clearsim: --out ${out}: expected to write the file ${join(out, "report.md")}, but it is a symbolic link to a missing target`)
+    expect(r.stderr.trim()).toBe(`clearsim: --out ${out}: expected to write the file ${join(out, "report.md")}, but it is a symbolic link into a missing directory`)
     expect(readdirSync(out)).toEqual(["report.md"])
+    // A link to a file that is not there yet, in a directory that is, is written through.
+    rmSync(join(out, "report.md"))
+    symlinkSync(join(dir, "report-target.md"), join(out, "report.md"))
+    const through = clearsim("run", "scenarios/balanced-two-chain.yaml", "--out", out)
+    expect(through.code, through.stderr).toBe(0)
+    expect(readFileSync(join(dir, "report-target.md"), "utf8")).toMatch(/^# balanced-two-chain: PASS/)
   })
 
   it("schema --out and hub replay name the path and what was expected, on one line, exit 2", () => {

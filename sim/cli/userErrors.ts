@@ -6,8 +6,8 @@
  * `withUsageExitCode`) or one the command refuses (a negative seed, an unreadable or invalid input file, an
  * output path that cannot be written).
  */
-import { existsSync, lstatSync, statSync } from "node:fs"
-import { basename, dirname, join } from "node:path"
+import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs"
+import { basename, dirname, join, resolve } from "node:path"
 import { Effect } from "effect"
 import { CliError } from "effect/cli"
 import { makeDirectories } from "../files.ts"
@@ -134,7 +134,9 @@ export const checkRunOutputs = (flag: string, base: string, dir: string, names: 
       isFile = statSync(path).isFile()
     } catch (error) {
       if (codeOf(error) === "ENOENT" && !isSymbolicLink(path)) continue
-      if (codeOf(error) === "ENOENT") throw new UsageError(`${prefix}: expected to write the file ${path}, but it is a symbolic link to a missing target`)
+      // A link to a file not there yet is written through (the write creates its target), if the target's directory exists.
+      if (codeOf(error) === "ENOENT" && existsSync(dirname(resolve(dirname(path), readlinkSync(path))))) continue
+      if (codeOf(error) === "ENOENT") throw new UsageError(`${prefix}: expected to write the file ${path}, but it is a symbolic link into a missing directory`)
       throw isFsError(error) ? new UsageError(`${prefix}: expected to write ${path}, but ${fsErrorLine(error, path)}`) : error
     }
     if (!isFile) throw new UsageError(`${prefix}: expected to write the file ${path}, but something else is there (a directory?)`)
