@@ -543,7 +543,7 @@ describe("system", () => {
     expect(r.body).toEqual([
       { jsonrpc: "2.0", id: 1, result: `0x${world.hub.config.hubDomain.toString(16)}` },
       { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found: eth_unknown" } },
-      { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Invalid params: expected a 20-byte address" } },
+      { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Invalid params: expected a 20-byte address at position 0" } },
     ])
     // Unreadable JSON is JSON-RPC's parse error, not the REST endpoints' { error, message }.
     const garbled = await post("/hub/rpc", '{"jsonrpc":"2.0",')
