@@ -93,6 +93,7 @@ describe("report files of a run", () => {
     expect(tokensText("2000")).toBe("2,000")
     expect(tokensText("0")).toBe("0")
     expect(tokensText("0.00012345678")).toBe("0.000123457")
+    expect(tokensText("0.0000001")).toBe("0.0000001") // not 1e-7
     expect(tokensText("-186474.74446")).toBe("−186,474.7445")
     const base = minimalReport() as unknown as RunReport
     const report = { ...base, discounts: { ...base.discounts, paid: "343.08687305391249933", settledVolume: "1267513.176319918891577085" } }

@@ -133,11 +133,11 @@ export const formatTokens18 = (amount18: bigint): string => {
 }
 
 const tokensLarge = format(",.4~f")
-const tokensSmall = format(".6~g")
+const tokensSmall = format(".6~r")
 
 /**
  * A decimal token amount as shown to people (summaries, report.md, report.html): thousands grouped, four decimals
- * at most from 1 up, six significant digits below (report.json keeps the exact decimal).
+ * at most from 1 up, six significant digits below, never in exponent form (report.json keeps the exact decimal).
  */
 export const tokensText = (decimal: string): string => {
   const value = Number(decimal)
