@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SCRIPTS } from "./lib/flows.ts"
-import { GROUPS_OF } from "./lib/profiles.ts"
+import { GROUPS_OF, thresholdsFor } from "./lib/profiles.ts"
 import { bundleK6Script, importsOf, prepareK6Shim, runK6Vu } from "./testing/k6host.ts"
 import { evaluateThresholds } from "./testing/thresholds.ts"
 import { startWorld, type TestWorld } from "./testing/world.ts"
@@ -138,5 +138,41 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
       const results = evaluateThresholds((out.options as { thresholds: Record<string, string[]> }).thresholds, out.requests, out.checks)
       expect(results.filter((r) => !r.pass).map((r) => r.metric)).toEqual(["checks"])
     })
+  })
+
+  describe("behind a proxy that answers every intent's transaction_hash as null (an intent not seen created yet)", () => {
+    let proxy: Server
+    let proxyUrl: string
+    beforeAll(async () => {
+      proxy = createServer(async (req, res) => {
+        const upstream = await fetch(`${world.server.url}${req.url}`, { method: req.method! })
+        const text = (await upstream.text()).replaceAll(/"transaction_hash":"0x[0-9a-f]+"/g, '"transaction_hash":null')
+        res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" })
+        res.end(text)
+      })
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
+      proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+    })
+    afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
+
+    it("setup keeps no null as a sample, so no iteration throws, and every iteration's completion check passes", async () => {
+      const out = await runK6Vu(dir, await bundled("reads"), { env: { BASE_URL: proxyUrl, PROFILE: "smoke", SEED: "5" }, iterations: 60 })
+      expect((out.setupData as { txHashes: unknown[] }).txHashes).toEqual([])
+      expect(out.errors).toEqual([])
+      const completions = out.checks.filter((c) => c.name === "iteration completed")
+      expect(completions).toHaveLength(60)
+      expect(completions.every((c) => c.pass)).toBe(true)
+    })
+  })
+
+  it("an iteration that threw fails its completion check, and that threshold fails the run whatever the others say", () => {
+    const thresholds = thresholdsFor("load", "reads")
+    const checks = [
+      ...Array.from({ length: 999 }, () => ({ name: "GET /intents: status 200", pass: true, group: "::reads" })),
+      { name: "iteration completed", pass: true, group: "" },
+      { name: "iteration completed", pass: false, group: "" },
+    ]
+    const failed = evaluateThresholds(thresholds, [], checks).filter((r) => !r.pass)
+    expect(failed.map((r) => r.metric)).toEqual(["checks{check:iteration completed}"]) // the overall check rate, 0.999, passes
   })
 })

@@ -9,7 +9,7 @@ import type { Options } from "k6/options"
 import { failedChecks, type ResponseLike } from "../lib/checks.ts"
 import { collectSetupData, type SetupData, SetupError } from "../lib/data.ts"
 import { flowOf, type Script } from "../lib/flows.ts"
-import { optionsFor, runConfigOf } from "../lib/profiles.ts"
+import { ITERATION_CHECK, optionsFor, runConfigOf } from "../lib/profiles.ts"
 import { iterationRandom } from "../lib/random.ts"
 import type { RequestSpec } from "../lib/requests.ts"
 
@@ -62,8 +62,18 @@ export const runSetup = (): SetupData => {
   }
 }
 
-/** The default function: one iteration of `script`'s flow, then the profile's think time. */
+/**
+ * The default function: one iteration of `script`'s flow, then the profile's think time. Whether the flow ran to
+ * its end is a check of its own (`ITERATION_CHECK`, gated at rate 1): k6 logs an exception thrown in an iteration
+ * and goes on, which no request failure or other check would show.
+ */
 export const runIteration = (script: Script, data: SetupData): void => {
-  group(script, () => drive(flowOf(script, data, iterationRandom(config.seed, __VU, __ITER))))
+  let completed = false
+  try {
+    group(script, () => drive(flowOf(script, data, iterationRandom(config.seed, __VU, __ITER))))
+    completed = true
+  } finally {
+    check(completed, { [ITERATION_CHECK]: (done) => done })
+  }
   if (config.thinkSeconds > 0) sleep(config.thinkSeconds)
 }

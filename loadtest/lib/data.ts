@@ -81,8 +81,9 @@ export const addressOf = (value: unknown): string | undefined => {
   return undefined
 }
 
-const addUnique = (list: string[], value: string | undefined, max: number) => {
-  if (value !== undefined && list.length < max && !list.includes(value)) list.push(value)
+/** Adds a string not seen yet (fields the API has not set yet are `null`: left out). */
+const addUnique = (list: string[], value: unknown, max: number) => {
+  if (typeof value === "string" && list.length < max && !list.includes(value)) list.push(value)
 }
 
 /**
@@ -147,11 +148,11 @@ export function* collectSetupData(options: SetupOptions = {}): Generator<Request
     const spec = listIntents({ limit: "100", cursor })
     const body = bodyOf(yield spec, spec)
     for (const intent of body["intents"] as Record<string, unknown>[]) {
-      addUnique(intentIds, intent["intent_id"] as string, MAX_IDS)
+      addUnique(intentIds, intent["intent_id"], MAX_IDS)
       addUnique(users, addressOf(intent["fee_adapter_initiator"]) ?? addressOf(intent["tx_origin"]), MAX_SAMPLES)
       addUnique(receivers, addressOf(intent["receiver"]), MAX_SAMPLES)
-      addUnique(txHashes, intent["transaction_hash"] as string | undefined, MAX_SAMPLES)
-      addUnique(statuses, intent["status"] as string, 100)
+      addUnique(txHashes, intent["transaction_hash"], MAX_SAMPLES)
+      addUnique(statuses, intent["status"], 100)
       const at = intent["intent_created_timestamp"]
       if (typeof at === "number") created = created === null ? { from: at, to: at } : { from: Math.min(created.from, at), to: Math.max(created.to, at) }
       const asset = addressOf(intent["input_asset"])

@@ -96,6 +96,9 @@ export const GROUPS_OF: Readonly<Record<Script, readonly ApiGroup[]>> = {
 /** Iterations per second of the load profile (the soak runs at half). An iteration is 1 to 3 requests. */
 export const LOAD_RATE: Readonly<Record<Script, number>> = { reads: 200, quotes: 100, intents: 40, mixed: 150 }
 
+/** The check each iteration records, passed when its flow ran to its end without throwing. */
+export const ITERATION_CHECK = "iteration completed"
+
 export type ThresholdExpression = string | { readonly threshold: string; readonly abortOnFail: boolean; readonly delayAbortEval: string }
 
 /** k6 threshold expressions, by metric: `http_req_duration{api:read}: ["p(95)<100", "p(99)<250"]`, and so on. */
@@ -105,6 +108,8 @@ export const thresholdsFor = (profile: Profile, script: Script): Record<string, 
   const out: Record<string, ThresholdExpression[]> = {
     http_req_failed: [gate(t.maxFailedRate === 0 ? "rate==0" : `rate<${t.maxFailedRate}`)],
     checks: [gate(t.minCheckRate === 1 ? "rate==1" : `rate>${t.minCheckRate}`)],
+    // An iteration that threw (k6 logs it and goes on) fails the run whatever the other checks say.
+    [`checks{check:${ITERATION_CHECK}}`]: [gate("rate==1")],
   }
   for (const group of GROUPS_OF[script]) {
     const { p95, p99 } = t.latency[group]

@@ -23,14 +23,14 @@ export interface RequestSpec {
   readonly checks: CheckSet
 }
 
-export type Query = Readonly<Record<string, string | readonly string[] | undefined>>
+export type Query = Readonly<Record<string, string | readonly string[] | undefined | null>>
 
 /** `?a=1&b=x&b=y` (lists as repeated keys, one of the encodings the API takes); "" for no parameters. */
 export const queryString = (query: Query): string => {
   const parts: string[] = []
   for (const key of Object.keys(query)) {
     const value = query[key]
-    if (value === undefined) continue
+    if (value === undefined || value === null) continue
     const values = typeof value === "string" ? [value] : value
     for (const v of values) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(v)}`)
   }

@@ -61,7 +61,11 @@ export const evaluateThresholds = (
       let value: number
       if (metric === "http_req_duration" && p !== undefined) value = percentile(selected.map((r) => r.durationMs).sort((a, b) => a - b), Number(p))
       else if (metric === "http_req_failed" && stat === "rate") value = selected.filter((r) => !r.expected).length / Math.max(1, selected.length)
-      else if (metric === "checks" && stat === "rate") value = checks.filter((c) => c.pass).length / Math.max(1, checks.length)
+      else if (metric === "checks" && stat === "rate") {
+        // `checks{check:<name>}`: the checks of that name (k6's `check` system tag).
+        const these = tag === undefined ? checks : tag === "check" ? checks.filter((c) => c.name === tagValue) : []
+        value = these.filter((c) => c.pass).length / Math.max(1, these.length)
+      }
       else throw new Error(`unsupported threshold ${key}: ${expression}`)
       results.push({ metric: key, expression, value, pass: compare(value, op!, Number(bound)) })
     }
