@@ -123,6 +123,8 @@ export class MetricsCollector implements WorldObserver {
   /** Discount per settled invoice, bps of the invoice. */
   readonly discountBps = new Samples()
   discountPaid18 = 0n
+  /** The amounts of the invoices settled (before their discount): what the discount was taken from. */
+  settledInvoiceVolume18 = 0n
   private readonly openInvoices = new Map<Bytes32, { readonly amount18: bigint; readonly ticker: Bytes32; readonly entryEpoch: number }>()
   invoicesCreated = 0
   invoicesSettled = 0
@@ -341,6 +343,7 @@ export class MetricsCollector implements WorldObserver {
         this.openInvoices.delete(event.intentId)
         this.invoicesSettled++
         this.coverage.add("invoiceSettled")
+        this.settledInvoiceVolume18 += invoice.amount18
         const discount18 = invoice.amount18 > event.amount ? invoice.amount18 - event.amount : 0n
         if (discount18 > 0n) {
           this.discountPaid18 += discount18
@@ -443,6 +446,7 @@ export class MetricsCollector implements WorldObserver {
     push("invoicesSettled", this.invoicesSettled)
     push("discountPaidTokens", this.tokens18(this.discountPaid18))
     if (this.settledVolume18 > 0n) push("discountPaidBps", bpsOf(this.discountPaid18, this.settledVolume18))
+    if (this.settledInvoiceVolume18 > 0n) push("discountPaidBpsOfInvoices", bpsOf(this.discountPaid18, this.settledInvoiceVolume18))
     const user = this.epochUserLatency.percentiles()
     if (user !== undefined) {
       for (const [q, v] of [["p50", user.p50], ["p90", user.p90], ["p99", user.p99], ["max", user.max]] as const) {

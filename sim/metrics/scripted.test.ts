@@ -118,6 +118,9 @@ describe("discount on a hand-computed scenario", () => {
       settledVolume: "1497.220055",
       invoicesCreated: 3,
       invoicesSettled: 2,
+      // Of the invoices it was taken from: 2.749945 / (999.98 + 499.99) = 18.3333… bps.
+      paidBpsOfInvoices: 18.333333,
+      invoicedVolume: "1499.97",
       perInvoiceBps: { count: 2, p50: 15, p90: 23, p99: 24.8, max: 25, mean: 15 },
     })
     expect(report.coverage).toEqual(expect.arrayContaining(["discountPaid", "maxDiscountReached"]))

@@ -202,9 +202,11 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     // Four decimals, or six significant digits below one token (a tiny discount is not "0 tokens").
     ["discount paid", `${tokensText(r.discounts.paid)} tokens`],
     ["discount, bps of settled volume", String(r.discounts.paidBps)],
-    ["user latency p50 / p99", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
+    ...(r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? [] : [["discount, bps of invoices", String(r.discounts.paidBpsOfInvoices)] as [string, string]]),
+    ["user latency p50 / p99 (paid)", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],
     ["intents settled", `${r.intents.settled} of ${r.intents.created} (${settledShare})`],
+    ["receivers paid", `${r.latency.count} of ${r.intents.created} (${r.intents.created === 0 ? "–" : format(".1%")(r.latency.count / r.intents.created)})`],
   ]
   out.push(`<div class="kpis">${kpis.map(([k, v]) => `<div class="kpi"><span class="muted">${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</div>`)
   out.push(`<h2>Properties</h2><table><tr><th>property</th><th>result</th><th>value</th><th>first failing epoch</th></tr>`)

@@ -77,7 +77,8 @@ describe("report files of a run", () => {
     expect(md.indexOf("## Properties")).toBeLessThan(md.indexOf("## Metrics"))
     // What paidBps is of, invoices created and settled, and the intents whose receiver was paid.
     const r = result.report
-    expect(md).toContain(`bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`)
+    expect(md).toContain(`bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled`)
+    expect(md).toContain(`); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`)
     expect(md).toContain("| path | created | settled | paid | user p50 s |")
     expect(md).toContain(`| all | ${r.intents.created} | ${r.intents.settled} | ${r.latency.count} |`)
     const html = readFileSync(join(out, "report.html"), "utf8")

@@ -75,6 +75,13 @@ export interface RunReport {
     readonly settledVolume: string
     readonly invoicesCreated: number
     readonly invoicesSettled: number
+    /**
+     * The discount in basis points of the invoices it was taken from (their amounts settled, before the discount):
+     * the invoices' volume-weighted rate, which purchases and netted volume do not dilute (absent in older reports).
+     */
+    readonly paidBpsOfInvoices?: number
+    /** The amounts of the invoices settled, before their discount. */
+    readonly invoicedVolume?: string
     readonly perInvoiceBps: LatencySummary
   }
   readonly latency: LatencySummary & {
@@ -151,6 +158,8 @@ export const METRIC_NAMES: readonly string[] = (() => {
     "netting.ratio",
     "discountPaidBps",
     "discounts.paidBps",
+    "discountPaidBpsOfInvoices",
+    "discounts.paidBpsOfInvoices",
     "invoicesCreated",
     "invoicesSettled",
     "intentsCreated",
@@ -209,6 +218,10 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
   const paidBps = report.discounts.settledVolume === "0" ? null : report.discounts.paidBps
   put("discountPaidBps", paidBps)
   put("discounts.paidBps", paidBps)
+  // No invoice settled (or an older report): no rate.
+  const ofInvoices = report.discounts.invoicedVolume === undefined || report.discounts.invoicedVolume === "0" ? null : (report.discounts.paidBpsOfInvoices ?? null)
+  put("discountPaidBpsOfInvoices", ofInvoices)
+  put("discounts.paidBpsOfInvoices", ofInvoices)
   put("invoicesCreated", report.discounts.invoicesCreated)
   put("invoicesSettled", report.discounts.invoicesSettled)
   put("intentsCreated", report.intents.created)
@@ -265,6 +278,8 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
       settledVolume: formatTokens18(metrics.settledVolume18),
       invoicesCreated: metrics.invoicesCreated,
       invoicesSettled: metrics.invoicesSettled,
+      paidBpsOfInvoices: metrics.settledInvoiceVolume18 === 0n ? 0 : bpsOf(metrics.discountPaid18, metrics.settledInvoiceVolume18),
+      invoicedVolume: formatTokens18(metrics.settledInvoiceVolume18),
       perInvoiceBps: summary(metrics.discountBps.percentiles()),
     },
     latency: {
@@ -298,7 +313,7 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
   lines.push(`- netting ratio **${nettingRatioText(r)}** (${tokensText(r.netting.nettedVolume)} of ${tokensText(r.netting.totalVolume)} tokens settled from custody)`)
   lines.push(
-    `- discount paid ${tokensText(r.discounts.paid)} tokens (${r.discounts.paidBps} bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
+    `- discount paid ${tokensText(r.discounts.paid)} tokens (${r.discounts.paidBps} bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `; ${r.discounts.paidBpsOfInvoices} bps of the ${tokensText(r.discounts.invoicedVolume)} tokens of the invoices it was taken from`}); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
   )
   lines.push(
     "",
