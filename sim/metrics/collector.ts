@@ -13,7 +13,7 @@ import type { SpokeEvent } from "../../service/spoke/events.ts"
 import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
 import { type CustodySource, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
-import { SampleUnion, Samples } from "./percentiles.ts"
+import { SampleUnion, Samples, toMilliseconds } from "./percentiles.ts"
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
 export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
@@ -450,15 +450,15 @@ export class MetricsCollector implements WorldObserver {
     const user = this.epochUserLatency.percentiles()
     if (user !== undefined) {
       for (const [q, v] of [["p50", user.p50], ["p90", user.p90], ["p99", user.p99], ["max", user.max]] as const) {
-        push(`${q}LatencySeconds`, v)
-        values.set(`latency.${q}`, v)
+        push(`${q}LatencySeconds`, toMilliseconds(v))
+        values.set(`latency.${q}`, toMilliseconds(v))
       }
     }
     const settlement = this.epochSettlementLatency.percentiles()
     if (settlement !== undefined) {
       for (const [q, v] of [["p50", settlement.p50], ["p90", settlement.p90], ["p99", settlement.p99], ["max", settlement.max]] as const) {
-        push(`${q}SettlementLatencySeconds`, v)
-        values.set(`latency.settlement.${q}`, v)
+        push(`${q}SettlementLatencySeconds`, toMilliseconds(v))
+        values.set(`latency.settlement.${q}`, toMilliseconds(v))
       }
     }
     this.epochUserLatency = new Samples()

@@ -4,6 +4,9 @@
  */
 import { quantileSorted } from "simple-statistics"
 
+/** Seconds to the millisecond, as reports and time series show latencies (688.479999999999 → 688.48). */
+export const toMilliseconds = (seconds: number): number => Math.round(seconds * 1000) / 1000
+
 export interface Percentiles {
   readonly count: number
   readonly p50: number

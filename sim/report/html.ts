@@ -44,7 +44,7 @@ interface ChartSpec {
 }
 
 const CHARTS: readonly ChartSpec[] = [
-  { title: "Netting ratio", unit: "share of settled volume", metrics: ["nettingRatio", "nettingRatioEpoch"], label: (m) => (m === "nettingRatio" ? "cumulative" : "this epoch") },
+  { title: "Netting ratio", unit: "share of user volume settled from custody that other users' intents covered", metrics: ["nettingRatio", "nettingRatioEpoch"], label: (m) => (m === "nettingRatio" ? "cumulative" : "this epoch") },
   { title: "User latency", unit: "seconds, percentiles of the intents paid in the epoch", metrics: ["p50LatencySeconds", "p90LatencySeconds", "p99LatencySeconds"], label: (m) => m.slice(0, 3) },
   {
     title: "Settlement latency",
@@ -139,14 +139,21 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
   for (const t of x.ticks(6).filter(Number.isInteger)) {
     const tx = x(t).toFixed(1)
     parts.push(`<line x1="${tx}" x2="${tx}" y1="${HEIGHT - MARGIN.bottom}" y2="${HEIGHT - MARGIN.bottom + 4}" class="axis"/>`)
-    parts.push(`<text x="${tx}" y="${HEIGHT - MARGIN.bottom + 16}" class="tick" text-anchor="middle">${epochNumber(t)}</text>`)
+    // A label near the right edge ends at its tick rather than centring on it (it would be cut off).
+    const anchor = x(t) > WIDTH - MARGIN.right - 24 ? "end" : "middle"
+    parts.push(`<text x="${tx}" y="${HEIGHT - MARGIN.bottom + 16}" class="tick" text-anchor="${anchor}">${epochNumber(t)}</text>`)
   }
   parts.push(`<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${HEIGHT - MARGIN.bottom}" y2="${HEIGHT - MARGIN.bottom}" class="axis"/>`)
   parts.push(`<text x="${(MARGIN.left + WIDTH - MARGIN.right) / 2}" y="${HEIGHT - 4}" class="tick" text-anchor="middle">epoch</text>`)
   lines.forEach((l, i) => {
     const colour = PALETTE[i % PALETTE.length]!
-    // Round caps: a point with gaps on both sides (a zero-length subpath) still shows, as a dot.
     parts.push(`<path d="${path(withGaps(l.points)) ?? ""}" fill="none" stroke="${colour}" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round"><title>${escapeHtml(l.name)}</title></path>`)
+    // A point with no neighbouring epoch (a line of one point) is drawn as a marker: as a path it would be a dot
+    // the width of the stroke.
+    l.points.forEach((p, j) => {
+      const alone = (j === 0 || l.points[j - 1]![0] !== p[0] - 1) && (j === l.points.length - 1 || l.points[j + 1]![0] !== p[0] + 1)
+      if (alone && Number.isFinite(p[1])) parts.push(`<circle cx="${x(p[0]).toFixed(1)}" cy="${y(p[1]).toFixed(1)}" r="2.5" fill="${colour}"><title>${escapeHtml(l.name)}: epoch ${p[0]}</title></circle>`)
+    })
   })
   parts.push("</svg>")
   return parts.join("")
@@ -156,12 +163,13 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
 const legendNumber = (v: number): string => (Math.abs(v) >= 10_000 ? format(".4~s")(v) : format(",.4~g")(v))
 const agentNumber = format(",.6~f")
 
-/** The lines' colours and names, each with its value in the last epoch it has. */
-const legend = (lines: readonly Line[]): string =>
+/** The lines' colours and names, each with its value in the last epoch it has (named when not the run's last epoch). */
+const legend = (lines: readonly Line[], lastEpoch: number): string =>
   `<ul class="legend"><li class="muted">last epoch:</li>${lines
     .map((l, i) => {
       const last = l.points.at(-1)
-      const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(legendNumber(last[1]))}</span>`
+      const when = last === undefined || last[0] === lastEpoch ? "" : ` (epoch ${last[0]})`
+      const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(legendNumber(last[1]))}${when}</span>`
       return `<li><span class="swatch" style="background:${PALETTE[i % PALETTE.length]}"></span>${escapeHtml(l.name)}${value}</li>`
     })
     .join("")}</ul>`
@@ -231,7 +239,10 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   }
   out.push(`<h2>Per epoch</h2><div class="charts">`)
   const figure = (title: string, unit: string, lines: readonly Line[]): string =>
-    `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}</figure>`
+    // A chart whose every value is 0 (no fast intents, no discount) says so in a line instead.
+    lines.every((l) => l.points.every((p) => p[1] === 0))
+      ? `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption><p class="muted">0 in every epoch of this run (${lines.map((l) => escapeHtml(l.name)).join(", ")}).</p></figure>`
+      : `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>${lineChartSvg(lines, unit, r.epochs)}${legend(lines, r.epochs.last)}</figure>`
   for (const spec of CHARTS) {
     const lines = linesOf(spec, rows)
     if (lines.length === 0) continue

@@ -87,6 +87,12 @@ describe("report files of a run", () => {
     for (const name of ["intents created", "intents settled", "invoices created", "invoices settled"]) expect(html).toContain(`</span>${name} <span class="muted">`)
   })
 
+  it("writes a scenario description into report.md as text, not markup", () => {
+    const base = minimalReport() as unknown as RunReport
+    const md = renderMarkdown({ ...base, scenario: { ...base.scenario, description: "# Drain <b>one</b> way & *fast* | [x](y) `z` a_b\n#2" } })
+    expect(md).toContain("\\# Drain &lt;b&gt;one&lt;/b&gt; way &amp; \\*fast\\* \\| \\[x\\](y) \\`z\\` a\\_b\n\\#2\n")
+  })
+
   it("shows token amounts to people grouped and rounded (report.json keeps the exact decimal)", () => {
     expect(tokensText("343.08687305391249933")).toBe("343.0869")
     expect(tokensText("1267513.176319918891577085")).toBe("1,267,513.1763")
@@ -105,7 +111,7 @@ describe("report files of a run", () => {
   it("shows a netting ratio of 0 of 0 as a dash, in report.md, report.html and the KPI", () => {
     const base = minimalReport() as unknown as RunReport
     expect(nettingRatioText(base)).toBe("–")
-    expect(renderMarkdown(base)).toContain("- netting ratio **–** (0 of 0 tokens settled from custody)")
+    expect(renderMarkdown(base)).toContain("- netting ratio **–** (0 tokens netted of the 0 tokens of user volume settled from custody)")
     expect(renderMarkdown(base)).toContain("- wall time 0.0 s on Node 22.23.3 (V8 12.4.254.21-node.33)")
     expect(renderHtml(base, [])).toContain(`<span class="muted">netting ratio</span><b>–</b>`)
     expect(nettingRatioText({ netting: { ...base.netting, ratio: 0.5, totalVolume: "10" } })).toBe("0.5000")
@@ -137,8 +143,21 @@ describe("report files of a run", () => {
     expect(html).toContain("<figcaption>Hub custody by chain, USDC.e <")
     expect(html).toContain("</span>chain 31002 <")
     expect(html).not.toContain("chain e.")
-    // One-point lines are zero-length subpaths: round caps make them dots.
-    expect(html).toContain(`stroke-linecap="round"`)
+    // One-point lines (USDC.e on 31001 and on 31002) get a marker each; the lines of two points do not.
+    expect(html.match(/<circle /g)).toHaveLength(2)
+    // Their last value is of an earlier epoch than the run's last: named.
+    expect(html).toContain("</span>chain 31001 <span class=\"muted\">3 (epoch 0)</span>")
+  })
+
+  it("says '0 in every epoch' instead of drawing a chart of zeros, and ends the last epoch label at its tick", () => {
+    const rows = [0, 1, 2].flatMap((epoch) => [
+      { run: 0, seed: 1, epoch, metric: "depositsWaiting.USDC", value: 0 },
+      { run: 0, seed: 1, epoch, metric: "invoicesOpen.USDC", value: epoch },
+    ])
+    const html = renderHtml({ ...minimalReport(), epochs: { first: 0, last: 2, count: 3 } } as unknown as RunReport, rows)
+    expect(html).toContain("<p class=\"muted\">0 in every epoch of this run (USDC).</p>")
+    expect(html.match(/<svg /g)).toHaveLength(1)
+    expect(html).toContain(`text-anchor="end">2</text>`)
   })
 })
 

@@ -12,7 +12,7 @@ import type { TransportStats } from "../../service/transport/transport.ts"
 import type { KeeperStats } from "../agents/keepers.ts"
 import { bpsOf, type IntentPath, type MetricsCollector, PATHS } from "../metrics/collector.ts"
 import { ratioOf } from "../metrics/netting.ts"
-import type { Percentiles } from "../metrics/percentiles.ts"
+import { type Percentiles, toMilliseconds } from "../metrics/percentiles.ts"
 import type { PropertyResult } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
 import { renderHtml, type SeriesRow } from "./html.ts"
@@ -126,9 +126,7 @@ const formatDuration = (seconds: number): string => {
 const summary = (p: Percentiles | undefined): LatencySummary =>
   p === undefined
     ? { count: 0, p50: null, p90: null, p99: null, max: null, mean: null }
-    : { count: p.count, p50: round(p.p50), p90: round(p.p90), p99: round(p.p99), max: round(p.max), mean: round(p.mean) }
-
-const round = (x: number): number => Math.round(x * 1000) / 1000
+    : { count: p.count, p50: toMilliseconds(p.p50), p90: toMilliseconds(p.p90), p99: toMilliseconds(p.p99), max: toMilliseconds(p.max), mean: toMilliseconds(p.mean) }
 
 /** 18-decimal units as a decimal string of whole tokens. */
 export const formatTokens18 = (amount18: bigint): string => {
@@ -297,13 +295,25 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
 
 const cell = (v: number | null): string => (v === null ? "–" : String(v))
 
+/**
+ * Text from a scenario file as Markdown shows it literally (a description is text, not markup): HTML's `<`, `>` and
+ * `&` as entities, the characters of emphasis, code, links and tables escaped, and a `#` that would start a heading.
+ */
+export const markdownText = (text: string): string =>
+  text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replace(/[\\`*_[\]|]/g, (c) => `\\${c}`)
+    .replace(/^(\s*)#/gm, "$1\\#")
+
 /** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
 export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : r.netting.ratio.toFixed(4))
 
 export const renderMarkdown = (r: RunReport): string => {
   const lines: string[] = []
   lines.push(`# ${r.scenario.name}: ${verdictText(r)}`, "")
-  if (r.scenario.description !== undefined) lines.push(r.scenario.description, "")
+  if (r.scenario.description !== undefined) lines.push(markdownText(r.scenario.description), "")
   lines.push(`seed ${r.seed}, run ${r.run}, backend ${r.backend}, clearsim ${r.version}, trace hash \`${r.traceHash}\``, "")
   lines.push("## Properties", "", "| property | result | value | first failing epoch |", "|---|---|---|---|")
   for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value === undefined ? "–" : Number.isInteger(p.value) ? p.value : Number(p.value.toPrecision(6))} | ${p.firstFailingEpoch ?? "–"} |`)
@@ -311,7 +321,7 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
   lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
-  lines.push(`- netting ratio **${nettingRatioText(r)}** (${tokensText(r.netting.nettedVolume)} of ${tokensText(r.netting.totalVolume)} tokens settled from custody)`)
+  lines.push(`- netting ratio **${nettingRatioText(r)}** (${tokensText(r.netting.nettedVolume)} tokens netted of the ${tokensText(r.netting.totalVolume)} tokens of user volume settled from custody)`)
   lines.push(
     `- discount paid ${tokensText(r.discounts.paid)} tokens (${r.discounts.paidBps} bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `; ${r.discounts.paidBpsOfInvoices} bps of the ${tokensText(r.discounts.invoicedVolume)} tokens of the invoices it was taken from`}); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
   )
