@@ -203,7 +203,7 @@ properties:
       const result = await run([join(import.meta.dirname, "../../scenarios/one-sided-drain.yaml"), "--out", dir])
       const report = JSON.parse(readFileSync(join(dir, "report.json"), "utf8")) as { latency: { byPopulation: Record<string, { p99: number }> } }
       const p99 = (name: string) => Math.round(report.latency.byPopulation[name]!.p99)
-      expect(result.out).toContain(`  user p99 by population: drainers ${p99("drainers")}s, mm ${p99("mm")}s\n  trace hash `)
+      expect(result.out).toContain(`  p99 by population (creation to paid): drainers ${p99("drainers")}s, mm (arbitrageur) ${p99("mm")}s\n  trace hash `)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -55,7 +55,7 @@ const summary = (r: RunReport, dir: string): string => {
   ]
   // With more than one population paid, each one's p99: users' latency apart from the agents' own intents.
   const paid = populationLatencyRows(r).filter((p) => p.user.p99 !== null)
-  if (paid.length > 1) lines.splice(3, 0, `  user p99 by population: ${paid.map((p) => `${p.name} ${Math.round(p.user.p99!)}s`).join(", ")}`)
+  if (paid.length > 1) lines.splice(3, 0, `  p99 by population (creation to paid): ${paid.map((p) => `${p.label} ${Math.round(p.user.p99!)}s`).join(", ")}`)
   for (const p of r.properties.filter((p) => !p.pass)) {
     lines.push(`  FAILED ${p.name}${p.value === undefined ? "" : ` (value ${p.value})`}${p.firstFailingEpoch === undefined ? "" : `, first at epoch ${p.firstFailingEpoch}`}${p.reason === undefined ? "" : `: ${p.reason}`}`)
   }

@@ -234,7 +234,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   if (byPopulation.length > 0) {
     out.push(`<p class="muted">The same by agent population (properties: <code>population.&lt;name&gt;.latency.p99</code>, ...):</p>`)
     out.push(`<table><tr><th>population</th><th>created</th><th>settled</th><th>paid</th><th>user p50 s</th><th>p90</th><th>p99</th><th>max</th><th>settlement p50 s</th><th>p99</th></tr>`)
-    for (const p of byPopulation) out.push(latencyRow(p.name, p.created, p.settled, p.user, p.settlement))
+    for (const p of byPopulation) out.push(latencyRow(p.label, p.created, p.settled, p.user, p.settlement))
     out.push(`</table>`)
   }
   out.push(`<h2>Per epoch</h2><div class="charts">`)

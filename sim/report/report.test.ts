@@ -261,7 +261,7 @@ describe("intents and latency by agent population", () => {
     expect(created).toEqual({ name: "population.mm.intents.created >= 1", pass: true, value: byPopulation.mm!.created })
     expect(settlement!.pass).toBe(true)
     const md = renderMarkdown(report)
-    expect(md).toContain(`| mm | ${byPopulation.mm!.created} | ${byPopulation.mm!.settled} | ${user.mm!.count} | ${user.mm!.p50} |`)
+    expect(md).toContain(`| mm (arbitrageur) | ${byPopulation.mm!.created} | ${byPopulation.mm!.settled} | ${user.mm!.count} | ${user.mm!.p50} |`)
     expect(renderHtml(report, [])).toContain(`<tr><td>drainers</td><td>${byPopulation.drainers!.created}</td>`)
   })
 

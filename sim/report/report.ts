@@ -341,7 +341,7 @@ export const renderMarkdown = (r: RunReport): string => {
   const byPopulation = populationLatencyRows(r)
   if (byPopulation.length > 0) {
     lines.push("", "The same by agent population (properties: `population.<name>.latency.p99`, ...):", "", "| population | created | settled | paid | user p50 s | p90 | p99 | max | settlement p50 s | p99 |", "|---|---|---|---|---|---|---|---|---|---|")
-    for (const p of byPopulation) lines.push(`| ${p.name} | ${p.created} | ${p.settled} | ${p.user.count} | ${cell(p.user.p50)} | ${cell(p.user.p90)} | ${cell(p.user.p99)} | ${cell(p.user.max)} | ${cell(p.settlement.p50)} | ${cell(p.settlement.p99)} |`)
+    for (const p of byPopulation) lines.push(`| ${markdownText(p.label)} | ${p.created} | ${p.settled} | ${p.user.count} | ${cell(p.user.p50)} | ${cell(p.user.p90)} | ${cell(p.user.p99)} | ${cell(p.user.max)} | ${cell(p.settlement.p50)} | ${cell(p.settlement.p99)} |`)
   }
   if (r.agents.length > 0) {
     lines.push("", "## Agents", "", "Rejections: actions not done, with why. Sent another way: a fast intent sent as basic when the fast path was refused, an intent sent over the route's limit (it is invoiced). Holdings change: wallets and spoke balances, end minus start; in flight: sent, not yet received.", "")
@@ -360,14 +360,20 @@ export const renderMarkdown = (r: RunReport): string => {
  * still in report.json). None in reports of older versions.
  */
 export const populationLatencyRows = (
-  r: Pick<RunReport, "intents" | "latency">,
-): { readonly name: string; readonly created: number; readonly settled: number; readonly user: LatencySummary; readonly settlement: LatencySummary }[] =>
-  Object.entries(r.intents.byPopulation ?? {}).filter(([, counts]) => counts.created > 0).map(([name, counts]) => ({
-    name,
-    ...counts,
-    user: r.latency.byPopulation?.[name] ?? summary(undefined),
-    settlement: r.latency.settlement.byPopulation?.[name] ?? summary(undefined),
-  }))
+  r: Pick<RunReport, "intents" | "latency"> & { readonly agents?: RunReport["agents"] },
+): { readonly name: string; readonly label: string; readonly created: number; readonly settled: number; readonly user: LatencySummary; readonly settlement: LatencySummary }[] =>
+  Object.entries(r.intents.byPopulation ?? {}).filter(([, counts]) => counts.created > 0).map(([name, counts]) => {
+    // Agents other than users are named with their kind: an arbitrageur's purchases are not users' intents (and a
+    // solver population called "fast" is not the fast path).
+    const kind = r.agents?.find((a) => a.population === name)?.kind
+    return {
+      name,
+      label: kind === undefined || kind === "rebalancer" ? name : `${name} (${kind})`,
+      ...counts,
+      user: r.latency.byPopulation?.[name] ?? summary(undefined),
+      settlement: r.latency.settlement.byPopulation?.[name] ?? summary(undefined),
+    }
+  })
 
 /** The run's counters as text lines (report.md's and report.html's "Run" lists): hub, keepers, spokes, transport, coverage. */
 export const runSummary = (r: RunReport): string[] => {
