@@ -229,7 +229,7 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
   if (t.dropped + t.duplicated + t.reordered + t.heldByOutage + t.redeliveredAfterRefusal > 0) {
     metrics.coverage.add("transportFaultInjected")
   }
-  const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, knownMetricNames(populations.filter((p) => p.kind !== "liquidity").map((p) => p.population)))
+  const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, knownMetricNames(populations.filter((p) => p.kind !== "liquidity").map((p) => p.population), spec.assets.map((a) => a.symbol)))
   const report: RunReport = { ...base, coverage: [...metrics.coverage].sort(), properties, passed: properties.every((p) => p.pass) }
   const timeseries = metrics.timeseries.map((row) => ({ run: options.run, seed: options.seed, ...row }))
   return { report, timeseries }

@@ -104,6 +104,8 @@ export class MetricsCollector implements WorldObserver {
   private unsupportedReturned = false
   private readonly agentsByAccount = new Map<string, AgentPlan>()
   readonly created: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
+  /** Intents created and settled by input asset symbol (tickers, in the order their first intent came). */
+  readonly byTicker = new Map<string, { created: number; settled: number }>()
   readonly settled: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
   /**
    * Counts and latencies by agent population (the scenario's names, in the plan's order, the initial liquidity
@@ -151,6 +153,12 @@ export class MetricsCollector implements WorldObserver {
     for (const ticker of world.hub.state.tickers.values()) this.symbolOf.set(ticker.config.tickerHash, ticker.config.symbol)
     for (const a of world.plan.assets.values()) this.assetAt.set(`${a.domain}:${a.address}`, a)
     for (const domain of world.spokes.domains) this.spokeQueuesOf(domain)
+  }
+
+  private tickerCounts(symbol: string): { created: number; settled: number } {
+    let counts = this.byTicker.get(symbol)
+    if (counts === undefined) this.byTicker.set(symbol, (counts = { created: 0, settled: 0 }))
+    return counts
   }
 
   private populationIntents(name: string): PopulationIntents {
@@ -236,6 +244,7 @@ export class MetricsCollector implements WorldObserver {
         })
         if (population !== undefined) {
           this.created[path]++
+          this.tickerCounts(symbol).created++
           population.created++
         }
         break
@@ -264,6 +273,7 @@ export class MetricsCollector implements WorldObserver {
         tracked.settledAt = now
         if (tracked.population !== undefined) {
           this.settled[tracked.path]++
+          this.tickerCounts(tracked.ticker).settled++
           tracked.population.settled++
           tracked.population.settlement.add(now - tracked.createdAt)
           this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)

@@ -214,6 +214,10 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     ["user latency p50 / p99 (paid)", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],
     ["intents settled", `${r.intents.settled} of ${r.intents.created} (${settledShare})`],
+    // With several assets, each one's share: a lane stuck on one asset hides in the total.
+    ...(Object.keys(r.intents.byTicker ?? {}).length > 1
+      ? Object.entries(r.intents.byTicker!).map(([symbol, c]): [string, string] => [`${symbol} intents settled`, `${c.settled} of ${c.created} (${c.created === 0 ? "–" : format(".1%")(c.settled / c.created)})`])
+      : []),
     ["receivers paid", `${r.latency.count} of ${r.intents.created} (${r.intents.created === 0 ? "–" : format(".1%")(r.latency.count / r.intents.created)})`],
   ]
   out.push(`<div class="kpis">${kpis.map(([k, v]) => `<div class="kpi"><span class="muted">${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</div>`)

@@ -274,11 +274,31 @@ describe("intents and latency by agent population", () => {
 
   it("refuses a property naming a population the scenario does not have", () => {
     expect(() => parseScenario(withProperties("  - population.traders.latency.p99 <= 600\n"), "drain.yaml")).toThrow(
-      /properties\[0\]: unknown metric "population\.traders\.latency\.p99" \(known: .*; a population's metrics: population\.<name>\.intents\.created, .* for the populations drainers, mm\)/,
+      /properties\[0\]: unknown metric "population\.traders\.latency\.p99" \(known: .*; a population's metrics: population\.<name>\.intents\.created, .* for the populations drainers, mm; an asset.s: asset\.<symbol>\.intents\.created, .* for the assets USDC\)/,
     )
     // Any unknown name lists them all, the populations' metrics included.
     expect(() => parseScenario(withProperties("  - fooMetric >= 0\n"), "drain.yaml")).toThrow(
-      /properties\[0\]: unknown metric "fooMetric" \(known: .*; a population's metrics: population\.<name>\.intents\.created, .* for the populations drainers, mm\)/,
+      /properties\[0\]: unknown metric "fooMetric" \(known: .*; a population's metrics: population\.<name>\.intents\.created, .* for the populations drainers, mm; an asset.s: asset\.<symbol>\.intents\.created, .* for the assets USDC\)/,
     )
+  })
+})
+
+describe("intents by asset", () => {
+  it("counts each input asset's intents, shows them when there are several, and lets properties name them", async () => {
+    const file = join(import.meta.dirname, "..", "..", "scenarios", "five-chain-mixed.yaml")
+    const text = readFileSync(file, "utf8").replace(/^properties:/m, "properties:\n  - asset.WETH.settledShare >= 0.9\n  - asset.USDC.intents.created > 0")
+    const { report } = await runScenario(parseScenario(text, "five-chain-mixed.yaml"), { seed: 51, backend: "memory" })
+    const byTicker = report.intents.byTicker!
+    expect(Object.keys(byTicker).sort()).toEqual(["USDC", "WETH", "XT"])
+    expect(Object.values(byTicker).reduce((n, c) => n + c.created, 0)).toBe(report.intents.created)
+    expect(Object.values(byTicker).reduce((n, c) => n + c.settled, 0)).toBe(report.intents.settled)
+    const weth = report.properties.find((p) => p.name === "asset.WETH.settledShare >= 0.9")!
+    expect(weth.value).toBe(byTicker.WETH!.settled / byTicker.WETH!.created)
+    expect(weth.pass).toBe(byTicker.WETH!.settled / byTicker.WETH!.created >= 0.9)
+    expect(report.properties.find((p) => p.name === "asset.USDC.intents.created > 0")!.pass).toBe(true)
+    expect(renderMarkdown(report)).toContain(`- by asset: USDC ${byTicker.USDC!.created} created, ${byTicker.USDC!.settled} settled;`)
+    expect(renderHtml(report, [])).toContain(`WETH intents settled</span><b>${byTicker.WETH!.settled} of ${byTicker.WETH!.created} (`)
+    // An asset the scenario does not have is a load error naming the assets.
+    expect(() => parseScenario(text.replace("asset.WETH.settledShare", "asset.DAI.settledShare"), "five-chain-mixed.yaml")).toThrow(/unknown metric "asset\.DAI\.settledShare" .*for the assets USDC, WETH, USDT, XT/)
   })
 })

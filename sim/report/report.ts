@@ -60,6 +60,8 @@ export interface RunReport {
     readonly byPath: Record<IntentPath, { readonly created: number; readonly settled: number }>
     /** By agent population (the initial liquidity left out), then `(other senders)` if any (absent in reports of older versions). */
     readonly byPopulation?: Record<string, { readonly created: number; readonly settled: number }>
+    /** By input asset symbol (absent in reports of older versions): a lane of one asset stuck behind another's traffic shows here. */
+    readonly byTicker?: Record<string, { readonly created: number; readonly settled: number }>
   }
   readonly netting: {
     readonly ratio: number
@@ -200,7 +202,19 @@ const populationMetrics = (
 ]
 
 /** Every metric a property of a scenario with these agent populations can name. */
-export const knownMetricNames = (populationNames: readonly string[]): string[] => [...METRIC_NAMES, ...populationNames.flatMap(populationMetricNames)]
+/** An asset's metrics (intents whose input is that asset) and their values in a report. */
+const assetMetrics = (symbol: string, c: { readonly created: number; readonly settled: number } | undefined): [string, number | null][] => [
+  [`asset.${symbol}.intents.created`, c?.created ?? null],
+  [`asset.${symbol}.intents.settled`, c?.settled ?? null],
+  [`asset.${symbol}.settledShare`, c === undefined || c.created === 0 ? null : c.settled / c.created],
+]
+export const assetMetricNames = (symbol: string): string[] => assetMetrics(symbol, undefined).map(([metric]) => metric)
+
+export const knownMetricNames = (populationNames: readonly string[], assetSymbols: readonly string[] = []): string[] => [
+  ...METRIC_NAMES,
+  ...populationNames.flatMap(populationMetricNames),
+  ...assetSymbols.flatMap(assetMetricNames),
+]
 
 /** The values of `METRIC_NAMES` for a report; a metric without samples (no fast intents, say) is absent. */
 export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map<string, number> => {
@@ -243,6 +257,7 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
     const values = { ...counts, user: report.latency.byPopulation?.[name], settlement: report.latency.settlement.byPopulation?.[name] }
     for (const [metric, value] of populationMetrics(name, values)) put(metric, value)
   }
+  for (const [symbol, counts] of Object.entries(report.intents.byTicker ?? {})) for (const [metric, value] of assetMetrics(symbol, counts)) put(metric, value)
   put("hubReverts", report.world.hubReverts)
   put("spokeReverts", report.world.spokeReverts)
   // (Absent from reports older than these counters, which `clearsim compare` still reads: no value.)
@@ -268,7 +283,13 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01), as every epoch's.
   const paidBps = metrics.settledVolume18 === 0n ? 0 : bpsOf(metrics.discountPaid18, metrics.settledVolume18)
   return {
-    intents: { created, settled, byPath, byPopulation: Object.fromEntries(populations.map(([name, p]) => [name, { created: p.created, settled: p.settled }])) },
+    intents: {
+      created,
+      settled,
+      byPath,
+      byPopulation: Object.fromEntries(populations.map(([name, p]) => [name, { created: p.created, settled: p.settled }])),
+      byTicker: Object.fromEntries([...metrics.byTicker].map(([symbol, c]) => [symbol, { created: c.created, settled: c.settled }])),
+    },
     netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane },
     discounts: {
       paid: formatTokens18(metrics.discountPaid18),
@@ -321,6 +342,10 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
   lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
+  const tickers = Object.entries(r.intents.byTicker ?? {})
+  if (tickers.length > 1) {
+    lines.push(`- by asset: ${tickers.map(([symbol, c]) => `${markdownText(symbol)} ${c.created} created, ${c.settled} settled`).join("; ")} (the token amounts below add the assets' tokens as they are)`)
+  }
   lines.push(`- netting ratio **${nettingRatioText(r)}** (${tokensText(r.netting.nettedVolume)} tokens netted of the ${tokensText(r.netting.totalVolume)} tokens of user volume settled from custody)`)
   lines.push(
     `- discount paid ${tokensText(r.discounts.paid)} tokens (${r.discounts.paidBps} bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `; ${r.discounts.paidBpsOfInvoices} bps of the ${tokensText(r.discounts.invoicedVolume)} tokens of the invoices it was taken from`}); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,

@@ -11,7 +11,7 @@ import { decodeWithProblems, type InputProblem, pathKeys } from "../../service/d
 import type { LatencySpec } from "../../service/transport/latency.ts"
 import { MIN_REFUSAL_RETRY_SECONDS } from "../../service/transport/transport.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
-import { knownMetricNames, METRIC_NAMES, populationMetricNames } from "../report/report.ts"
+import { assetMetricNames, knownMetricNames, METRIC_NAMES, populationMetricNames } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
 import { horizonSeconds as horizonSecondsOf } from "../world/plan.ts"
 import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, ScenarioSpec } from "./schema.ts"
@@ -258,7 +258,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   })
   spec.initialLiquidity?.forEach((l, i) => assetOn(`initialLiquidity[${i}]`, l.asset, l.chain))
   checkFunding(spec, problems)
-  const known = knownMetricNames([...names])
+  const known = knownMetricNames([...names], spec.assets.map((a) => a.symbol))
   spec.properties?.forEach((property, i) => {
     if (typeof property !== "string") {
       if (!Object.hasOwn(COVERAGE_PREDICATES, property.coverage)) {
@@ -279,7 +279,8 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
         names.size > 0 || metric.startsWith("population.")
           ? `; a population's metrics: ${populationMetricNames("<name>").join(", ")} for the populations ${[...names].join(", ") || "(none)"}`
           : ""
-      problems.push({ path: `properties[${i}]`, message: `unknown metric "${metric}" (known: ${METRIC_NAMES.join(", ")}${hint})` })
+      const assetHint = `; an asset's: ${assetMetricNames("<symbol>").join(", ")} for the assets ${spec.assets.map((a) => a.symbol).join(", ")}`
+      problems.push({ path: `properties[${i}]`, message: `unknown metric "${metric}" (known: ${METRIC_NAMES.join(", ")}${hint}${assetHint})` })
     }
   })
   spec.agents.rebalancers?.forEach((r, i) => {
