@@ -271,7 +271,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
           .map(([k, v]) => `${k} ${agentNumber(v)}`)
           .join(", ") || "–",
       )
-    out.push(`<h2>Agents</h2><table><tr><th>population</th><th>kind</th><th>agents</th><th>actions</th><th>rejections (not done)</th><th>sent another way</th><th>holdings change (tokens)</th><th>in flight</th></tr>`)
+    out.push(`<h2>Agents</h2><table><tr><th>population</th><th>kind</th><th>agents</th><th>actions</th><th>rejections (not done)</th><th>sent another way</th><th>holdings change (tokens)</th><th>in flight (tokens)</th></tr>`)
     for (const a of r.agents) {
       out.push(`<tr><td>${escapeHtml(a.population)}</td><td>${escapeHtml(a.kind)}</td><td>${a.agents}</td><td>${fmt(a.actions)}</td><td>${fmt(a.rejections)}</td><td>${fmt(a.fallbacks)}</td><td>${fmt(a.pnl)}</td><td>${fmt(a.inFlight)}</td></tr>`)
     }
