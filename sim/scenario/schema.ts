@@ -187,29 +187,37 @@ export const Property = Schema.Union([
 
 export const ScenarioSpec = Schema.Struct({
   name: Name,
-  description: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(described(Schema.String, "one line shown under the report's title")),
   // An integer past 2^53 - 1 is not exact as a JavaScript number: the bound says so next to "Expected an integer".
-  seed: Schema.optionalKey(NonNegativeInt.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { expected: `a seed of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1)` }))),
-  runs: Schema.optionalKey(PositiveInt),
-  horizon: Horizon,
-  backend: Schema.optionalKey(Schema.Literals(["memory", "anvil"])),
-  hub: Schema.optionalKey(HubParameters),
-  chains: Schema.Array(ChainSpec).check(Schema.isMinLength(2, { expected: "at least two chains" })),
-  assets: Schema.Array(AssetSpec).check(Schema.isMinLength(1, { expected: "at least one asset" })),
-  keepers: Schema.optionalKey(KeeperSpec),
-  transport: Schema.optionalKey(TransportSpec),
-  agents: Schema.Struct({
-    rebalancers: Schema.optionalKey(Schema.Array(RebalancerSpec)),
-    solvers: Schema.optionalKey(Schema.Array(SolverSpec)),
-    arbitrageurs: Schema.optionalKey(Schema.Array(ArbitrageurSpec)),
-  }),
+  seed: Schema.optionalKey(
+    described(
+      NonNegativeInt.check(Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { expected: `a seed of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1)` })),
+      "run seed: every random draw of the run derives from it (default 1; --seed overrides)",
+    ),
+  ),
+  runs: Schema.optionalKey(described(PositiveInt, "Monte Carlo runs, with seeds seed, seed+1, ... (default 1; --runs overrides)")),
+  horizon: described(Horizon, "virtual time the run covers: { epochs: n } (hub epochs), { hours: h } or { seconds: s }"),
+  backend: Schema.optionalKey(described(Schema.Literals(["memory", "anvil"]), "chain backend: memory (the contracts' in-memory twin) or anvil (default memory; --chains overrides)")),
+  hub: Schema.optionalKey(described(HubParameters, "hub parameters (defaults of PROTOCOL.md)")),
+  chains: described(Schema.Array(ChainSpec).check(Schema.isMinLength(2, { expected: "at least two chains" })), "the spoke chains (at least two)"),
+  assets: described(Schema.Array(AssetSpec).check(Schema.isMinLength(1, { expected: "at least one asset" })), "assets (tickers) and their deployment on each chain"),
+  keepers: Schema.optionalKey(described(KeeperSpec, "keepers' crons and queue thresholds (defaults of the reference, §2.4)")),
+  transport: Schema.optionalKey(described(TransportSpec, "latency and faults of messages between the spokes and the hub (default: lognormal, median 60 s, sigma 0.4, at most 600 s; no faults)")),
+  agents: described(
+    Schema.Struct({
+      rebalancers: Schema.optionalKey(described(Schema.Array(RebalancerSpec), "users: populations moving an asset between chains along a flow matrix")),
+      solvers: Schema.optionalKey(described(Schema.Array(SolverSpec), "solvers filling fast-path intents from their inventory")),
+      arbitrageurs: Schema.optionalKey(described(Schema.Array(ArbitrageurSpec), "arbitrageurs buying discounted invoices")),
+    }),
+    "agent populations ({} for none)",
+  ),
   initialLiquidity: Schema.optionalKey(
     described(
       Schema.Array(InitialLiquidity),
       "tokens a liquidity provider leaves in hub custody on each listed chain at the start (one unfillable fast-path intent per entry; its custody counts as initial liquidity in the netting attribution)",
     ),
   ),
-  properties: Schema.optionalKey(Schema.Array(Property)),
+  properties: Schema.optionalKey(described(Schema.Array(Property), "what the run must show: \"<metric> <op> <number>\" comparisons, or { coverage: <predicate> }")),
 })
 export type ScenarioSpec = typeof ScenarioSpec.Type
 
