@@ -18,6 +18,13 @@ import { SampleUnion, Samples, toMilliseconds } from "./percentiles.ts"
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
 export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
 
+/** What `classify` finds for an intent's route, once per route. */
+interface Classified {
+  readonly path: IntentPath
+  readonly symbol: string
+  readonly counts: { created: number; settled: number }
+}
+
 interface TrackedIntent {
   readonly agent: AgentPlan | undefined
   /**
@@ -33,6 +40,8 @@ interface TrackedIntent {
   readonly population: PopulationIntents | undefined
   readonly path: IntentPath
   readonly ticker: string
+  /** Its input asset's counts (`byTicker`), held here: no lookup when it settles. */
+  readonly assetCounts: { created: number; settled: number }
   readonly origin: number
   readonly destination: number
   readonly receiver: Address
@@ -150,7 +159,11 @@ export class MetricsCollector implements WorldObserver {
       this.agentsByAccount.set(agent.account.address.toLowerCase(), agent)
       if (agent.kind !== "liquidity") this.populationOf.set(agent, this.populationIntents(agent.population))
     }
-    for (const ticker of world.hub.state.tickers.values()) this.symbolOf.set(ticker.config.tickerHash, ticker.config.symbol)
+    for (const ticker of world.hub.state.tickers.values()) {
+      this.symbolOf.set(ticker.config.tickerHash, ticker.config.symbol)
+      // Every asset has its counts, 0 when it sends nothing (its properties then have a value), in scenario order.
+      this.tickerCounts(ticker.config.symbol)
+    }
     for (const a of world.plan.assets.values()) this.assetAt.set(`${a.domain}:${a.address}`, a)
     for (const domain of world.spokes.domains) this.spokeQueuesOf(domain)
   }
@@ -182,10 +195,10 @@ export class MetricsCollector implements WorldObserver {
   }
 
   /** Path and input symbol of intents by input asset, output asset, origin, then destination and fast-path flag. */
-  private readonly classified = new Map<Bytes32, Map<Bytes32, Map<number, Map<number, { readonly path: IntentPath; readonly symbol: string }>>>>()
+  private readonly classified = new Map<Bytes32, Map<Bytes32, Map<number, Map<number, Classified>>>>()
 
-  /** The intent's path and input asset symbol (memoized: the intents of a run share a few asset combinations). */
-  private classify(domain: number, intent: Intent): { readonly path: IntentPath; readonly symbol: string } {
+  /** The intent's path, input asset symbol and that asset's counts (memoized: the intents of a run share a few asset combinations). */
+  private classify(domain: number, intent: Intent): Classified {
     const destination = intent.destinations[0] ?? 0
     let byOutput = this.classified.get(intent.inputAsset)
     if (byOutput === undefined) this.classified.set(intent.inputAsset, (byOutput = new Map()))
@@ -197,10 +210,8 @@ export class MetricsCollector implements WorldObserver {
     let c = byRoute.get(routeKey)
     if (c === undefined) {
       const inputAsset = bytes32ToAddress(intent.inputAsset)
-      c = {
-        path: this.pathOf(domain, inputAsset, destination, bytes32ToAddress(intent.outputAsset), intent.ttl),
-        symbol: this.assetAt.get(`${domain}:${inputAsset}`)?.symbol ?? "?",
-      }
+      const symbol = this.assetAt.get(`${domain}:${inputAsset}`)?.symbol ?? "?"
+      c = { path: this.pathOf(domain, inputAsset, destination, bytes32ToAddress(intent.outputAsset), intent.ttl), symbol, counts: this.tickerCounts(symbol) }
       byRoute.set(routeKey, c)
     }
     return c
@@ -224,7 +235,7 @@ export class MetricsCollector implements WorldObserver {
       case "IntentAdded": {
         this.spokeQueuesOf(context.domain).intents.added(event.queueIdx)
         const intent = event.intent
-        const { path, symbol } = this.classify(context.domain, intent)
+        const { path, symbol, counts } = this.classify(context.domain, intent)
         const agent = this.agentsByAccount.get(context.receipt.from) ?? this.agentsByAccount.get(context.receipt.from.toLowerCase())
         const population = agent === undefined ? this.populationIntents(OTHER_SENDERS) : this.populationOf.get(agent)
         this.intents.set(event.intentId, {
@@ -233,6 +244,7 @@ export class MetricsCollector implements WorldObserver {
           population,
           path,
           ticker: symbol,
+          assetCounts: counts,
           origin: intent.origin,
           destination: intent.destinations[0] ?? 0,
           receiver: this.addressOf(intent.receiver),
@@ -244,7 +256,7 @@ export class MetricsCollector implements WorldObserver {
         })
         if (population !== undefined) {
           this.created[path]++
-          this.tickerCounts(symbol).created++
+          counts.created++
           population.created++
         }
         break
@@ -273,7 +285,7 @@ export class MetricsCollector implements WorldObserver {
         tracked.settledAt = now
         if (tracked.population !== undefined) {
           this.settled[tracked.path]++
-          this.tickerCounts(tracked.ticker).settled++
+          tracked.assetCounts.settled++
           tracked.population.settled++
           tracked.population.settlement.add(now - tracked.createdAt)
           this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)

@@ -163,9 +163,13 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
 const legendNumber = (v: number): string => (Math.abs(v) >= 10_000 ? format(".4~s")(v) : format(",.4~g")(v))
 const agentNumber = format(",.6~f")
 
-/** The lines' colours and names, each with its value in the last epoch it has (named when not the run's last epoch). */
-const legend = (lines: readonly Line[], lastEpoch: number): string =>
-  `<ul class="legend"><li class="muted">last epoch:</li>${lines
+/**
+ * The lines' colours and names, each with its value in the last epoch it has, named when it is older than the chart's
+ * latest (a series that stopped earlier than the others; per-epoch figures all end before the run's last epoch).
+ */
+const legend = (lines: readonly Line[]): string => {
+  const lastEpoch = Math.max(...lines.map((l) => l.points.at(-1)?.[0] ?? Number.NEGATIVE_INFINITY))
+  return `<ul class="legend"><li class="muted">last epoch:</li>${lines
     .map((l, i) => {
       const last = l.points.at(-1)
       const when = last === undefined || last[0] === lastEpoch ? "" : ` (epoch ${last[0]})`
@@ -173,6 +177,7 @@ const legend = (lines: readonly Line[], lastEpoch: number): string =>
       return `<li><span class="swatch" style="background:${PALETTE[i % PALETTE.length]}"></span>${escapeHtml(l.name)}${value}</li>`
     })
     .join("")}</ul>`
+}
 
 const significant = format(",.6~g")
 const cell = (v: number | null | undefined): string => (v === null || v === undefined ? "–" : escapeHtml(Number.isInteger(v) ? String(v) : significant(v)))
@@ -215,8 +220,8 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],
     ["intents settled", `${r.intents.settled} of ${r.intents.created} (${settledShare})`],
     // With several assets, each one's share: a lane stuck on one asset hides in the total.
-    ...(Object.keys(r.intents.byTicker ?? {}).length > 1
-      ? Object.entries(r.intents.byTicker!).map(([symbol, c]): [string, string] => [`${symbol} intents settled`, `${c.settled} of ${c.created} (${c.created === 0 ? "–" : format(".1%")(c.settled / c.created)})`])
+    ...(Object.values(r.intents.byTicker ?? {}).filter((c) => c.created > 0).length > 1
+      ? Object.entries(r.intents.byTicker!).filter(([, c]) => c.created > 0).map(([symbol, c]): [string, string] => [`${symbol} intents settled`, `${c.settled} of ${c.created} (${c.created === 0 ? "–" : format(".1%")(c.settled / c.created)})`])
       : []),
     ["receivers paid", `${r.latency.count} of ${r.intents.created} (${r.intents.created === 0 ? "–" : format(".1%")(r.latency.count / r.intents.created)})`],
   ]
@@ -246,7 +251,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     // A chart whose every value is 0 (no fast intents, no discount) says so in a line instead.
     lines.every((l) => l.points.every((p) => p[1] === 0))
       ? `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption><p class="muted">0 in every epoch of this run (${lines.map((l) => escapeHtml(l.name)).join(", ")}).</p></figure>`
-      : `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>${lineChartSvg(lines, unit, r.epochs)}${legend(lines, r.epochs.last)}</figure>`
+      : `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}</figure>`
   for (const spec of CHARTS) {
     const lines = linesOf(spec, rows)
     if (lines.length === 0) continue

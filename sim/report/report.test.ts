@@ -89,8 +89,8 @@ describe("report files of a run", () => {
 
   it("writes a scenario description into report.md as text, not markup", () => {
     const base = minimalReport() as unknown as RunReport
-    const md = renderMarkdown({ ...base, scenario: { ...base.scenario, description: "# Drain <b>one</b> way & *fast* | [x](y) `z` a_b\n#2" } })
-    expect(md).toContain("\\# Drain &lt;b&gt;one&lt;/b&gt; way &amp; \\*fast\\* \\| \\[x\\](y) \\`z\\` a\\_b\n\\#2\n")
+    const md = renderMarkdown({ ...base, scenario: { ...base.scenario, description: "# Drain <b>one</b> way & *fast* | [x](y) `z` a_b ~~s~~\n#2\n---\n- item\n    code\n1. first" } })
+    expect(md).toContain("\\# Drain &lt;b&gt;one&lt;/b&gt; way &amp; \\*fast\\* \\| \\[x\\](y) \\`z\\` a\\_b \\~\\~s\\~\\~\n\\#2\n\\---\n\\- item\ncode\n1\\. first\n")
   })
 
   it("shows token amounts to people grouped and rounded (report.json keeps the exact decimal)", () => {
@@ -286,10 +286,13 @@ describe("intents and latency by agent population", () => {
 describe("intents by asset", () => {
   it("counts each input asset's intents, shows them when there are several, and lets properties name them", async () => {
     const file = join(import.meta.dirname, "..", "..", "scenarios", "five-chain-mixed.yaml")
-    const text = readFileSync(file, "utf8").replace(/^properties:/m, "properties:\n  - asset.WETH.settledShare >= 0.9\n  - asset.USDC.intents.created > 0")
+    const text = readFileSync(file, "utf8").replace(/^properties:/m, "properties:\n  - asset.WETH.settledShare >= 0.9\n  - asset.USDC.intents.created > 0\n  - asset.USDT.intents.created == 0")
     const { report } = await runScenario(parseScenario(text, "five-chain-mixed.yaml"), { seed: 51, backend: "memory" })
     const byTicker = report.intents.byTicker!
-    expect(Object.keys(byTicker).sort()).toEqual(["USDC", "WETH", "XT"])
+    // Every asset in scenario order, USDT (which no intent starts from) with 0.
+    expect(Object.keys(byTicker)).toEqual(["USDC", "WETH", "USDT", "XT"])
+    expect(byTicker.USDT).toEqual({ created: 0, settled: 0 })
+    expect(report.properties.find((p) => p.name === "asset.USDT.intents.created == 0")!.pass).toBe(true)
     expect(Object.values(byTicker).reduce((n, c) => n + c.created, 0)).toBe(report.intents.created)
     expect(Object.values(byTicker).reduce((n, c) => n + c.settled, 0)).toBe(report.intents.settled)
     const weth = report.properties.find((p) => p.name === "asset.WETH.settledShare >= 0.9")!

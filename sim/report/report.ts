@@ -201,7 +201,6 @@ const populationMetrics = (
   ]),
 ]
 
-/** Every metric a property of a scenario with these agent populations can name. */
 /** An asset's metrics (intents whose input is that asset) and their values in a report. */
 const assetMetrics = (symbol: string, c: { readonly created: number; readonly settled: number } | undefined): [string, number | null][] => [
   [`asset.${symbol}.intents.created`, c?.created ?? null],
@@ -210,6 +209,7 @@ const assetMetrics = (symbol: string, c: { readonly created: number; readonly se
 ]
 export const assetMetricNames = (symbol: string): string[] => assetMetrics(symbol, undefined).map(([metric]) => metric)
 
+/** Every metric a property of a scenario with these agent populations and assets can name. */
 export const knownMetricNames = (populationNames: readonly string[], assetSymbols: readonly string[] = []): string[] => [
   ...METRIC_NAMES,
   ...populationNames.flatMap(populationMetricNames),
@@ -318,15 +318,18 @@ const cell = (v: number | null): string => (v === null ? "–" : String(v))
 
 /**
  * Text from a scenario file as Markdown shows it literally (a description is text, not markup): HTML's `<`, `>` and
- * `&` as entities, the characters of emphasis, code, links and tables escaped, and a `#` that would start a heading.
+ * `&` as entities; the characters of emphasis, strikethrough, code, links and tables escaped; each line's indentation
+ * dropped (it would make code) and what would start a heading, a list, a quote or a rule at a line's start escaped.
  */
 export const markdownText = (text: string): string =>
   text
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")
     .replaceAll(">", "&gt;")
-    .replace(/[\\`*_[\]|]/g, (c) => `\\${c}`)
-    .replace(/^(\s*)#/gm, "$1\\#")
+    .replace(/[\\`*_~[\]|]/g, (c) => `\\${c}`)
+    .replace(/^[ \t]+/gm, "")
+    .replace(/^([#+=-])/gm, "\\$1")
+    .replace(/^(\d+)([.)])/gm, "$1\\$2")
 
 /** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
 export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : r.netting.ratio.toFixed(4))
@@ -342,7 +345,7 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
   lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
-  const tickers = Object.entries(r.intents.byTicker ?? {})
+  const tickers = Object.entries(r.intents.byTicker ?? {}).filter(([, c]) => c.created > 0)
   if (tickers.length > 1) {
     lines.push(`- by asset: ${tickers.map(([symbol, c]) => `${markdownText(symbol)} ${c.created} created, ${c.settled} settled`).join("; ")} (the token amounts below add the assets' tokens as they are)`)
   }
@@ -372,7 +375,7 @@ export const renderMarkdown = (r: RunReport): string => {
     lines.push("", "## Agents", "", "Rejections: actions not done, with why. Sent another way: a fast intent sent as basic when the fast path was refused, an intent sent over the route's limit (it is invoiced). Holdings change: wallets and spoke balances, end minus start; in flight: sent, not yet received.", "")
     lines.push("| population | kind | agents | actions | rejections (not done) | sent another way | holdings change (tokens) | in flight (tokens) |", "|---|---|---|---|---|---|---|---|")
     const fmt = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k} ${Math.round(v * 1e6) / 1e6}`).join(", ") || "–"
-    for (const a of r.agents) lines.push(`| ${a.population} | ${a.kind} | ${a.agents} | ${fmt(a.actions)} | ${fmt(a.rejections)} | ${fmt(a.fallbacks)} | ${fmt(a.pnl)} | ${fmt(a.inFlight)} |`)
+    for (const a of r.agents) lines.push(`| ${markdownText(a.population)} | ${a.kind} | ${a.agents} | ${fmt(a.actions)} | ${fmt(a.rejections)} | ${fmt(a.fallbacks)} | ${fmt(a.pnl)} | ${fmt(a.inFlight)} |`)
   }
   lines.push("", "## Run", "")
   for (const line of runSummary(r)) lines.push(`- ${line}`)
