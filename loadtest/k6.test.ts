@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SCRIPTS } from "./lib/flows.ts"
-import { GROUPS_OF, thresholdsFor } from "./lib/profiles.ts"
+import { GROUPS_OF } from "./lib/profiles.ts"
 import { bundleK6Script, importsOf, prepareK6Shim, runK6Vu } from "./testing/k6host.ts"
 import { evaluateThresholds } from "./testing/thresholds.ts"
 import { startWorld, type TestWorld } from "./testing/world.ts"
@@ -49,7 +49,7 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
   it.each(SCRIPTS)("%s.ts", async (script) => {
     const code = await bundleK6Script(join(import.meta.dirname, `${script}.ts`))
     // One ES module: everything bundled but k6's own modules.
-    expect(importsOf(code).sort()).toEqual(["k6", "k6/http"])
+    expect(importsOf(code).sort()).toEqual(["k6", "k6/http", "k6/metrics"])
     expect(code).toMatch(/export\s*\{[^}]*default/)
 
     const iterations = 30
@@ -82,8 +82,9 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
     // The exported options: the smoke profile's executor, and its thresholds hold on this run.
     const options = out.options as { scenarios: Record<string, { executor: string; iterations: number }>; thresholds: Record<string, string[]> }
     expect(options.scenarios[script]).toMatchObject({ executor: "shared-iterations", iterations: 50 })
-    const results = evaluateThresholds(options.thresholds, out.requests, out.checks)
-    expect(results.map((r) => r.metric)).toEqual(expect.arrayContaining(["http_req_failed", "checks", ...GROUPS_OF[script].map((g) => `http_req_duration{api:${g}}`)]))
+    const results = evaluateThresholds(options.thresholds, out.requests, out.checks, out.rates)
+    expect(results.map((r) => r.metric)).toEqual(expect.arrayContaining(["http_req_failed", "checks", "iterations_completed", ...GROUPS_OF[script].map((g) => `http_req_duration{api:${g}}`)]))
+    expect(out.rates.filter((r) => r.metric === "iterations_completed").map((r) => r.value)).toEqual(Array.from({ length: iterations }, () => true))
     expect(results.filter((r) => !r.pass)).toEqual([])
   })
 
@@ -135,7 +136,7 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
       expect([...failed].every((name) => name.includes("JSON"))).toBe(true) // statuses, filters, order still fine
       expect(out.logs.length).toBeGreaterThan(0)
       expect(out.logs[0]).toMatch(/-> 200: failed .*JSON/)
-      const results = evaluateThresholds((out.options as { thresholds: Record<string, string[]> }).thresholds, out.requests, out.checks)
+      const results = evaluateThresholds((out.options as { thresholds: Record<string, string[]> }).thresholds, out.requests, out.checks, out.rates)
       expect(results.filter((r) => !r.pass).map((r) => r.metric)).toEqual(["checks"])
     })
   })
@@ -155,24 +156,23 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
     })
     afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
 
-    it("setup keeps no null as a sample, so no iteration throws, and every iteration's completion check passes", async () => {
+    it("setup keeps no null as a sample, so no iteration throws, and every iteration completes", async () => {
       const out = await runK6Vu(dir, await bundled("reads"), { env: { BASE_URL: proxyUrl, PROFILE: "smoke", SEED: "5" }, iterations: 60 })
       expect((out.setupData as { txHashes: unknown[] }).txHashes).toEqual([])
       expect(out.errors).toEqual([])
-      const completions = out.checks.filter((c) => c.name === "iteration completed")
-      expect(completions).toHaveLength(60)
-      expect(completions.every((c) => c.pass)).toBe(true)
+      expect(out.rates.filter((r) => r.metric === "iterations_completed").map((r) => r.value)).toEqual(Array.from({ length: 60 }, () => true))
     })
   })
 
-  it("an iteration that threw fails its completion check, and that threshold fails the run whatever the others say", () => {
-    const thresholds = thresholdsFor("load", "reads")
-    const checks = [
-      ...Array.from({ length: 999 }, () => ({ name: "GET /intents: status 200", pass: true, group: "::reads" })),
-      { name: "iteration completed", pass: true, group: "" },
-      { name: "iteration completed", pass: false, group: "" },
-    ]
-    const failed = evaluateThresholds(thresholds, [], checks).filter((r) => !r.pass)
-    expect(failed.map((r) => r.metric)).toEqual(["checks{check:iteration completed}"]) // the overall check rate, 0.999, passes
+  it("an iteration that throws is recorded as not completed, and its threshold fails the run though every check passed", async () => {
+    // Setup sends 5 requests; the shim's http.request throws at the 10th, inside an iteration.
+    const out = await runK6Vu(dir, await bundled("reads"), { env: { BASE_URL: world.server.url, PROFILE: "smoke", SEED: "5" }, iterations: 20, throwAtRequest: 9 })
+    expect(out.errors).toEqual([expect.stringContaining("the k6 shim throws at request 9")])
+    const completed = out.rates.filter((r) => r.metric === "iterations_completed").map((r) => r.value)
+    expect(completed).toHaveLength(20)
+    expect(completed.filter((v) => !v)).toHaveLength(1)
+    expect(out.checks.every((c) => c.pass)).toBe(true)
+    const results = evaluateThresholds((out.options as { thresholds: Record<string, string[]> }).thresholds, out.requests, out.checks, out.rates)
+    expect(results.filter((r) => !r.pass).map((r) => r.metric)).toEqual(["iterations_completed"])
   })
 })

@@ -37,12 +37,12 @@ describe("profiles", () => {
     expect(thresholdsFor("load", "mixed")).toEqual({
       http_req_failed: ["rate<0.01"],
       checks: ["rate>0.99"],
-      "checks{check:iteration completed}": ["rate==1"],
+      iterations_completed: ["rate==1"],
       "http_req_duration{api:read}": ["p(95)<100", "p(99)<250"],
       "http_req_duration{api:quote}": ["p(95)<150", "p(99)<300"],
       "http_req_duration{api:intent}": ["p(95)<250", "p(99)<500"],
     })
-    expect(Object.keys(thresholdsFor("smoke", "reads"))).toEqual(["http_req_failed", "checks", "checks{check:iteration completed}", "http_req_duration{api:read}"])
+    expect(Object.keys(thresholdsFor("smoke", "reads"))).toEqual(["http_req_failed", "checks", "iterations_completed", "http_req_duration{api:read}"])
     expect(thresholdsFor("smoke", "intents")).toMatchObject({ http_req_failed: ["rate==0"], checks: ["rate==1"] })
     expect(thresholdsFor("soak", "quotes")["http_req_failed"]).toEqual([{ threshold: "rate<0.01", abortOnFail: true, delayAbortEval: "5m" }])
     for (const profile of PROFILES) for (const script of SCRIPTS) expect(Object.keys(optionsFor(script, { PROFILE: profile }).scenarios)).toEqual([script])

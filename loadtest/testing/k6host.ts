@@ -1,6 +1,6 @@
 /**
  * Test-only: runs bundled k6 scripts in Node. `prepareK6Shim(dir)` writes the shim package (`node_modules/k6`,
- * with `k6` and `k6/http`) and the VU worker into `dir`; `bundleK6Script` bundles an entry script the way the
+ * with `k6`, `k6/http` and `k6/metrics`) and the VU worker into `dir`; `bundleK6Script` bundles an entry script the way the
  * toolchain notes do (esbuild, ESM, k6 modules external); `runK6Vu` runs it in a worker thread whose HTTP calls
  * are answered here, on the main thread, with fetch against the real server.
  */
@@ -34,11 +34,12 @@ export const importsOf = (code: string): string[] => [...code.matchAll(/^import\
 export const prepareK6Shim = async (dir: string): Promise<void> => {
   const pkg = join(dir, "node_modules", "k6")
   mkdirSync(pkg, { recursive: true })
-  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "k6", type: "module", exports: { ".": "./index.js", "./http": "./http.js" } }))
+  writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "k6", type: "module", exports: { ".": "./index.js", "./http": "./http.js", "./metrics": "./metrics.js" } }))
   const bundle = (entry: string, outfile: string) =>
     build({ entryPoints: [join(here, entry)], bundle: true, format: "esm", platform: "node", target: "node20", outfile, logLevel: "silent" })
   await bundle("k6shim/k6.ts", join(pkg, "index.js"))
   await bundle("k6shim/http.ts", join(pkg, "http.js"))
+  await bundle("k6shim/metrics.ts", join(pkg, "metrics.js"))
   await bundle("k6vu.ts", join(dir, "vu.mjs"))
 }
 
@@ -47,6 +48,8 @@ export interface VuRun {
   readonly env: Record<string, string>
   readonly iterations: number
   readonly vu?: number
+  /** The request (0-based, setup's included) at which the shim's `http.request` throws. */
+  readonly throwAtRequest?: number
 }
 
 /** Answers one request of the VU with fetch. */
@@ -78,7 +81,7 @@ export const runK6Vu = async (dir: string, scriptFile: string, run: VuRun): Prom
       Atomics.notify(flag, 0)
     })
   })
-  const input: VuInput = { script: scriptFile, env: run.env, vu: run.vu ?? 1, iterations: run.iterations, port: port2, signal }
+  const input: VuInput = { script: scriptFile, env: run.env, vu: run.vu ?? 1, iterations: run.iterations, port: port2, signal, ...(run.throwAtRequest === undefined ? {} : { throwAtRequest: run.throwAtRequest }) }
   const worker = new Worker(join(dir, "vu.mjs"), { workerData: input, transferList: [port2] })
   try {
     return await new Promise<VuOutput>((resolve, reject) => {

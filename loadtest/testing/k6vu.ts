@@ -16,6 +16,7 @@ export interface VuInput {
   readonly port: MessagePort
   /** Int32 flag: the main thread sets it to 1 once the answer is on the port. */
   readonly signal: SharedArrayBuffer
+  readonly throwAtRequest?: number
 }
 
 export interface VuOutput {
@@ -23,6 +24,7 @@ export interface VuOutput {
   readonly setupData: unknown
   readonly requests: ShimState["requests"]
   readonly checks: ShimState["checks"]
+  readonly rates: ShimState["rates"]
   readonly sleeps: number[]
   /** Exceptions thrown by iterations (k6 logs them and goes on). */
   readonly errors: string[]
@@ -42,7 +44,7 @@ const transport = (request: WireRequest): WireResponse => {
   return message.message as WireResponse
 }
 
-const state: ShimState = { transport, requests: [], checks: [], sleeps: [], group: "" }
+const state: ShimState = { transport, requests: [], checks: [], rates: [], sleeps: [], group: "", ...(input.throwAtRequest === undefined ? {} : { throwAtRequest: input.throwAtRequest }) }
 const g = globalThis as Record<string, unknown>
 g["__k6shim"] = state
 g["__ENV"] = input.env
@@ -70,5 +72,5 @@ for (let i = 0; i < input.iterations; i++) {
   }
 }
 script.teardown?.(setupData)
-const output: VuOutput = { options: script.options, setupData, requests: state.requests, checks: state.checks, sleeps: state.sleeps, errors, logs }
+const output: VuOutput = { options: script.options, setupData, requests: state.requests, checks: state.checks, rates: state.rates, sleeps: state.sleeps, errors, logs }
 parentPort!.postMessage(output)

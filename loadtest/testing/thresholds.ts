@@ -5,7 +5,7 @@
  * `{tag:value}` keeps the samples with that tag, and `p(N)` interpolates linearly between sorted samples.
  */
 import type { ThresholdExpression } from "../lib/profiles.ts"
-import type { RecordedCheck, RecordedRequest } from "./k6shim/state.ts"
+import type { RecordedCheck, RecordedRate, RecordedRequest } from "./k6shim/state.ts"
 
 export interface ThresholdResult {
   readonly metric: string
@@ -46,6 +46,7 @@ export const evaluateThresholds = (
   thresholds: Readonly<Record<string, readonly ThresholdExpression[]>>,
   requests: readonly RecordedRequest[],
   checks: readonly RecordedCheck[],
+  rates: readonly RecordedRate[] = [],
 ): ThresholdResult[] => {
   const results: ThresholdResult[] = []
   for (const key of Object.keys(thresholds)) {
@@ -61,10 +62,11 @@ export const evaluateThresholds = (
       let value: number
       if (metric === "http_req_duration" && p !== undefined) value = percentile(selected.map((r) => r.durationMs).sort((a, b) => a - b), Number(p))
       else if (metric === "http_req_failed" && stat === "rate") value = selected.filter((r) => !r.expected).length / Math.max(1, selected.length)
-      else if (metric === "checks" && stat === "rate") {
-        // `checks{check:<name>}`: the checks of that name (k6's `check` system tag).
-        const these = tag === undefined ? checks : tag === "check" ? checks.filter((c) => c.name === tagValue) : []
-        value = these.filter((c) => c.pass).length / Math.max(1, these.length)
+      else if (metric === "checks" && stat === "rate" && tag === undefined) value = checks.filter((c) => c.pass).length / Math.max(1, checks.length)
+      else if (stat === "rate" && tag === undefined && rates.some((r) => r.metric === metric)) {
+        // A custom `Rate` metric (k6/metrics): the share of true samples.
+        const these = rates.filter((r) => r.metric === metric)
+        value = these.filter((r) => r.value).length / these.length
       }
       else throw new Error(`unsupported threshold ${key}: ${expression}`)
       results.push({ metric: key, expression, value, pass: compare(value, op!, Number(bound)) })

@@ -26,6 +26,10 @@ interface Params {
 export const request = (method: string, url: string, body?: string | null, params: Params = {}) => {
   if (body !== undefined && body !== null && typeof body !== "string") throw new Error("the k6 shim sends string bodies only")
   const state = shimState()
+  if (state.throwAtRequest === state.requests.length) {
+    delete state.throwAtRequest
+    throw new Error(`the k6 shim throws at request ${state.requests.length}, as asked`)
+  }
   const answer = state.transport({ method, url, body: body ?? null, headers: params.headers ?? {} })
   const headers: Record<string, string> = {}
   for (const name of Object.keys(answer.headers)) headers[canonicalHeader(name)] = answer.headers[name]!

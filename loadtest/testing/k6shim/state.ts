@@ -32,6 +32,12 @@ export interface RecordedRequest {
   readonly group: string
 }
 
+/** A sample of a custom `Rate` metric (`k6/metrics`). */
+export interface RecordedRate {
+  readonly metric: string
+  readonly value: boolean
+}
+
 export interface RecordedCheck {
   readonly name: string
   readonly pass: boolean
@@ -43,9 +49,12 @@ export interface ShimState {
   readonly transport: (request: WireRequest) => WireResponse
   readonly requests: RecordedRequest[]
   readonly checks: RecordedCheck[]
+  readonly rates: RecordedRate[]
   readonly sleeps: number[]
   /** k6's group path: `::reads::inner`. */
   group: string
+  /** Tests: the request (0-based, over the run) at which `http.request` throws once, as a script bug would. */
+  throwAtRequest?: number
 }
 
 export const shimState = (): ShimState => {

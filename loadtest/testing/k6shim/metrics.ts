@@ -1,0 +1,15 @@
+/**
+ * Test-only: the module `k6/metrics` for the scripts run by the tests: `Rate` records each sample (true or false)
+ * under its metric name, for the threshold evaluator.
+ */
+import { shimState } from "./state.ts"
+
+export class Rate {
+  constructor(readonly name: string) {}
+
+  add(value: number | boolean): void {
+    shimState().rates.push({ metric: this.name, value: value !== 0 && value !== false })
+  }
+}
+
+export default { Rate }
