@@ -235,7 +235,10 @@ export class HubRpc {
       if (parsed.r === undefined || parsed.s === undefined) throw new Error("the transaction is not signed")
       from = (await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]["serializedTransaction"] })).toLowerCase() as Address
     } catch (error) {
-      throw new RpcFailure(-32602, `Invalid transaction: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`)
+      throw new RpcFailure(
+        -32602,
+        `Invalid transaction: expected a signed transaction, serialized (RLP, or an EIP-2718 typed envelope); ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+      )
     }
     // From here on everything is synchronous: no other request can interleave between the nonce check and its use.
     if (parsed.chainId !== this.chainId) throw new RpcFailure(-32000, `Invalid chain id ${parsed.chainId ?? "(none)"}: the hub domain is ${this.chainId}`)

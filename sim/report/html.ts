@@ -229,7 +229,9 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   out.push(`<h2>Properties</h2><table><tr><th>property</th><th>result</th><th>value</th><th>first failing epoch</th></tr>`)
   for (const p of r.properties) {
     const result = p.pass ? `<span class="pass">pass</span>` : `<span class="fail">fail</span>${p.reason === undefined ? "" : `: ${escapeHtml(p.reason)}`}`
-    out.push(`<tr><td><code>${escapeHtml(p.name)}</code></td><td>${result}</td><td>${cell(p.value)}</td><td>${cell(p.firstFailingEpoch)}</td></tr>`)
+    // The value to six decimals, as the metrics show it (a property on discountPaidBps reads 2.706772, not 2.70677).
+    const value = p.value === undefined ? "–" : escapeHtml(String(Number.isInteger(p.value) ? p.value : Number(p.value.toFixed(6))))
+    out.push(`<tr><td><code>${escapeHtml(p.name)}</code></td><td>${result}</td><td>${value}</td><td>${cell(p.firstFailingEpoch)}</td></tr>`)
   }
   if (r.properties.length === 0) out.push(`<tr><td colspan="4" class="muted">none</td></tr>`)
   out.push(`</table>`)

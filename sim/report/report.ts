@@ -340,7 +340,7 @@ export const renderMarkdown = (r: RunReport): string => {
   if (r.scenario.description !== undefined) lines.push(markdownText(r.scenario.description), "")
   lines.push(`seed ${r.seed}, run ${r.run}, backend ${r.backend}, clearsim ${r.version}, trace hash \`${r.traceHash}\``, "")
   lines.push("## Properties", "", "| property | result | value | first failing epoch |", "|---|---|---|---|")
-  for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value === undefined ? "–" : Number.isInteger(p.value) ? p.value : Number(p.value.toPrecision(6))} | ${p.firstFailingEpoch ?? "–"} |`)
+  for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value === undefined ? "–" : Number.isInteger(p.value) ? p.value : Number(p.value.toFixed(6))} | ${p.firstFailingEpoch ?? "–"} |`)
   if (r.properties.length === 0) lines.push("| (none) | | | |")
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
