@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import { type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, tokensText, verdictText } from "./report.ts"
+import { firstFailingEpochText, type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, tokensText, verdictText } from "./report.ts"
 
 export interface SeriesRow {
   readonly run: number
@@ -231,7 +231,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     const result = p.pass ? `<span class="pass">pass</span>` : `<span class="fail">fail</span>${p.reason === undefined ? "" : `: ${escapeHtml(p.reason)}`}`
     // The value to six decimals, as the metrics show it (a property on discountPaidBps reads 2.706772, not 2.70677).
     const value = p.value === undefined ? "–" : escapeHtml(String(Number.isInteger(p.value) ? p.value : Number(p.value.toFixed(6))))
-    out.push(`<tr><td><code>${escapeHtml(p.name)}</code></td><td>${result}</td><td>${value}</td><td>${cell(p.firstFailingEpoch)}</td></tr>`)
+    out.push(`<tr><td><code>${escapeHtml(p.name)}</code></td><td>${result}</td><td>${value}</td><td>${escapeHtml(firstFailingEpochText(p))}</td></tr>`)
   }
   if (r.properties.length === 0) out.push(`<tr><td colspan="4" class="muted">none</td></tr>`)
   out.push(`</table>`)

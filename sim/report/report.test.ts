@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario, parseScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
-import { csvNumber, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, tokensText, verdictText, writeReportFiles } from "./report.ts"
+import { csvNumber, firstFailingEpochText, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, tokensText, verdictText, writeReportFiles } from "./report.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -85,6 +85,13 @@ describe("report files of a run", () => {
     expect(html).toContain(`<td>all</td><td>${r.intents.created}</td><td>${r.intents.settled}</td><td>${r.latency.count}</td>`)
     expect(html).toContain(`<li class="muted">last epoch:</li>`)
     for (const name of ["intents created", "intents settled", "invoices created", "invoices settled"]) expect(html).toContain(`</span>${name} <span class="muted">`)
+  })
+
+  it("says that a latency property's first failing epoch is that epoch's own latencies", () => {
+    expect(firstFailingEpochText({ name: "p99LatencySeconds <= 500", firstFailingEpoch: 500015 })).toBe("500015 (that epoch's own latencies)")
+    expect(firstFailingEpochText({ name: "population.users.latency.p99 <= 500", firstFailingEpoch: 7 })).toBe("7 (that epoch's own latencies)")
+    expect(firstFailingEpochText({ name: "nettingRatio >= 0.5", firstFailingEpoch: 3 })).toBe("3")
+    expect(firstFailingEpochText({ name: "nettingRatio >= 0.5" })).toBe("–")
   })
 
   it("writes a scenario description into report.md as text, not markup", () => {

@@ -331,6 +331,13 @@ export const markdownText = (text: string): string =>
     .replace(/^([#+=-])/gm, "\\$1")
     .replace(/^(\d+)([.)])/gm, "$1\\$2")
 
+/**
+ * A property's first failing epoch as shown to people: for a latency, the first epoch whose own samples failed it
+ * (the per-epoch figures are each epoch's, not the run's so far), which the text says.
+ */
+export const firstFailingEpochText = (p: Pick<PropertyResult, "name" | "firstFailingEpoch">): string =>
+  p.firstFailingEpoch === undefined ? "–" : /latency/i.test(p.name) ? `${p.firstFailingEpoch} (that epoch's own latencies)` : String(p.firstFailingEpoch)
+
 /** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
 export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : r.netting.ratio.toFixed(4))
 
@@ -340,7 +347,7 @@ export const renderMarkdown = (r: RunReport): string => {
   if (r.scenario.description !== undefined) lines.push(markdownText(r.scenario.description), "")
   lines.push(`seed ${r.seed}, run ${r.run}, backend ${r.backend}, clearsim ${r.version}, trace hash \`${r.traceHash}\``, "")
   lines.push("## Properties", "", "| property | result | value | first failing epoch |", "|---|---|---|---|")
-  for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value === undefined ? "–" : Number.isInteger(p.value) ? p.value : Number(p.value.toFixed(6))} | ${p.firstFailingEpoch ?? "–"} |`)
+  for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value === undefined ? "–" : Number.isInteger(p.value) ? p.value : Number(p.value.toFixed(6))} | ${firstFailingEpochText(p)} |`)
   if (r.properties.length === 0) lines.push("| (none) | | | |")
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
