@@ -63,6 +63,8 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
     expect(data.intentIds.length).toBeGreaterThan(10)
     const setupRequests = out.requests.filter((r) => r.group === "")
     expect(setupRequests.map((r) => new URL(r.url).pathname)).toEqual(["/health", "/configs/assets", "/configs/assets", "/intents", "/invoices"])
+    // Tagged apart: setup's reads are not traffic, and stay out of the latency thresholds.
+    expect(setupRequests.every((r) => r.tags["api"] === "setup")).toBe(true)
 
     // The iterations: at least one request each, inside the script's group, tagged with name and api group.
     const traffic = out.requests.filter((r) => r.group === `::${script}`)

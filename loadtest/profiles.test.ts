@@ -46,6 +46,9 @@ describe("profiles", () => {
     expect(thresholdsFor("smoke", "intents")).toMatchObject({ http_req_failed: ["rate==0"], checks: ["rate==1"] })
     expect(thresholdsFor("soak", "quotes")["http_req_failed"]).toEqual([{ threshold: "rate<0.01", abortOnFail: true, delayAbortEval: "5m" }])
     for (const profile of PROFILES) for (const script of SCRIPTS) expect(Object.keys(optionsFor(script, { PROFILE: profile }).scenarios)).toEqual([script])
+    // k6's default system tags but url (one time series per random id otherwise).
+    expect(optionsFor("reads", {}).systemTags).toContain("name")
+    expect(optionsFor("reads", {}).systemTags).not.toContain("url")
   })
 })
 

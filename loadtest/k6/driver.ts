@@ -28,10 +28,13 @@ const JSON_HEADERS = { "Content-Type": "application/json" }
 const MAX_REPORTS = 10
 let reports = 0
 
+/** While `setup()` runs: its requests are tagged `api: setup`, out of the traffic's latency thresholds. */
+let inSetup = false
+
 const send = (spec: RequestSpec): ResponseLike => {
   const key = spec.expect.join(",")
   const responseCallback = callbacks[key] ?? (callbacks[key] = http.expectedStatuses(...spec.expect))
-  const tags = { name: spec.name, api: spec.api }
+  const tags = { name: spec.name, api: inSetup ? "setup" : spec.api }
   const response = http.request(spec.method, `${config.baseUrl}${spec.path}`, spec.body ?? null, {
     headers: spec.body === undefined ? {} : JSON_HEADERS,
     tags,
@@ -53,6 +56,7 @@ const drive = <T>(flow: Generator<RequestSpec, T, ResponseLike>): T => {
 
 /** `setup()`: what the traffic is built from, read from the API. */
 export const runSetup = (): SetupData => {
+  inSetup = true
   try {
     return drive(collectSetupData())
   } catch (error) {
@@ -60,6 +64,8 @@ export const runSetup = (): SetupData => {
       throw new Error(`setup: ${error.message}. Is the clearsim API up at ${config.baseUrl}? Start it with "npm run up" in another terminal, or set BASE_URL.`)
     }
     throw error
+  } finally {
+    inSetup = false
   }
 }
 

@@ -196,7 +196,14 @@ export interface LoadOptions {
   readonly thresholds: Record<string, ThresholdExpression[]>
   readonly summaryTrendStats: string[]
   readonly setupTimeout: string
+  readonly systemTags: string[]
 }
+
+/**
+ * k6's default system tags but `url`: the `name` tag already groups a request by endpoint, and the URL of each
+ * random id, cursor or date would make a time series of its own (thousands over a soak).
+ */
+export const SYSTEM_TAGS = ["proto", "subproto", "status", "method", "name", "group", "check", "error", "error_code", "tls_version", "scenario", "service", "expected_response"]
 
 /** k6 `options` of `script` under the profile of `env`. */
 export const optionsFor = (script: Script, env: Env): LoadOptions => {
@@ -206,6 +213,7 @@ export const optionsFor = (script: Script, env: Env): LoadOptions => {
     thresholds: thresholdsFor(profile, script),
     summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)"],
     setupTimeout: "60s",
+    systemTags: SYSTEM_TAGS,
   }
 }
 
