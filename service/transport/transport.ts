@@ -34,7 +34,7 @@ export type OutageSpec = typeof OutageSpec.Type
 
 export const TransportSpec = Schema.Struct({
   /** Latency of every route without its own entry. */
-  latency: LatencySpec,
+  latency: LatencySpec.annotate({ description: "latency of every route without its own entry: fixed, uniform, lognormal or empirical quantiles" }),
   /** Per-route latency, `from`/`to` domain ids (the hub domain included). */
   routes: Schema.optionalKey(
     Schema.Array(
@@ -47,12 +47,12 @@ export const TransportSpec = Schema.Struct({
   ),
   faults: Schema.optionalKey(
     Schema.Struct({
-      dropProbability: Schema.optionalKey(Probability),
-      redeliveryDelaySeconds: Schema.optionalKey(Seconds),
-      duplicateProbability: Schema.optionalKey(Probability),
-      reorderProbability: Schema.optionalKey(Probability),
-      reorderWindowSeconds: Schema.optionalKey(Seconds),
-      outages: Schema.optionalKey(Schema.Array(OutageSpec)),
+      dropProbability: Schema.optionalKey(Probability.annotate({ description: "chance a message is dropped, then redelivered after redeliveryDelaySeconds (never lost; default 0)" })),
+      redeliveryDelaySeconds: Schema.optionalKey(Seconds.annotate({ description: "delay before a dropped or refused message is sent again (default 300)" })),
+      duplicateProbability: Schema.optionalKey(Probability.annotate({ description: "chance a message is delivered twice (the receiver refuses the copy; default 0)" })),
+      reorderProbability: Schema.optionalKey(Probability.annotate({ description: "chance a message is held up to reorderWindowSeconds more (default 0)" })),
+      reorderWindowSeconds: Schema.optionalKey(Seconds.annotate({ description: "the most a reordered message is held (default 60)" })),
+      outages: Schema.optionalKey(Schema.Array(OutageSpec).annotate({ description: "windows of partition, chain halt or hub pause" })),
     }),
   ),
 })

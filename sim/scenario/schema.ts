@@ -53,8 +53,8 @@ export const HubParameters = Schema.Struct({
 })
 
 export const ChainSpec = Schema.Struct({
-  id: ChainId,
-  name: Schema.optionalKey(Name),
+  id: described(ChainId, "chain id, also its domain id at the hub"),
+  name: Schema.optionalKey(described(Name, "a name for reports (default: chain <id>)")),
   blockTimeSeconds: Schema.optionalKey(described(Schema.Int.check(Schema.isGreaterThan(0, { expected: "a whole number of seconds, at least 1" })), "spoke block time in whole seconds (default 2)")),
 })
 
@@ -68,38 +68,40 @@ export const MAX_TOKEN_DECIMALS = 36
 export const ACCOUNT_FUNDING_TOKENS = 10n ** 12n
 
 export const AssetOnChain = Schema.Struct({
-  chain: ChainId,
-  decimals: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_TOKEN_DECIMALS }, { expected: `token decimals between 0 and ${MAX_TOKEN_DECIMALS}` })),
-  strategy: Schema.optionalKey(Schema.Literals(["default", "xerc20"])),
+  chain: described(ChainId, "one of the scenario's chains"),
+  decimals: described(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: MAX_TOKEN_DECIMALS }, { expected: `token decimals between 0 and ${MAX_TOKEN_DECIMALS}` })), "the token's decimals on this chain"),
+  strategy: Schema.optionalKey(described(Schema.Literals(["default", "xerc20"]), "default: custody in the spoke; xerc20: burnt on the origin, minted on the destination, within the bridge's limits (default \"default\")")),
   /** xERC20 only: the bridge's mint and burn limits (whole tokens per day, replenished linearly). */
   mintLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may mint per day, replenished linearly (default 10^30 token units)")),
   burnLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may burn per day, replenished linearly (default 10^30 token units)")),
 })
 
 export const AssetSpec = Schema.Struct({
-  symbol: Symbol,
+  symbol: described(Symbol, "the asset's symbol, its ticker at the hub (agents and properties name it)"),
   discountPerEpochDbps: Schema.optionalKey(described(Dbps, "an invoice's discount grows by this each epoch (default 3)")),
   maxDiscountDbps: Schema.optionalKey(described(Dbps, "cap of an invoice's discount (default 12)")),
   prioritizedStrategy: Schema.optionalKey(described(Schema.Literals(["default", "xerc20"]), "settlement strategy the hub tries first (default \"default\")")),
   protocolFeeDbps: Schema.optionalKey(described(Dbps, "hub protocol fee (default 2)")),
   /** Off-chain fee charged through the FeeAdapter (quotes): a fixed part and a liquidity-dependent variable part. */
   fixedFeeTokens: Schema.optionalKey(described(TokenAmount, "fixed fee of the API's quotes, whole tokens (default 0)")),
-  maxVariableFeeBps: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }, { expected: "bps between 0 and 10000" }))),
-  chains: Schema.Array(AssetOnChain).check(Schema.isMinLength(1, { expected: "at least one chain" })),
+  maxVariableFeeBps: Schema.optionalKey(
+    described(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }, { expected: "bps between 0 and 10000" })), "most of the API's variable fee, bps, as liquidity runs short (default 10)"),
+  ),
+  chains: described(Schema.Array(AssetOnChain).check(Schema.isMinLength(1, { expected: "at least one chain" })), "the asset's deployment on each chain it is on"),
 })
 
 const QueueThreshold = Schema.Struct({
-  maxSize: Schema.optionalKey(PositiveInt),
-  maxAgeSeconds: Schema.optionalKey(Seconds),
-  cronSeconds: Schema.optionalKey(PositiveSeconds),
+  maxSize: Schema.optionalKey(described(PositiveInt, "dispatch once the queue holds this many items (default 1)")),
+  maxAgeSeconds: Schema.optionalKey(described(Seconds, "or once its oldest item is this old (default 60)")),
+  cronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often the keeper looks (default 60; the fill queue 180)")),
 })
 
 export const KeeperSpec = Schema.Struct({
-  intentQueue: Schema.optionalKey(QueueThreshold),
-  fillQueue: Schema.optionalKey(QueueThreshold),
-  settlementQueue: Schema.optionalKey(QueueThreshold),
-  processDepositsAndInvoicesCronSeconds: Schema.optionalKey(PositiveSeconds),
-  expiredIntentsCronSeconds: Schema.optionalKey(PositiveSeconds),
+  intentQueue: Schema.optionalKey(described(QueueThreshold, "each spoke's intent queue, dispatched to the hub (processIntentQueue)")),
+  fillQueue: Schema.optionalKey(described(QueueThreshold, "each spoke's fill queue, dispatched to the hub (processFillQueue)")),
+  settlementQueue: Schema.optionalKey(described(QueueThreshold, "the hub's settlement queue of each chain (processSettlementQueue)")),
+  processDepositsAndInvoicesCronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often processDepositsAndInvoices runs for every ticker (default 60)")),
+  expiredIntentsCronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often expired fast-path intents are handed to the slow path (default 600)")),
 })
 
 export const Arrival = Schema.Union([
@@ -122,16 +124,24 @@ export const SizeSpec = Schema.Union([
 ])
 
 export const RebalancerSpec = Schema.Struct({
-  name: Name,
-  count: AgentCount,
-  asset: Symbol,
-  arrival: Arrival,
-  flows: Schema.Array(Schema.Struct({ from: ChainId, to: ChainId, weight: Schema.optionalKey(Weight) })).check(
-    Schema.isMinLength(1, { expected: "at least one flow" }),
+  name: described(Name, "the population's name (reports, population.<name>.* properties)"),
+  count: described(AgentCount, "agents in the population, each with its funded account"),
+  asset: described(Symbol, "the asset it moves"),
+  arrival: described(Arrival, "when its intents come: poisson (perHour, the population's total), bursty, or scripted times"),
+  flows: described(
+    Schema.Array(Schema.Struct({ from: ChainId, to: ChainId, weight: Schema.optionalKey(described(Weight, "relative weight of this flow (default 1)")) })).check(
+      Schema.isMinLength(1, { expected: "at least one flow" }),
+    ),
+    "origin → destination chains, each intent drawn by weight",
   ),
-  size: SizeSpec,
+  size: described(SizeSpec, "intent size in whole tokens: fixed, uniform or lognormal"),
   /** Path mix of the population's intents; an xERC20 asset always takes the xERC20 route. */
-  paths: Schema.optionalKey(Schema.Struct({ basic: Schema.optionalKey(Weight), fast: Schema.optionalKey(Weight), swap: Schema.optionalKey(Weight) })),
+  paths: Schema.optionalKey(
+    described(
+      Schema.Struct({ basic: Schema.optionalKey(Weight), fast: Schema.optionalKey(Weight), swap: Schema.optionalKey(Weight) }),
+      "weights of the paths its intents take (default: all basic; a path left out here weighs 0); an xERC20 asset always takes the basic route (burn and mint)",
+    ),
+  ),
   swapTo: Schema.optionalKey(
     described(
       Symbol,
@@ -147,11 +157,11 @@ export const RebalancerSpec = Schema.Struct({
 })
 
 export const SolverSpec = Schema.Struct({
-  name: Name,
-  count: AgentCount,
+  name: described(Name, "the population's name"),
+  count: described(AgentCount, "solvers in the population"),
   /** Virtual-balance inventory per chain and asset, whole tokens. */
-  inventory: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
-  feeDbps: Dbps,
+  inventory: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each solver's inventory, whole tokens per chain and asset, deposited on the spokes at the start"),
+  feeDbps: described(Dbps, "the fee it fills for: intents whose maxFee is at least this, and above the ticker's protocol fee"),
   reactionSeconds: Schema.optionalKey(described(LatencySpec, "delay from seeing an intent to sending its fill (default: a fixed 5 s)")),
   /** Most intents one solver fills per hour. */
   capacityPerHour: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThan(0)), "most intents one solver fills per hour; past it, capacity (default: no limit)")),
@@ -162,10 +172,10 @@ export const SolverSpec = Schema.Struct({
 })
 
 export const ArbitrageurSpec = Schema.Struct({
-  name: Name,
-  count: AgentCount,
+  name: described(Name, "the population's name"),
+  count: described(AgentCount, "arbitrageurs in the population"),
   /** Capital per arbitrageur per chain and asset, whole tokens. */
-  capital: Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })),
+  capital: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each arbitrageur's capital, whole tokens per chain and asset: what it can deposit to buy invoices"),
   pollSeconds: Schema.optionalKey(described(PositiveSeconds, "seconds between two reads of the invoices (default 60)")),
   /** Buy when the discount earned minus the fees paid (quote + protocol fee) beats this margin, bps of the purchase. */
   minDiscountBps: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), "margin over the fees the reward must beat, bps of the purchase: the cost of capital (default 0)")),
