@@ -44,7 +44,7 @@ const transport = (request: WireRequest): WireResponse => {
   return message.message as WireResponse
 }
 
-const state: ShimState = { transport, requests: [], checks: [], rates: [], sleeps: [], group: "", ...(input.throwAtRequest === undefined ? {} : { throwAtRequest: input.throwAtRequest }) }
+const state: ShimState = { transport, requests: [], checks: [], rates: [], sleeps: [], group: "", initDone: false, ...(input.throwAtRequest === undefined ? {} : { throwAtRequest: input.throwAtRequest }) }
 const g = globalThis as Record<string, unknown>
 g["__k6shim"] = state
 g["__ENV"] = input.env
@@ -60,6 +60,7 @@ const script = (await import(pathToFileURL(input.script).href)) as {
   default: (data: unknown) => void
   teardown?: (data: unknown) => void
 }
+state.initDone = true
 const setupResult = script.setup?.()
 const setupData: unknown = setupResult === undefined ? undefined : JSON.parse(JSON.stringify(setupResult))
 g["__VU"] = input.vu

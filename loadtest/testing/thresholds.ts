@@ -68,6 +68,7 @@ export const evaluateThresholds = (
         const these = rates.filter((r) => r.metric === metric)
         value = these.filter((r) => r.value).length / these.length
       }
+      else if (stat === "rate" && tag === undefined && !["http_req_duration", "http_req_failed", "checks"].includes(metric!)) throw new Error(`no samples of the metric ${key}`)
       else throw new Error(`unsupported threshold ${key}: ${expression}`)
       results.push({ metric: key, expression, value, pass: compare(value, op!, Number(bound)) })
     }

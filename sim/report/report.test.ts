@@ -89,7 +89,8 @@ describe("report files of a run", () => {
 
   it("says that a latency property's first failing epoch is that epoch's own latencies", () => {
     expect(firstFailingEpochText({ name: "p99LatencySeconds <= 500", firstFailingEpoch: 500015 })).toBe("500015 (that epoch's own latencies)")
-    expect(firstFailingEpochText({ name: "population.users.latency.p99 <= 500", firstFailingEpoch: 7 })).toBe("7 (that epoch's own latencies)")
+    expect(firstFailingEpochText({ name: "latency.settlement.p90 <= 500", firstFailingEpoch: 7 })).toBe("7 (that epoch's own latencies)")
+    expect(firstFailingEpochText({ name: "intentsSettled >= 600", firstFailingEpoch: 7 })).toBe("7")
     expect(firstFailingEpochText({ name: "nettingRatio >= 0.5", firstFailingEpoch: 3 })).toBe("3")
     expect(firstFailingEpochText({ name: "nettingRatio >= 0.5" })).toBe("–")
   })

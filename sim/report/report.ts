@@ -335,8 +335,13 @@ export const markdownText = (text: string): string =>
  * A property's first failing epoch as shown to people: for a latency, the first epoch whose own samples failed it
  * (the per-epoch figures are each epoch's, not the run's so far), which the text says.
  */
-export const firstFailingEpochText = (p: Pick<PropertyResult, "name" | "firstFailingEpoch">): string =>
-  p.firstFailingEpoch === undefined ? "–" : /latency/i.test(p.name) ? `${p.firstFailingEpoch} (that epoch's own latencies)` : String(p.firstFailingEpoch)
+export const firstFailingEpochText = (p: Pick<PropertyResult, "name" | "firstFailingEpoch">): string => {
+  if (p.firstFailingEpoch === undefined) return "–"
+  // The per-epoch latency metrics: `p99LatencySeconds`, `latency.p99`, `p99SettlementLatencySeconds`, `latency.settlement.p99`.
+  const metric = /^\s*([A-Za-z][A-Za-z0-9._-]*)/.exec(p.name)?.[1] ?? ""
+  const ownLatencies = /^(p50|p90|p99|max)(Settlement)?LatencySeconds$/.test(metric) || /^latency\.(settlement\.)?(p50|p90|p99|max)$/.test(metric)
+  return ownLatencies ? `${p.firstFailingEpoch} (that epoch's own latencies)` : String(p.firstFailingEpoch)
+}
 
 /** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
 export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : r.netting.ratio.toFixed(4))

@@ -54,7 +54,7 @@ export const HubParameters = Schema.Struct({
 
 export const ChainSpec = Schema.Struct({
   id: described(ChainId, "chain id, also its domain id at the hub"),
-  name: Schema.optionalKey(described(Name, "a name for reports (default: chain <id>)")),
+  name: Schema.optionalKey(described(Name, "a label shown by clearsim up (its chain listing and session.json); run reports name chains by id")),
   blockTimeSeconds: Schema.optionalKey(described(Schema.Int.check(Schema.isGreaterThan(0, { expected: "a whole number of seconds, at least 1" })), "spoke block time in whole seconds (default 2)")),
 })
 
@@ -161,7 +161,7 @@ export const SolverSpec = Schema.Struct({
   count: described(AgentCount, "solvers in the population"),
   /** Virtual-balance inventory per chain and asset, whole tokens. */
   inventory: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each solver's inventory, whole tokens per chain and asset, deposited on the spokes at the start"),
-  feeDbps: described(Dbps, "the fee it fills for: intents whose maxFee is at least this, and above the ticker's protocol fee"),
+  feeDbps: described(Dbps, "its fee: it fills intents whose maxFee is at least this; it must exceed the ticker's total protocol fee, or the solver fills nothing (unprofitable)"),
   reactionSeconds: Schema.optionalKey(described(LatencySpec, "delay from seeing an intent to sending its fill (default: a fixed 5 s)")),
   /** Most intents one solver fills per hour. */
   capacityPerHour: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThan(0)), "most intents one solver fills per hour; past it, capacity (default: no limit)")),

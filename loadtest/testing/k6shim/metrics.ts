@@ -5,7 +5,10 @@
 import { shimState } from "./state.ts"
 
 export class Rate {
-  constructor(readonly name: string) {}
+  constructor(readonly name: string) {
+    // As k6: a metric is created in the init context (the module's top level), not in setup or an iteration.
+    if (shimState().initDone) throw new Error(`Rate ${name}: metrics can be created only in the init context`)
+  }
 
   add(value: number | boolean): void {
     shimState().rates.push({ metric: this.name, value: value !== 0 && value !== false })

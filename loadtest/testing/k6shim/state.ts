@@ -53,6 +53,8 @@ export interface ShimState {
   readonly sleeps: number[]
   /** k6's group path: `::reads::inner`. */
   group: string
+  /** Set once the script's module has loaded: k6 creates metrics only in the init context, before it. */
+  initDone: boolean
   /** Tests: the request (0-based, over the run) at which `http.request` throws once, as a script bug would. */
   throwAtRequest?: number
 }
