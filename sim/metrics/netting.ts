@@ -77,25 +77,40 @@ const addTotals = (into: NettingTotals, t: NettingTotals): void => {
 
 export class NettingTracker {
   private readonly queues = new Map<string, LotQueue>()
-  readonly byLane = new Map<string, NettingTotals>()
+  /** Totals by ticker, then lane: each user settlement counts in exactly one. */
+  private readonly byTickerLane = new Map<string, Map<string, NettingTotals>>()
   readonly byEpoch = new Map<number, NettingTotals>()
 
   /**
-   * Every user settlement's totals: the sum of the lanes' (each user settlement counts in exactly one lane), made
-   * when read (once per epoch and in the report) instead of added to on every settlement.
+   * Every user settlement's totals: the sum of the (ticker, lane) totals, made when read (once per epoch and in the
+   * report) instead of added to on every settlement.
    */
   get overall(): NettingTotalsView {
     const out = emptyTotals()
-    for (const t of this.byLane.values()) addTotals(out, t)
+    for (const lanes of this.byTickerLane.values()) for (const t of lanes.values()) addTotals(out, t)
+    return out
+  }
+
+  /** By lane (`origin>destination`), the tickers' totals added (made when read). */
+  get byLane(): ReadonlyMap<string, NettingTotalsView> {
+    const out = new Map<string, NettingTotals>()
+    for (const lanes of this.byTickerLane.values()) for (const [lane, t] of lanes) addTotals(this.totals(out, lane), t)
+    return out
+  }
+
+  /** By ticker, the lanes' totals added (made when read): one asset's netting, in its own tokens. */
+  get byTicker(): ReadonlyMap<string, NettingTotalsView> {
+    const out = new Map<string, NettingTotals>()
+    for (const [ticker, lanes] of this.byTickerLane) for (const t of lanes.values()) addTotals(this.totals(out, ticker), t)
     return out
   }
 
   /** The queues by ticker, then domain (the same queues as `queues`, without building a key per call). */
-  private readonly byTicker = new Map<string, Map<number, LotQueue>>()
+  private readonly queuesByTicker = new Map<string, Map<number, LotQueue>>()
 
   private queue(ticker: string, domain: number): LotQueue {
-    let byDomain = this.byTicker.get(ticker)
-    if (byDomain === undefined) this.byTicker.set(ticker, (byDomain = new Map()))
+    let byDomain = this.queuesByTicker.get(ticker)
+    if (byDomain === undefined) this.queuesByTicker.set(ticker, (byDomain = new Map()))
     let q = byDomain.get(domain)
     if (q === undefined) {
       q = new LotQueue()
@@ -169,7 +184,9 @@ export class NettingTracker {
     queue.head = head
     queue.compact()
     if (user === undefined) return
-    this.add(this.totals(this.byLane, user.lane), amount18, remaining, netted, self)
+    let lanes = this.byTickerLane.get(ticker)
+    if (lanes === undefined) this.byTickerLane.set(ticker, (lanes = new Map()))
+    this.add(this.totals(lanes, user.lane), amount18, remaining, netted, self)
     this.add(this.totals(this.byEpoch, user.epoch), amount18, remaining, netted, self)
     parts.length = 0
   }

@@ -294,7 +294,7 @@ describe("intents and latency by agent population", () => {
 describe("intents by asset", () => {
   it("counts each input asset's intents, shows them when there are several, and lets properties name them", async () => {
     const file = join(import.meta.dirname, "..", "..", "scenarios", "five-chain-mixed.yaml")
-    const text = readFileSync(file, "utf8").replace(/^properties:/m, "properties:\n  - asset.WETH.settledShare >= 0.9\n  - asset.USDC.intents.created > 0\n  - asset.USDT.intents.created == 0")
+    const text = readFileSync(file, "utf8").replace(/^properties:/m, "properties:\n  - asset.WETH.settledShare >= 0.9\n  - asset.USDC.intents.created > 0\n  - asset.USDT.intents.created == 0\n  - asset.USDC.nettingRatio > 0")
     const { report } = await runScenario(parseScenario(text, "five-chain-mixed.yaml"), { seed: 51, backend: "memory" })
     const byTicker = report.intents.byTicker!
     // Every asset in scenario order, USDT (which no intent starts from) with 0.
@@ -307,7 +307,13 @@ describe("intents by asset", () => {
     expect(weth.value).toBe(byTicker.WETH!.settled / byTicker.WETH!.created)
     expect(weth.pass).toBe(byTicker.WETH!.settled / byTicker.WETH!.created >= 0.9)
     expect(report.properties.find((p) => p.name === "asset.USDC.intents.created > 0")!.pass).toBe(true)
-    expect(renderMarkdown(report)).toContain(`- by asset: USDC ${byTicker.USDC!.created} created, ${byTicker.USDC!.settled} settled;`)
+    // Netting per asset, in its own tokens: the assets' volumes add up to the overall figure.
+    const netting = report.netting.byTicker!
+    const units = (decimal: string) => BigInt(decimal.split(".")[0]!) * 10n ** 18n + BigInt((decimal.split(".")[1] ?? "").padEnd(18, "0"))
+    expect(Object.values(netting).reduce((n, t) => n + units(t.totalVolume), 0n)).toBe(units(report.netting.totalVolume))
+    expect(Object.values(netting).reduce((n, t) => n + units(t.nettedVolume), 0n)).toBe(units(report.netting.nettedVolume))
+    expect(report.properties.find((p) => p.name === "asset.USDC.nettingRatio > 0")).toMatchObject({ pass: true, value: netting.USDC!.ratio })
+    expect(renderMarkdown(report)).toContain(`- by asset: USDC ${byTicker.USDC!.created} created, ${byTicker.USDC!.settled} settled, netting ratio ${netting.USDC!.ratio.toFixed(4)};`)
     expect(renderHtml(report, [])).toContain(`WETH intents settled</span><b>${byTicker.WETH!.settled} of ${byTicker.WETH!.created} (`)
     // An asset the scenario does not have is a load error naming the assets.
     expect(() => parseScenario(text.replace("asset.WETH.settledShare", "asset.DAI.settledShare"), "five-chain-mixed.yaml")).toThrow(/unknown metric "asset\.DAI\.settledShare" .*for the assets USDC, WETH, USDT, XT/)

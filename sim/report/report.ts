@@ -69,6 +69,8 @@ export interface RunReport {
     readonly totalVolume: string
     readonly bySource: Record<string, string>
     readonly byLane: Record<string, { readonly ratio: number; readonly totalVolume: string }>
+    /** By ticker, in its own tokens (absent in reports of older versions). */
+    readonly byTicker?: Record<string, { readonly ratio: number; readonly nettedVolume: string; readonly totalVolume: string }>
   }
   readonly discounts: {
     readonly paid: string
@@ -202,10 +204,15 @@ const populationMetrics = (
 ]
 
 /** An asset's metrics (intents whose input is that asset) and their values in a report. */
-const assetMetrics = (symbol: string, c: { readonly created: number; readonly settled: number } | undefined): [string, number | null][] => [
+const assetMetrics = (
+  symbol: string,
+  c: { readonly created: number; readonly settled: number } | undefined,
+  netting?: { readonly ratio: number; readonly totalVolume: string },
+): [string, number | null][] => [
   [`asset.${symbol}.intents.created`, c?.created ?? null],
   [`asset.${symbol}.intents.settled`, c?.settled ?? null],
   [`asset.${symbol}.settledShare`, c === undefined || c.created === 0 ? null : c.settled / c.created],
+  [`asset.${symbol}.nettingRatio`, netting === undefined || netting.totalVolume === "0" ? null : netting.ratio],
 ]
 export const assetMetricNames = (symbol: string): string[] => assetMetrics(symbol, undefined).map(([metric]) => metric)
 
@@ -257,7 +264,9 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
     const values = { ...counts, user: report.latency.byPopulation?.[name], settlement: report.latency.settlement.byPopulation?.[name] }
     for (const [metric, value] of populationMetrics(name, values)) put(metric, value)
   }
-  for (const [symbol, counts] of Object.entries(report.intents.byTicker ?? {})) for (const [metric, value] of assetMetrics(symbol, counts)) put(metric, value)
+  for (const [symbol, counts] of Object.entries(report.intents.byTicker ?? {})) {
+    for (const [metric, value] of assetMetrics(symbol, counts, report.netting.byTicker?.[symbol])) put(metric, value)
+  }
   put("hubReverts", report.world.hubReverts)
   put("spokeReverts", report.world.spokeReverts)
   // (Absent from reports older than these counters, which `clearsim compare` still reads: no value.)
@@ -279,6 +288,9 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   const overall = metrics.netting.overall
   const byLane: Record<string, { ratio: number; totalVolume: string }> = {}
   for (const [lane, totals] of metrics.netting.byLane) byLane[lane] = { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }
+  const nettingByTicker = Object.fromEntries(
+    [...metrics.netting.byTicker].map(([ticker, t]) => [ticker, { ratio: ratioOf(t), nettedVolume: formatTokens18(t.nettedVolume18), totalVolume: formatTokens18(t.totalVolume18) }]),
+  )
   const bySource = Object.fromEntries(Object.entries(overall.bySource18).map(([k, v]) => [k, formatTokens18(v)]))
   // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01), as every epoch's.
   const paidBps = metrics.settledVolume18 === 0n ? 0 : bpsOf(metrics.discountPaid18, metrics.settledVolume18)
@@ -290,7 +302,7 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
       byPopulation: Object.fromEntries(populations.map(([name, p]) => [name, { created: p.created, settled: p.settled }])),
       byTicker: Object.fromEntries([...metrics.byTicker].map(([symbol, c]) => [symbol, { created: c.created, settled: c.settled }])),
     },
-    netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane },
+    netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane, byTicker: nettingByTicker },
     discounts: {
       paid: formatTokens18(metrics.discountPaid18),
       paidBps,
@@ -359,7 +371,11 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
   const tickers = Object.entries(r.intents.byTicker ?? {}).filter(([, c]) => c.created > 0)
   if (tickers.length > 1) {
-    lines.push(`- by asset: ${tickers.map(([symbol, c]) => `${markdownText(symbol)} ${c.created} created, ${c.settled} settled`).join("; ")} (the token amounts below add the assets' tokens as they are)`)
+    const ratioText = (symbol: string) => {
+      const n = r.netting.byTicker?.[symbol]
+      return n === undefined || n.totalVolume === "0" ? "" : `, netting ratio ${n.ratio.toFixed(4)}`
+    }
+    lines.push(`- by asset: ${tickers.map(([symbol, c]) => `${markdownText(symbol)} ${c.created} created, ${c.settled} settled${ratioText(symbol)}`).join("; ")} (the token amounts below add the assets' tokens as they are)`)
   }
   lines.push(`- netting ratio **${nettingRatioText(r)}** (${tokensText(r.netting.nettedVolume)} tokens netted of the ${tokensText(r.netting.totalVolume)} tokens of user volume settled from custody)`)
   lines.push(
