@@ -136,6 +136,8 @@ export class MetricsCollector implements WorldObserver {
   discountPaid18 = 0n
   /** The amounts of the invoices settled (before their discount): what the discount was taken from. */
   settledInvoiceVolume18 = 0n
+  /** Discount paid, invoice amounts and invoices settled, by asset symbol (in order of their first settled invoice). */
+  readonly discountByTicker = new Map<string, { paid18: bigint; invoiced18: bigint; invoices: number }>()
   private readonly openInvoices = new Map<Bytes32, { readonly amount18: bigint; readonly ticker: Bytes32; readonly entryEpoch: number }>()
   invoicesCreated = 0
   invoicesSettled = 0
@@ -371,6 +373,13 @@ export class MetricsCollector implements WorldObserver {
           this.discountPaid18 += discount18
           this.coverage.add("discountPaid")
         }
+        // Per asset, in its own tokens (per invoice settled: a small share of the intents).
+        const symbol = this.symbolOf.get(invoice.ticker) ?? "?"
+        let byAsset = this.discountByTicker.get(symbol)
+        if (byAsset === undefined) this.discountByTicker.set(symbol, (byAsset = { paid18: 0n, invoiced18: 0n, invoices: 0 }))
+        byAsset.paid18 += discount18
+        byAsset.invoiced18 += invoice.amount18
+        byAsset.invoices++
         this.discountBps.add(invoice.amount18 === 0n ? 0 : bpsOf(discount18, invoice.amount18))
         break
       }

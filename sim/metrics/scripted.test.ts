@@ -121,6 +121,7 @@ describe("discount on a hand-computed scenario", () => {
       // Of the invoices it was taken from: 2.749945 / (999.98 + 499.99) = 18.3333… bps.
       paidBpsOfInvoices: 18.333333,
       invoicedVolume: "1499.97",
+      byTicker: { USDC: { paid: "2.749945", invoicedVolume: "1499.97", paidBpsOfInvoices: 18.333333, invoicesSettled: 2 } },
       perInvoiceBps: { count: 2, p50: 15, p90: 23, p99: 24.8, max: 25, mean: 15 },
     })
     expect(report.coverage).toEqual(expect.arrayContaining(["discountPaid", "maxDiscountReached"]))

@@ -313,6 +313,11 @@ describe("intents by asset", () => {
     expect(Object.values(netting).reduce((n, t) => n + units(t.totalVolume), 0n)).toBe(units(report.netting.totalVolume))
     expect(Object.values(netting).reduce((n, t) => n + units(t.nettedVolume), 0n)).toBe(units(report.netting.nettedVolume))
     expect(report.properties.find((p) => p.name === "asset.USDC.nettingRatio > 0")).toMatchObject({ pass: true, value: netting.USDC!.ratio })
+    // Discount per asset: its invoices and discount add up to the totals.
+    const discounts = report.discounts.byTicker!
+    expect(Object.values(discounts).reduce((n, d) => n + d.invoicesSettled, 0)).toBe(report.discounts.invoicesSettled)
+    expect(Object.values(discounts).reduce((n, d) => n + units(d.paid), 0n)).toBe(units(report.discounts.paid))
+    expect(Object.values(discounts).reduce((n, d) => n + units(d.invoicedVolume), 0n)).toBe(units(report.discounts.invoicedVolume!))
     expect(renderMarkdown(report)).toContain(`- by asset: USDC ${byTicker.USDC!.created} created, ${byTicker.USDC!.settled} settled, netting ratio ${netting.USDC!.ratio.toFixed(4)};`)
     expect(renderHtml(report, [])).toContain(`WETH intents settled</span><b>${byTicker.WETH!.settled} of ${byTicker.WETH!.created} (`)
     // An asset the scenario does not have is a load error naming the assets.

@@ -86,6 +86,8 @@ export interface RunReport {
     readonly paidBpsOfInvoices?: number
     /** The amounts of the invoices settled, before their discount. */
     readonly invoicedVolume?: string
+    /** By asset, in its own tokens: discount paid, on invoices of what amount, in bps of it (absent in older reports). */
+    readonly byTicker?: Record<string, { readonly paid: string; readonly invoicedVolume: string; readonly paidBpsOfInvoices: number; readonly invoicesSettled: number }>
     readonly perInvoiceBps: LatencySummary
   }
   readonly latency: LatencySummary & {
@@ -311,6 +313,12 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
       invoicesSettled: metrics.invoicesSettled,
       paidBpsOfInvoices: metrics.settledInvoiceVolume18 === 0n ? 0 : bpsOf(metrics.discountPaid18, metrics.settledInvoiceVolume18),
       invoicedVolume: formatTokens18(metrics.settledInvoiceVolume18),
+      byTicker: Object.fromEntries(
+        [...metrics.discountByTicker].map(([symbol, d]) => [
+          symbol,
+          { paid: formatTokens18(d.paid18), invoicedVolume: formatTokens18(d.invoiced18), paidBpsOfInvoices: d.invoiced18 === 0n ? 0 : bpsOf(d.paid18, d.invoiced18), invoicesSettled: d.invoices },
+        ]),
+      ),
       perInvoiceBps: summary(metrics.discountBps.percentiles()),
     },
     latency: {
@@ -381,6 +389,10 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push(
     `- discount paid ${tokensText(r.discounts.paid)} tokens (${r.discounts.paidBps} bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `; ${r.discounts.paidBpsOfInvoices} bps of the ${tokensText(r.discounts.invoicedVolume)} tokens of the invoices it was taken from`}); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
   )
+  const discounted = Object.entries(r.discounts.byTicker ?? {}).filter(([, d]) => d.invoicesSettled > 0)
+  if (discounted.length > 1) {
+    lines.push(`- discount by asset: ${discounted.map(([symbol, d]) => `${markdownText(symbol)} ${tokensText(d.paid)} tokens, ${d.paidBpsOfInvoices} bps of ${d.invoicesSettled} invoices`).join("; ")}`)
+  }
   lines.push(
     "",
     "Intents of every agent but the initial liquidity (rebalancers', arbitrageurs' purchases, solvers' rebalancing). User latency: creation to the receiver paid (a fill, a settlement, or the mint of an xERC20 debt), over the intents whose receiver was paid (`paid`); settlement latency: creation to the settlement on the destination.",
