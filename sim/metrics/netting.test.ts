@@ -31,6 +31,23 @@ describe("netting ratio by FIFO attribution", () => {
     expect(t.byLane.get("1>10")!.totalVolume18).toBe(160n)
   })
 
+  it("keeps totals by ticker and lane: lanes listed in the order they first settled, tickers apart, the overall their sum", () => {
+    const t = new NettingTracker()
+    t.custodyIn("USDC", 2, 100n, bob, "b1")
+    t.custodyIn("WETH", 3, 7n, bob, "b2")
+    t.custodyIn("USDC", 1, 50n, bob, "b3")
+    t.custodyOut("USDC", 2, 60n, { owner: "user/a", lane: "1>2", epoch: 1 })
+    t.custodyOut("WETH", 3, 5n, { owner: "user/a", lane: "2>3", epoch: 1 })
+    t.custodyOut("USDC", 1, 40n, { owner: "user/a", lane: "3>1", epoch: 2 })
+    t.custodyOut("USDC", 2, 10n, { owner: "user/a", lane: "1>2", epoch: 2 })
+    expect([...t.byLane.keys()]).toEqual(["1>2", "2>3", "3>1"])
+    expect(t.byLane.get("1>2")!.totalVolume18).toBe(70n)
+    expect([...t.byTicker.keys()]).toEqual(["USDC", "WETH"])
+    expect(t.byTicker.get("USDC")).toMatchObject({ totalVolume18: 110n, nettedVolume18: 110n })
+    expect(t.byTicker.get("WETH")).toMatchObject({ totalVolume18: 5n, nettedVolume18: 5n })
+    expect(t.overall).toMatchObject({ totalVolume18: 115n, nettedVolume18: 115n })
+  })
+
   it("takes a settlement on the intent's own origin from its own deposit first: a pass-through, not netting", () => {
     const t = new NettingTracker()
     // Domain 1 holds Bob's 100, then Alice's fast intent's 80 arrives; the solver that filled it is repaid 80 on

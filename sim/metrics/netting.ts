@@ -91,10 +91,14 @@ export class NettingTracker {
     return out
   }
 
-  /** By lane (`origin>destination`), the tickers' totals added (made when read). */
+  /** Lanes in the order of their first user settlement, whichever ticker (the order `byLane` lists them in). */
+  private readonly laneOrder = new Set<string>()
+
+  /** By lane (`origin>destination`), the tickers' totals added (made when read), in the order lanes first settled. */
   get byLane(): ReadonlyMap<string, NettingTotalsView> {
     const out = new Map<string, NettingTotals>()
-    for (const lanes of this.byTickerLane.values()) for (const [lane, t] of lanes) addTotals(this.totals(out, lane), t)
+    for (const lane of this.laneOrder) out.set(lane, emptyTotals())
+    for (const lanes of this.byTickerLane.values()) for (const [lane, t] of lanes) addTotals(out.get(lane)!, t)
     return out
   }
 
@@ -186,7 +190,12 @@ export class NettingTracker {
     if (user === undefined) return
     let lanes = this.byTickerLane.get(ticker)
     if (lanes === undefined) this.byTickerLane.set(ticker, (lanes = new Map()))
-    this.add(this.totals(lanes, user.lane), amount18, remaining, netted, self)
+    let t = lanes.get(user.lane)
+    if (t === undefined) {
+      lanes.set(user.lane, (t = emptyTotals()))
+      this.laneOrder.add(user.lane)
+    }
+    this.add(t, amount18, remaining, netted, self)
     this.add(this.totals(this.byEpoch, user.epoch), amount18, remaining, netted, self)
     parts.length = 0
   }

@@ -290,8 +290,15 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   const overall = metrics.netting.overall
   const byLane: Record<string, { ratio: number; totalVolume: string }> = {}
   for (const [lane, totals] of metrics.netting.byLane) byLane[lane] = { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }
+  // In the scenario's order of assets (as intents.byTicker), not the order they first netted.
+  const nettingTotals = metrics.netting.byTicker
   const nettingByTicker = Object.fromEntries(
-    [...metrics.netting.byTicker].map(([ticker, t]) => [ticker, { ratio: ratioOf(t), nettedVolume: formatTokens18(t.nettedVolume18), totalVolume: formatTokens18(t.totalVolume18) }]),
+    [...metrics.byTicker.keys(), ...nettingTotals.keys()]
+      .filter((ticker, i, all) => nettingTotals.has(ticker) && all.indexOf(ticker) === i)
+      .map((ticker) => {
+        const t = nettingTotals.get(ticker)!
+        return [ticker, { ratio: ratioOf(t), nettedVolume: formatTokens18(t.nettedVolume18), totalVolume: formatTokens18(t.totalVolume18) }]
+      }),
   )
   const bySource = Object.fromEntries(Object.entries(overall.bySource18).map(([k, v]) => [k, formatTokens18(v)]))
   // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01), as every epoch's.
