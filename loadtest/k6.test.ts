@@ -109,9 +109,13 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
     await expect(runK6Vu(dir, file, { env: { BASE_URL: "http://127.0.0.1:9" }, iterations: 1 })).rejects.toThrow(/GET \/health answered 0.*npm run up/)
   })
 
-  describe("behind a proxy that drops a field of every intent record", () => {
+  /**
+   * A proxy in front of the real API that rewrites each answer's body with `rewrite`, started before the block's
+   * tests and closed after; `url()` is its base URL.
+   */
+  const rewritingProxy = (rewrite: (body: string) => string): { readonly url: () => string } => {
     let proxy: Server
-    let proxyUrl: string
+    let proxyUrl = ""
     beforeAll(async () => {
       proxy = createServer(async (req, res) => {
         const chunks: Buffer[] = []
@@ -121,7 +125,7 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
           headers: { "content-type": req.headers["content-type"] ?? "application/json" },
           ...(chunks.length === 0 ? {} : { body: Buffer.concat(chunks) }),
         })
-        const text = (await upstream.text()).replaceAll(/"filled":(true|false),/g, "")
+        const text = rewrite(await upstream.text())
         res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" })
         res.end(text)
       })
@@ -129,9 +133,14 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
       proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
     })
     afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
+    return { url: () => proxyUrl }
+  }
+
+  describe("behind a proxy that drops a field of every intent record", () => {
+    const proxy = rewritingProxy((body) => body.replaceAll(/"filled":(true|false),/g, ""))
 
     it("the record checks fail, the driver logs why, and the checks threshold fails", async () => {
-      const out = await runK6Vu(dir, await bundled("reads"), { env: { BASE_URL: proxyUrl, PROFILE: "smoke", SEED: "5" }, iterations: 30 })
+      const out = await runK6Vu(dir, await bundled("reads"), { env: { BASE_URL: proxy.url(), PROFILE: "smoke", SEED: "5" }, iterations: 30 })
       const failed = new Set(out.checks.filter((c) => !c.pass).map((c) => c.name))
       expect(failed).toContain("GET /intents/{intentId}: JSON {intent}")
       expect(failed).toContain("GET /intents: JSON intents page")
@@ -144,22 +153,10 @@ describe("each k6 entry script bundles and runs under a k6 shim against the real
   })
 
   describe("behind a proxy that answers every intent's transaction_hash as null (an intent not seen created yet)", () => {
-    let proxy: Server
-    let proxyUrl: string
-    beforeAll(async () => {
-      proxy = createServer(async (req, res) => {
-        const upstream = await fetch(`${world.server.url}${req.url}`, { method: req.method! })
-        const text = (await upstream.text()).replaceAll(/"transaction_hash":"0x[0-9a-f]+"/g, '"transaction_hash":null')
-        res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" })
-        res.end(text)
-      })
-      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
-      proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
-    })
-    afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
+    const proxy = rewritingProxy((body) => body.replaceAll(/"transaction_hash":"0x[0-9a-f]+"/g, '"transaction_hash":null'))
 
     it("setup keeps no null as a sample, so no iteration throws, and every iteration completes", async () => {
-      const out = await runK6Vu(dir, await bundled("reads"), { env: { BASE_URL: proxyUrl, PROFILE: "smoke", SEED: "5" }, iterations: 60 })
+      const out = await runK6Vu(dir, await bundled("reads"), { env: { BASE_URL: proxy.url(), PROFILE: "smoke", SEED: "5" }, iterations: 60 })
       expect((out.setupData as { txHashes: unknown[] }).txHashes).toEqual([])
       expect(out.errors).toEqual([])
       expect(out.rates.filter((r) => r.metric === "iterations_completed").map((r) => r.value)).toEqual(Array.from({ length: 60 }, () => true))

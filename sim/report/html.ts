@@ -209,7 +209,9 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   out.push(
     `<p class="muted">seed ${r.seed}, run ${r.run}, backend ${escapeHtml(r.backend)}, clearsim ${escapeHtml(r.version)}, ${r.epochs.count} epochs (${r.epochs.first}–${r.epochs.last}), ${r.horizonSeconds} s of virtual time in ${r.wallSeconds.toFixed(1)} s; trace hash <code>${escapeHtml(r.traceHash)}</code></p>`,
   )
-  const settledShare = r.intents.created === 0 ? "–" : format(".1%")(r.intents.settled / r.intents.created)
+  /** `part of whole (share)`, the share a dash when there is no whole. */
+  const ofTotal = (part: number, whole: number): string => `${part} of ${whole} (${whole === 0 ? "–" : format(".1%")(part / whole)})`
+  const sendingAssets = Object.entries(r.intents.byTicker ?? {}).filter(([, c]) => c.created > 0)
   const kpis: [string, string][] = [
     ["netting ratio", nettingRatioText(r)],
     // Four decimals, or six significant digits below one token (a tiny discount is not "0 tokens").
@@ -218,12 +220,10 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     ...(r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? [] : [["discount, bps of invoices", String(r.discounts.paidBpsOfInvoices)] as [string, string]]),
     ["user latency p50 / p99 (paid)", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],
-    ["intents settled", `${r.intents.settled} of ${r.intents.created} (${settledShare})`],
+    ["intents settled", ofTotal(r.intents.settled, r.intents.created)],
     // With several assets, each one's share: a lane stuck on one asset hides in the total.
-    ...(Object.values(r.intents.byTicker ?? {}).filter((c) => c.created > 0).length > 1
-      ? Object.entries(r.intents.byTicker!).filter(([, c]) => c.created > 0).map(([symbol, c]): [string, string] => [`${symbol} intents settled`, `${c.settled} of ${c.created} (${c.created === 0 ? "–" : format(".1%")(c.settled / c.created)})`])
-      : []),
-    ["receivers paid", `${r.latency.count} of ${r.intents.created} (${r.intents.created === 0 ? "–" : format(".1%")(r.latency.count / r.intents.created)})`],
+    ...(sendingAssets.length > 1 ? sendingAssets.map(([symbol, c]): [string, string] => [`${symbol} intents settled`, ofTotal(c.settled, c.created)]) : []),
+    ["receivers paid", ofTotal(r.latency.count, r.intents.created)],
   ]
   out.push(`<div class="kpis">${kpis.map(([k, v]) => `<div class="kpi"><span class="muted">${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</div>`)
   out.push(`<h2>Properties</h2><table><tr><th>property</th><th>result</th><th>value</th><th>first failing epoch</th></tr>`)
@@ -249,11 +249,14 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     out.push(`</table>`)
   }
   out.push(`<h2>Per epoch</h2><div class="charts">`)
-  const figure = (title: string, unit: string, lines: readonly Line[]): string =>
+  const figure = (title: string, unit: string, lines: readonly Line[]): string => {
+    const caption = `<figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>`
     // A chart whose every value is 0 (no fast intents, no discount) says so in a line instead.
-    lines.every((l) => l.points.every((p) => p[1] === 0))
-      ? `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption><p class="muted">0 in every epoch of this run (${lines.map((l) => escapeHtml(l.name)).join(", ")}).</p></figure>`
-      : `<figure><figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}</figure>`
+    const body = lines.every((l) => l.points.every((p) => p[1] === 0))
+      ? `<p class="muted">0 in every epoch of this run (${lines.map((l) => escapeHtml(l.name)).join(", ")}).</p>`
+      : `${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}`
+    return `<figure>${caption}${body}</figure>`
+  }
   for (const spec of CHARTS) {
     const lines = linesOf(spec, rows)
     if (lines.length === 0) continue

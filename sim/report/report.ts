@@ -293,8 +293,8 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   // In the scenario's order of assets (as intents.byTicker), not the order they first netted.
   const nettingTotals = metrics.netting.byTicker
   const nettingByTicker = Object.fromEntries(
-    [...metrics.byTicker.keys(), ...nettingTotals.keys()]
-      .filter((ticker, i, all) => nettingTotals.has(ticker) && all.indexOf(ticker) === i)
+    [...new Set([...metrics.byTicker.keys(), ...nettingTotals.keys()])]
+      .filter((ticker) => nettingTotals.has(ticker))
       .map((ticker) => {
         const t = nettingTotals.get(ticker)!
         return [ticker, { ratio: ratioOf(t), nettedVolume: formatTokens18(t.nettedVolume18), totalVolume: formatTokens18(t.totalVolume18) }]

@@ -169,7 +169,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     chainIds.add(c.id)
   })
   // Virtual time is kept in milliseconds (a double: exact to 2^53) and timestamps are uint48 seconds.
-  const horizonSeconds = horizonSecondsOf(spec, spec.hub?.blockTimeSeconds ?? 12, spec.hub?.epochLength ?? HUB_DEFAULTS.epochLength)
+  const horizonSeconds = horizonSecondsOf(spec)
   if (!(horizonSeconds <= MAX_HORIZON_SECONDS)) {
     problems.push({ path: "horizon", message: `${horizonSeconds} s is beyond what virtual time can count (at most ${MAX_HORIZON_SECONDS} s, about 285,000 years)` })
   }

@@ -76,11 +76,19 @@ export interface WorldPlan {
 /** Whole tokens minted to every account at deployment (agents are limited by their scenario budgets, not this). */
 const FUNDING_WHOLE_TOKENS = ACCOUNT_FUNDING_TOKENS
 
-export const horizonSeconds = (scenario: ScenarioSpec, hubBlockTimeSeconds: number, epochLength: number): number => {
+/** The hub's block time and epoch length of a scenario, defaults filled in. */
+export const hubTiming = (scenario: ScenarioSpec): { readonly blockTimeSeconds: number; readonly epochLength: number } => ({
+  blockTimeSeconds: scenario.hub?.blockTimeSeconds ?? 12,
+  epochLength: scenario.hub?.epochLength ?? 40,
+})
+
+/** The virtual seconds a scenario's horizon covers. */
+export const horizonSeconds = (scenario: ScenarioSpec): number => {
   const h = scenario.horizon
   if ("seconds" in h) return h.seconds
   if ("hours" in h) return h.hours * 3600
-  return h.epochs * epochLength * hubBlockTimeSeconds
+  const { blockTimeSeconds, epochLength } = hubTiming(scenario)
+  return h.epochs * epochLength * blockTimeSeconds
 }
 
 export interface PlanOptions {
@@ -96,8 +104,7 @@ export interface PlanOptions {
 export const planWorld = (scenario: ScenarioSpec, options: PlanOptions = {}): WorldPlan => {
   const genesisTimestamp = options.genesisTimestamp ?? GENESIS_TIMESTAMP
   const hubDomain = scenario.hub?.domain ?? 25327
-  const hubBlockTimeSeconds = scenario.hub?.blockTimeSeconds ?? 12
-  const epochLength = scenario.hub?.epochLength ?? 40
+  const { blockTimeSeconds: hubBlockTimeSeconds, epochLength } = hubTiming(scenario)
   const populations: { kind: AgentKind; name: string; count: number }[] = [
     ...(scenario.agents.rebalancers ?? []).map((p) => ({ kind: "rebalancer" as const, name: p.name, count: p.count })),
     ...(scenario.agents.solvers ?? []).map((p) => ({ kind: "solver" as const, name: p.name, count: p.count })),
@@ -187,7 +194,7 @@ export const planWorld = (scenario: ScenarioSpec, options: PlanOptions = {}): Wo
     hubBlockTimeSeconds,
     hubGenesisBlock: hubGenesisBlock(epochLength),
     genesisTimestamp,
-    horizonSeconds: horizonSeconds(scenario, hubBlockTimeSeconds, epochLength),
+    horizonSeconds: horizonSeconds(scenario),
     deployer,
     relayer,
     feeSigner,
