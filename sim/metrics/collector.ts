@@ -55,6 +55,11 @@ interface TrackedIntent {
 
 /** Intents of one agent population (or of senders no population owns): counts and latency samples. */
 export interface PopulationIntents {
+  /**
+   * Whether its intents are users' (a rebalancer population, or senders no population owns): those count in the
+   * run's headline figures. An arbitrageur's purchases and a solver's rebalancing count in their population only.
+   */
+  readonly users: boolean
   created: number
   settled: number
   /** Creation to the receiver paid. */
@@ -112,8 +117,13 @@ export class MetricsCollector implements WorldObserver {
   /** Whether the hub returned an unsupported intent yet (until then no settlement can be such a refund). */
   private unsupportedReturned = false
   private readonly agentsByAccount = new Map<string, AgentPlan>()
+  /**
+   * The headline figures (counts by path and asset, latencies, the per-epoch samples) are the users' intents only
+   * (`PopulationIntents.users`): an arbitrageur's purchase, settled as soon as it buys an invoice, would pull the
+   * users' latencies down. Every population's own figures are in `byPopulation`.
+   */
   readonly created: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
-  /** Intents created and settled by input asset symbol (tickers, in the order their first intent came). */
+  /** Users' intents created and settled by input asset symbol (every asset of the run, in the scenario's order). */
   readonly byTicker = new Map<string, { created: number; settled: number }>()
   readonly settled: Record<IntentPath, number> = { basic: 0, fast: 0, swap: 0, xerc20: 0 }
   /**
@@ -159,7 +169,7 @@ export class MetricsCollector implements WorldObserver {
     for (const agent of world.plan.agents) {
       this.agentsByAccount.set(agent.account.address, agent)
       this.agentsByAccount.set(agent.account.address.toLowerCase(), agent)
-      if (agent.kind !== "liquidity") this.populationOf.set(agent, this.populationIntents(agent.population))
+      if (agent.kind !== "liquidity") this.populationOf.set(agent, this.populationIntents(agent.population, agent.kind === "rebalancer"))
     }
     for (const ticker of world.hub.state.tickers.values()) {
       this.symbolOf.set(ticker.config.tickerHash, ticker.config.symbol)
@@ -176,9 +186,9 @@ export class MetricsCollector implements WorldObserver {
     return counts
   }
 
-  private populationIntents(name: string): PopulationIntents {
+  private populationIntents(name: string, users: boolean): PopulationIntents {
     let p = this.byPopulation.get(name)
-    if (p === undefined) this.byPopulation.set(name, (p = { created: 0, settled: 0, user: new Samples(), settlement: new Samples() }))
+    if (p === undefined) this.byPopulation.set(name, (p = { users, created: 0, settled: 0, user: new Samples(), settlement: new Samples() }))
     return p
   }
 
@@ -239,7 +249,7 @@ export class MetricsCollector implements WorldObserver {
         const intent = event.intent
         const { path, symbol, counts } = this.classify(context.domain, intent)
         const agent = this.agentsByAccount.get(context.receipt.from) ?? this.agentsByAccount.get(context.receipt.from.toLowerCase())
-        const population = agent === undefined ? this.populationIntents(OTHER_SENDERS) : this.populationOf.get(agent)
+        const population = agent === undefined ? this.populationIntents(OTHER_SENDERS, true) : this.populationOf.get(agent)
         this.intents.set(event.intentId, {
           agent,
           source: agent === undefined ? this.outsideSource(context.receipt.from) : this.sourceOf(agent),
@@ -257,9 +267,11 @@ export class MetricsCollector implements WorldObserver {
           owed18: undefined,
         })
         if (population !== undefined) {
-          this.created[path]++
-          counts.created++
           population.created++
+          if (population.users) {
+            this.created[path]++
+            counts.created++
+          }
         }
         break
       }
@@ -286,13 +298,15 @@ export class MetricsCollector implements WorldObserver {
         if (this.unsupportedReturned && this.world.hub.state.contexts.get(event.intentId)?.status === IntentStatus.UNSUPPORTED_RETURNED) break
         tracked.settledAt = now
         if (tracked.population !== undefined) {
-          this.settled[tracked.path]++
-          tracked.assetCounts.settled++
           tracked.population.settled++
           tracked.population.settlement.add(now - tracked.createdAt)
-          this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)
-          this.allSettlementLatency.add(now - tracked.createdAt)
-          this.epochSettlementLatency.add(now - tracked.createdAt)
+          if (tracked.population.users) {
+            this.settled[tracked.path]++
+            tracked.assetCounts.settled++
+            this.settlementLatency.get(tracked.path)!.add(now - tracked.createdAt)
+            this.allSettlementLatency.add(now - tracked.createdAt)
+            this.epochSettlementLatency.add(now - tracked.createdAt)
+          }
         }
         // The mint just before this settlement in the same receipt failed: the receiver is owed a debt, paid
         // when it is minted.
@@ -348,6 +362,7 @@ export class MetricsCollector implements WorldObserver {
     tracked.paidAt = now
     if (tracked.population === undefined) return
     tracked.population.user.add(now - tracked.createdAt)
+    if (!tracked.population.users) return
     this.userLatency.get(tracked.path)!.add(now - tracked.createdAt)
     this.allUserLatency.add(now - tracked.createdAt)
     this.epochUserLatency.add(now - tracked.createdAt)

@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import { firstFailingEpochText, type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, tokensText, verdictText } from "./report.ts"
+import { agentIntentCounts, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, tokensText, verdictText } from "./report.ts"
 
 export interface SeriesRow {
   readonly run: number
@@ -212,6 +212,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   /** `part of whole (share)`, the share a dash when there is no whole. */
   const ofTotal = (part: number, whole: number): string => `${part} of ${whole} (${whole === 0 ? "–" : format(".1%")(part / whole)})`
   const sendingAssets = Object.entries(r.intents.byTicker ?? {}).filter(([, c]) => c.created > 0)
+  const agentIntents = agentIntentCounts(r)
   const kpis: [string, string][] = [
     ["netting ratio", nettingRatioText(r)],
     // Four decimals, or six significant digits below one token (a tiny discount is not "0 tokens").
@@ -220,10 +221,11 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     ...(r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? [] : [["discount, bps of invoices", String(r.discounts.paidBpsOfInvoices)] as [string, string]]),
     ["user latency p50 / p99 (paid)", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],
-    ["intents settled", ofTotal(r.intents.settled, r.intents.created)],
+    ["users' intents settled", ofTotal(r.intents.settled, r.intents.created)],
     // With several assets, each one's share: a lane stuck on one asset hides in the total.
     ...(sendingAssets.length > 1 ? sendingAssets.map(([symbol, c]): [string, string] => [`${symbol} intents settled`, ofTotal(c.settled, c.created)]) : []),
     ["receivers paid", ofTotal(r.latency.count, r.intents.created)],
+    ...(agentIntents === undefined ? [] : [["agents' own intents settled", ofTotal(agentIntents.settled, agentIntents.created)] as [string, string]]),
   ]
   out.push(`<div class="kpis">${kpis.map(([k, v]) => `<div class="kpi"><span class="muted">${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</div>`)
   out.push(`<h2>Properties</h2><table><tr><th>property</th><th>result</th><th>value</th><th>first failing epoch</th></tr>`)
@@ -236,7 +238,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   if (r.properties.length === 0) out.push(`<tr><td colspan="4" class="muted">none</td></tr>`)
   out.push(`</table>`)
   out.push(
-    `<h2>Latency by path</h2><p class="muted">Intents of every agent but the initial liquidity. User latency: creation to the receiver paid (a fill, a settlement, or the mint of an xERC20 debt), over the intents whose receiver was paid ("paid"); settlement latency: creation to the settlement on the destination.</p>`,
+    `<h2>Latency by path</h2><p class="muted">${escapeHtml(HEADLINE_INTENTS_TEXT)} User latency: creation to the receiver paid (a fill, a settlement, or the mint of an xERC20 debt), over the intents whose receiver was paid ("paid"); settlement latency: creation to the settlement on the destination.</p>`,
   )
   out.push(`<table><tr><th>path</th><th>created</th><th>settled</th><th>paid</th><th>user p50 s</th><th>p90</th><th>p99</th><th>max</th><th>settlement p50 s</th><th>p99</th></tr>`)
   for (const p of PATHS) out.push(latencyRow(p, r.intents.byPath[p].created, r.intents.byPath[p].settled, r.latency.byPath[p], r.latency.settlement.byPath[p]))

@@ -383,7 +383,10 @@ export const renderMarkdown = (r: RunReport): string => {
   if (r.properties.length === 0) lines.push("| (none) | | | |")
   lines.push("", "## Metrics", "")
   lines.push(`- horizon ${r.horizonSeconds} s, epochs ${r.epochs.first}–${r.epochs.last} (${r.epochs.count})`)
-  lines.push(`- intents created ${r.intents.created}, settled ${r.intents.settled}`)
+  const agentIntents = agentIntentCounts(r)
+  lines.push(
+    `- users' intents created ${r.intents.created}, settled ${r.intents.settled}${agentIntents === undefined ? "" : `; the agents' own (not in these figures) created ${agentIntents.created}, settled ${agentIntents.settled}`}`,
+  )
   const tickers = Object.entries(r.intents.byTicker ?? {}).filter(([, c]) => c.created > 0)
   if (tickers.length > 1) {
     const ratioText = (symbol: string) => {
@@ -402,7 +405,7 @@ export const renderMarkdown = (r: RunReport): string => {
   }
   lines.push(
     "",
-    "Intents of every agent but the initial liquidity (rebalancers', arbitrageurs' purchases, solvers' rebalancing). User latency: creation to the receiver paid (a fill, a settlement, or the mint of an xERC20 debt), over the intents whose receiver was paid (`paid`); settlement latency: creation to the settlement on the destination.",
+    `${HEADLINE_INTENTS_TEXT} User latency: creation to the receiver paid (a fill, a settlement, or the mint of an xERC20 debt), over the intents whose receiver was paid (\`paid\`); settlement latency: creation to the settlement on the destination.`,
     "",
     "| path | created | settled | paid | user p50 s | p90 | p99 | max | settlement p50 s | p99 |",
     "|---|---|---|---|---|---|---|---|---|---|",
@@ -432,23 +435,44 @@ export const renderMarkdown = (r: RunReport): string => {
 
 /**
  * The latency table's rows by agent population that sent intents (a solver that never rebalanced has none; it is
- * still in report.json). None in reports of older versions.
+ * still in report.json). None in reports of older versions. `users` is false for the agents' own intents
+ * (arbitrageurs' purchases, solvers' rebalancing), which the headline figures leave out.
  */
 export const populationLatencyRows = (
   r: Pick<RunReport, "intents" | "latency"> & { readonly agents?: RunReport["agents"] },
-): { readonly name: string; readonly label: string; readonly created: number; readonly settled: number; readonly user: LatencySummary; readonly settlement: LatencySummary }[] =>
+): {
+  readonly name: string
+  readonly label: string
+  readonly users: boolean
+  readonly created: number
+  readonly settled: number
+  readonly user: LatencySummary
+  readonly settlement: LatencySummary
+}[] =>
   Object.entries(r.intents.byPopulation ?? {}).filter(([, counts]) => counts.created > 0).map(([name, counts]) => {
     // Agents other than users are named with their kind: an arbitrageur's purchases are not users' intents (and a
     // solver population called "fast" is not the fast path).
     const kind = r.agents?.find((a) => a.population === name)?.kind
+    const users = kind === undefined || kind === "rebalancer"
     return {
       name,
-      label: kind === undefined || kind === "rebalancer" ? name : `${name} (${kind})`,
+      label: users ? name : `${name} (${kind})`,
+      users,
       ...counts,
       user: r.latency.byPopulation?.[name] ?? summary(undefined),
       settlement: r.latency.settlement.byPopulation?.[name] ?? summary(undefined),
     }
   })
+
+/** The agents' own intents, counted in their populations only: undefined when they sent none. */
+export const agentIntentCounts = (r: Pick<RunReport, "intents" | "latency"> & { readonly agents?: RunReport["agents"] }): { readonly created: number; readonly settled: number } | undefined => {
+  const agents = populationLatencyRows(r).filter((p) => !p.users)
+  return agents.length === 0 ? undefined : { created: agents.reduce((n, p) => n + p.created, 0), settled: agents.reduce((n, p) => n + p.settled, 0) }
+}
+
+/** How report.md and report.html say which intents the headline figures count. */
+export const HEADLINE_INTENTS_TEXT =
+  "Users' intents: the rebalancer populations' and those of senders no population owns; the agents' own (arbitrageurs' purchases, solvers' rebalancing) are in the table by population only."
 
 /** The run's counters as text lines (report.md's and report.html's "Run" lists): hub, keepers, spokes, transport, coverage. */
 export const runSummary = (r: RunReport): string[] => {
