@@ -210,6 +210,7 @@ describe("memory spoke", () => {
     expect(block.receipts[1]).toMatchObject({ status: "reverted", error: { name: "ClearingSpoke_ProcessIntentQueue_NotFound" } })
     expect(eventsNamed(block.receipts[0]!.events, "IntentQueueProcessed")[0]).toMatchObject({ firstIdx: 1n, lastIdx: 3n })
     expect(chain.read.intentQueue()).toHaveLength(1)
+    expect(chain.read.intentQueueLength()).toBe(1)
   })
 
   test("an overpaid dispatch: the gateway keeps the quote and refunds the rest to tx.origin; a revert moves no ETH", async () => {

@@ -103,6 +103,7 @@ describe("anvil spokes", () => {
     expect(block.receipts).toEqual([]) // the backend sent nothing itself
     const queue = await chain.intentQueue()
     expect(queue).toHaveLength(1)
+    expect(await chain.intentQueueLength()).toBe(1)
     expect(queue[0]?.intent).toMatchObject({ amount: 7n * 10n ** 18n, origin: DOMAIN, timestamp: Number(T0 + 36n) })
     expect(await chain.status(queue[0]!.intentId)).toBe(IntentStatus.ADDED)
     const added = eventsNamed(await chain.events(block.blockNumber), "IntentAdded")

@@ -90,6 +90,8 @@ export interface SpokeReader {
   status(intentId: Bytes32): IntentStatus
   /** Pending intents in queue order (the first `limit` when given). */
   intentQueue(limit?: number): readonly QueuedIntent[]
+  /** Intents in the intent queue (`intentQueueLast - intentQueueFirst + 1`). */
+  intentQueueLength(): number
   fillQueueLength(): number
   quoteMessage(destination: number, message: Hex): bigint
   /** The XERC20 module's recorded debt `mintable(recipient, asset)`. */

@@ -165,3 +165,46 @@ describe("keepers with large-calldata intents", () => {
     if (memoryTraceHash !== undefined) expect(run.traceHash).toBe(memoryTraceHash)
   }, 120_000)
 })
+
+describe("the intent keeper's size threshold", () => {
+  /** 3,600 intents an hour from one chain, a keeper that dispatches at `maxSize` queued intents (or after 10 h). */
+  const scenario = (maxSize: number) =>
+    parseScenario(
+      `name: queue-threshold
+seed: 11
+horizon: { seconds: 1800 }
+chains:
+  - { id: 31001 }
+  - { id: 31002 }
+assets:
+  - symbol: USDC
+    chains:
+      - { chain: 31001, decimals: 6 }
+      - { chain: 31002, decimals: 6 }
+keepers: { intentQueue: { maxSize: ${maxSize}, maxAgeSeconds: 36000, cronSeconds: 60 } }
+transport: { latency: { kind: fixed, seconds: 10 } }
+agents:
+  rebalancers:
+    - name: east
+      count: 10
+      asset: USDC
+      arrival: { kind: poisson, perHour: 3600 }
+      flows: [{ from: 31001, to: 31002 }]
+      size: { kind: fixed, tokens: 100 }
+`,
+      "queue-threshold.yaml",
+    )
+
+  it("is judged on the whole queue above a batch's 200 intents (a dispatch still carries at most 200)", async () => {
+    const { runScenario } = await import("../run.ts")
+    const at = async (maxSize: number) => (await runScenario(scenario(maxSize), { seed: 11, backend: "memory" })).report
+    const small = await at(150)
+    const large = await at(300)
+    expect(large.intents.created).toBe(small.intents.created)
+    expect(large.intents.created).toBeGreaterThan(1500)
+    // At 300 queued (checked each minute) the keeper dispatches 200, and the rest waits for the next 300: it used
+    // to compare 300 with the 200 intents it had read, and never dispatched before the 10-hour age threshold.
+    expect(large.keepers.intentDispatches).toBeGreaterThanOrEqual(Math.floor(large.intents.created / 300))
+    expect(large.keepers.intentDispatches).toBeLessThan(small.keepers.intentDispatches)
+  })
+})

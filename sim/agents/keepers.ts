@@ -101,7 +101,10 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
       if (intentInFlight) return
       const queue = await chain.intentQueue(MAX_QUEUE_BATCH)
       const oldest = queue[0]
-      if (oldest === undefined || !due(queue.length, world.timestamp - oldest.intent.timestamp, spec.intentQueue)) return
+      if (oldest === undefined) return
+      // A batch holds at most MAX_QUEUE_BATCH intents, but a size threshold above it is judged on the whole queue.
+      const size = queue.length === MAX_QUEUE_BATCH && (spec.intentQueue?.maxSize ?? 1) > MAX_QUEUE_BATCH ? await chain.intentQueueLength() : queue.length
+      if (!due(size, world.timestamp - oldest.intent.timestamp, spec.intentQueue)) return
       const queued = queue.map((q) => q.intent)
       const batch = intentBatchSize(queued)
       const intents = batch === queued.length ? queued : queued.slice(0, batch)

@@ -318,12 +318,14 @@ export class AnvilSpokeChain implements SpokeChain {
     this.readOne(this.addresses.spoke, ClearingSpokeAbi, "balances", [asset, account])
   status = async (intentId: Bytes32): Promise<IntentStatus> =>
     (await this.readOne<number>(this.addresses.spoke, ClearingSpokeAbi, "status", [intentId])) as IntentStatus
-  fillQueueLength = async (): Promise<number> => {
-    const [first, last] = (await this.readMany([
-      { to: this.addresses.spoke, abi: ClearingSpokeAbi, functionName: "fillQueueFirst", args: [] },
-      { to: this.addresses.spoke, abi: ClearingSpokeAbi, functionName: "fillQueueLast", args: [] },
+  fillQueueLength = (): Promise<number> => this.queueLength("fillQueueFirst", "fillQueueLast")
+  intentQueueLength = (): Promise<number> => this.queueLength("intentQueueFirst", "intentQueueLast")
+  private async queueLength(first: "fillQueueFirst" | "intentQueueFirst", last: "fillQueueLast" | "intentQueueLast"): Promise<number> {
+    const [firstIdx, lastIdx] = (await this.readMany([
+      { to: this.addresses.spoke, abi: ClearingSpokeAbi, functionName: first, args: [] },
+      { to: this.addresses.spoke, abi: ClearingSpokeAbi, functionName: last, args: [] },
     ])) as [bigint, bigint]
-    return Number(last - first + 1n)
+    return Number(lastIdx - firstIdx + 1n)
   }
   quoteMessage = (destination: number, message: Hex): Promise<bigint> =>
     this.readOne(this.addresses.gateway, SpokeGatewayAbi, "quoteMessage", [destination, message])

@@ -198,6 +198,7 @@ export class MemorySpokeChain implements SpokeChain {
   virtualBalance = async (asset: Address, account: Address): Promise<bigint> => this.read.virtualBalance(asset, account)
   status = async (intentId: Bytes32): Promise<IntentStatus> => this.read.status(intentId)
   intentQueue = async (limit?: number): Promise<readonly QueuedIntent[]> => this.read.intentQueue(limit)
+  intentQueueLength = async (): Promise<number> => this.read.intentQueueLength()
   fillQueueLength = async (): Promise<number> => this.read.fillQueueLength()
   quoteMessage = async (destination: number, message: Hex): Promise<bigint> => this.read.quoteMessage(destination, message)
   mintable = async (recipient: Address, asset: Address): Promise<bigint> => this.read.mintable(recipient, asset)
@@ -218,6 +219,7 @@ const makeReader = (world: MemoryWorld): SpokeReader => ({
   virtualBalance: (asset, account) => world.spoke.balanceOf(lc(asset), lc(account)),
   status: (intentId) => world.spoke.status.get(intentId.toLowerCase() as Bytes32) ?? Status.NONE,
   intentQueue: (limit) => world.spoke.queuedIntents(limit ?? Number.MAX_SAFE_INTEGER),
+  intentQueueLength: () => world.spoke.intentQueueLast - world.spoke.intentQueueFirst + 1,
   fillQueueLength: () => world.spoke.fillQueueLast - world.spoke.fillQueueFirst + 1,
   quoteMessage: (_destination, message) => world.gateway.quoteMessage(message),
   mintable: (recipient, asset) => world.module.mintableOf(lc(recipient), lc(asset)),
