@@ -250,3 +250,66 @@ agents:
 `, "s.yaml")).toThrow(/at least 2 repayment chain/)
   })
 })
+
+describe("solver capacity", () => {
+  /** Two solvers of 20 fills an hour race for 120 fast intents an hour over two hours: one wins each race. */
+  const racing = `
+name: solver-capacity
+seed: 7
+horizon: { hours: 2 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+agents:
+  rebalancers:
+    - { name: u, count: 5, asset: USDC, arrival: { kind: poisson, perHour: 120 }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+  solvers:
+    - name: s
+      count: 2
+      feeDbps: 20
+      capacityPerHour: 20
+      reactionSeconds: { kind: fixed, seconds: 5 }
+      inventory:
+        - { chain: 31001, asset: USDC, tokens: 1000000 }
+        - { chain: 31002, asset: USDC, tokens: 1000000 }
+`
+
+  it("is spent by fills that land, not by those another solver beat it to (they revert and fill nothing)", async () => {
+    const { report } = await runScenario(parseScenario(racing, "solver-capacity.yaml"), { seed: 7, backend: "memory" })
+    const solvers = report.agents.find((a) => a.kind === "solver")!
+    // Both solvers see every intent at the same reaction time: each race has one loser, whose fill reverts.
+    expect(solvers.rejections.ClearingSpoke_FillIntent_InvalidStatus).toBeGreaterThan(0)
+    // Two solvers of 20 an hour fill up to 80 in two hours; counting the lost races against capacity let them fill 40.
+    expect(solvers.actions.fill).toBeGreaterThan(70)
+    expect(solvers.actions.fill).toBeLessThanOrEqual(80)
+  })
+})
+
+describe("initial liquidity and solvers", () => {
+  it("seeds (intents to their own origin, which nobody can fill) are not rejections of the solvers", async () => {
+    const text = `
+name: seeds-only
+horizon: { seconds: 600 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+initialLiquidity:
+  - { chain: 31001, asset: USDC, tokens: 50000 }
+  - { chain: 31002, asset: USDC, tokens: 50000 }
+agents:
+  solvers:
+    - name: op
+      count: 2
+      feeDbps: 20
+      inventory:
+        - { chain: 31001, asset: USDC, tokens: 1000 }
+        - { chain: 31002, asset: USDC, tokens: 1000 }
+`
+    const { report } = await runScenario(parseScenario(text, "seeds-only.yaml"), { seed: 1, backend: "memory" })
+    const solvers = report.agents.find((a) => a.kind === "solver")!
+    expect(report.agents.find((a) => a.kind === "liquidity")?.actions).toBeDefined()
+    expect(solvers.rejections).toEqual({})
+  })
+})

@@ -61,7 +61,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     const receiver = agent.rebalanceReceiver
     if (receiver === undefined) throw new Error(`solver ${agent.id} has no rebalance receiver in the plan`)
     const receiverLower = receiver.address.toLowerCase()
-    // Capacity: fills in the last hour.
+    // Capacity: fills sent in the last hour (a reverted one is taken out).
     const recentFills: number[] = []
     /** Output promised by fills sent and not yet mined, per chain (`domain:address`). */
     const promised = new Map<string, bigint>()
@@ -79,7 +79,9 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
         if (event.name !== "IntentAdded" || event.intent.ttl === 0) return
         const intent = event.intent
         const destination = intent.destinations[0]
-        if (destination === undefined) return
+        // An intent to its own origin (the initial liquidity's seeds) cannot be filled by anyone: the spoke that
+        // would execute the fill holds it as ADDED. Not a rejection.
+        if (destination === undefined || destination === intent.origin) return
         const output = byAddress.get(`${destination}:${bytes32ToAddress(intent.outputAsset)}`)
         if (output === undefined || !start.has(`${destination}:${output.address}`)) return
         if (intent.maxFee < spec.feeDbps) return stats.reject("maxFeeBelowOurFee")
@@ -111,7 +113,12 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
               stats.act("fill")
               // The fill spent inventory on the destination: rebalance it if it fell below the share.
               rebalance(output, true)
-            } else stats.rejectReceipt(receipt)
+            } else {
+              // A fill that reverted (another solver was first) filled nothing: it gives its capacity back.
+              const sent = recentFills.indexOf(now)
+              if (sent >= 0) recentFills.splice(sent, 1)
+              stats.rejectReceipt(receipt)
+            }
           })
         })
       },
