@@ -100,3 +100,22 @@ describe("arbitrageur purchases", () => {
     expect(expectedReward18(invoice, invoice, 0n, 10_000n * E18)).toBe(0n)
   })
 })
+
+describe("arbitrageur rejections", () => {
+  it("count an invoice passed over once per reason, not at every poll that sees it again", async () => {
+    const { readFileSync } = await import("node:fs")
+    const { runScenario } = await import("../run.ts")
+    // one-sided-drain with 10,000 USDC of capital per arbitrageur: most invoices are beyond it, poll after poll.
+    const text = readFileSync(new URL("../../scenarios/one-sided-drain.yaml", import.meta.url), "utf8")
+      .replace(/tokens: \d+ \}/, "tokens: 10000 }")
+      .replace("hours: 4", "hours: 2")
+      .replace(/^properties:[\s\S]*$/m, "")
+    const { report } = await runScenario(parseScenario(text, "one-sided-drain.yaml"), { seed: 21, backend: "memory" })
+    const mm = report.agents.find((a) => a.kind === "arbitrageur")!
+    expect(mm.agents).toBeGreaterThan(1)
+    expect(mm.rejections.noCapital).toBeGreaterThan(0)
+    // Each agent counts an invoice at most once per reason: never more than agents × invoices (it was 33,860 on
+    // four hours, one per invoice and poll).
+    expect(mm.rejections.noCapital).toBeLessThanOrEqual(mm.agents * report.discounts.invoicesCreated)
+  })
+})

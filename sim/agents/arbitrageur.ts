@@ -36,6 +36,18 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
     const pending = new Map<string, number>()
     /** Invoice id → epoch of this agent's purchase. */
     const bought = new Map<string, number>()
+    /**
+     * The reasons each invoice was passed over for: a reason counts once per invoice, as a solver's once per
+     * intent (an invoice it cannot afford is seen again at every poll until someone buys it).
+     */
+    const passedOver = new Map<string, Set<string>>()
+    const passOver = (invoiceId: string, reason: string): void => {
+      let reasons = passedOver.get(invoiceId)
+      if (reasons === undefined) passedOver.set(invoiceId, (reasons = new Set()))
+      if (reasons.has(reason)) return
+      reasons.add(reason)
+      stats.reject(reason)
+    }
     const poll = (spec.pollSeconds ?? 60) * 1000
     // Agents of a population poll at staggered offsets.
     world.scheduler.every(poll, Math.floor((poll * (k + 1)) / (agents.length + 1)), `arbitrageur/${agent.id}`, async () => {
@@ -43,6 +55,11 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
       if (!page.ok) return stats.reject(`invoices:${page.error}`)
       const epoch = world.hubEpoch
       for (const [id, e] of bought) if (e < epoch - 1) bought.delete(id)
+      // The page is the oldest open invoices: one that left it was settled and does not come back.
+      if (passedOver.size > 0) {
+        const open = new Set(page.value.invoices.map((i) => i.intent_id))
+        for (const id of passedOver.keys()) if (!open.has(id)) passedOver.delete(id)
+      }
       for (const invoice of page.value.invoices) {
         const symbol = tickerSymbol.get(invoice.ticker_hash)
         if (symbol === undefined) continue
@@ -56,7 +73,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         if (invoice.discountBps <= 0) continue
         const min = await callService(service.getMinAmounts(invoice.intent_id))
         if (!min.ok) {
-          stats.reject(`minAmounts:${min.error}`)
+          passOver(invoice.intent_id, `minAmounts:${min.error}`)
           continue
         }
         // Cheapest domain where this arbitrageur holds capital.
@@ -80,7 +97,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           if (best === undefined || units < best.units) best = { domain: Number(domain), units, funds }
         }
         if (best === undefined) {
-          stats.reject(covered ? "alreadyCovered" : funded ? "noCapital" : "noCapitalWhereBuyable")
+          passOver(invoice.intent_id, covered ? "alreadyCovered" : funded ? "noCapital" : "noCapitalWhereBuyable")
           continue
         }
         // Repaid where the invoice came from (its custody grew there).
@@ -89,7 +106,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
             ? Number(invoice.origin)
             : world.spokes.domains.find((d) => d !== best.domain && world.plan.assets.has(`${symbol}:${d}`))
         if (destination === undefined) {
-          stats.reject("noDestination")
+          passOver(invoice.intent_id, "noDestination")
           continue
         }
         const route = { origin: String(best.domain), destinations: [String(destination)], inputAsset: best.funds.asset.address, to: me, from: me }
@@ -97,7 +114,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         // gross the amount up until the deposit reaches the minimum.
         const grossed = grossUp(service, route, best.units, best.funds.remaining)
         if (!grossed.ok) {
-          stats.reject(grossed.error)
+          passOver(invoice.intent_id, grossed.error)
           continue
         }
         const gross = grossed.gross
@@ -111,12 +128,12 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         const reward18 = expectedReward18(BigInt(min.value.invoiceAmount), BigInt(min.value.amountAfterDiscounts[String(best.domain)] ?? min.value.invoiceAmount), BigInt(min.value.custodiedAmounts[String(best.domain)] ?? "0"), deposit18)
         const cost18 = gross18 - deposit18 + (deposit18 * BigInt(protocolFeeDbps)) / DBPS_DENOMINATOR + (gross18 * BigInt(Math.round((spec.minDiscountBps ?? 0) * 1000))) / 10_000_000n
         if (reward18 <= 0n || reward18 < cost18) {
-          stats.reject("unprofitable")
+          passOver(invoice.intent_id, "unprofitable")
           continue
         }
         const tx = await createIntents(service, request)
         if (!tx.ok) {
-          stats.reject(`intents:${tx.error}`)
+          passOver(invoice.intent_id, `intents:${tx.error}`)
           continue
         }
         best.funds.remaining -= gross
