@@ -16,7 +16,7 @@
  *   a basic/fast/swap path mix, balance budgets, fast ttl/maxFee and maxDiscount;
  * - 0-2 solver populations (inventory, fee, reaction latency of every kind, capacity, repayment chains, rebalance
  *   share) and 0-2 arbitrageur populations;
- * - keeper thresholds and crons;
+ * - keeper thresholds and crons, some of them per chain;
  * - a transport with a latency of each kind (fixed, uniform, lognormal, empirical), per-route latencies, and
  *   faults: drop (with redelivery), duplicate, reorder, outages (partition or halt of a chain or of the hub,
  *   pause of the hub outside its halts);
@@ -342,6 +342,18 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
       }
       put(keepers, "processDepositsAndInvoicesCronSeconds", maybe(g, 50, () => g(fc.integer, { min: 10, max: 900 })))
       put(keepers, "expiredIntentsCronSeconds", maybe(g, 50, () => g(fc.integer, { min: 10, max: 1800 })))
+      put(
+        keepers,
+        "chains",
+        maybe(g, 40, () =>
+          subset(g, chainIds, 1, 2).map((chain) => {
+            const own: Record<string, unknown> = { chain }
+            const queue = pick(g, ["intentQueue", "fillQueue", "settlementQueue"])
+            own[queue] = { maxSize: g(fc.integer, { min: 1, max: 300 }), maxAgeSeconds: g(fc.integer, { min: 0, max: 900 }), cronSeconds: g(fc.integer, { min: 5, max: 600 }) }
+            return own
+          }),
+        ),
+      )
       return keepers
     }),
   )

@@ -208,3 +208,61 @@ agents:
     expect(large.keepers.intentDispatches).toBeLessThan(small.keepers.intentDispatches)
   })
 })
+
+describe("keeper thresholds per chain", () => {
+  const scenario = (chains: string) =>
+    parseScenario(
+      `name: per-chain
+seed: 5
+horizon: { seconds: 3000 }
+hub: { epochLength: 20 }
+chains:
+  - { id: 31001 }
+  - { id: 31002 }
+assets:
+  - symbol: USDC
+    chains:
+      - { chain: 31001, decimals: 6 }
+      - { chain: 31002, decimals: 6 }
+keepers:
+  intentQueue: { maxSize: 1, cronSeconds: 60 }
+${chains}
+agents:
+  rebalancers:
+    - name: both
+      count: 4
+      asset: USDC
+      arrival: { kind: poisson, perHour: 600 }
+      flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]
+      size: { kind: fixed, tokens: 100 }
+`,
+      "per-chain.yaml",
+    )
+  /** The deepest intent queue of `domain` over the run's epochs. */
+  const deepest = (timeseries: readonly { metric: string; value: number }[], domain: number) =>
+    Math.max(...timeseries.filter((r) => r.metric === `intentQueue.${domain}`).map((r) => r.value))
+
+  it("lets one chain's intent queue wait for its own size and age while the others keep the defaults", async () => {
+    const { runScenario } = await import("../run.ts")
+    const plain = await runScenario(scenario(""), { seed: 5, backend: "memory" })
+    const own = await runScenario(scenario("  chains:\n    - { chain: 31002, intentQueue: { maxSize: 1000, maxAgeSeconds: 1800 } }"), { seed: 5, backend: "memory" })
+    // Without its own thresholds 31002's queue is dispatched each minute; with them it waits half an hour.
+    expect(deepest(plain.timeseries, 31002)).toBeLessThan(20)
+    expect(deepest(own.timeseries, 31002)).toBeGreaterThan(100)
+    // 31001 keeps the keepers' thresholds (its cron every minute, a dispatch at one intent).
+    expect(deepest(own.timeseries, 31001)).toBeLessThan(20)
+    expect(own.report.keepers.intentDispatches).toBeLessThan(plain.report.keepers.intentDispatches)
+  })
+
+  it("gives a chain's settlement queue a cron of its own, and refuses a chain that is not in chains or is listed twice", async () => {
+    const { runScenario } = await import("../run.ts")
+    const own = await runScenario(scenario("  chains:\n    - { chain: 31001, settlementQueue: { cronSeconds: 900 } }"), { seed: 5, backend: "memory" })
+    const plain = await runScenario(scenario(""), { seed: 5, backend: "memory" })
+    expect(own.report.keepers.settlementDispatches).toBeLessThan(plain.report.keepers.settlementDispatches)
+    expect(Math.max(...own.timeseries.filter((r) => r.metric === "settlementQueue.31001").map((r) => r.value))).toBeGreaterThan(
+      Math.max(...plain.timeseries.filter((r) => r.metric === "settlementQueue.31001").map((r) => r.value)),
+    )
+    expect(() => scenario("  chains:\n    - { chain: 31009, fillQueue: { maxSize: 3 } }")).toThrow(/keepers\.chains\[0\]\.chain: chain 31009 is not in chains/)
+    expect(() => scenario("  chains:\n    - { chain: 31001 }\n    - { chain: 31001, fillQueue: { maxSize: 3 } }")).toThrow(/keepers\.chains\[1\]\.chain: chain 31001 is listed twice/)
+  })
+})

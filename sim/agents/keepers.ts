@@ -75,6 +75,8 @@ export const fillBatchSize = (queued: number, maxBytes: number = MAX_DISPATCH_ME
   Math.min(queued, MAX_QUEUE_BATCH, Math.max(1, Math.floor((maxBytes - fillMessageLength(0)) / 160)))
 const zeros = (length: number): Hex => `0x${"00".repeat(length)}`
 
+type QueueThreshold = NonNullable<KeeperSpec["intentQueue"]>
+
 export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats => {
   const stats: KeeperStats = { intentDispatches: 0, fillDispatches: 0, settlementDispatches: 0, processCalls: 0, expiredHandled: 0, debtMints: 0, reverts: 0, revertsByError: {} }
   const reverted = (error: string): void => {
@@ -83,6 +85,11 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
   }
   const keeper = world.plan.keeper.address
   const hubDomain = world.plan.hubDomain
+  /** A queue's thresholds on `domain`: the chain's own fields (`keepers.chains`) over the keepers' defaults. */
+  const thresholdOn = (domain: number, queue: "intentQueue" | "fillQueue" | "settlementQueue"): QueueThreshold | undefined => {
+    const own = spec.chains?.find((c) => c.chain === domain)?.[queue]
+    return own === undefined ? spec[queue] : { ...spec[queue], ...own }
+  }
   const due = (size: number, oldestAgeSeconds: number, threshold: { maxSize?: number; maxAgeSeconds?: number } | undefined) =>
     size > 0 && (size >= (threshold?.maxSize ?? 1) || oldestAgeSeconds >= (threshold?.maxAgeSeconds ?? 60))
 
@@ -96,15 +103,17 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
   })
   for (const domain of world.spokes.domains) {
     const chain = world.chain(domain)
+    const intentQueue = thresholdOn(domain, "intentQueue")
+    const fillQueue = thresholdOn(domain, "fillQueue")
     let intentInFlight = false
-    world.scheduler.every((spec.intentQueue?.cronSeconds ?? 60) * 1000, 0, `keeper/intents/${domain}`, async () => {
+    world.scheduler.every((intentQueue?.cronSeconds ?? 60) * 1000, 0, `keeper/intents/${domain}`, async () => {
       if (intentInFlight) return
       const queue = await chain.intentQueue(MAX_QUEUE_BATCH)
       const oldest = queue[0]
       if (oldest === undefined) return
       // A batch holds at most MAX_QUEUE_BATCH intents, but a size threshold above it is judged on the whole queue.
-      const size = queue.length === MAX_QUEUE_BATCH && (spec.intentQueue?.maxSize ?? 1) > MAX_QUEUE_BATCH ? await chain.intentQueueLength() : queue.length
-      if (!due(size, world.timestamp - oldest.intent.timestamp, spec.intentQueue)) return
+      const size = queue.length === MAX_QUEUE_BATCH && (intentQueue?.maxSize ?? 1) > MAX_QUEUE_BATCH ? await chain.intentQueueLength() : queue.length
+      if (!due(size, world.timestamp - oldest.intent.timestamp, intentQueue)) return
       const queued = queue.map((q) => q.intent)
       const batch = intentBatchSize(queued)
       const intents = batch === queued.length ? queued : queued.slice(0, batch)
@@ -121,10 +130,10 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
     // Times of the fills in this chain's fill queue, oldest first (the age threshold is the oldest fill's).
     const fillTimes: number[] = []
     fillTimesByDomain.set(domain, fillTimes)
-    world.scheduler.every((spec.fillQueue?.cronSeconds ?? 180) * 1000, 0, `keeper/fills/${domain}`, async () => {
+    world.scheduler.every((fillQueue?.cronSeconds ?? 180) * 1000, 0, `keeper/fills/${domain}`, async () => {
       if (fillInFlight) return
       const length = await chain.fillQueueLength()
-      if (length === 0 || !due(length, world.timestamp - (fillTimes[0] ?? world.timestamp), spec.fillQueue)) return
+      if (length === 0 || !due(length, world.timestamp - (fillTimes[0] ?? world.timestamp), fillQueue)) return
       const amount = fillBatchSize(length)
       const fee = await chain.quoteMessage(hubDomain, zeros(fillMessageLength(amount)))
       fillInFlight = true
@@ -138,20 +147,31 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
 
   const hubState = world.hub.state
   const domainGasLimit = (domain: number) => hubState.config.domainGasLimit.get(domain) ?? hubState.config.defaultDomainGasLimit
-  world.scheduler.every((spec.settlementQueue?.cronSeconds ?? 60) * 1000, 0, "keeper/settlements", () => {
+  const settlementQueue = new Map(world.spokes.domains.map((d) => [d, thresholdOn(d, "settlementQueue")] as const))
+  const dispatchSettlements = (domain: number): void => {
+    const queue = hubState.settlementQueues.get(domain)
+    if (queue === undefined || queue.size === 0) return
+    const oldest = queue.items[queue.first]!
+    if (!due(queue.size, world.timestamp - oldest.enqueuedTimestamp, settlementQueue.get(domain))) return
+    let amount = Math.min(queue.size, MAX_SETTLEMENT_BATCH)
+    while (amount > 1 && settlementBatchGasLimit(hubState, amount) > domainGasLimit(domain)) amount--
+    const revert = world.applyHub({ kind: "processSettlementQueue", domain, amount })
+    if (revert === undefined) stats.settlementDispatches++
+    else reverted(revert.errorName)
+  }
+  // One cron for the chains on the default period, in the chains' order; a chain with a period of its own has its own.
+  const settlementCronSeconds = spec.settlementQueue?.cronSeconds ?? 60
+  const sharedCron = world.spokes.domains.filter((d) => (settlementQueue.get(d)?.cronSeconds ?? 60) === settlementCronSeconds)
+  world.scheduler.every(settlementCronSeconds * 1000, 0, "keeper/settlements", () => {
     if (world.hubHalted) return
-    for (const domain of world.spokes.domains) {
-      const queue = hubState.settlementQueues.get(domain)
-      if (queue === undefined || queue.size === 0) continue
-      const oldest = queue.items[queue.first]!
-      if (!due(queue.size, world.timestamp - oldest.enqueuedTimestamp, spec.settlementQueue)) continue
-      let amount = Math.min(queue.size, MAX_SETTLEMENT_BATCH)
-      while (amount > 1 && settlementBatchGasLimit(hubState, amount) > domainGasLimit(domain)) amount--
-      const revert = world.applyHub({ kind: "processSettlementQueue", domain, amount })
-      if (revert === undefined) stats.settlementDispatches++
-      else reverted(revert.errorName)
-    }
+    for (const domain of sharedCron) dispatchSettlements(domain)
   })
+  for (const domain of world.spokes.domains) {
+    if (sharedCron.includes(domain)) continue
+    world.scheduler.every((settlementQueue.get(domain)?.cronSeconds ?? 60) * 1000, 0, `keeper/settlements/${domain}`, () => {
+      if (!world.hubHalted) dispatchSettlements(domain)
+    })
+  }
 
   world.scheduler.every((spec.processDepositsAndInvoicesCronSeconds ?? 60) * 1000, 0, "keeper/process", () => {
     if (world.hubHalted) return

@@ -232,6 +232,12 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
       assetOn(`agents.rebalancers[${i}].flows[${j}].to`, r.asset, f.to)
     })
   })
+  const keeperChains = new Set<number>()
+  spec.keepers?.chains?.forEach((k, i) => {
+    if (!chainIds.has(k.chain)) problems.push({ path: `keepers.chains[${i}].chain`, message: `chain ${k.chain} is not in chains` })
+    else if (keeperChains.has(k.chain)) problems.push({ path: `keepers.chains[${i}].chain`, message: `chain ${k.chain} is listed twice in keepers.chains` })
+    keeperChains.add(k.chain)
+  })
   spec.agents.solvers?.forEach((s, i) => {
     agentName(`agents.solvers[${i}].name`, s.name)
     s.inventory.forEach((inv, j) => assetOn(`agents.solvers[${i}].inventory[${j}]`, inv.asset, inv.chain))

@@ -96,12 +96,21 @@ const QueueThreshold = Schema.Struct({
   cronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often the keeper looks (default 60; the fill queue 180)")),
 })
 
+/** One chain's own thresholds: each field given replaces the keepers' default for that chain's queues. */
+const KeeperChainSpec = Schema.Struct({
+  chain: described(ChainId, "the chain (one of chains[].id)"),
+  intentQueue: Schema.optionalKey(described(QueueThreshold, "this chain's intent queue, field by field over keepers.intentQueue")),
+  fillQueue: Schema.optionalKey(described(QueueThreshold, "this chain's fill queue, field by field over keepers.fillQueue")),
+  settlementQueue: Schema.optionalKey(described(QueueThreshold, "the hub's settlement queue of this chain, field by field over keepers.settlementQueue")),
+})
+
 export const KeeperSpec = Schema.Struct({
   intentQueue: Schema.optionalKey(described(QueueThreshold, "each spoke's intent queue, dispatched to the hub (processIntentQueue)")),
   fillQueue: Schema.optionalKey(described(QueueThreshold, "each spoke's fill queue, dispatched to the hub (processFillQueue)")),
   settlementQueue: Schema.optionalKey(described(QueueThreshold, "the hub's settlement queue of each chain (processSettlementQueue)")),
   processDepositsAndInvoicesCronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often processDepositsAndInvoices runs for every ticker (default 60)")),
   expiredIntentsCronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often expired fast-path intents are handed to the slow path (default 600)")),
+  chains: Schema.optionalKey(described(Schema.Array(KeeperChainSpec), "thresholds of particular chains, over the ones above (a chain once)")),
 })
 
 export const Arrival = Schema.Union([
