@@ -198,8 +198,10 @@ describe("memory spoke", () => {
   test("the keeper may pass back the queued intent objects or equal copies", async () => {
     const { chain, usdc, fee } = await setup()
     const feeParams = await fee(0n)
+    expect(chain.read.intentQueueLength()).toBe(0)
     for (let i = 0; i < 3; i++) chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams }) })
     await chain.mine(T0 + 12n)
+    expect(chain.read.intentQueueLength()).toBe(3)
     const [first, second, third] = chain.read.intentQueue().map((q) => q.intent)
     const copies = [first!, { ...second!, destinations: [...second!.destinations] }]
     const message = chain.read.quoteMessage(HUB, "0x")

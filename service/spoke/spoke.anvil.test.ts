@@ -92,6 +92,7 @@ describe("anvil spokes", () => {
     const usdc = chain.addresses.tokens.USDC!.address
     await wallet.writeContract({ address: usdc, abi: TestERC20Abi, functionName: "approve", args: [chain.addresses.spoke, maxUint256], gas: 100_000n })
     await chain.mine(T0 + 24n)
+    expect([await chain.intentQueueLength(), await chain.fillQueueLength()]).toEqual([0, 0])
     await wallet.writeContract({
       address: chain.addresses.spoke,
       abi: ClearingSpokeAbi,

@@ -197,9 +197,13 @@ agents:
 
   it("is judged on the whole queue above a batch's 200 intents (a dispatch still carries at most 200)", async () => {
     const { runScenario } = await import("../run.ts")
-    const at = async (maxSize: number) => (await runScenario(scenario(maxSize), { seed: 11, backend: "memory" })).report
-    const small = await at(150)
-    const large = await at(300)
+    const at = async (maxSize: number) => await runScenario(scenario(maxSize), { seed: 11, backend: "memory" })
+    const { report: small } = await at(150)
+    const { report: large, timeseries } = await at(300)
+    // The queue grows to 300 before each dispatch of 200 (checked each minute, at about 60 new intents a minute):
+    // a keeper that dispatched at 200 would never see it much above 200.
+    const deepest = Math.max(...timeseries.filter((r) => r.metric === "intentQueue.31001").map((r) => r.value))
+    expect(deepest).toBeGreaterThan(250)
     expect(large.intents.created).toBe(small.intents.created)
     expect(large.intents.created).toBeGreaterThan(1500)
     // At 300 queued (checked each minute) the keeper dispatches 200, and the rest waits for the next 300: it used

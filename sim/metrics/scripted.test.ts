@@ -253,3 +253,50 @@ describe("an intent from a sender outside the populations", () => {
     expect(report.netting).toMatchObject({ ratio: 1, nettedVolume: "1999.96", totalVolume: "1999.96" })
   })
 })
+
+describe("per-epoch latency samples", () => {
+  it("are the users' only: one-sided-drain's time series matches the drainers' own latencies epoch by epoch", async () => {
+    const { readFileSync } = await import("node:fs")
+    const { Samples, toMilliseconds } = await import("./percentiles.ts")
+    const { bytes32ToAddress } = await import("../../service/domain/hex.ts")
+    const spec = parseScenario(readFileSync(new URL("../../scenarios/one-sided-drain.yaml", import.meta.url), "utf8"), "one-sided-drain.yaml").spec
+    const plan = planWorld(spec)
+    const assembly = assembleRun(spec, plan, { seed: 21, spokes: createMemorySpokes(plan.spokes) })
+    const { world } = assembly
+    const drainers = new Set(plan.agents.filter((a) => a.population === "drainers").map((a) => a.account.address.toLowerCase()))
+    // The drainers' intents, paid at their settlement to the receiver (basic path), grouped by the epoch they
+    // were paid in as the collector groups its samples: between two of the world's epoch changes.
+    const created = new Map<string, { at: number; receiver: string }>()
+    let current = new Samples()
+    const byEpoch = new Map<number, Samples>()
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        const now = world.nowMs / 1000
+        if (event.name === "IntentAdded" && drainers.has(context.receipt.from.toLowerCase())) created.set(event.intentId, { at: now, receiver: bytes32ToAddress(event.intent.receiver).toLowerCase() })
+        if (event.name === "Settled") {
+          const intent = created.get(event.intentId)
+          if (intent === undefined || event.account.toLowerCase() !== intent.receiver) return
+          created.delete(event.intentId)
+          current.add(now - intent.at)
+        }
+      },
+      onEpoch: (epoch) => {
+        byEpoch.set(epoch - 1, current)
+        current = new Samples()
+      },
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    const series = (metric: string) => new Map(assembly.metrics.timeseries.filter((r) => r.metric === metric).map((r) => [r.epoch, r.value]))
+    const p50 = series("p50LatencySeconds")
+    const max = series("maxLatencySeconds")
+    const expected = [...byEpoch].filter(([, samples]) => samples.count > 0)
+    expect(expected.length).toBeGreaterThan(10)
+    // An epoch with samples has its row, and no other epoch has one (an arbitrageur's purchase alone adds none).
+    expect([...p50.keys()].sort()).toEqual(expected.map(([epoch]) => epoch).sort())
+    for (const [epoch, samples] of expected) {
+      const p = samples.percentiles()!
+      expect([epoch, p50.get(epoch), max.get(epoch)]).toEqual([epoch, toMilliseconds(p.p50), toMilliseconds(p.max)])
+    }
+  })
+})

@@ -64,7 +64,7 @@ const CHARTS: readonly ChartSpec[] = [
     title: "Intents",
     unit: "cumulative",
     metrics: ["intentsCreated", "intentsSettled", "invoicesCreated", "invoicesSettled"],
-    label: (m) => ({ intentsCreated: "intents created", intentsSettled: "intents settled", invoicesCreated: "invoices created", invoicesSettled: "invoices settled" })[m] ?? m,
+    label: (m) => ({ intentsCreated: "users' intents created", intentsSettled: "users' intents settled", invoicesCreated: "invoices created", invoicesSettled: "invoices settled" })[m] ?? m,
   },
 ]
 

@@ -84,7 +84,7 @@ describe("report files of a run", () => {
     const html = readFileSync(join(out, "report.html"), "utf8")
     expect(html).toContain(`<td>all</td><td>${r.intents.created}</td><td>${r.intents.settled}</td><td>${r.latency.count}</td>`)
     expect(html).toContain(`<li class="muted">last epoch:</li>`)
-    for (const name of ["intents created", "intents settled", "invoices created", "invoices settled"]) expect(html).toContain(`</span>${name} <span class="muted">`)
+    for (const name of ["users&#39; intents created", "users&#39; intents settled", "invoices created", "invoices settled"]) expect(html).toContain(`</span>${name} <span class="muted">`)
   })
 
   it("says that a latency property's first failing epoch is that epoch's own latencies", () => {
