@@ -176,8 +176,8 @@ export interface ReportOptions {
   readonly wallSeconds: number
 }
 
-/** The run's report and timeseries, from the assembly's state (no chain reads). */
-export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly: RunAssembly, options: ReportOptions): RunResult => {
+/** The run's report and timeseries, from the assembly's state (no chain reads; the wall clock is never read here: `wallSeconds` is the caller's). */
+export const buildRunResult = (loaded: LoadedScenario, assembly: RunAssembly, options: ReportOptions): RunResult => {
   const spec = loaded.spec
   const { world, metrics, keepers, populations } = assembly
   // The epochs the run covered: the hub's epoch at the run's last second (a hub halt produces no blocks, so no
@@ -235,7 +235,6 @@ export const buildRunResult = (loaded: LoadedScenario, plan: WorldPlan, assembly
   return { report, timeseries }
 }
 
-/** Virtual-clock time of the wall clock is never read here; `wallSeconds` is measured by the caller. */
 /** The run was stopped before its horizon (an abort signal); nothing was reported. */
 export class RunInterrupted extends Error {
   override readonly name = "RunInterrupted"
@@ -289,7 +288,7 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     measureInFlight(plan, assembly)
     await measureHoldingsChange(plan, assembly)
     await options.inspect?.(world)
-    const result = buildRunResult(loaded, plan, assembly, {
+    const result = buildRunResult(loaded, assembly, {
       seed: options.seed,
       run: options.run ?? 0,
       backend: options.backend,

@@ -16,7 +16,6 @@ import type { SettlementPercentiles } from "../indexer/settlementTimes.ts"
 import type { ClearingApiConfig, ResolvedQuoteParameters } from "./config.ts"
 import type { ResolvedRoute } from "./routes.ts"
 
-const E4 = 10_000n
 const E8 = 100_000_000n
 
 
@@ -191,4 +190,3 @@ export const quoteRoute = (model: ReadModel, config: ClearingApiConfig, route: R
 /** `variableFeeBps`/`totalFeeBps` as JSON numbers. */
 export const e4ToBps = (e4: bigint): number => Number(e4) / 10_000
 export const e6ToBps = (e6: bigint): number => Number(e6) / 1_000_000
-export const E4_PER_BPS = E4

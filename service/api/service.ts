@@ -465,24 +465,11 @@ export class ClearingService {
   }
 
   /**
-   * `createIntentsWithCall` as a plain synchronous call for in-process hot loops: the result, or `undefined`
-   * when the fee signature is not cached yet (call `createIntentsWithCall`, which signs). Throws the API's
-   * `BadRequest`/`NotFound` like the Effect version fails with them.
-   */
-  createIntentsNow(payload: IntentsPayload): { readonly tx: TransactionRequest; readonly call: SpokeCall } | undefined {
-    const prepared = this.prepareIntents(payload, "evm")
-    const first = prepared[0]!
-    const fee = prepared.reduce((sum, p) => sum + p.tokenFee, 0n)
-    const deadline = BigInt(this.deadline())
-    const cached = this.feeSigner.cached(fee, 0n, first.order.inputAsset, deadline)
-    return cached === undefined ? undefined : this.buildWithSignature(payload, prepared, fee, deadline, cached)
-  }
-
-  /**
-   * `createIntentsNow` for in-process callers that submit the typed call (the simulator's agents): the same
-   * validation, fees and fee signature, giving the call with its chain and native value but no calldata (its
-   * ABI encoding is only needed by callers that send bytes). Undefined when the fee signature is not cached yet
-   * (`createIntentsWithCall` signs).
+   * `createIntentsWithCall` as a plain synchronous call for in-process hot loops that submit the typed call (the
+   * simulator's agents): the same validation, fees and fee signature, giving the call with its chain and native
+   * value but no calldata (its ABI encoding is only needed by callers that send bytes). Undefined when the fee
+   * signature is not cached yet (`createIntentsWithCall` signs). Throws the API's `BadRequest`/`NotFound` like the
+   * Effect version fails with them.
    */
   createIntentCallNow(payload: IntentsPayload): IntentCall | undefined {
     const prepared = this.prepareIntents(payload, "evm")

@@ -12,14 +12,11 @@ export const ZERO_BYTES32: Bytes32 = `0x${"0".repeat(64)}`
 export const ZERO_ADDRESS: Address = `0x${"0".repeat(40)}`
 
 const BYTES32_RE = /^0x[0-9a-f]{64}$/
-const HEX_RE = /^0x([0-9a-fA-F]{2})*$/
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
 const ANY_BYTES32_RE = /^0x[0-9a-fA-F]{64}$/
 
 export const isBytes32 = (value: string): value is Bytes32 => BYTES32_RE.test(value)
 export const isAddress = (value: string): value is Address => ADDRESS_RE.test(value)
-/** Even-length hex with a `0x` prefix (any case). */
-export const isHexData = (value: string): value is Hex => HEX_RE.test(value)
 
 /** A 20-byte address left-padded to a bytes32 word (how the protocol stores addresses in intents). */
 export const addressToBytes32 = (address: string): Bytes32 => `0x${"0".repeat(24)}${address.slice(2).toLowerCase()}`

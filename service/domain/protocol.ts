@@ -12,9 +12,6 @@ export const DBPS_DENOMINATOR_NUMBER = 100_000
 export const NORMALIZED_DECIMALS = 18
 export const MAX_DESTINATIONS = 10
 export const MAX_CALLDATA_SIZE = 50_000
-export const MAX_UINT24 = 0xff_ffff
-export const MAX_UINT32 = 0xffff_ffff
-export const MAX_UINT48 = 2 ** 48 - 1
 export const MAX_UINT64 = 2n ** 64n - 1n
 export const MAX_UINT256 = 2n ** 256n - 1n
 /** The largest limit `XERC20Token.setLimits` accepts: `type(uint256).max / 2`, as in the xERC20 standard. */

@@ -20,7 +20,6 @@ const uintNumber = (bits: 8 | 24 | 32 | 48) => {
   const maximum = 2 ** bits - 1
   return Schema.Int.check(Schema.isBetween({ minimum: 0, maximum }, { expected: `an integer between 0 and ${maximum} (uint${bits})` }))
 }
-export const Uint8 = uintNumber(8)
 export const Uint24 = uintNumber(24)
 export const Uint32 = uintNumber(32)
 export const Uint48 = uintNumber(48)
@@ -38,7 +37,6 @@ export const Bytes32Input = Schema.String.check(
   Schema.isPattern(/^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/, { expected: "a 0x-prefixed 20-byte address or 32-byte hex word" }),
 )
 export const Bytes32Strict = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]{64}$/, { expected: "a 0x-prefixed 32-byte hex word" }))
-export const AddressInput = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]{40}$/, { expected: "a 0x-prefixed 20-byte address" }))
 export const HexData = Schema.String.check(Schema.isPattern(/^0x([0-9a-fA-F]{2})*$/, { expected: "0x-prefixed hex bytes of even length" }))
 
 /** The 12 fields of the V1 intent, `amount` in 18-decimal units. */

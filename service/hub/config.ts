@@ -216,4 +216,3 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
   }
 }
 
-export const isStrategyDefault = (asset: DomainAsset): boolean => asset.strategy === Strategy.DEFAULT

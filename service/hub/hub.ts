@@ -63,8 +63,6 @@ export type HubInput =
   | { readonly kind: "pause"; readonly caller: Bytes32 }
   | { readonly kind: "unpause"; readonly caller: Bytes32 }
 
-export type HubInputKind = HubInput["kind"]
-
 /** Resolves a ticker given as a symbol or as its hash. */
 export const resolveTickerHash = (ticker: string): Bytes32 => {
   const lower = ticker.toLowerCase()

@@ -185,4 +185,4 @@ export const decodeInputLine = (text: string, lineNumber: number): HubInput => {
   return spec.toInput(decoded.value)
 }
 
-export { encodeConfigLine, encodeInputLine, intentJsonText } from "./inputLines.ts"
+export { encodeConfigLine, encodeInputLine } from "./inputLines.ts"

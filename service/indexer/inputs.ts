@@ -38,7 +38,7 @@ export const memoryTxHash = (domain: number, blockNumber: number, index: number)
  * Solidity parameter names. The read model uses IntentAdded, IntentQueueProcessed, IntentFilled, Settled,
  * ExternalCalldataExecuted, IntentWithFeesAdded, OrderCreated, Deposited and Withdrawn, and ignores the rest.
  */
-export type { SpokeEvent, SpokeEventBody } from "../spoke/events.ts"
+export type { SpokeEventBody } from "../spoke/events.ts"
 
 /** A message handed over by the transport at its destination. */
 export interface Delivery {

@@ -711,10 +711,6 @@ export class ReadModel implements HubObserver {
     return this.hub
   }
 
-  get hasHub(): boolean {
-    return this.hub !== undefined
-  }
-
   // -------------------------------------------------------------------------------------------------------
   // Entries
 
@@ -1292,10 +1288,6 @@ export class ReadModel implements HubObserver {
       items.push(this.batchRecord(batch, entries.map((e) => e.record)))
     }
     return { items, nextCursor }
-  }
-
-  get batchCount(): number {
-    return this.batches.length
   }
 
   // -------------------------------------------------------------------------------------------------------

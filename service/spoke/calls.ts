@@ -827,13 +827,3 @@ export const decodeSpokeCall = (addresses: SpokeAddresses, to: string, data: Hex
   return undefined
 }
 
-/** The contract a call is sent to. */
-export const callTarget = (addresses: SpokeAddresses, call: SpokeCall): Address => {
-  const kind = call.kind
-  if (kind.startsWith("feeAdapter.")) return addresses.feeAdapter
-  if (kind.startsWith("spoke.")) return addresses.spoke
-  if (kind.startsWith("gateway.")) return addresses.gateway
-  if (kind.startsWith("xerc20Module.")) return addresses.xerc20Module
-  if (kind.startsWith("permit2.")) return addresses.permit2
-  return (call as { readonly token: Address }).token.toLowerCase() as Address
-}

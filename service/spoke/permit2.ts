@@ -68,12 +68,6 @@ export const permit2TypedData = (permit: Permit2Permit) =>
 /** The digest Permit2 checks the signature against: `keccak256("\x19\x01" ++ domainSeparator ++ structHash)`. */
 export const permit2Digest = (permit: Permit2Permit): Bytes32 => hashTypedData(permit2TypedData(permit)).toLowerCase() as Bytes32
 
-/** `nonce` as Permit2 stores it: word `nonce >> 8` of the bitmap, bit `nonce & 0xff`. */
-export const permit2NoncePosition = (nonce: bigint): { readonly wordPos: bigint; readonly bit: bigint } => ({
-  wordPos: nonce >> 8n,
-  bit: 1n << (nonce & 0xffn),
-})
-
 /**
  * Installs Permit2's runtime code at `PERMIT2_ADDRESS` with `anvil_setCode` (the code has no immutables and no
  * constructor: its domain separator uses `address(this)` and `block.chainid` at each call). Takes effect at once,

@@ -1,7 +1,8 @@
 /**
  * Keepers (the production "lighthouse", reference §2.4): they dispatch each spoke's intent and fill queues and
- * the hub's settlement queues when a queue holds `maxSize` items or its oldest item is `maxAge` old, call
- * `processDepositsAndInvoices` per ticker and `handleExpiredIntents` on their crons. Defaults are mainnet's:
+ * the hub's settlement queues when a queue holds `maxSize` items or its oldest item is `maxAgeSeconds` old, call
+ * `processDepositsAndInvoices` per ticker and `handleExpiredIntents` on their crons. Defaults are mainnet's (a
+ * chain may have thresholds and crons of its own, `keepers.chains`):
  * size 1 / age 60 s, crons 60 s (fill queue 180 s, expired intents 600 s). A spoke dispatch takes at most
  * `MAX_QUEUE_BATCH` items and at most `MAX_DISPATCH_MESSAGE_BYTES` of message (`intentBatchSize`, `fillBatchSize`).
  * While the hub is halted (a `halt` outage of the hub domain) the hub crons skip their turn: the hub takes no

@@ -1,7 +1,7 @@
 /**
  * Rebalancers (users): a population moving one asset between chains along a flow matrix, with Poisson or
  * bursty arrivals and a size distribution, each intent on a path drawn from the mix (basic netting, fast
- * path, swap, xERC20 when the asset is one). Each goes through the service as a user would: quote → POST
+ * path, swap); an xERC20 asset's intents always take the basic path, burnt and minted. Each goes through the service as a user would: quote → POST
  * /intents → send the transaction on the origin chain. Rejections (quote limits, API errors, reverts) are
  * counted with their reasons.
  */

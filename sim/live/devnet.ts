@@ -313,7 +313,7 @@ const writeSession = (
   // Holdings are not measured: the chains may already be gone (a terminal's Ctrl-C reaches anvil too).
   measureInFlight(plan, assembly)
   const virtualSeconds = world.nowMs / 1000
-  const result = buildRunResult(loaded, plan, assembly, { seed, run: 0, backend: "anvil", horizonSeconds: virtualSeconds, wallSeconds })
+  const result = buildRunResult(loaded, assembly, { seed, run: 0, backend: "anvil", horizonSeconds: virtualSeconds, wallSeconds })
   writeReportFiles(outDir, { ...result.report, live: { scenarioHorizonSeconds: plan.horizonSeconds } }, result.timeseries)
   const session: DevnetSession = {
     wallSeconds,

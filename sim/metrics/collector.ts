@@ -564,9 +564,4 @@ export class MetricsCollector implements WorldObserver {
   tokens18(amount18: bigint): number {
     return Number(amount18 / 10n ** 9n) / 1e9
   }
-
-  /** A token-native amount in 18-decimal units (for per-ticker sums across decimals). */
-  static to18(amount: bigint, decimals: number): bigint {
-    return normalizeDecimals(amount, decimals, NORMALIZED_DECIMALS)
-  }
 }

@@ -64,11 +64,6 @@ export class Samples {
     if (this.count === 0) return undefined
     return percentilesOf(this.sorted(), this.sum)
   }
-
-  quantile(p: number): number | undefined {
-    if (this.count === 0) return undefined
-    return quantileSorted(this.sorted() as unknown as number[], p)
-  }
 }
 
 /**

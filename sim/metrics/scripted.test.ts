@@ -16,13 +16,16 @@
  * Both settlements were paid from the other user's custody: netting ratio exactly 1, volume 1,999.96, no
  * discount. Percentiles (linear, type 7) of {260, 470}: p50 365, p90 449, p99 467.9, max 470.
  */
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
+import { bytes32ToAddress } from "../../service/domain/hex.ts"
 import { createMemorySpokes } from "../../service/spoke/spoke.ts"
 import type { SpokeReceipt } from "../../service/spoke/types.ts"
 import { createIntents, sendTransaction } from "../agents/common.ts"
 import { assembleRun, type Backend, buildRunResult, measureInFlight, runScenario } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
 import { planWorld } from "../world/plan.ts"
+import { Samples, toMilliseconds } from "./percentiles.ts"
 
 const scenario = `
 name: hand-computed
@@ -245,7 +248,7 @@ describe("an intent from a sender outside the populations", () => {
     })
     await w.run(plan.horizonSeconds)
     measureInFlight(plan, assembly)
-    const { report } = buildRunResult(loaded, plan, assembly, { seed: 1, run: 0, backend: "memory", horizonSeconds: plan.horizonSeconds, wallSeconds: 0 })
+    const { report } = buildRunResult(loaded, assembly, { seed: 1, run: 0, backend: "memory", horizonSeconds: plan.horizonSeconds, wallSeconds: 0 })
     w.close()
     expect(reverts).toEqual([])
     expect(report.intents).toMatchObject({ created: 2, settled: 2 })
@@ -256,9 +259,6 @@ describe("an intent from a sender outside the populations", () => {
 
 describe("per-epoch latency samples", () => {
   it("are the users' only: one-sided-drain's time series matches the drainers' own latencies epoch by epoch", async () => {
-    const { readFileSync } = await import("node:fs")
-    const { Samples, toMilliseconds } = await import("./percentiles.ts")
-    const { bytes32ToAddress } = await import("../../service/domain/hex.ts")
     const spec = parseScenario(readFileSync(new URL("../../scenarios/one-sided-drain.yaml", import.meta.url), "utf8"), "one-sided-drain.yaml").spec
     const plan = planWorld(spec)
     const assembly = assembleRun(spec, plan, { seed: 21, spokes: createMemorySpokes(plan.spokes) })

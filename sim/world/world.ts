@@ -140,8 +140,6 @@ export interface WorldOptions {
   readonly spokes: SpokesShape
   /** Receives the hub's input trace: its config, then every input as it is applied (`lineTrace` for lines). */
   readonly trace?: HubInputTrace
-  /** Run the hub's conservation check at every epoch (default true). */
-  readonly checkConservation?: boolean
   /** Live devnets: transactions sent to the chains by other clients (default: none). */
   readonly foreignTransactions?: ForeignTransactionSource
 }
@@ -199,7 +197,6 @@ export class World {
   private lastEpoch = -1
   /** The hub epoch at the start of the run. */
   firstEpoch = -1
-  private readonly checkEachEpoch: boolean
   private readonly blockTimes = new Map<number, number>()
   /** The hub's `halt` outages as merged [from, to) windows in seconds, in time order. */
   private readonly hubHalts: readonly { readonly from: number; readonly to: number }[]
@@ -214,7 +211,6 @@ export class World {
   ) {
     this.rng = new RngStreams(options.seed)
     this.spokes = options.spokes
-    this.checkEachEpoch = options.checkConservation ?? true
     this.foreign = options.foreignTransactions
     this.model = new ReadModel({ solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) })
     this.hasher = new TraceHasher()
@@ -303,8 +299,7 @@ export class World {
     return false
   }
 
-  /** The hub's block at `seconds`: one per block tick (`k × hubBlockTime`, k ≥ 1) not inside a hub halt. */
-  /** The hub's block number at virtual second `seconds` (one per hub block time, none while the hub is halted). */
+  /** The hub's block number at virtual second `seconds`: one per block tick (`k × hubBlockTime`, k ≥ 1) not inside a hub halt. */
   hubBlockNumberAt(seconds: number): number {
     return this.hubHalts.length === 0 ? this.plan.hubGenesisBlock + Math.floor(seconds / this.plan.hubBlockTimeSeconds) : this.hubBlockAt(seconds)
   }
@@ -364,10 +359,8 @@ export class World {
     if (epoch !== epochBefore) {
       this.lastEpoch = epoch
       if (epochBefore !== -1) {
-        if (this.checkEachEpoch) {
-          this.hub.checkConservation()
-          this.stats.conservationChecks++
-        }
+        this.hub.checkConservation()
+        this.stats.conservationChecks++
         // Every epoch that began since the last input, in order (epochs without inputs included).
         for (let e = epochBefore + 1; e <= epoch; e++) for (const o of this.observers) o.onEpoch?.(e)
       }
