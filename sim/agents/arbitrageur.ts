@@ -139,8 +139,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         best.funds.remaining -= gross
         pending.set(symbol, epoch)
         bought.set(invoice.intent_id, epoch)
-        stats.act("purchase")
-        sendTransaction(world, me, tx.value, (receipt) => stats.rejectReceipt(receipt))
+        sendTransaction(world, me, tx.value, stats.onMined("purchase"))
       }
     })
   })

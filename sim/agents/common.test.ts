@@ -32,3 +32,29 @@ describe("callService", () => {
     await expect(callService(Effect.die(new Error("boom")))).rejects.toThrow(/clearing service defect/)
   })
 })
+
+describe("an agent's actions", () => {
+  it("count what was mined: a reverted intent is a rejection under its error, not also an action", async () => {
+    const { runScenario } = await import("../run.ts")
+    const { parseScenario } = await import("../scenario/load.ts")
+    // Two intents of 100 XT against a burning limit of 150 a day on the origin: the second reverts.
+    const text = `
+name: burn-limit
+horizon: { seconds: 600 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: XT
+    chains:
+      - { chain: 31001, decimals: 18, strategy: xerc20, mintLimit: 1000000, burnLimit: 150 }
+      - { chain: 31002, decimals: 18, strategy: xerc20, mintLimit: 1000000, burnLimit: 1000000 }
+agents:
+  rebalancers:
+    - { name: u, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [10, 20] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }
+`
+    const { report } = await runScenario(parseScenario(text, "burn-limit.yaml"), { seed: 1, backend: "memory" })
+    const users = report.agents.find((a) => a.population === "u")!
+    expect(users.actions).toEqual({ xerc20: 1 })
+    expect(users.rejections).toEqual({ XERC20Module_HandleBurnStrategy_InsufficientBurningLimit: 1 })
+    expect(report.intents.created).toBe(1)
+  })
+})

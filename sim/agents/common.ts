@@ -99,6 +99,21 @@ export class PopulationStats {
   rejectReceipt(receipt: SpokeReceipt): void {
     if (receipt.status === "reverted") this.reject(receipt.error.name)
   }
+
+  /**
+   * The receipt handler of a transaction that is the action `action`: counted when it is mined, a revert counted
+   * as a rejection under its error name instead (an action is what was done, not what was sent). One handler per
+   * action, made once.
+   */
+  onMined(action: string): (receipt: SpokeReceipt) => void {
+    let handler = this.handlers.get(action)
+    if (handler === undefined) {
+      handler = (receipt) => (receipt.status === "success" ? this.act(action) : this.reject(receipt.error.name))
+      this.handlers.set(action, handler)
+    }
+    return handler
+  }
+  private readonly handlers = new Map<string, (receipt: SpokeReceipt) => void>()
 }
 
 /**

@@ -53,8 +53,7 @@ export const startLiquidity = (world: World, service: ClearingService, entries: 
         stats.reject(`intents:${tx.error}`)
         continue
       }
-      stats.act("seed")
-      sendTransaction(world, me, tx.value, (receipt) => stats.rejectReceipt(receipt))
+      sendTransaction(world, me, tx.value, stats.onMined("seed"))
     }
   })
   return stats

@@ -7,7 +7,6 @@
  */
 import type { Address } from "../../service/domain/hex.ts"
 import type { Rng } from "../rng.ts"
-import type { SpokeReceipt } from "../../service/spoke/types.ts"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
 import type { RebalancerSpec, SizeSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
@@ -134,10 +133,8 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     if (allowance !== undefined) spentByAgent.set(budgetKey, spentAfter)
     if (fastRefused !== undefined) stats.fallback(`basicForFast:${fastRefused}`)
     if (overLimit) stats.fallback("sentOverLimit")
-    stats.act(action)
-    sendTransaction(world, from, tx.value, onReceipt)
+    sendTransaction(world, from, tx.value, stats.onMined(action))
   }
-  const onReceipt = (receipt: SpokeReceipt): void => stats.rejectReceipt(receipt)
 
   const spentByAgent = new Map<string, bigint>()
   // Every rebalancer approves the fee adapter on every chain once, at the start.

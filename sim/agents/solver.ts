@@ -173,8 +173,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount }, undefined, () =>
             void withdrawing.set(richKey, withdrawing.get(richKey)! - amount),
           )
-          stats.act("rebalance")
-          sendTransaction(world, me, tx.value, (receipt) => stats.rejectReceipt(receipt))
+          sendTransaction(world, me, tx.value, stats.onMined("rebalance"))
         } finally {
           // One rebalance per chain per hour at most.
           world.scheduler.after(3_600_000, `solver/${agent.id}/rebalance-cooldown`, () => void rebalancing.delete(poorKey))
