@@ -32,6 +32,13 @@ describe("compareBaselines", () => {
     const c = compareBaselines(base, base)
     expect([c.regressed, c.traceChanged, c.diffs, c.newlyFailing]).toEqual([false, false, [], []])
     expect(renderComparison(c)).toContain("s: same")
+    expect(renderComparison(c)).not.toContain("CHANGELOG")
+  })
+
+  it("says when the two were written by different clearsim versions (KPI definitions may differ)", () => {
+    const text = renderComparison(compareBaselines(base, { ...base, version: "0.2.0" }))
+    expect(text).toContain("s: same")
+    expect(text).toContain("written by clearsim 0.1.0 and 0.2.0: CHANGELOG.md says which KPI definitions and behaviours changed between them")
   })
 
   it("calls a worse KPI beyond its tolerance a regression, in the KPI's own direction", () => {

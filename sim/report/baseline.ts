@@ -165,6 +165,9 @@ export interface Comparison {
   readonly currentTraceAlgorithm: string
   /** Whether the two are runs of the same scenario (by name) and seed: otherwise their trace hashes differ by construction. */
   readonly sameRun: boolean
+  /** The clearsim versions that wrote them (a KPI's definition may differ between versions: CHANGELOG.md). */
+  readonly baselineVersion: string
+  readonly currentVersion: string
   /** Every KPI and count that differs, in KPI order. */
   readonly diffs: readonly KpiDiff[]
   /** Properties that passed in the baseline and fail now (or are new and fail). */
@@ -216,6 +219,8 @@ export const compareBaselines = (baseline: Baseline, current: Baseline): Compari
     baselineTraceAlgorithm: baseline.traceHashAlgorithm ?? LEGACY_TRACE_HASH_ALGORITHM,
     currentTraceAlgorithm: current.traceHashAlgorithm ?? LEGACY_TRACE_HASH_ALGORITHM,
     sameRun: baseline.scenario === current.scenario && baseline.seed === current.seed,
+    baselineVersion: baseline.version,
+    currentVersion: current.version,
     diffs,
     newlyFailing,
     dropped,
@@ -247,6 +252,9 @@ export const renderComparison = (c: Comparison): string => {
     lines.push(`  trace hash ${c.baselineTrace} -> ${c.currentTrace} (not runs of the same scenario and seed: their hub events differ by construction)`)
   } else if (c.traceChanged) lines.push(`  trace hash ${c.baselineTrace} -> ${c.currentTrace} (the hub's events differ: behaviour changed)`)
   else lines.push(`  trace hash ${c.currentTrace} unchanged`)
+  if (c.baselineVersion !== c.currentVersion) {
+    lines.push(`  written by clearsim ${c.baselineVersion} and ${c.currentVersion}: CHANGELOG.md says which KPI definitions and behaviours changed between them`)
+  }
   if (c.diffs.length > 0) {
     const width = Math.max(...c.diffs.map((d) => d.name.length))
     for (const d of c.diffs) {
