@@ -209,3 +209,48 @@ properties:
     }
   })
 })
+
+describe("clearsim run --runs (Monte Carlo)", () => {
+  let dir: string | undefined
+  afterEach(() => {
+    process.exitCode = undefined
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("writes runs.json and runs.md with each KPI's distribution over the seeds, and prints the main ones", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-runs-"))
+    const file = join(import.meta.dirname, "..", "..", "scenarios", "balanced-two-chain.yaml")
+    const r = await run([file, "--runs", "3", "--out", join(dir, "mc")])
+    expect(process.exitCode ?? 0).toBe(0)
+    const runs = JSON.parse(readFileSync(join(dir, "mc", "runs.json"), "utf8"))
+    // The rows are the runs' own reports' figures.
+    const reports = [0, 1, 2].map((i) => JSON.parse(readFileSync(join(dir!, "mc", `run-${i}-seed-${11 + i}`, "report.json"), "utf8")))
+    expect(runs.runs.map((row: { seed: number; traceHash: string; kpis: { nettingRatio: number; intentsCreated: number } }) => [row.seed, row.traceHash, row.kpis.nettingRatio, row.kpis.intentsCreated])).toEqual(
+      reports.map((rep) => [rep.seed, rep.traceHash, rep.netting.ratio, rep.intents.created]),
+    )
+    // The distribution, computed here by hand: mean, sample sd, linear percentiles (type 7), min, max.
+    const ratios: number[] = reports.map((rep) => rep.netting.ratio).sort((a: number, b: number) => a - b)
+    const m = (ratios[0]! + ratios[1]! + ratios[2]!) / 3
+    const sd = Math.sqrt(ratios.reduce((s, x) => s + (x - m) ** 2, 0) / 2)
+    const at = (p: number) => {
+      const h = 2 * p // (n - 1) p for n = 3
+      const lo = Math.floor(h)
+      return ratios[lo]! + (h - lo) * (ratios[Math.min(lo + 1, 2)]! - ratios[lo]!)
+    }
+    const d = runs.summary.kpis.nettingRatio
+    expect(d.runs).toBe(3)
+    expect(d.mean).toBeCloseTo(m, 6)
+    expect(d.sd).toBeCloseTo(sd, 6)
+    expect([d.min, d.p50, d.max]).toEqual([ratios[0], ratios[1], ratios[2]])
+    expect(d.p5).toBeCloseTo(at(0.05), 6)
+    expect(d.p95).toBeCloseTo(at(0.95), 6)
+    expect(runs.summary).toMatchObject({ scenario: "balanced-two-chain", runs: 3, passed: 3, seeds: { first: 11, last: 13 } })
+    expect(runs.summary.properties["nettingRatio >= 0.6"]).toEqual({ held: 3, runs: 3 })
+    expect(r.out).toContain(`3 of 3 runs passed; over the 3 seeds (${join(dir, "mc", "runs.md")}, runs.json):`)
+    expect(r.out).toMatch(new RegExp(`\\n  nettingRatio +mean ${d.mean}, sd ${d.sd}, p5/p50/p95 ${d.p5} / ${d.p50} / ${d.p95}, min ${d.min}, max ${d.max}`))
+    const md = readFileSync(join(dir, "mc", "runs.md"), "utf8")
+    expect(md).toContain("# balanced-two-chain: 3 of 3 runs passed")
+    expect(md).toContain(`| nettingRatio | 3 | ${d.mean} | ${d.sd} | ${d.p5} | ${d.p50} | ${d.p95} | ${d.min} | ${d.max} |`)
+    expect(md).toContain("| `nettingRatio >= 0.6` | 3 of 3 runs |")
+  })
+})

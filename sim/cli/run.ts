@@ -12,6 +12,7 @@ import { join } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { agentIntentCounts, firstFailingEpochText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, tokensText, writeReportFiles, type RunReport } from "../report/report.ts"
+import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
@@ -105,7 +106,7 @@ export const runCommand = Command.make(
         prepareOutputDir(outFlag, baseDir)
         if (count === 1) checkRunOutputs(outFlag, baseDir, baseDir, [...REPORT_FILES, "trace.jsonl"])
         else {
-          checkRunOutputs(outFlag, baseDir, baseDir, ["runs.json"])
+          checkRunOutputs(outFlag, baseDir, baseDir, ["runs.json", "runs.md"])
           // Only run directories that exist can be in the way: the entries there, not `count` paths (--runs 1e8).
           for (const name of readdirSync(baseDir)) {
             const run = /^run-(\d+)-seed-(\d+)$/.exec(name)
@@ -157,10 +158,15 @@ export const runCommand = Command.make(
       }
     }
     if (count > 1) {
-      const passed = reports.filter((r) => r.passed).length
-      const runsJson = `${JSON.stringify(reports.map((r) => ({ seed: r.seed, passed: r.passed, traceHash: r.traceHash, nettingRatio: r.netting.ratio, p99LatencySeconds: r.latency.p99 })), null, 2)}\n`
-      yield* Effect.try({ try: () => writeFileSync(join(baseDir, "runs.json"), runsJson), catch: (error) => outputFileError(outFlag, join(baseDir, "runs.json"), error) })
-      yield* Console.log(`${passed} of ${count} runs passed`)
+      const runs = summarizeRuns(reports)
+      for (const [name, text] of [
+        ["runs.json", `${JSON.stringify(runs, null, 2)}\n`],
+        ["runs.md", renderRunsMarkdown(runs)],
+      ] as const) {
+        yield* Effect.try({ try: () => writeFileSync(join(baseDir, name), text), catch: (error) => outputFileError(outFlag, join(baseDir, name), error) })
+      }
+      yield* Console.log(`${runs.summary.passed} of ${count} runs passed; over the ${count} seeds (${join(baseDir, "runs.md")}, runs.json):`)
+      for (const line of runsSummaryLines(runs.summary)) yield* Console.log(line)
     }
     if (failed) process.exitCode = 1
   }, Effect.catch((error: unknown) =>
