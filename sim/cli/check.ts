@@ -15,7 +15,7 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { type Baseline, BaselineFileError, baselineOf, checkReportKpiFields, compareBaselines, readBaseline, readJsonFile, renderComparison } from "../report/baseline.ts"
 import { runScenario } from "../run.ts"
-import { type LoadedScenario, loadScenario, ScenarioError } from "../scenario/load.ts"
+import { type LoadedScenario, loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { checkRunOutputs, describeCommandError, prepareOutputDir } from "./userErrors.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
@@ -116,6 +116,7 @@ export const checkScenarios = async (options: {
   let otherFunction = 0
   for (const target of targets) {
     const loaded = target.loaded
+    for (const line of scenarioWarningLines(loaded)) say(line)
     const seed = target.baseline?.seed ?? loaded.spec.seed ?? 1
     const result = await runScenario(loaded, { seed, backend: "memory" })
     const current = baselineOf(result.report, relative(process.cwd(), target.file) || target.file)

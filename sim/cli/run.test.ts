@@ -254,3 +254,20 @@ describe("clearsim run --runs (Monte Carlo)", () => {
     expect(md).toContain("| `nettingRatio >= 0.6` | 3 of 3 runs |")
   })
 })
+
+describe("clearsim run warnings", () => {
+  let dir: string | undefined
+  afterEach(() => {
+    process.exitCode = undefined
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("prints a setting the run cannot use on stderr, with its line, and runs", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-warn-"))
+    const file = join(dir, "warned.yaml")
+    writeFileSync(file, failing.replace("runs: 3\n", "").replace("agents: {}", "transport: { latency: { kind: fixed, seconds: 30 }, faults: { reorderWindowSeconds: 30 } }\nagents: {}"))
+    const r = await run([file, "--out", join(dir, "out")])
+    expect(r.err).toContain(`clearsim: warning: ${file}:9:85: transport.faults.reorderWindowSeconds: has no effect without a reorderProbability above 0`)
+    expect(r.out).toContain("always-fails seed 5 on memory: FAIL")
+  })
+})

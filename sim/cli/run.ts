@@ -14,7 +14,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { agentIntentCounts, firstFailingEpochText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, tokensText, writeReportFiles, type RunReport } from "../report/report.ts"
 import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
 import { type Backend, runScenario } from "../run.ts"
-import { loadScenario, ScenarioError } from "../scenario/load.ts"
+import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
 import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
@@ -87,6 +87,7 @@ export const runCommand = Command.make(
     const runsText = Option.getOrUndefined(runs)
     const runsFlag = runsText === undefined ? undefined : yield* Effect.try({ try: () => parseIntegerFlag("--runs", runsText, "a positive integer", 1, Number.MAX_SAFE_INTEGER), catch: (error) => error })
     const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
+    for (const line of scenarioWarningLines(loaded)) yield* Console.error(line)
     const spec = loaded.spec
     const backend: Backend = Option.getOrUndefined(chains) ?? spec.backend ?? "memory"
     const firstSeed = seedFlag ?? spec.seed ?? 1

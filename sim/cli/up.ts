@@ -10,7 +10,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { type DevnetInfo, DevnetListenError, type DevnetSession, probeListen, startDevnet } from "../live/devnet.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { agentIntentCounts } from "../report/report.ts"
-import { loadScenario, ScenarioError } from "../scenario/load.ts"
+import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
 import { describeCommandError, parseIntegerFlag, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
@@ -165,6 +165,7 @@ export const upCommand = Command.make(
         catch: (error) => error,
       })
       const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
+      for (const line of scenarioWarningLines(loaded)) yield* Console.error(line)
       const options = {
         loaded,
         port,

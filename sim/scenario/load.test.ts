@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
-import { loadScenario, parseScenario, ScenarioError } from "./load.ts"
+import { loadScenario, parseScenario, ScenarioError, scenarioWarningLines } from "./load.ts"
 
 const valid = `
 name: two-chain
@@ -456,5 +456,30 @@ describe("token amounts from YAML numbers", () => {
     expect(tokensToUnits(2.675, 6)).toBe(2_675_000n)
     expect(tokensToUnits(1e22, 6)).toBe(10n ** 28n)
     expect(tokensToUnits(1.5e-7, 18)).toBe(150_000_000_000n)
+  })
+})
+
+describe("settings without effect", () => {
+  it("are told as warnings with their place in the file, and the scenario still loads", () => {
+    const text = valid
+      .replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", "size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }\n      swapTo: USDT\n      fastTtlSeconds: 600")
+      .replace("agents:\n", "  - symbol: USDT\n    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]\nagents:\n")
+      .replace("agents:\n", "transport:\n  latency: { kind: fixed, seconds: 30 }\n  faults: { reorderWindowSeconds: 90, redeliveryDelaySeconds: 120, reorderProbability: 0 }\nkeepers: { chains: [{ chain: 31001 }] }\nagents:\n")
+    const loaded = parseScenario(text, "w.yaml")
+    expect(loaded.warnings.map((w) => [w.path, w.message])).toEqual([
+      ["transport.faults.reorderWindowSeconds", "has no effect without a reorderProbability above 0"],
+      ["transport.faults.redeliveryDelaySeconds", "has no effect without a dropProbability above 0 or a pause of the hub (what it delays)"],
+      ["agents.rebalancers[0].swapTo", "has no effect without a swap weight in paths"],
+      ["agents.rebalancers[0].fastTtlSeconds", "has no effect without a fast or swap weight in paths"],
+      ["keepers.chains[0]", "sets nothing for chain 31001 (expected intentQueue, fillQueue or settlementQueue)"],
+    ])
+    const [first] = scenarioWarningLines(loaded)
+    expect(first).toMatch(/^clearsim: warning: w\.yaml:\d+:\d+: transport\.faults\.reorderWindowSeconds: has no effect without a reorderProbability above 0$/)
+    // With the fault on, the path weighted and the chain given a threshold, nothing to say.
+    const quiet = text
+      .replace("reorderProbability: 0", "reorderProbability: 0.1, dropProbability: 0.01")
+      .replace("keepers: { chains: [{ chain: 31001 }] }", "keepers: { chains: [{ chain: 31001, fillQueue: { maxSize: 2 } }] }")
+      .replace("swapTo: USDT", "swapTo: USDT\n      paths: { basic: 1, swap: 1 }")
+    expect(parseScenario(quiet, "w.yaml").warnings).toEqual([])
   })
 })

@@ -57,11 +57,21 @@ const locate = (doc: Document, lineCounter: LineCounter, path: string): { line?:
   return {}
 }
 
+/** A setting the run cannot use, where it is in the file. */
+export interface ScenarioWarning {
+  readonly path: string
+  readonly line?: number
+  readonly column?: number
+  readonly message: string
+}
+
 export interface LoadedScenario {
   readonly file: string
   readonly spec: ScenarioSpec
   /** keccak256 of the file's bytes. */
   readonly scenarioHash: `0x${string}`
+  /** Settings that cannot change the run as written (a reorder window without reorders, say): told, not refused. */
+  readonly warnings: readonly ScenarioWarning[]
 }
 
 /** A message cut to 200 characters: the YAML parser quotes whole tokens, which may be a line of garbage. */
@@ -95,8 +105,45 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   const spec = decoded.value
   const crossProblems = checkReferences(spec)
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
-  return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)) }
+  return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), warnings: located(settingsWithoutEffect(spec)) }
 }
+
+/**
+ * Settings the run cannot use as the scenario stands: a fault's parameter without the fault, a path's parameter
+ * without the path. Not errors (a sweep may set a probability to 0 and keep its window), but worth a line: a
+ * misspelt or forgotten weight would otherwise go unnoticed.
+ */
+export const settingsWithoutEffect = (spec: ScenarioSpec): InputProblem[] => {
+  const warnings: InputProblem[] = []
+  const faults = spec.transport?.faults
+  if (faults?.reorderWindowSeconds !== undefined && !((faults.reorderProbability ?? 0) > 0)) {
+    warnings.push({ path: "transport.faults.reorderWindowSeconds", message: "has no effect without a reorderProbability above 0" })
+  }
+  const hubDomain = spec.hub?.domain ?? HUB_DEFAULTS.hubDomain
+  const hubPaused = faults?.outages?.some((o) => o.kind === "pause" && o.domain === hubDomain) ?? false
+  if (faults?.redeliveryDelaySeconds !== undefined && !((faults.dropProbability ?? 0) > 0) && !hubPaused) {
+    warnings.push({ path: "transport.faults.redeliveryDelaySeconds", message: "has no effect without a dropProbability above 0 or a pause of the hub (what it delays)" })
+  }
+  spec.agents.rebalancers?.forEach((r, i) => {
+    const weight = (path: "fast" | "swap") => r.paths?.[path] ?? 0
+    if (r.swapTo !== undefined && !(weight("swap") > 0)) warnings.push({ path: `agents.rebalancers[${i}].swapTo`, message: "has no effect without a swap weight in paths" })
+    for (const field of ["fastTtlSeconds", "fastMaxFeeDbps"] as const) {
+      if (r[field] !== undefined && !(weight("fast") > 0) && !(weight("swap") > 0)) {
+        warnings.push({ path: `agents.rebalancers[${i}].${field}`, message: "has no effect without a fast or swap weight in paths" })
+      }
+    }
+  })
+  spec.keepers?.chains?.forEach((k, i) => {
+    if (k.intentQueue === undefined && k.fillQueue === undefined && k.settlementQueue === undefined) {
+      warnings.push({ path: `keepers.chains[${i}]`, message: `sets nothing for chain ${k.chain} (expected intentQueue, fillQueue or settlementQueue)` })
+    }
+  })
+  return warnings
+}
+
+/** The warnings of a loaded scenario, one line each, as the CLI prints them (`file:line:column: path: message`). */
+export const scenarioWarningLines = (loaded: LoadedScenario): string[] =>
+  loaded.warnings.map((w) => `clearsim: warning: ${loaded.file}${w.line === undefined ? "" : `:${w.line}:${w.column}`}: ${w.path}: ${w.message}`)
 
 /** Strict UTF-8 that keeps a byte-order mark (the YAML parser skips it; the scenario's hash covers it, as before). */
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -173,7 +220,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   if (!(horizonSeconds <= MAX_HORIZON_SECONDS)) {
     problems.push({ path: "horizon", message: `${horizonSeconds} s is beyond what virtual time can count (at most ${MAX_HORIZON_SECONDS} s, about 285,000 years)` })
   }
-  const hubDomain = spec.hub?.domain ?? 25327
+  const hubDomain = spec.hub?.domain ?? HUB_DEFAULTS.hubDomain
   if (chainIds.has(hubDomain)) {
     // Blamed on the chain when the hub domain is the default one.
     const chain = spec.chains.findIndex((c) => c.id === hubDomain)
