@@ -79,7 +79,7 @@ describe("metrics on a hand-computed scenario", () => {
  *             rewards = 499.99 × 50 / 100,000 = 0.249995 → settles 499.740005 (custody 502.51995 covers it).
  *         Custody left on 31002: 502.51995 − 499.740005 = 2.779945.
  *  Discount paid 2.49995 + 0.249995 = 2.749945 tokens, on settled volume 997.48005 + 499.740005 = 1,497.220055:
- *  2.749945 / 1,497.220055 × 10,000 = 18.36700617… bps → 18.367 (kept to 3 decimals, floored).
+ *  2.749945 / 1,497.220055 × 10,000 = 18.36700617… bps → 18.367006 (six decimals).
  *  Per invoice: 2.49995 / 999.98 = 25 bps and 0.249995 / 499.99 = 5 bps; percentiles (type 7) of {5, 25}:
  *  p50 15, p90 5 + 0.9 × 20 = 23, p99 5 + 0.99 × 20 = 24.8, max 25, mean 15.
  *  The settlements go out at 1620 and are paid at 1650: alice 1650 − 10 = 1640 s, carol 1650 − 500 = 1150 s.

@@ -246,6 +246,16 @@ describe("agents' rejections and fallbacks", () => {
   })
 })
 
+describe("the discount per invoice", () => {
+  it("is given in bps to six decimals, as the headline rates (three made small discounts read 0)", async () => {
+    const { report } = await runScenario(loadScenario(new URL("../../scenarios/fast-path-heavy.yaml", import.meta.url).pathname), { seed: 31, backend: "memory" })
+    const d = report.discounts.perInvoiceBps
+    expect(d.count).toBe(report.discounts.invoicesSettled)
+    // fast-path-heavy's 13 invoices: p90 0.051125 bps, p99 0.271669 (they read 0.051 and 0.272).
+    expect([d.p90, d.p99]).toEqual([0.051125, 0.271669])
+  })
+})
+
 describe("intents and latency by agent population", () => {
   const drain = readFileSync(new URL("../../scenarios/one-sided-drain.yaml", import.meta.url), "utf8")
   const withProperties = (properties: string): string => drain.replace(/^properties:[\s\S]*$/m, `properties:\n${properties}`)

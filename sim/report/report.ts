@@ -129,10 +129,13 @@ const formatDuration = (seconds: number): string => {
   return `${Math.round(seconds)} s`
 }
 
-const summary = (p: Percentiles | undefined): LatencySummary =>
+const summary = (p: Percentiles | undefined, round: (x: number) => number = toMilliseconds): LatencySummary =>
   p === undefined
     ? { count: 0, p50: null, p90: null, p99: null, max: null, mean: null }
-    : { count: p.count, p50: toMilliseconds(p.p50), p90: toMilliseconds(p.p90), p99: toMilliseconds(p.p99), max: toMilliseconds(p.max), mean: toMilliseconds(p.mean) }
+    : { count: p.count, p50: round(p.p50), p90: round(p.p90), p99: round(p.p99), max: round(p.max), mean: round(p.mean) }
+
+/** Basis points to six decimals, as the headline discount rates (three would make 0.000412 bps a 0). */
+const toMicroBps = (bps: number): number => Math.round(bps * 1e6) / 1e6
 
 /** 18-decimal units as a decimal string of whole tokens. */
 export const formatTokens18 = (amount18: bigint): string => {
@@ -326,7 +329,7 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
           { paid: formatTokens18(d.paid18), invoicedVolume: formatTokens18(d.invoiced18), paidBpsOfInvoices: d.invoiced18 === 0n ? 0 : bpsOf(d.paid18, d.invoiced18), invoicesSettled: d.invoices },
         ]),
       ),
-      perInvoiceBps: summary(metrics.discountBps.percentiles()),
+      perInvoiceBps: summary(metrics.discountBps.percentiles(), toMicroBps),
     },
     latency: {
       ...summary(metrics.allUserLatency.percentiles()),
