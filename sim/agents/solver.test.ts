@@ -158,11 +158,13 @@ describe("solver inventory spoken for", () => {
 
   it("does not send a fill the inventory a rebalance is withdrawing cannot pay (it would revert)", async () => {
     // a's fill on 31002 at 65 s takes it below half: the solver withdraws 5,000 from 31001 to rebalance. b's
-    // intent, created at 66 s, asks for 5,489 of the 10,000 there before that block.
+    // intent, created at 66 s, asks for 5,489 of the 10,000 there before that block: not sent then. It waits,
+    // and is filled once inventory comes back to 31001 (a's fill repaid there), well within its hour.
     const { report } = await runScenario(crossingFills(66), { seed: 1, backend: "memory" })
     const solver = report.agents.find((a) => a.kind === "solver")!
-    expect([solver.actions.fill, solver.actions.rebalance, solver.rejections.insufficientInventory]).toEqual([1, 1, 1])
+    expect([solver.actions.fill, solver.actions.rebalance, solver.rejections.insufficientInventory]).toEqual([2, 1, 1])
     expect(report.world.spokeReverts).toBe(0)
+    expect(report.latency.byPath.fast.count).toBe(2)
   })
 })
 
@@ -311,5 +313,39 @@ agents:
     const solvers = report.agents.find((a) => a.kind === "solver")!
     expect(report.agents.find((a) => a.kind === "liquidity")?.actions).toBeDefined()
     expect(solvers.rejections).toEqual({})
+  })
+})
+
+describe("solvers looking again", () => {
+  it("fill an intent refused for capacity once the hour's oldest fill leaves the window, within its ttl", async () => {
+    const text = `
+name: solver-capacity-wait
+horizon: { hours: 3 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60, 61, 62, 63] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 }, fastTtlSeconds: 7200 }
+  solvers:
+    - name: s
+      count: 1
+      feeDbps: 20
+      capacityPerHour: 2
+      reactionSeconds: { kind: fixed, seconds: 5 }
+      inventory:
+        - { chain: 31001, asset: USDC, tokens: 100000 }
+        - { chain: 31002, asset: USDC, tokens: 100000 }
+`
+    const { report } = await runScenario(parseScenario(text, "solver-capacity-wait.yaml"), { seed: 1, backend: "memory" })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    // Two fills at once, two refused for capacity (counted once each) and filled an hour later.
+    expect([solver.actions.fill, solver.rejections.capacity]).toEqual([2 + 2, 2])
+    const fast = report.latency.byPath.fast
+    expect(fast.count).toBe(4)
+    expect(fast.p50!).toBeGreaterThan(1000) // two of four an hour late
+    expect(fast.max!).toBeGreaterThan(3600)
+    expect(fast.max!).toBeLessThan(3700)
   })
 })

@@ -10,11 +10,13 @@
  * rebalance per chain per hour; the rich chain keeps that share of its own start). The intent pays the solver's
  * rebalance receiver (`AgentPlan.rebalanceReceiver`), which registered no repayment chains, so the hub settles it on
  * the poor chain (or invoices it there); the receiver hands the tokens to the solver, which deposits them.
- * Inventory promised to fills sent and not yet mined is not counted as available.
+ * Inventory promised to fills sent and not yet mined is not counted as available. An intent it cannot fill when it
+ * looks (inventory short, capacity reached) waits and is looked at again when inventory comes back to its chain or
+ * capacity frees, until it expires or is filled by another.
  */
 import type { ClearingService } from "../../service/api/service.ts"
 import { addressToBytes32, type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
-import { IntentStatus, normalizeDecimals } from "../../service/domain/protocol.ts"
+import { type Intent, IntentStatus, normalizeDecimals } from "../../service/domain/protocol.ts"
 import { sampleLatencySeconds } from "../../service/transport/latency.ts"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
 import { totalProtocolFeeDbps } from "../../service/hub/config.ts"
@@ -22,6 +24,14 @@ import type { SolverSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
 import { agentRng, createIntents, PopulationStats, sendTransaction } from "./common.ts"
+
+/** A fast-path intent a solver looks at (again, while it waits for inventory or capacity). */
+interface FillAttempt {
+  readonly intentId: Bytes32
+  readonly intent: Intent
+  readonly destination: number
+  readonly output: AssetOnChainPlan
+}
 
 export const startSolvers = (world: World, service: ClearingService, spec: SolverSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("solver", spec.name, agents.length)
@@ -73,9 +83,89 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     const committed = (key: string) => (promised.get(key) ?? 0n) + (withdrawing.get(key) ?? 0n)
     /** The inventory below which a chain is rebalanced (and which a rich chain keeps): the share of its start. */
     const floorOf = (key: string, share: number) => (start.get(key)! * BigInt(Math.round(share * 1000))) / 1000n
+    const meLower = me.toLowerCase()
+    /**
+     * Intents this solver could not fill when it looked (inventory short on the destination, capacity reached), by
+     * destination chain in the order they came: looked at again when that chain's inventory grows (a repayment, a
+     * rebalance deposited) or capacity frees, until they expire or another solver fills them. Each counts one
+     * rejection, at the first look.
+     */
+    const waiting = new Map<number, Map<Bytes32, FillAttempt>>()
+    const wait = (attempt: FillAttempt) => {
+      let queue = waiting.get(attempt.destination)
+      if (queue === undefined) waiting.set(attempt.destination, (queue = new Map()))
+      queue.set(attempt.intentId, attempt)
+    }
+    /** Looks again at the intents waiting for `destination` (every chain when undefined), in the order they came. */
+    const retryWaiting = (destination?: number) => {
+      for (const [domain, queue] of waiting) {
+        if ((destination !== undefined && domain !== destination) || queue.size === 0) continue
+        const attempts = [...queue.values()]
+        queue.clear()
+        for (const attempt of attempts) world.scheduler.after(0, `solver/${agent.id}/retry`, () => tryFill(attempt, false))
+      }
+    }
+    /** One retry at a time when capacity frees: when the oldest fill of the last hour leaves the window. */
+    let capacityRetry = false
+    const retryWhenCapacityFrees = () => {
+      if (capacityRetry || recentFills.length === 0) return
+      capacityRetry = true
+      world.scheduler.after(Math.max(1, (recentFills[0]! + 3600 - world.timestamp) * 1000 + 1), `solver/${agent.id}/capacity`, () => {
+        capacityRetry = false
+        retryWaiting()
+      })
+    }
+
+    /** Looks at a fast-path intent and fills it if it can; `first` is the first look (only it counts rejections). */
+    const tryFill = async (attempt: FillAttempt, first: boolean): Promise<void> => {
+      const { intentId, intent, destination, output } = attempt
+      const now = world.timestamp
+      if (now >= intent.timestamp + intent.ttl) return first ? stats.reject("expired") : undefined
+      const hourAgo = now - 3600
+      while (recentFills.length > 0 && recentFills[0]! < hourAgo) recentFills.shift()
+      if (spec.capacityPerHour !== undefined && recentFills.length >= spec.capacityPerHour) {
+        if (first) stats.reject("capacity")
+        wait(attempt)
+        retryWhenCapacityFrees()
+        return
+      }
+      const chain = world.chain(destination)
+      if ((await chain.status(intentId)) !== IntentStatus.NONE) return first ? stats.reject("alreadyFilled") : undefined
+      const out = normalizeDecimals(intent.amount, 18, output.decimals)
+      const needed = out - (out * BigInt(spec.feeDbps)) / 100_000n
+      const key = `${destination}:${output.address}`
+      if ((await chain.virtualBalance(output.address, me)) - committed(key) < needed) {
+        if (first) stats.reject("insufficientInventory")
+        wait(attempt)
+        rebalance(output)
+        return
+      }
+      recentFills.push(now)
+      promised.set(key, (promised.get(key) ?? 0n) + needed)
+      world.submit(destination, me, { kind: "spoke.fillIntent", intent, fee: spec.feeDbps }, undefined, (receipt) => {
+        promised.set(key, promised.get(key)! - needed)
+        if (receipt.status === "success") {
+          stats.act("fill")
+          // The fill spent inventory on the destination: rebalance it if it fell below the share.
+          rebalance(output, true)
+        } else {
+          // A fill that reverted (another solver was first) filled nothing: it gives its capacity back.
+          const sent = recentFills.indexOf(now)
+          if (sent >= 0) recentFills.splice(sent, 1)
+          stats.rejectReceipt(receipt)
+        }
+      })
+    }
+
     world.observe({
       onSpokeEvent: (event, context) => {
-        if (event.name === "Settled" && event.account.toLowerCase() === receiverLower) return collect(context.domain, event.asset, event.amount)
+        if (event.name === "Settled") {
+          const account = event.account.toLowerCase()
+          if (account === receiverLower) return collect(context.domain, event.asset, event.amount)
+          // A repayment credited to the solver's inventory there: what waits for that chain may be affordable now.
+          if (account === meLower && waiting.get(context.domain)?.size) retryWaiting(context.domain)
+          return
+        }
         if (event.name !== "IntentAdded" || event.intent.ttl === 0) return
         const intent = event.intent
         const destination = intent.destinations[0]
@@ -89,38 +179,8 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
         // not beat them loses money on every fill.
         if (spec.feeDbps <= protocolFeeDbps(intent.origin, intent.inputAsset)) return stats.reject("unprofitable")
         const delaySeconds = spec.reactionSeconds === undefined ? 5 : sampleLatencySeconds(spec.reactionSeconds, rng)
-        world.scheduler.after(delaySeconds * 1000, `solver/${agent.id}/fill`, async () => {
-          const now = world.timestamp
-          if (now >= intent.timestamp + intent.ttl) return stats.reject("expired")
-          const hourAgo = now - 3600
-          while (recentFills.length > 0 && recentFills[0]! < hourAgo) recentFills.shift()
-          if (spec.capacityPerHour !== undefined && recentFills.length >= spec.capacityPerHour) return stats.reject("capacity")
-          const chain = world.chain(destination)
-          if ((await chain.status(event.intentId)) !== IntentStatus.NONE) return stats.reject("alreadyFilled")
-          const out = normalizeDecimals(intent.amount, 18, output.decimals)
-          const needed = out - (out * BigInt(spec.feeDbps)) / 100_000n
-          const key = `${destination}:${output.address}`
-          if ((await chain.virtualBalance(output.address, me)) - committed(key) < needed) {
-            stats.reject("insufficientInventory")
-            rebalance(output)
-            return
-          }
-          recentFills.push(now)
-          promised.set(key, (promised.get(key) ?? 0n) + needed)
-          world.submit(destination, me, { kind: "spoke.fillIntent", intent, fee: spec.feeDbps }, undefined, (receipt) => {
-            promised.set(key, promised.get(key)! - needed)
-            if (receipt.status === "success") {
-              stats.act("fill")
-              // The fill spent inventory on the destination: rebalance it if it fell below the share.
-              rebalance(output, true)
-            } else {
-              // A fill that reverted (another solver was first) filled nothing: it gives its capacity back.
-              const sent = recentFills.indexOf(now)
-              if (sent >= 0) recentFills.splice(sent, 1)
-              stats.rejectReceipt(receipt)
-            }
-          })
-        })
+        const attempt: FillAttempt = { intentId: event.intentId, intent, destination, output }
+        world.scheduler.after(delaySeconds * 1000, `solver/${agent.id}/fill`, () => tryFill(attempt, true))
       },
     })
 
@@ -187,8 +247,9 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
       if (on === undefined || amount === 0n) return
       world.submit(domain, receiver.address, { kind: "erc20.transfer", token: on.address, to: me, amount }, undefined, (r) => stats.rejectReceipt(r))
       world.submit(domain, me, { kind: "spoke.deposit", asset: on.address, amount }, undefined, (r) => {
-        if (r.status === "success") stats.act("rebalanceDeposit")
-        else stats.rejectReceipt(r)
+        if (r.status !== "success") return stats.rejectReceipt(r)
+        stats.act("rebalanceDeposit")
+        retryWaiting(domain)
       })
     }
 
