@@ -19,7 +19,7 @@ import { join } from "node:path"
 import type { ResponseLike } from "./lib/checks.ts"
 import { collectSetupData, type SetupData } from "./lib/data.ts"
 import { flowOf, SCRIPTS, type Script } from "./lib/flows.ts"
-import { LOAD_RATE, thresholdsFor } from "./lib/profiles.ts"
+import { ITERATIONS_COMPLETED, LOAD_RATE, thresholdsFor } from "./lib/profiles.ts"
 import { iterationRandom } from "./lib/random.ts"
 import type { ApiGroup, RequestSpec } from "./lib/requests.ts"
 import { canonicalHeader, driveAsync } from "./testing/drive.ts"
@@ -113,8 +113,10 @@ const closed = async (base: string, script: Script, data: SetupData, duration: n
 }
 
 /** Open model: `rate` iterations started per second for `seconds` (at most 200 in flight; more are dropped). */
-const open = async (base: string, script: Script, data: SetupData, rate: number, duration: number): Promise<{ samples: Sample[]; dropped: number }> => {
+const open = async (base: string, script: Script, data: SetupData, rate: number, duration: number): Promise<{ samples: Sample[]; dropped: number; completed: boolean[] }> => {
   const samples: Sample[] = []
+  /** Per iteration started, whether it ran to its end (the scripts' `iterations_completed`): one that throws is false. */
+  const completed: boolean[] = []
   const inFlight = new Set<Promise<void>>()
   let started = 0
   let dropped = 0
@@ -126,13 +128,21 @@ const open = async (base: string, script: Script, data: SetupData, rate: number,
         dropped++
         continue
       }
-      const p: Promise<void> = iteration(base, script, data, 1 + (started % 200), started, samples).finally(() => inFlight.delete(p))
+      const p: Promise<void> = iteration(base, script, data, 1 + (started % 200), started, samples)
+        .then(
+          () => void completed.push(true),
+          (error: unknown) => {
+            completed.push(false)
+            console.error(`${script}: an iteration threw: ${error instanceof Error ? error.message : String(error)}`)
+          },
+        )
+        .finally(() => inFlight.delete(p))
       inFlight.add(p)
     }
     await new Promise((resolve) => setTimeout(resolve, 2))
   }
   await Promise.all(inFlight)
-  return { samples, dropped }
+  return { samples, dropped, completed }
 }
 
 const percentile = (sorted: readonly number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!)
@@ -190,6 +200,7 @@ const main = async () => {
         thresholdsFor("load", script),
         paced.samples.map((x) => ({ method: "", url: "", status: 0, tags: { api: x.api, name: x.name }, expected: x.expected, durationMs: x.durationMs, group: "" })),
         paced.samples.flatMap((x) => [...x.failed.map((name) => ({ name, pass: false, group: "" })), { name: "ok", pass: true, group: "" }]),
+        paced.completed.map((value) => ({ metric: ITERATIONS_COMPLETED, value })),
       )
       const pacedRow = {
         script,
