@@ -439,6 +439,9 @@ describe("GET /configs/assets", () => {
     expect(expectProblem(await get("/intents?limit=0100"), 400, /./).message).toContain("without leading zeros")
     expectProblem(await get("/configs/assets?type=other"), 400, "InvalidRequest")
     expectProblem(await get("/configs/assets?domain=999"), 400, "UnsupportedDomain")
+    // A malformed domain is InvalidDomain here as in /intents?origins= (it was InvalidRequest).
+    expect(expectProblem(await get("/configs/assets?domain=abc"), 400, "InvalidDomain").message).toContain("a chain id (a positive uint32 as a decimal string)")
+    expectProblem(await get("/intents?origins=abc"), 400, "InvalidDomain")
   })
 })
 
@@ -545,6 +548,19 @@ describe("system", () => {
       { jsonrpc: "2.0", id: 2, error: { code: -32601, message: "Method not found: eth_unknown" } },
       { jsonrpc: "2.0", id: 3, error: { code: -32602, message: "Invalid params: expected a 20-byte address at position 0" } },
     ])
+    // State reads name a block: the latest by tag or number; a later one does not exist, an earlier one is not kept.
+    const latest = world.hub.state.blockNumber
+    const someone = "0x00000000000000000000000000000000000000aa"
+    const reads = (await post("/hub/rpc", [
+      { jsonrpc: "2.0", id: 1, method: "eth_getTransactionCount", params: [someone, "latest"] },
+      { jsonrpc: "2.0", id: 2, method: "eth_getTransactionCount", params: [someone, `0x${latest.toString(16)}`] },
+      { jsonrpc: "2.0", id: 3, method: "eth_getTransactionCount", params: [someone, `0x${(latest + 1000).toString(16)}`] },
+      { jsonrpc: "2.0", id: 4, method: "eth_getBalance", params: [someone, "earliest"] },
+      { jsonrpc: "2.0", id: 5, method: "eth_getCode", params: [someone, "yesterday"] },
+    ])).body as { id: number; result?: unknown; error?: { code: number; message: string } }[]
+    expect(reads.map((r) => r.result ?? r.error!.code)).toEqual(["0x0", "0x0", -32000, -32000, -32602])
+    expect(reads[2]!.error!.message).toBe(`header not found: block ${latest + 1000} is after the latest block ${latest}`)
+    expect(reads[3]!.error!.message).toBe(`the hub keeps its latest state only: block 0 cannot be read (the latest is ${latest})`)
     // Unreadable JSON is JSON-RPC's parse error, not the REST endpoints' { error, message }.
     const garbled = await post("/hub/rpc", '{"jsonrpc":"2.0",')
     expect(garbled.status).toBe(200)

@@ -165,10 +165,13 @@ export class HubRpc {
         return hex(GAS_ESTIMATE)
       case "eth_getBalance":
         addressParam(params, 0)
+        this.stateBlock(params[1])
         return "0x0" // the hub domain keeps no native balances
       case "eth_getCode":
+        this.stateBlock(params[1])
         return addressParam(params, 0) === this.hubAddress ? "0xfe" : "0x"
       case "eth_getTransactionCount":
+        this.stateBlock(params[1])
         return hex(this.nonceOf(addressParam(params, 0)))
       case "eth_getBlockByNumber":
         return this.block(params[0])
@@ -179,10 +182,24 @@ export class HubRpc {
       case "eth_getTransactionByHash":
         return this.transaction(hashParam(params, 0))
       case "eth_call":
+        this.stateBlock(params[1])
         return this.call(params[0])
       default:
         throw new RpcFailure(-32601, `Method not found: ${method}`)
     }
+  }
+
+  /**
+   * The block a state read names (absent: latest). The hub keeps its current state only: the latest block (by tag
+   * or number) is read; a block after it does not exist yet and one before it is not kept, each said as such.
+   */
+  private stateBlock(tag: unknown): void {
+    if (tag === undefined || tag === null || tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized") return
+    const current = this.hub.state.blockNumber
+    const number = typeof tag === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(tag) ? Number(tag) : tag === "earliest" ? 0 : undefined
+    if (number === undefined) throw new RpcFailure(-32602, `Invalid params: expected a block number (hex) or tag (latest, pending, safe, finalized, earliest), got ${JSON.stringify(tag)?.slice(0, 80)}`)
+    if (number > current) throw new RpcFailure(-32000, `header not found: block ${number} is after the latest block ${current}`)
+    if (number < current) throw new RpcFailure(-32000, `the hub keeps its latest state only: block ${number} cannot be read (the latest is ${current})`)
   }
 
   private block(tag: unknown): unknown {

@@ -14,7 +14,7 @@ import { API_INTENT_STATUSES } from "../indexer/records.ts"
 const pattern = (re: RegExp, expected: string, description: string) =>
   Schema.String.check(Schema.isPattern(re.unicode ? re : new RegExp(re.source, `${re.flags}u`), { expected })).annotate({ description })
 
-export const DomainId = pattern(/^[1-9][0-9]{0,9}$/, "a chain id (a positive integer as a decimal string)", "Chain id (domain), decimal string")
+export const DomainId = pattern(/^[1-9][0-9]{0,9}$/, "a chain id (a positive uint32 as a decimal string)", "Chain id (domain), decimal string")
 export const AddressString = pattern(/^0x[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address", "20-byte address")
 export const Bytes32String = pattern(/^0x[0-9a-fA-F]{64}$/, "a 0x-prefixed 32-byte hex value", "32-byte hex value")
 export const IntentId = pattern(/^0x[0-9a-fA-F]{64}$/, "a 32-byte intent id (0x + 64 hex digits)", "Intent id: keccak256 of the ABI-encoded intent")

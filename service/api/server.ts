@@ -31,7 +31,7 @@ const pathText = (path: readonly PropertyKey[]): string =>
   path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`), "")
 
 /** Query fields whose failures have their own code (the code the service gives the same field's other failures). */
-const QUERY_CODES: Readonly<Record<string, string>> = { cursor: "InvalidCursor", prevCursor: "InvalidCursor", limit: "InvalidLimit", page: "InvalidPage" }
+const QUERY_CODES: Readonly<Record<string, string>> = { cursor: "InvalidCursor", prevCursor: "InvalidCursor", limit: "InvalidLimit", page: "InvalidPage", domain: "InvalidDomain" }
 
 /** A request-decoding failure as `{ error, message }`: every issue with its field, capped in length. */
 export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest => {
