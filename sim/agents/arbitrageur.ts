@@ -5,7 +5,8 @@
  * netting intent from that domain, arriving in the current epoch, whose deposit earns a share of the discount as
  * reward. The amount sent is grossed up by the fee adapter's token fee so that the deposit is at least the
  * minimum; they buy only when the reward the hub will pay (`expectedReward18`, conservative) covers the token fee,
- * the protocol fee and their margin `minDiscountBps` (cost of capital) of the amount sent.
+ * the protocol fee and their margin `minDiscountBps` (cost of capital) of the amount sent. A purchase repaid (on
+ * the invoice's origin chain) is capital again there.
  *
  * The agents of a population are independent competitors: each knows only its own purchases and what the API
  * serves, and min-amounts cannot see a competitor's deposit before it reaches the hub, so two agents polling
@@ -23,6 +24,9 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
   const stats = new PopulationStats("arbitrageur", spec.name, agents.length)
   const tickerSymbol = new Map<string, string>()
   for (const t of world.hub.state.tickers.values()) tickerSymbol.set(t.config.tickerHash, t.config.symbol)
+  /** The run's assets by `${domain}:${lowercase address}` (repayments name the token). */
+  const assetAt = new Map<string, AssetOnChainPlan>()
+  for (const a of world.plan.assets.values()) assetAt.set(`${a.domain}:${a.address.toLowerCase()}`, a)
 
   agents.forEach((agent, k) => {
     const me = agent.account.address
@@ -32,6 +36,24 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
       capital.set(`${c.asset}:${c.chain}`, { asset, remaining: tokensToUnits(c.tokens, asset.decimals) })
       world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(asset.domain).addresses.feeAdapter, amount: 2n ** 256n - 1n })
     }
+    // A purchase is repaid where its invoice came from: what comes back is capital there (the budget counts what
+    // is at risk, not what was ever spent), with the fee adapter approved on a chain it had none on.
+    const meLower = me.toLowerCase()
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        if (event.name !== "Settled" || event.amount === 0n || event.account.toLowerCase() !== meLower) return
+        const asset = assetAt.get(`${context.domain}:${event.asset.toLowerCase()}`)
+        if (asset === undefined || asset.strategy === "xerc20") return
+        const key = `${asset.symbol}:${asset.domain}`
+        let funds = capital.get(key)
+        if (funds === undefined) {
+          capital.set(key, (funds = { asset, remaining: 0n }))
+          world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(asset.domain).addresses.feeAdapter, amount: 2n ** 256n - 1n })
+        }
+        funds.remaining += event.amount
+        stats.act("repaid")
+      },
+    })
     /** Ticker → epoch until which a purchase is pending. */
     const pending = new Map<string, number>()
     /** Invoice id → epoch of this agent's purchase. */

@@ -184,7 +184,7 @@ export const ArbitrageurSpec = Schema.Struct({
   name: described(Name, "the population's name"),
   count: described(AgentCount, "arbitrageurs in the population"),
   /** Capital per arbitrageur per chain and asset, whole tokens. */
-  capital: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each arbitrageur's capital, whole tokens per chain and asset: what it can deposit to buy invoices"),
+  capital: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each arbitrageur's capital, whole tokens per chain and asset: what it can deposit to buy invoices (a repaid purchase is capital again on the chain it is repaid on)"),
   pollSeconds: Schema.optionalKey(described(PositiveSeconds, "seconds between two reads of the invoices (default 60)")),
   /** Buy when the discount earned minus the fees paid (quote + protocol fee) beats this margin, bps of the purchase. */
   minDiscountBps: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), "margin over the fees the reward must beat, bps of the purchase: the cost of capital (default 0)")),
