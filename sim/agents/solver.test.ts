@@ -5,8 +5,9 @@
  * 31002 (below 5,000), so the solver moves funds from 31001 with a netting intent; no fill is ever
  * unaffordable.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { runScenario } from "../run.ts"
+import { Scheduler } from "../scheduler.ts"
 import { parseScenario } from "../scenario/load.ts"
 
 const scenario = (share: number) => `
@@ -338,7 +339,24 @@ agents:
         - { chain: 31001, asset: USDC, tokens: 100000 }
         - { chain: 31002, asset: USDC, tokens: 100000 }
 `
-    const { report } = await runScenario(parseScenario(text, "solver-capacity-wait.yaml"), { seed: 1, backend: "memory" })
+    // Every event the run schedules, by label: the solver's wait for capacity must be one event, not a poll.
+    const labels: string[] = []
+    const at = Scheduler.prototype.at
+    const spy = vi.spyOn(Scheduler.prototype, "at").mockImplementation(function (this: Scheduler, timeMs, label, run) {
+      labels.push(label)
+      return at.call(this, timeMs, label, run)
+    })
+    let report
+    try {
+      report = (await runScenario(parseScenario(text, "solver-capacity-wait.yaml"), { seed: 1, backend: "memory" })).report
+    } finally {
+      spy.mockRestore()
+    }
+    // A wake-up as each of the two first fills (a block apart) leaves the window: the first looks at both waiting
+    // intents and fills one, the second fills the other (it used to wake every millisecond of the second before
+    // each: 2,000 wake-ups and 3,000 looks).
+    expect(labels.filter((l) => l.endsWith("/capacity"))).toHaveLength(2)
+    expect(labels.filter((l) => l.endsWith("/retry"))).toHaveLength(3)
     const solver = report.agents.find((a) => a.kind === "solver")!
     // Two fills at once, two refused for capacity (counted once each) and filled an hour later.
     expect([solver.actions.fill, solver.rejections.capacity]).toEqual([2 + 2, 2])

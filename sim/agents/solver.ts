@@ -94,6 +94,9 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     const wait = (attempt: FillAttempt) => {
       let queue = waiting.get(attempt.destination)
       if (queue === undefined) waiting.set(attempt.destination, (queue = new Map()))
+      // Intents past their ttl wait no longer (a chain that never gets inventory back would keep them all).
+      const now = world.timestamp
+      for (const [id, a] of queue) if (now >= a.intent.timestamp + a.intent.ttl) queue.delete(id)
       queue.set(attempt.intentId, attempt)
     }
     /** Looks again at the intents waiting for `destination` (every chain when undefined), in the order they came. */
@@ -105,12 +108,18 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
         for (const attempt of attempts) world.scheduler.after(0, `solver/${agent.id}/retry`, () => tryFill(attempt, false))
       }
     }
-    /** One retry at a time when capacity frees: when the oldest fill of the last hour leaves the window. */
+    /**
+     * One retry at a time when capacity frees: the oldest fill of the last hour, sent at second `r`, leaves the
+     * window at the first whole second after `r + 3600` (`tryFill` keeps fills not older than an hour), the start of
+     * second `r + 3601` in virtual time.
+     */
     let capacityRetry = false
+    const genesis = Number(world.plan.genesisTimestamp)
     const retryWhenCapacityFrees = () => {
       if (capacityRetry || recentFills.length === 0) return
       capacityRetry = true
-      world.scheduler.after(Math.max(1, (recentFills[0]! + 3600 - world.timestamp) * 1000 + 1), `solver/${agent.id}/capacity`, () => {
+      const freesAtMs = (recentFills[0]! + 3601 - genesis) * 1000
+      world.scheduler.after(Math.max(1, freesAtMs - world.nowMs), `solver/${agent.id}/capacity`, () => {
         capacityRetry = false
         retryWaiting()
       })

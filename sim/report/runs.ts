@@ -27,7 +27,7 @@ export interface RunRow {
   readonly seed: number
   readonly passed: boolean
   readonly traceHash: string
-  /** Kept from the first versions of runs.json (also in `kpis`). */
+  /** Kept from the first versions of runs.json: `netting.ratio` (0 without volume, where `kpis.nettingRatio` is null) and `latency.p99`. */
   readonly nettingRatio: number
   readonly p99LatencySeconds: number | null
   /** Every KPI and count of the run, as its baseline would record them (null: no value). */

@@ -481,5 +481,8 @@ describe("settings without effect", () => {
       .replace("keepers: { chains: [{ chain: 31001 }] }", "keepers: { chains: [{ chain: 31001, fillQueue: { maxSize: 2 } }] }")
       .replace("swapTo: USDT", "swapTo: USDT\n      paths: { basic: 1, swap: 1 }")
     expect(parseScenario(quiet, "w.yaml").warnings).toEqual([])
+    // An entry whose queues are empty sets nothing either.
+    const empty = quiet.replace("keepers: { chains: [{ chain: 31001, fillQueue: { maxSize: 2 } }] }", "keepers: { chains: [{ chain: 31001, intentQueue: {} }] }")
+    expect(parseScenario(empty, "w.yaml").warnings.map((w) => w.path)).toEqual(["keepers.chains[0]"])
   })
 })

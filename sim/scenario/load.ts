@@ -133,8 +133,9 @@ export const settingsWithoutEffect = (spec: ScenarioSpec): InputProblem[] => {
       }
     }
   })
+  const setsSomething = (threshold: object | undefined) => threshold !== undefined && Object.keys(threshold).length > 0
   spec.keepers?.chains?.forEach((k, i) => {
-    if (k.intentQueue === undefined && k.fillQueue === undefined && k.settlementQueue === undefined) {
+    if (!setsSomething(k.intentQueue) && !setsSomething(k.fillQueue) && !setsSomething(k.settlementQueue)) {
       warnings.push({ path: `keepers.chains[${i}]`, message: `sets nothing for chain ${k.chain} (expected intentQueue, fillQueue or settlementQueue)` })
     }
   })
