@@ -367,3 +367,31 @@ agents:
     expect(fast.max!).toBeLessThan(3700)
   })
 })
+
+describe("a solver's reverted fill", () => {
+  it("gives back the inventory it held, and what waits for that chain is filled with it", async () => {
+    // Solver a has 150 USDC on 31002 (12 s blocks): its fill of the first intent holds 100 of it, so the second,
+    // 4 s later, waits. b (faster, one fill an hour) wins the first; a's fill reverts and frees the 100.
+    const text = `
+name: revert-retry
+horizon: { seconds: 1800 }
+chains: [{ id: 31001 }, { id: 31002, blockTimeSeconds: 12 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60, 64] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+  solvers:
+    - { name: a, count: 1, feeDbps: 20, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: 150 }] }
+    - { name: b, count: 1, feeDbps: 20, capacityPerHour: 1, reactionSeconds: { kind: fixed, seconds: 4 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: 100000 }] }
+`
+    const { report } = await runScenario(parseScenario(text, "revert-retry.yaml"), { seed: 1, backend: "memory" })
+    const a = report.agents.find((x) => x.population === "a")!
+    expect(a.rejections).toEqual({ insufficientInventory: 1, ClearingSpoke_FillIntent_InvalidStatus: 1 })
+    expect(a.actions).toEqual({ fill: 1 })
+    // Both receivers paid by fills, the second within half a minute (it waited for the slow path before).
+    expect(report.latency.byPath.fast.count).toBe(2)
+    expect(report.latency.byPath.fast.max!).toBeLessThan(30)
+  })
+})

@@ -158,10 +158,12 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           // The fill spent inventory on the destination: rebalance it if it fell below the share.
           rebalance(output, true)
         } else {
-          // A fill that reverted (another solver was first) filled nothing: it gives its capacity back.
+          // A fill that reverted (another solver was first) filled nothing: it gives its capacity and the inventory it
+          // held back, which what waits for that chain may use.
           const sent = recentFills.indexOf(now)
           if (sent >= 0) recentFills.splice(sent, 1)
           stats.rejectReceipt(receipt)
+          if (waiting.get(destination)?.size) retryWaiting(destination)
         }
       })
     }
