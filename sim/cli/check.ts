@@ -85,8 +85,11 @@ export const checkScenarios = async (options: {
   readonly update: boolean
   readonly kpisOnly: boolean
   readonly log?: (line: string) => void
+  /** Where scenario warnings go (the CLI: stderr). */
+  readonly warn?: (line: string) => void
 }): Promise<CheckOutcome> => {
   const log = options.log ?? (() => {})
+  const warn = options.warn ?? (() => {})
   const out: string[] = []
   const say = (text: string) => {
     out.push(text)
@@ -116,7 +119,7 @@ export const checkScenarios = async (options: {
   let otherFunction = 0
   for (const target of targets) {
     const loaded = target.loaded
-    for (const line of scenarioWarningLines(loaded)) say(line)
+    for (const line of scenarioWarningLines(loaded)) warn(line)
     const seed = target.baseline?.seed ?? loaded.spec.seed ?? 1
     const result = await runScenario(loaded, { seed, backend: "memory" })
     const current = baselineOf(result.report, relative(process.cwd(), target.file) || target.file)
@@ -168,7 +171,7 @@ export const checkCommand = Command.make(
   Effect.fn(function* ({ scenarios, baselineDir, update, kpisOnly }) {
     const outcome = yield* Effect.tryPromise({
       try: () =>
-        checkScenarios({ scenarios, baselineDir: Option.getOrUndefined(baselineDir) ?? DEFAULT_BASELINE_DIR, update, kpisOnly, log: (line) => console.log(line) }),
+        checkScenarios({ scenarios, baselineDir: Option.getOrUndefined(baselineDir) ?? DEFAULT_BASELINE_DIR, update, kpisOnly, log: (line) => console.log(line), warn: (line) => console.error(line) }),
       catch: (error) => error,
     })
     if (outcome.exitCode !== 0) process.exitCode = outcome.exitCode

@@ -96,12 +96,19 @@ const QueueThreshold = Schema.Struct({
   cronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often the keeper looks (default 60; the fill queue 180)")),
 })
 
+/** A chain's own threshold fields: one left out is the keepers' value for that queue. */
+const ChainQueueThreshold = Schema.Struct({
+  maxSize: Schema.optionalKey(described(PositiveInt, "dispatch once the queue holds this many items (default: the keepers' maxSize for this queue)")),
+  maxAgeSeconds: Schema.optionalKey(described(Seconds, "or once its oldest item is this old (default: the keepers' maxAgeSeconds for this queue)")),
+  cronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often the keeper looks (default: the keepers' cronSeconds for this queue)")),
+})
+
 /** One chain's own thresholds: each field given replaces the keepers' default for that chain's queues. */
 const KeeperChainSpec = Schema.Struct({
   chain: described(ChainId, "the chain (one of chains[].id)"),
-  intentQueue: Schema.optionalKey(described(QueueThreshold, "this chain's intent queue, field by field over keepers.intentQueue")),
-  fillQueue: Schema.optionalKey(described(QueueThreshold, "this chain's fill queue, field by field over keepers.fillQueue")),
-  settlementQueue: Schema.optionalKey(described(QueueThreshold, "the hub's settlement queue of this chain, field by field over keepers.settlementQueue")),
+  intentQueue: Schema.optionalKey(described(ChainQueueThreshold, "this chain's intent queue, field by field over keepers.intentQueue")),
+  fillQueue: Schema.optionalKey(described(ChainQueueThreshold, "this chain's fill queue, field by field over keepers.fillQueue")),
+  settlementQueue: Schema.optionalKey(described(ChainQueueThreshold, "the hub's settlement queue of this chain, field by field over keepers.settlementQueue")),
 })
 
 export const KeeperSpec = Schema.Struct({
