@@ -75,7 +75,8 @@ const checkOneBaselinePerScenario = (targets: readonly { readonly file: string; 
 export interface CheckOutcome {
   readonly output: string
   /** 0: no regression; 1: a regression, or a changed trace hash when trace changes count. */
-  readonly exitCode: 0 | 1
+  /** 0: no regression; 1: a regression, or a changed trace hash when trace changes count; 2: a baseline could not be checked (its scenario unreadable). */
+  readonly exitCode: 0 | 1 | 2
 }
 
 /** Runs the scenarios and compares (or, with `update`, writes) their baselines. The CLI's logic, testable. */
@@ -95,6 +96,8 @@ export const checkScenarios = async (options: {
     out.push(text)
     log(text)
   }
+  /** Baselines left out, with why (their scenario file cannot be read). */
+  const unchecked: string[] = []
   // Scenarios to run (each loaded once), with the seed of its baseline (or its own seed when writing a new one).
   const targets: { file: string; loaded: LoadedScenario; baseline: Baseline | undefined; baselineFile?: string }[] =
     options.scenarios.length > 0
@@ -105,7 +108,17 @@ export const checkScenarios = async (options: {
           if (baseline === undefined && !options.update) throw new CheckInputError(`${file}: no baseline at ${path} (write it with --update)`)
           return { file, loaded, baseline }
         })
-      : baselinesIn(options.baselineDir).map(({ path, baseline }) => ({ file: baseline.file, loaded: scenarioOfBaseline(path, baseline.file), baseline, baselineFile: path }))
+      : baselinesIn(options.baselineDir).flatMap(({ path, baseline }) => {
+          // A baseline whose scenario cannot be read is told and left out: the others are still checked.
+          try {
+            return [{ file: baseline.file, loaded: scenarioOfBaseline(path, baseline.file), baseline, baselineFile: path }]
+          } catch (error) {
+            if (!(error instanceof CheckInputError)) throw error
+            unchecked.push(error.message)
+            warn(`clearsim check: ${error.message}`)
+            return []
+          }
+        })
   checkOneBaselinePerScenario(targets, options.baselineDir)
   // Where --update writes: checked before any scenario runs (a run is not thrown away for a file it cannot write).
   if (options.update) {
@@ -143,7 +156,11 @@ export const checkScenarios = async (options: {
       say(`  note: ${target.file} is not the file this baseline was written from (hash ${written.slice(0, 10)}… then, ${String(current.scenarioHash).slice(0, 10)}… now): a change may come from the edit`)
     }
   }
-  if (options.update) return { output: out.join("\n"), exitCode: 0 }
+  const uncheckedText = unchecked.length === 0 ? "" : `; ${unchecked.length} baseline${unchecked.length === 1 ? "" : "s"} not checked (${unchecked.length === 1 ? "its scenario cannot" : "their scenarios cannot"} be read, above)`
+  if (options.update) {
+    if (unchecked.length > 0) say(`baselines written${uncheckedText}`)
+    return { output: out.join("\n"), exitCode: unchecked.length > 0 ? 2 : 0 }
+  }
   const failing = regressions > 0 || (!options.kpisOnly && traceChanges + otherFunction > 0)
   const hints: string[] = []
   if (traceChanges > 0 && regressions === 0 && !options.kpisOnly) hints.push("behaviour changed; if intended, rewrite the baselines with --update, or gate on KPIs alone with --kpis-only")
@@ -151,9 +168,9 @@ export const checkScenarios = async (options: {
   say(
     `${targets.length} scenario${targets.length === 1 ? "" : "s"} checked: ${regressions} with regressions, ${traceChanges} with a changed trace hash${
       otherFunction > 0 ? `, ${otherFunction} with a trace hash of another function` : ""
-    }${hints.length > 0 ? ` (${hints.join("; ")})` : ""}`,
+    }${hints.length > 0 ? ` (${hints.join("; ")})` : ""}${uncheckedText}`,
   )
-  return { output: out.join("\n"), exitCode: failing ? 1 : 0 }
+  return { output: out.join("\n"), exitCode: unchecked.length > 0 ? 2 : failing ? 1 : 0 }
 }
 
 /** The message and exit code of `error`: 2 for usage errors (bad scenario, baseline or report files, paths), else 1. */

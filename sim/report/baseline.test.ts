@@ -168,9 +168,16 @@ describe("clearsim check and compare", () => {
     const broken = run()
     expect(broken.status).toBe(2)
     expect(broken.stderr).toContain(`clearsim check: ${path}: cannot read a baseline`)
-    // A baseline whose scenario file is gone is named with it.
-    writeFileSync(path, JSON.stringify({ ...good, file: "scenarios/gone.yaml" }))
-    expect(run().stderr).toBe(`clearsim check: ${path}: its scenario file scenarios/gone.yaml cannot be read: it does not exist (ENOENT)\n`)
+    // A baseline whose scenario file is gone is named with it, and the others are still checked (exit 2).
+    const gone = join(dir, "gone.json")
+    writeFileSync(path, JSON.stringify(good))
+    writeFileSync(gone, JSON.stringify({ ...good, scenario: "gone", file: "scenarios/gone.yaml" }))
+    const partial = run()
+    expect(partial.status).toBe(2)
+    expect(partial.stderr).toBe(`clearsim check: ${gone}: its scenario file scenarios/gone.yaml cannot be read: it does not exist (ENOENT)\n`)
+    expect(partial.stdout).toContain("quickstart: same")
+    expect(partial.stdout).toContain("1 scenario checked: 0 with regressions, 0 with a changed trace hash; 1 baseline not checked (its scenario cannot be read, above)")
+    rmSync(gone)
     // --update checks where it writes before running anything.
     writeFileSync(join(tmp, "a-file"), "")
     const blocked = spawnSync(process.execPath, [join(root, "bin/clearsim.js"), "check", quickstart, "--update", "--baseline-dir", join(tmp, "a-file", "x")], { cwd: root, encoding: "utf8" })
