@@ -77,7 +77,7 @@ export const runCommand = Command.make(
   {
     scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML)")),
     seed: Flag.String("seed").pipe(Flag.withMetavar("integer"), Flag.withDescription("Run seed, a non-negative integer (default: the scenario's seed, else 1)"), Flag.optional),
-    runs: Flag.String("runs").pipe(Flag.withMetavar("integer"), Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1)"), Flag.optional),
+    runs: Flag.String("runs").pipe(Flag.withMetavar("integer"), Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1); each run in run-<i>-seed-<seed>/, the KPIs over the seeds in runs.json and runs.md"), Flag.optional),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
     checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes, reports (but for wall time), time series and trace.jsonl files"), Flag.withDefault(false)),
@@ -177,4 +177,8 @@ export const runCommand = Command.make(
       process.exitCode = exitCode
     }),
   )),
-).pipe(Command.withDescription("Run a scenario and write its report"))
+).pipe(
+  Command.withDescription(
+    "Run a scenario and write its report (report.json, .md, .html, timeseries.csv, trace.jsonl); exit 1 when a property fails",
+  ),
+)
