@@ -486,3 +486,13 @@ describe("settings without effect", () => {
     expect(parseScenario(empty, "w.yaml").warnings.map((w) => w.path)).toEqual(["keepers.chains[0]"])
   })
 })
+
+describe("names that are keys of report.json objects", () => {
+  it("are not digits only (JSON lists such keys first, out of the scenario's order)", () => {
+    expect(problemsOf(valid.replace("name: users", "name: \"123\""))).toMatchObject([
+      { path: "agents.rebalancers[0].name", message: 'Expected a name (1-40 letters, digits, . _ -, not only dots, not only digits), got "123"' },
+    ])
+    expect(problemsOf(valid.replaceAll("USDC", "\"777\""))[0]).toMatchObject({ path: "assets[0].symbol", message: 'Expected a token symbol (1-16 letters, digits, . _ -, not only digits), got "777"' })
+    expect(parseScenario(valid.replace("name: users", "name: users2"), "s.yaml").spec.agents.rebalancers?.[0]?.name).toBe("users2")
+  })
+})

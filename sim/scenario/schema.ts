@@ -25,9 +25,14 @@ const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 
 const Weight = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative weight" }))
 const Dbps = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "dbps: an integer between 0 and 100000" }))
 const ChainId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 0xffff_ffff }, { expected: "a chain id (positive uint32)" }))
-const Symbol = Schema.String.check(Schema.isPattern(/^[A-Za-z0-9._-]{1,16}$/u, { expected: "a token symbol (1-16 letters, digits, . _ -)" }))
+/** A token symbol: also a key of report.json objects (by asset), where digits only would be listed first. */
+const Symbol = Schema.String.check(Schema.isPattern(/^(?![0-9]+$)[A-Za-z0-9._-]{1,16}$/u, { expected: "a token symbol (1-16 letters, digits, . _ -, not only digits)" }))
 // Not only dots: a scenario's name is a directory under reports/out/, where "." and ".." would leave it.
 const Name = Schema.String.check(Schema.isPattern(/^(?!\.+$)[A-Za-z0-9._-]{1,40}$/u, { expected: "a name (1-40 letters, digits, . _ -, not only dots)" }))
+/** A population's name: also a key of report.json objects, where a name of digits only would be listed first. */
+const PopulationName = Schema.String.check(
+  Schema.isPattern(/^(?!\.+$)(?![0-9]+$)[A-Za-z0-9._-]{1,40}$/u, { expected: "a name (1-40 letters, digits, . _ -, not only dots, not only digits)" }),
+)
 /** Whole tokens, as a number or a decimal string (`"0.000001"`). */
 export const TokenAmount = Schema.Union([
   Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative amount of tokens" })),
@@ -140,7 +145,7 @@ export const SizeSpec = Schema.Union([
 ])
 
 export const RebalancerSpec = Schema.Struct({
-  name: described(Name, "the population's name (reports, population.<name>.* properties)"),
+  name: described(PopulationName, "the population's name (reports, population.<name>.* properties)"),
   count: described(AgentCount, "agents in the population, each with its funded account"),
   asset: described(Symbol, "the asset it moves"),
   arrival: described(Arrival, "when its intents come: poisson (perHour, the population's total), bursty, or scripted times"),
@@ -173,7 +178,7 @@ export const RebalancerSpec = Schema.Struct({
 })
 
 export const SolverSpec = Schema.Struct({
-  name: described(Name, "the population's name"),
+  name: described(PopulationName, "the population's name"),
   count: described(AgentCount, "solvers in the population"),
   /** Virtual-balance inventory per chain and asset, whole tokens. */
   inventory: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each solver's inventory, whole tokens per chain and asset, deposited on the spokes at the start"),
@@ -188,7 +193,7 @@ export const SolverSpec = Schema.Struct({
 })
 
 export const ArbitrageurSpec = Schema.Struct({
-  name: described(Name, "the population's name"),
+  name: described(PopulationName, "the population's name"),
   count: described(AgentCount, "arbitrageurs in the population"),
   /** Capital per arbitrageur per chain and asset, whole tokens. */
   capital: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each arbitrageur's capital, whole tokens per chain and asset: what it can deposit to buy invoices (a repaid purchase is capital again on the chain it is repaid on)"),
