@@ -158,10 +158,16 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
           passOver(invoice.intent_id, `intents:${tx.error}`)
           continue
         }
-        best.funds.remaining -= gross
+        const funds = best.funds
+        funds.remaining -= gross
         pending.set(symbol, epoch)
         bought.set(invoice.intent_id, epoch)
-        sendTransaction(world, me, tx.value, stats.onMined("purchase"))
+        const mined = stats.onMined("purchase")
+        sendTransaction(world, me, tx.value, (receipt) => {
+          // A purchase that reverted spent nothing: its capital is there again.
+          if (receipt.status !== "success") funds.remaining += gross
+          mined(receipt)
+        })
       }
     })
   })
