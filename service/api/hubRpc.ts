@@ -194,25 +194,24 @@ export class HubRpc {
    * or number) is read; a block after it does not exist yet and one before it is not kept, each said as such.
    */
   private stateBlock(tag: unknown): void {
-    if (tag === undefined || tag === null || tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized") return
+    if (tag === null) return
     const current = this.hub.state.blockNumber
-    const number = typeof tag === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(tag) ? Number(tag) : tag === "earliest" ? 0 : undefined
-    if (number === undefined) throw new RpcFailure(-32602, `Invalid params: expected a block number (hex) or tag (latest, pending, safe, finalized, earliest), got ${JSON.stringify(tag)?.slice(0, 80)}`)
+    const number = this.blockNumberOf(tag)
     if (number > current) throw new RpcFailure(-32000, `header not found: block ${number} is after the latest block ${current}`)
     if (number < current) throw new RpcFailure(-32000, `the hub keeps its latest state only: block ${number} cannot be read (the latest is ${current})`)
   }
 
+  /** A block parameter as a number: the latest when absent or a moving tag, 0 for `earliest`, else a hex number. */
+  private blockNumberOf(tag: unknown): number {
+    if (tag === undefined || tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized") return this.hub.state.blockNumber
+    if (tag === "earliest") return 0
+    if (typeof tag === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(tag)) return Number(tag)
+    throw new RpcFailure(-32602, `Invalid params: expected a block number (hex) or tag (latest, pending, safe, finalized, earliest), got ${JSON.stringify(tag)?.slice(0, 80)}`)
+  }
+
   private block(tag: unknown): unknown {
     const state = this.hub.state
-    const number =
-      tag === undefined || tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized"
-        ? state.blockNumber
-        : typeof tag === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(tag)
-          ? Number(tag)
-          : tag === "earliest"
-            ? 0
-            : undefined
-    if (number === undefined) throw new RpcFailure(-32602, "Invalid params: expected a block number or tag")
+    const number = this.blockNumberOf(tag)
     if (number > state.blockNumber) return null
     return {
       number: hex(number),

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest"
 import { createMemorySpokes } from "../../service/spoke/spoke.ts"
 import { assembleRun } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
+import { twoChainUsdc } from "../scenario/testing.ts"
 import { planWorld } from "../world/plan.ts"
 import { expectedReward18 } from "./arbitrageur.ts"
 
@@ -125,24 +126,18 @@ describe("arbitrageur capital", () => {
     const { runScenario } = await import("../run.ts")
     // East's intents invoice on 31002, which the arbitrageur buys with its capital there; it is repaid on 31001.
     // An hour and a half later west's intents invoice on 31001, where only the repaid capital can buy them.
-    const text = `
-name: recycle
-horizon: { hours: 3 }
-hub: { epochLength: 20 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: USDC
-    discountPerEpochDbps: 10
-    maxDiscountDbps: 60
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-agents:
+    const scenario = twoChainUsdc(
+      "recycle",
+      "{ hours: 3 }",
+      `agents:
   rebalancers:
     - { name: east, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60, 120, 180, 240, 300, 360, 420, 480] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1000 } }
     - { name: west, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [5400, 5460, 5520, 5580, 5640, 5700, 5760, 5820] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 1000 } }
   arbitrageurs:
-    - { name: mm, count: 1, pollSeconds: 60, minDiscountBps: 0, capital: [{ chain: 31002, asset: USDC, tokens: 20000 }] }
-`
-    const { report } = await runScenario(parseScenario(text, "recycle.yaml"), { seed: 1, backend: "memory" })
+    - { name: mm, count: 1, pollSeconds: 60, minDiscountBps: 0, capital: [{ chain: 31002, asset: USDC, tokens: 20000 }] }`,
+      { hub: "epochLength: 20", usdc: { discountPerEpochDbps: 10, maxDiscountDbps: 60 } },
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
     const mm = report.agents.find((a) => a.kind === "arbitrageur")!
     // Every purchase repaid; west's invoices bought with what came back (it had no capital on 31001: 1 of 8 settled).
     expect(mm.actions.repaid).toBe(report.intents.byPopulation!.mm!.settled)

@@ -18,15 +18,13 @@ import { totalProtocolFeeDbps } from "../../service/hub/config.ts"
 import type { ArbitrageurSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
-import { callNow, callService, createIntents, PopulationStats, sendTransaction } from "./common.ts"
+import { assetsByAddress, callNow, callService, createIntents, PopulationStats, sendTransaction } from "./common.ts"
 
 export const startArbitrageurs = (world: World, service: ClearingService, spec: ArbitrageurSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("arbitrageur", spec.name, agents.length)
   const tickerSymbol = new Map<string, string>()
   for (const t of world.hub.state.tickers.values()) tickerSymbol.set(t.config.tickerHash, t.config.symbol)
-  /** The run's assets by `${domain}:${lowercase address}` (repayments name the token). */
-  const assetAt = new Map<string, AssetOnChainPlan>()
-  for (const a of world.plan.assets.values()) assetAt.set(`${a.domain}:${a.address.toLowerCase()}`, a)
+  const assetAt = assetsByAddress(world)
 
   agents.forEach((agent, k) => {
     const me = agent.account.address
@@ -42,7 +40,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
     world.observe({
       onSpokeEvent: (event, context) => {
         if (event.name !== "Settled" || event.amount === 0n || event.account.toLowerCase() !== meLower) return
-        const asset = assetAt.get(`${context.domain}:${event.asset.toLowerCase()}`)
+        const asset = assetAt(context.domain, event.asset)
         if (asset === undefined || asset.strategy === "xerc20") return
         const key = `${asset.symbol}:${asset.domain}`
         let funds = capital.get(key)

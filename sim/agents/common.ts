@@ -11,7 +11,7 @@ import type { Address, Hex } from "../../service/domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../../service/domain/protocol.ts"
 import type { SpokeCall } from "../../service/spoke/calls.ts"
 import type { SpokeReceipt } from "../../service/spoke/types.ts"
-import type { AgentPlan } from "../world/plan.ts"
+import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { ReceiptHandler, World } from "../world/world.ts"
 
 export type ServiceResult<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string; readonly message: string }
@@ -144,3 +144,10 @@ export const holdings18 = async (world: World, account: Address): Promise<Record
 }
 
 export const agentRng = (world: World, agent: AgentPlan) => world.rng.get(`agent/${agent.id}`)
+
+/** The run's assets by chain and token address in any case (intents and spoke events name tokens by address). */
+export const assetsByAddress = (world: World): ((domain: number, address: string) => AssetOnChainPlan | undefined) => {
+  const byKey = new Map<string, AssetOnChainPlan>()
+  for (const a of world.plan.assets.values()) byKey.set(`${a.domain}:${a.address.toLowerCase()}`, a)
+  return (domain, address) => byKey.get(`${domain}:${address.toLowerCase()}`)
+}

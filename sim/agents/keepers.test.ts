@@ -19,6 +19,7 @@ import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../../s
 import { ChainPool } from "../chains/index.ts"
 import { assembleRun, type Backend } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
+import { twoChainUsdc } from "../scenario/testing.ts"
 import { planWorld } from "../world/plan.ts"
 import { createIntents, sendTransaction } from "./common.ts"
 import {
@@ -169,30 +170,15 @@ describe("keepers with large-calldata intents", () => {
 describe("the intent keeper's size threshold", () => {
   /** 3,600 intents an hour from one chain, a keeper that dispatches at `maxSize` queued intents (or after 10 h). */
   const scenario = (maxSize: number) =>
-    parseScenario(
-      `name: queue-threshold
-seed: 11
-horizon: { seconds: 1800 }
-chains:
-  - { id: 31001 }
-  - { id: 31002 }
-assets:
-  - symbol: USDC
-    chains:
-      - { chain: 31001, decimals: 6 }
-      - { chain: 31002, decimals: 6 }
-keepers: { intentQueue: { maxSize: ${maxSize}, maxAgeSeconds: 36000, cronSeconds: 60 } }
+    twoChainUsdc(
+      "queue-threshold",
+      "{ seconds: 1800 }",
+      `keepers: { intentQueue: { maxSize: ${maxSize}, maxAgeSeconds: 36000, cronSeconds: 60 } }
 transport: { latency: { kind: fixed, seconds: 10 } }
 agents:
   rebalancers:
-    - name: east
-      count: 10
-      asset: USDC
-      arrival: { kind: poisson, perHour: 3600 }
-      flows: [{ from: 31001, to: 31002 }]
-      size: { kind: fixed, tokens: 100 }
-`,
-      "queue-threshold.yaml",
+    - { name: east, count: 10, asset: USDC, arrival: { kind: poisson, perHour: 3600 }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }`,
+      { seed: 11 },
     )
 
   it("is judged on the whole queue above a batch's 200 intents (a dispatch still carries at most 200)", async () => {
@@ -215,32 +201,16 @@ agents:
 
 describe("keeper thresholds per chain", () => {
   const scenario = (chains: string) =>
-    parseScenario(
-      `name: per-chain
-seed: 5
-horizon: { seconds: 3000 }
-hub: { epochLength: 20 }
-chains:
-  - { id: 31001 }
-  - { id: 31002 }
-assets:
-  - symbol: USDC
-    chains:
-      - { chain: 31001, decimals: 6 }
-      - { chain: 31002, decimals: 6 }
-keepers:
+    twoChainUsdc(
+      "per-chain",
+      "{ seconds: 3000 }",
+      `keepers:
   intentQueue: { maxSize: 1, cronSeconds: 60 }
 ${chains}
 agents:
   rebalancers:
-    - name: both
-      count: 4
-      asset: USDC
-      arrival: { kind: poisson, perHour: 600 }
-      flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]
-      size: { kind: fixed, tokens: 100 }
-`,
-      "per-chain.yaml",
+    - { name: both, count: 4, asset: USDC, arrival: { kind: poisson, perHour: 600 }, flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }], size: { kind: fixed, tokens: 100 } }`,
+      { seed: 5, hub: "epochLength: 20" },
     )
   /** The deepest intent queue of `domain` over the run's epochs. */
   const deepest = (timeseries: readonly { metric: string; value: number }[], domain: number) =>

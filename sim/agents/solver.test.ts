@@ -9,6 +9,7 @@ import { describe, expect, it, vi } from "vitest"
 import { runScenario } from "../run.ts"
 import { Scheduler } from "../scheduler.ts"
 import { parseScenario } from "../scenario/load.ts"
+import { twoChainUsdc } from "../scenario/testing.ts"
 
 const scenario = (share: number) => `
 name: solver-low-inventory
@@ -256,15 +257,10 @@ agents:
 
 describe("solver capacity", () => {
   /** Two solvers of 20 fills an hour race for 120 fast intents an hour over two hours: one wins each race. */
-  const racing = `
-name: solver-capacity
-seed: 7
-horizon: { hours: 2 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-agents:
+  const racing = twoChainUsdc(
+      "solver-capacity",
+      "{ hours: 2 }",
+      `agents:
   rebalancers:
     - { name: u, count: 5, asset: USDC, arrival: { kind: poisson, perHour: 120 }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
   solvers:
@@ -276,10 +272,11 @@ agents:
       inventory:
         - { chain: 31001, asset: USDC, tokens: 1000000 }
         - { chain: 31002, asset: USDC, tokens: 1000000 }
-`
+`, { seed: 7 },
+    )
 
   it("is spent by fills that land, not by those another solver beat it to (they revert and fill nothing)", async () => {
-    const { report } = await runScenario(parseScenario(racing, "solver-capacity.yaml"), { seed: 7, backend: "memory" })
+    const { report } = await runScenario(racing, { seed: 7, backend: "memory" })
     const solvers = report.agents.find((a) => a.kind === "solver")!
     // Both solvers see every intent at the same reaction time: each race has one loser, whose fill reverts.
     expect(solvers.rejections.ClearingSpoke_FillIntent_InvalidStatus).toBeGreaterThan(0)
@@ -291,14 +288,10 @@ agents:
 
 describe("initial liquidity and solvers", () => {
   it("seeds (intents to their own origin, which nobody can fill) are not rejections of the solvers", async () => {
-    const text = `
-name: seeds-only
-horizon: { seconds: 600 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-initialLiquidity:
+    const text = twoChainUsdc(
+      "seeds-only",
+      "{ seconds: 600 }",
+      `initialLiquidity:
   - { chain: 31001, asset: USDC, tokens: 50000 }
   - { chain: 31002, asset: USDC, tokens: 50000 }
 agents:
@@ -309,8 +302,9 @@ agents:
       inventory:
         - { chain: 31001, asset: USDC, tokens: 1000 }
         - { chain: 31002, asset: USDC, tokens: 1000 }
-`
-    const { report } = await runScenario(parseScenario(text, "seeds-only.yaml"), { seed: 1, backend: "memory" })
+`,
+    )
+    const { report } = await runScenario(text, { seed: 1, backend: "memory" })
     const solvers = report.agents.find((a) => a.kind === "solver")!
     expect(report.agents.find((a) => a.kind === "liquidity")?.actions).toBeDefined()
     expect(solvers.rejections).toEqual({})
@@ -319,14 +313,10 @@ agents:
 
 describe("solvers looking again", () => {
   it("fill an intent refused for capacity once the hour's oldest fill leaves the window, within its ttl", async () => {
-    const text = `
-name: solver-capacity-wait
-horizon: { hours: 3 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-agents:
+    const text = twoChainUsdc(
+      "solver-capacity-wait",
+      "{ hours: 3 }",
+      `agents:
   rebalancers:
     - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60, 61, 62, 63] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 }, fastTtlSeconds: 7200 }
   solvers:
@@ -338,7 +328,8 @@ agents:
       inventory:
         - { chain: 31001, asset: USDC, tokens: 100000 }
         - { chain: 31002, asset: USDC, tokens: 100000 }
-`
+`,
+    )
     // Every event the run schedules, by label: the solver's wait for capacity must be one event, not a poll.
     const labels: string[] = []
     const at = Scheduler.prototype.at
@@ -348,7 +339,7 @@ agents:
     })
     let report
     try {
-      report = (await runScenario(parseScenario(text, "solver-capacity-wait.yaml"), { seed: 1, backend: "memory" })).report
+      report = (await runScenario(text, { seed: 1, backend: "memory" })).report
     } finally {
       spy.mockRestore()
     }
@@ -372,21 +363,18 @@ describe("a solver's reverted fill", () => {
   it("gives back the inventory it held, and what waits for that chain is filled with it", async () => {
     // Solver a has 150 USDC on 31002 (12 s blocks): its fill of the first intent holds 100 of it, so the second,
     // 4 s later, waits. b (faster, one fill an hour) wins the first; a's fill reverts and frees the 100.
-    const text = `
-name: revert-retry
-horizon: { seconds: 1800 }
-chains: [{ id: 31001 }, { id: 31002, blockTimeSeconds: 12 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-agents:
+    const text = twoChainUsdc(
+      "revert-retry",
+      "{ seconds: 1800 }",
+      `agents:
   rebalancers:
     - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60, 64] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
   solvers:
     - { name: a, count: 1, feeDbps: 20, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: 150 }] }
     - { name: b, count: 1, feeDbps: 20, capacityPerHour: 1, reactionSeconds: { kind: fixed, seconds: 4 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: 100000 }] }
-`
-    const { report } = await runScenario(parseScenario(text, "revert-retry.yaml"), { seed: 1, backend: "memory" })
+`, { blockTimeSeconds: [2, 12] },
+    )
+    const { report } = await runScenario(text, { seed: 1, backend: "memory" })
     const a = report.agents.find((x) => x.population === "a")!
     expect(a.rejections).toEqual({ insufficientInventory: 1, ClearingSpoke_FillIntent_InvalidStatus: 1 })
     expect(a.actions).toEqual({ fill: 1 })

@@ -23,7 +23,7 @@ import { totalProtocolFeeDbps } from "../../service/hub/config.ts"
 import type { SolverSpec } from "../scenario/schema.ts"
 import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
-import { agentRng, createIntents, PopulationStats, sendTransaction } from "./common.ts"
+import { agentRng, assetsByAddress, createIntents, PopulationStats, sendTransaction } from "./common.ts"
 
 /** A fast-path intent a solver looks at (again, while it waits for inventory or capacity). */
 interface FillAttempt {
@@ -37,8 +37,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
   const stats = new PopulationStats("solver", spec.name, agents.length)
   const repayment = spec.repaymentChains ?? world.spokes.domains
   const inventory = spec.inventory.map((i) => ({ asset: world.plan.assets.get(`${i.asset}:${i.chain}`)!, tokens: i.tokens }))
-  const byAddress = new Map<string, AssetOnChainPlan>()
-  for (const a of world.plan.assets.values()) byAddress.set(`${a.domain}:${a.address}`, a)
+  const assetAt = assetsByAddress(world)
 
   /** The hub's protocol fees on an input asset now, dbps (read each time: the hub's configuration may change). */
   const protocolFeeDbps = (origin: number, inputAsset: Bytes32): number => {
@@ -91,12 +90,17 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
      * rejection, at the first look.
      */
     const waiting = new Map<number, Map<Bytes32, FillAttempt>>()
+    /** The size at which a chain's waiting intents are next swept of expired ones (doubling: amortized O(1) a wait). */
+    const sweepAt = new Map<number, number>()
     const wait = (attempt: FillAttempt) => {
       let queue = waiting.get(attempt.destination)
       if (queue === undefined) waiting.set(attempt.destination, (queue = new Map()))
       // Intents past their ttl wait no longer (a chain that never gets inventory back would keep them all).
-      const now = world.timestamp
-      for (const [id, a] of queue) if (now >= a.intent.timestamp + a.intent.ttl) queue.delete(id)
+      if (queue.size >= (sweepAt.get(attempt.destination) ?? 64)) {
+        const now = world.timestamp
+        for (const [id, a] of queue) if (now >= a.intent.timestamp + a.intent.ttl) queue.delete(id)
+        sweepAt.set(attempt.destination, Math.max(64, 2 * queue.size))
+      }
       queue.set(attempt.intentId, attempt)
     }
     /** Looks again at the intents waiting for `destination` (every chain when undefined), in the order they came. */
@@ -183,7 +187,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
         // An intent to its own origin (the initial liquidity's seeds) cannot be filled by anyone: the spoke that
         // would execute the fill holds it as ADDED. Not a rejection.
         if (destination === undefined || destination === intent.origin) return
-        const output = byAddress.get(`${destination}:${bytes32ToAddress(intent.outputAsset)}`)
+        const output = assetAt(destination, bytes32ToAddress(intent.outputAsset))
         if (output === undefined || !start.has(`${destination}:${output.address}`)) return
         if (intent.maxFee < spec.feeDbps) return stats.reject("maxFeeBelowOurFee")
         // The hub repays the amount less its protocol fees (those of the intent's input ticker): a fee that does
@@ -254,7 +258,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
 
     /** A rebalance settled to the receiver on `domain`: hand the tokens to the solver, which deposits them. */
     const collect = (domain: number, asset: Address, amount: bigint) => {
-      const on = byAddress.get(`${domain}:${asset}`) ?? byAddress.get(`${domain}:${asset.toLowerCase()}`)
+      const on = assetAt(domain, asset)
       if (on === undefined || amount === 0n) return
       world.submit(domain, receiver.address, { kind: "erc20.transfer", token: on.address, to: me, amount }, undefined, (r) => stats.rejectReceipt(r))
       world.submit(domain, me, { kind: "spoke.deposit", asset: on.address, amount }, undefined, (r) => {

@@ -9,7 +9,7 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { type DevnetInfo, DevnetListenError, type DevnetSession, probeListen, startDevnet } from "../live/devnet.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
-import { agentIntentCounts } from "../report/report.ts"
+import { agentIntentsSuffix } from "../report/report.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
 import { describeCommandError, parseIntegerFlag, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
@@ -67,9 +67,8 @@ export const renderDevnetInfo = (info: DevnetInfo): string => {
 const renderSession = (session: DevnetSession, outDir: string): string => {
   const r = session.report
   const holding = r.properties.filter((p) => p.pass).length
-  const agentIntents = agentIntentCounts(r)
   return [
-    `clearsim up stopped after ${session.wallSeconds.toFixed(1)} s: ${r.intents.created} user intents created, ${r.intents.settled} settled${agentIntents === undefined ? "" : ` (agents' own: ${agentIntents.created} created, ${agentIntents.settled} settled)`}; ${session.foreignTransactions} chain and ${session.hubRpcTransactions} hub transactions from other clients${session.handlerErrors > 0 ? `; ${session.handlerErrors} handler errors (see the log)` : ""}`,
+    `clearsim up stopped after ${session.wallSeconds.toFixed(1)} s: ${r.intents.created} user intents created, ${r.intents.settled} settled${agentIntentsSuffix(r)}; ${session.foreignTransactions} chain and ${session.hubRpcTransactions} hub transactions from other clients${session.handlerErrors > 0 ? `; ${session.handlerErrors} handler errors (see the log)` : ""}`,
     `  hub conservation: ${session.conservation}; trace hash ${session.traceHash} (${session.hubInputs} hub inputs)`,
     `  scenario properties on this session (informational): ${holding} of ${r.properties.length} hold`,
     `  report: ${join(outDir, "report.html")}; replay the hub: npx clearsim hub replay ${shellWord(join(outDir, "trace.jsonl"))}`,

@@ -473,6 +473,12 @@ export const agentIntentCounts = (r: Pick<RunReport, "intents" | "latency"> & { 
   return agents.length === 0 ? undefined : { created: agents.reduce((n, p) => n + p.created, 0), settled: agents.reduce((n, p) => n + p.settled, 0) }
 }
 
+/** ` (agents' own: N created, M settled)` after the users' counts on one line, or nothing when agents sent no intent. */
+export const agentIntentsSuffix = (r: Parameters<typeof agentIntentCounts>[0]): string => {
+  const agents = agentIntentCounts(r)
+  return agents === undefined ? "" : ` (agents' own: ${agents.created} created, ${agents.settled} settled)`
+}
+
 /** How report.md and report.html say which intents the headline figures count. */
 export const HEADLINE_INTENTS_TEXT =
   "Users' intents: the rebalancer populations' and those of senders no population owns; the agents' own (arbitrageurs' purchases, solvers' rebalancing) are in the table by population only."
