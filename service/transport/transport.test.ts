@@ -5,6 +5,12 @@ import { MIN_REFUSAL_RETRY_SECONDS, Transport, type TransportSpec } from "./tran
 
 const msg = (i: number, origin = 1, destination = 25327) => ({ messageId: `m${i}`, origin, destination })
 
+/** The simulator's per-route streams for a seed (World names them the same way). */
+const routeStreams = (seed: number) => {
+  const streams = new RngStreams(seed)
+  return (from: number, to: number) => streams.get(`transport/${from}>${to}`)
+}
+
 describe("latency distributions", () => {
   it("samples fixed, uniform, lognormal and empirical latencies", () => {
     const rng = new RngStreams(3).get("lat")
@@ -24,7 +30,7 @@ describe("latency distributions", () => {
 
 describe("Transport", () => {
   it("delivers once after the route's latency without faults", () => {
-    const t = new Transport({ latency: { kind: "fixed", seconds: 30 }, routes: [{ from: 25327, to: 10, latency: { kind: "fixed", seconds: 5 } }] }, new RngStreams(1).get("t"))
+    const t = new Transport({ latency: { kind: "fixed", seconds: 30 }, routes: [{ from: 25327, to: 10, latency: { kind: "fixed", seconds: 5 } }] }, routeStreams(1))
     expect(t.send(msg(1), 1000)).toEqual([{ message: msg(1), atMs: 31_000, attempt: 1, duplicate: false }])
     expect(t.send(msg(2, 25327, 10), 0)[0]!.atMs).toBe(5000)
   })
@@ -34,7 +40,7 @@ describe("Transport", () => {
       latency: { kind: "fixed", seconds: 10 },
       faults: { dropProbability: 0.3, redeliveryDelaySeconds: 100, duplicateProbability: 0.2 },
     }
-    const t = new Transport(spec, new RngStreams(5).get("t"))
+    const t = new Transport(spec, routeStreams(5))
     let delayed = 0
     let dups = 0
     for (let i = 0; i < 2000; i++) {
@@ -53,7 +59,7 @@ describe("Transport", () => {
   it("holds messages to and from a domain in outage until it ends", () => {
     const t = new Transport(
       { latency: { kind: "fixed", seconds: 10 }, faults: { outages: [{ domain: 10, kind: "partition", fromSeconds: 100, toSeconds: 200 }] } },
-      new RngStreams(1).get("t"),
+      routeStreams(1),
     )
     expect(t.send(msg(1, 25327, 10), 95_000)[0]!.atMs).toBe(200_000) // would arrive at 105 s: held
     expect(t.send(msg(2, 10, 25327), 150_000)[0]!.atMs).toBe(210_000) // leaves at 200 s
@@ -74,7 +80,7 @@ describe("Transport", () => {
           ],
         },
       },
-      source,
+      () => source,
     )
     // Sent in the pause, to and from the hub: delivered after the latency (the paused hub refuses it, not the transport).
     const [first] = t.send(msg(1), 150_000)
@@ -93,7 +99,7 @@ describe("Transport", () => {
   })
 
   it("retries a refused delivery at least a second later, whatever the redelivery delay (a retry at the same instant would be refused forever)", () => {
-    const t = new Transport({ latency: { kind: "fixed", seconds: 10 }, faults: { redeliveryDelaySeconds: 0, outages: [{ domain: 25327, kind: "pause", fromSeconds: 100, toSeconds: 400 }] } }, { float: () => 0.5 })
+    const t = new Transport({ latency: { kind: "fixed", seconds: 10 }, faults: { redeliveryDelaySeconds: 0, outages: [{ domain: 25327, kind: "pause", fromSeconds: 100, toSeconds: 400 }] } }, () => ({ float: () => 0.5 }))
     const [first] = t.send(msg(1), 150_000)
     expect(t.redeliver(first!, 160_000).atMs).toBe(160_000 + MIN_REFUSAL_RETRY_SECONDS * 1000)
   })
@@ -102,12 +108,12 @@ describe("Transport", () => {
     // 29.9996 s of latency from 540 s arrives at 569,999.6 ms, delivered at 570,000 ms: inside the halt from 570 s.
     const t = new Transport(
       { latency: { kind: "fixed", seconds: 29.9996 }, faults: { outages: [{ domain: 25327, kind: "halt", fromSeconds: 570, toSeconds: 900 }] } },
-      { float: () => 0.5 },
+      () => ({ float: () => 0.5 }),
     )
     expect(t.send(msg(1), 540_000)[0]!.atMs).toBe(900_000)
     expect(t.stats.heldByOutage).toBe(1)
     // A window ending at a fractional millisecond: held to the first whole millisecond after it, not rounded back in.
-    const fractional = new Transport({ latency: { kind: "fixed", seconds: 60 }, faults: { outages: [{ domain: 25327, kind: "halt", fromSeconds: 570, toSeconds: 900.0004 }] } }, { float: () => 0.5 })
+    const fractional = new Transport({ latency: { kind: "fixed", seconds: 60 }, faults: { outages: [{ domain: 25327, kind: "halt", fromSeconds: 570, toSeconds: 900.0004 }] } }, () => ({ float: () => 0.5 }))
     const at = fractional.send(msg(2), 540_000)[0]!.atMs
     expect(at).toBe(900_001)
     expect(fractional.isHalted(25327, at)).toBe(false)
@@ -116,7 +122,7 @@ describe("Transport", () => {
   it("draws nothing for a fault whose probability is 0: the same draws as without it", () => {
     const draws = (faults: TransportSpec["faults"]) => {
       const source = { n: 0, float: () => (source.n++, 0.5) }
-      const t = new Transport({ latency: { kind: "uniform", minSeconds: 1, maxSeconds: 2 }, ...(faults === undefined ? {} : { faults }) }, source)
+      const t = new Transport({ latency: { kind: "uniform", minSeconds: 1, maxSeconds: 2 }, ...(faults === undefined ? {} : { faults }) }, () => source)
       t.send(msg(1), 0)
       return source.n
     }
@@ -127,9 +133,32 @@ describe("Transport", () => {
   it("is deterministic for a seed", () => {
     const spec: TransportSpec = { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.8 }, faults: { reorderProbability: 0.5, dropProbability: 0.1, duplicateProbability: 0.1 } }
     const run = () => {
-      const t = new Transport(spec, new RngStreams(99).get("transport"))
+      const t = new Transport(spec, routeStreams(99))
       return Array.from({ length: 200 }, (_, i) => t.send(msg(i), i * 1000).map((d) => d.atMs))
     }
     expect(run()).toEqual(run())
+  })
+
+  it("draws each route's messages from that route's stream: another route's traffic or latency moves none of its draws", () => {
+    const spec = (hubToTenLatency: TransportSpec["latency"]): TransportSpec => ({
+      latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.8 },
+      routes: [{ from: 25327, to: 10, latency: hubToTenLatency }],
+      faults: { dropProbability: 0.2, duplicateProbability: 0.1, reorderProbability: 0.3 },
+    })
+    const made: string[] = []
+    const run = (hubToTenLatency: TransportSpec["latency"], otherMessages: number) => {
+      const streams = new RngStreams(7)
+      const t = new Transport(spec(hubToTenLatency), (from, to) => (made.push(`${from}>${to}`), streams.get(`transport/${from}>${to}`)))
+      const oneToHub: number[][] = []
+      for (let i = 0; i < 300; i++) {
+        for (let k = 0; k < otherMessages; k++) t.send(msg(i * 10 + k, 25327, 10), i * 1000)
+        oneToHub.push(t.send(msg(i), i * 1000).map((d) => d.atMs))
+      }
+      return oneToHub
+    }
+    const alone = run({ kind: "fixed", seconds: 5 }, 0)
+    expect(run({ kind: "uniform", minSeconds: 1, maxSeconds: 500 }, 3)).toEqual(alone)
+    // One stream per route, made on the route's first message.
+    expect(made).toEqual(["1>25327", "25327>10", "1>25327"])
   })
 })

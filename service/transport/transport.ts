@@ -1,6 +1,6 @@
 /**
  * The simulated cross-chain transport between spokes and hub. It decides WHEN (and how many times) a message
- * is delivered: per-route latency, plus faults drawn from the seeded stream it is given: drop with
+ * is delivered: per-route latency, plus faults drawn from the route's seeded stream: drop with
  * redelivery after a delay, duplicate, reorder (extra delay), and outages of a domain (a network partition or
  * a halted chain) during which nothing leaves it and nothing arrives at it (a message that left before the outage
  * arrives). A `pause` of the hub is not a transport
@@ -95,19 +95,40 @@ export const MAX_ATTEMPTS = 20
 /** The least delay before a refused delivery's retry (`Transport.redeliver`), whatever `redeliveryDelaySeconds` says. */
 export const MIN_REFUSAL_RETRY_SECONDS = 1
 
+/** One direction between two domains: its latency and the seeded stream its messages' draws come from. */
+interface Route {
+  readonly latency: LatencySpec
+  readonly source: UniformSource
+}
+
 export class Transport {
   readonly stats: TransportStats = { sent: 0, deliveries: 0, dropped: 0, duplicated: 0, reordered: 0, heldByOutage: 0, redeliveredAfterRefusal: 0 }
-  private readonly routes = new Map<string, LatencySpec>()
+  private readonly latencies = new Map<string, LatencySpec>()
+  /** Routes by origin, then destination, made on a route's first message. */
+  private readonly routes = new Map<number, Map<number, Route>>()
 
+  /**
+   * `sourceOf(from, to)` gives the seeded stream of one route: every draw for a message (drop, latency, reorder,
+   * duplicate) comes from its route's stream, so changing one route's latency or traffic moves no other route's
+   * draws (the simulator names them `transport/<from>><to>`). It is called once per route, on its first message.
+   */
   constructor(
     readonly spec: TransportSpec,
-    private readonly source: UniformSource,
+    private readonly sourceOf: (from: number, to: number) => UniformSource,
   ) {
-    for (const r of spec.routes ?? []) this.routes.set(`${r.from}>${r.to}`, r.latency)
+    for (const r of spec.routes ?? []) this.latencies.set(`${r.from}>${r.to}`, r.latency)
   }
 
   latencyOf(from: number, to: number): LatencySpec {
-    return this.routes.get(`${from}>${to}`) ?? this.spec.latency
+    return this.latencies.get(`${from}>${to}`) ?? this.spec.latency
+  }
+
+  private route(from: number, to: number): Route {
+    let byDestination = this.routes.get(from)
+    if (byDestination === undefined) this.routes.set(from, (byDestination = new Map()))
+    let route = byDestination.get(to)
+    if (route === undefined) byDestination.set(to, (route = { latency: this.latencyOf(from, to), source: this.sourceOf(from, to) }))
+    return route
   }
 
   /**
@@ -136,12 +157,12 @@ export class Transport {
    * millisecond before the destination's outages are looked at: delivery happens at the rounded time, which must
    * not fall inside a window the unrounded one missed.
    */
-  private arrival(message: TransportMessage, sentMs: number): number {
+  private arrival(message: TransportMessage, route: Route, sentMs: number): number {
     const faults = this.spec.faults
     const departMs = this.afterOutages(message.origin, sentMs)
-    let atMs = departMs + sampleLatencySeconds(this.latencyOf(message.origin, message.destination), this.source) * 1000
-    if (this.chance(faults?.reorderProbability)) {
-      atMs += (faults?.reorderWindowSeconds ?? 60) * 1000 * this.source.float()
+    let atMs = departMs + sampleLatencySeconds(route.latency, route.source) * 1000
+    if (chance(route.source, faults?.reorderProbability)) {
+      atMs += (faults?.reorderWindowSeconds ?? 60) * 1000 * route.source.float()
       this.stats.reordered++
     }
     atMs = Math.round(atMs)
@@ -150,28 +171,24 @@ export class Transport {
     return Math.round(heldMs)
   }
 
-  /** A draw against `probability`; none is drawn when the fault is off (absent or 0), so setting 0 changes no draw. */
-  private chance(probability: number | undefined): boolean {
-    return probability !== undefined && probability > 0 && this.source.float() < probability
-  }
-
-  /** Every delivery of a message sent at `sentMs`, in time order. The draws happen in a fixed order. */
+  /** Every delivery of a message sent at `sentMs`, in time order. The draws happen in a fixed order, from the message's route's stream. */
   send<M extends TransportMessage>(message: M, sentMs: number): Delivery<M>[] {
     const faults = this.spec.faults
+    const route = this.route(message.origin, message.destination)
     this.stats.sent++
     const deliveries: Delivery<M>[] = []
     let attempt = 1
     let sendMs = sentMs
     // Each attempt may be dropped; the relayer retries after the redelivery delay (at most MAX_ATTEMPTS tries).
-    while (attempt < MAX_ATTEMPTS && this.chance(faults?.dropProbability)) {
+    while (attempt < MAX_ATTEMPTS && chance(route.source, faults?.dropProbability)) {
       this.stats.dropped++
       sendMs += (faults?.redeliveryDelaySeconds ?? 300) * 1000
       attempt++
     }
-    deliveries.push({ message, atMs: this.arrival(message, sendMs), attempt, duplicate: false })
-    if (this.chance(faults?.duplicateProbability)) {
+    deliveries.push({ message, atMs: this.arrival(message, route, sendMs), attempt, duplicate: false })
+    if (chance(route.source, faults?.duplicateProbability)) {
       this.stats.duplicated++
-      deliveries.push({ message, atMs: this.arrival(message, sendMs), attempt: attempt + 1, duplicate: true })
+      deliveries.push({ message, atMs: this.arrival(message, route, sendMs), attempt: attempt + 1, duplicate: true })
     }
     deliveries.sort((a, b) => a.atMs - b.atMs)
     this.stats.deliveries += deliveries.length
@@ -181,7 +198,7 @@ export class Transport {
   /**
    * The next attempt of a delivery its destination refused at `refusedAtMs` (a paused hub): the relayer retries
    * after the redelivery delay (`redeliveryDelaySeconds`, default 300 s, the delay of a dropped attempt), held
-   * further by the destination's partition or halt if one covers that time. Draws nothing from the seeded stream.
+   * further by the destination's partition or halt if one covers that time. Draws nothing from the seeded streams.
    */
   redeliver<M extends TransportMessage>(delivery: Delivery<M>, refusedAtMs: number): Delivery<M> {
     this.stats.redeliveredAfterRefusal++
@@ -200,3 +217,6 @@ export class Transport {
     return (this.spec.faults?.outages ?? []).some((o) => o.kind === "halt" && o.domain === domain && atMs >= o.fromSeconds * 1000 && atMs < o.toSeconds * 1000)
   }
 }
+
+/** A draw against `probability`; none is drawn when the fault is off (absent or 0), so setting 0 changes no draw. */
+const chance = (source: UniformSource, probability: number | undefined): boolean => probability !== undefined && probability > 0 && source.float() < probability

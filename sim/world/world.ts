@@ -244,7 +244,7 @@ export class World {
     }
     this.trace = options.trace
     this.trace?.config(hubConfig)
-    this.transport = new Transport(transportSpec, this.rng.get("transport"))
+    this.transport = new Transport(transportSpec, (from, to) => this.rng.get(`transport/${from}>${to}`))
     for (const chain of plan.scenario.chains) this.blockTimes.set(chain.id, Math.max(1, Math.round(chain.blockTimeSeconds ?? 2)))
     for (const p of this.hubPauses) {
       // Scheduled before anything else is: at its instant, the pause (or unpause) comes first.
