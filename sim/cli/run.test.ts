@@ -66,8 +66,8 @@ describe("clearsim run", () => {
     expect(first.out).toContain("0 of 3 runs passed")
     expect(process.exitCode).toBe(1)
     const reruns = [...first.err.matchAll(/rerun: (.*)/g)].map((m) => m[1]!)
-    expect(reruns).toEqual([5, 6, 7].map((seed, i) => `npx clearsim run ${file} --seed ${seed} --runs 1 --chains memory --out ${join(dir!, "all", `run-${i}-seed-${seed}`)}`))
-    expect(reruns[1]).toBe(rerunCommandLine(file, 6, "memory", join(dir, "all", "run-1-seed-6")))
+    expect(reruns).toEqual([5, 6, 7].map((seed, i) => `npx clearsim run ${file} --seed ${seed} --runs 1${i === 0 ? "" : ` --run-index ${i}`} --chains memory --out ${join(dir!, "all", `run-${i}-seed-${seed}`)}`))
+    expect(reruns[1]).toBe(rerunCommandLine(file, 6, "memory", join(dir, "all", "run-1-seed-6"), 1))
     expect(rerunCommandLine("my scenarios/it's.yaml", 1, "anvil", "out")).toBe(`npx clearsim run 'my scenarios/it'\\''s.yaml' --seed 1 --runs 1 --chains anvil --out out`)
 
     // The printed command, as the shell would split it, runs seed 6 once (here into another directory).
@@ -77,6 +77,24 @@ describe("clearsim run", () => {
     expect(again.out).not.toMatch(/seed [57]/)
     expect(again.out).not.toContain("runs passed")
     expect(readdirSync(join(dir, "again"))).toContain("report.json")
+    // The same run, number included: the time series is the same file, report.json says run 1.
+    expect(readFileSync(join(dir, "again", "timeseries.csv"), "utf8")).toBe(readFileSync(join(dir, "all", "run-1-seed-6", "timeseries.csv"), "utf8"))
+    expect(JSON.parse(readFileSync(join(dir, "again", "report.json"), "utf8")).run).toBe(1)
+  })
+
+  it("numbers runs from --run-index, directories included, and refuses a run index that is not a non-negative integer", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    const file = join(dir, "always-fails.yaml")
+    writeFileSync(file, failing)
+    const r = await run([file, "--runs", "2", "--run-index", "4", "--out", join(dir, "from4")])
+    expect(readdirSync(join(dir, "from4")).filter((n) => n.startsWith("run-")).sort()).toEqual(["run-4-seed-5", "run-5-seed-6"])
+    expect(JSON.parse(readFileSync(join(dir, "from4", "run-5-seed-6", "report.json"), "utf8")).run).toBe(5)
+    expect(r.err).toContain(`--run-index 5 --chains memory --out ${join(dir, "from4", "run-5-seed-6")}`)
+    process.exitCode = undefined
+    const bad = await run([file, "--run-index", "-1", "--out", join(dir, "bad")])
+    expect(bad.err).toMatch(/--run-index.*non-negative integer/)
+    expect(process.exitCode).toBe(2)
+    expect(readdirSync(dir)).not.toContain("bad")
   })
 
   it("refuses a negative --seed, as scenario files do, and an --out that cannot be a directory: one line, exit 2", async () => {

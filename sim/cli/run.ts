@@ -66,10 +66,11 @@ const summary = (r: RunReport, dir: string): string => {
 
 /**
  * The command that reruns one failing run into the directory it wrote (`--runs 1`: a scenario's `runs: N` would
- * rerun N seeds from this one): the same run, so the same files.
+ * rerun N seeds from this one; `--run-index`: the run's number in its Monte Carlo set, which report.json and
+ * timeseries.csv carry): the same run, so the same files.
  */
-export const rerunCommandLine = (scenario: string, seed: number, backend: Backend, outDir: string): string =>
-  `npx clearsim run ${shellWord(scenario)} --seed ${seed} --runs 1 --chains ${backend} --out ${shellWord(outDir)}`
+export const rerunCommandLine = (scenario: string, seed: number, backend: Backend, outDir: string, runIndex = 0): string =>
+  `npx clearsim run ${shellWord(scenario)} --seed ${seed} --runs 1${runIndex === 0 ? "" : ` --run-index ${runIndex}`} --chains ${backend} --out ${shellWord(outDir)}`
 
 export const runCommand = Command.make(
   "run",
@@ -77,14 +78,21 @@ export const runCommand = Command.make(
     scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML)")),
     seed: Flag.String("seed").pipe(Flag.withMetavar("integer"), Flag.withDescription("Run seed, a non-negative integer (default: the scenario's seed, else 1)"), Flag.optional),
     runs: Flag.String("runs").pipe(Flag.withMetavar("integer"), Flag.withDescription("Monte Carlo runs with seeds seed, seed+1, ... (default: the scenario's runs, else 1); each run in run-<i>-seed-<seed>/, the KPIs over the seeds in runs.json and runs.md"), Flag.optional),
+    runIndex: Flag.String("run-index").pipe(
+      Flag.withMetavar("integer"),
+      Flag.withDescription("Number of the first run, a non-negative integer (default 0): report.json and timeseries.csv carry it as `run`, and with several runs their directories are run-<number>-seed-<seed>/; a failing Monte Carlo run's rerun command sets it"),
+      Flag.optional,
+    ),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
     checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes, reports (but for wall time), time series and trace.jsonl files"), Flag.withDefault(false)),
   },
-  Effect.fn(function* ({ scenario, seed, runs, chains, out, checkDeterminism }) {
+  Effect.fn(function* ({ scenario, seed, runs, runIndex, chains, out, checkDeterminism }) {
     const seedFlag = yield* Effect.try({ try: () => parseSeedFlag(Option.getOrUndefined(seed)), catch: (error) => error })
     const runsText = Option.getOrUndefined(runs)
     const runsFlag = runsText === undefined ? undefined : yield* Effect.try({ try: () => parseIntegerFlag("--runs", runsText, "a positive integer", 1, Number.MAX_SAFE_INTEGER), catch: (error) => error })
+    const runIndexText = Option.getOrUndefined(runIndex)
+    const firstRun = runIndexText === undefined ? 0 : yield* Effect.try({ try: () => parseIntegerFlag("--run-index", runIndexText, "a non-negative integer", 0, Number.MAX_SAFE_INTEGER), catch: (error) => error })
     const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
     for (const line of scenarioWarningLines(loaded)) yield* Console.error(line)
     const spec = loaded.spec
@@ -98,7 +106,8 @@ export const runCommand = Command.make(
       return yield* Effect.fail(new UsageError(`${source}: ${count} runs from seed ${firstSeed} would go past the largest seed, ${Number.MAX_SAFE_INTEGER}`))
     }
     const outFlag = Option.isSome(out) ? "--out" : "the output directory"
-    const runDir = (i: number): string => (count === 1 ? baseDir : join(baseDir, `run-${i}-seed-${firstSeed + i}`))
+    if (count - 1 > Number.MAX_SAFE_INTEGER - firstRun) return yield* Effect.fail(new UsageError(`--run-index: ${count} runs from run ${firstRun} would go past the largest run number, ${Number.MAX_SAFE_INTEGER}`))
+    const runDir = (i: number): string => (count === 1 ? baseDir : join(baseDir, `run-${firstRun + i}-seed-${firstSeed + i}`))
     // Every path the runs will write is checked first: a run is not thrown away for a file it cannot write.
     // (Only the output directory itself is created now; each run makes its own directory when it starts.)
     yield* Effect.try({
@@ -110,7 +119,7 @@ export const runCommand = Command.make(
           // Only run directories that exist can be in the way: the entries there, not `count` paths (--runs 1e8).
           for (const name of readdirSync(baseDir)) {
             const run = /^run-(\d+)-seed-(\d+)$/.exec(name)
-            const i = run === null ? -1 : Number(run[1])
+            const i = run === null ? -1 : Number(run[1]) - firstRun
             if (i >= 0 && i < count && runDir(i) === join(baseDir, name)) checkRunOutputs(outFlag, baseDir, runDir(i), [...REPORT_FILES, "trace.jsonl"])
           }
         }
@@ -123,7 +132,7 @@ export const runCommand = Command.make(
       const runSeed = firstSeed + i
       const dir = runDir(i)
       const result = yield* Effect.tryPromise({
-        try: (signal) => runScenario(loaded, { seed: runSeed, run: i, backend, outDir: dir, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
+        try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: dir, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
         catch: (error) => error,
       })
       yield* Effect.try({ try: () => writeReportFiles(dir, result.report, result.timeseries), catch: (error) => outputFileError(outFlag, (error as { readonly path?: string }).path ?? dir, error) })
@@ -138,7 +147,7 @@ export const runCommand = Command.make(
           (againDir) =>
             Effect.tryPromise({
               try: async (signal) => {
-                const again = await runScenario(loaded, { seed: runSeed, run: i, backend, outDir: againDir, signal }, wallClock)
+                const again = await runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: againDir, signal }, wallClock)
                 return { again, sameInputs: await sameFileBytes(join(dir, "trace.jsonl"), join(againDir, "trace.jsonl")) }
               },
               catch: (error) => error,
@@ -154,7 +163,7 @@ export const runCommand = Command.make(
       if (!result.report.passed) {
         failed = true
         yield* Console.error(`  replay the hub: npx clearsim hub replay ${shellWord(join(dir, "trace.jsonl"))}`)
-        yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend, dir)}`)
+        yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend, dir, firstRun + i)}`)
       }
     }
     if (count > 1) {
