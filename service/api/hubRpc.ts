@@ -190,12 +190,26 @@ export class HubRpc {
   }
 
   /**
-   * The block a state read names (absent: latest). The hub keeps its current state only: the latest block (by tag
-   * or number) is read; a block after it does not exist yet and one before it is not kept, each said as such.
+   * The block a state read names (absent: latest): a tag, a hex number, or an EIP-1898 object (`{ blockNumber }` or
+   * `{ blockHash, requireCanonical? }`). The hub keeps its current state only: the latest block is read; a block
+   * after it does not exist yet and one before it is not kept, each said as such.
    */
   private stateBlock(tag: unknown): void {
     if (tag === null) return
     const current = this.hub.state.blockNumber
+    if (typeof tag === "object" && !Array.isArray(tag)) {
+      const keys = Object.keys(tag).sort().join(",")
+      const fields = tag as { readonly blockNumber?: unknown; readonly blockHash?: unknown; readonly requireCanonical?: unknown }
+      if (keys === "blockNumber" && typeof fields.blockNumber === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(fields.blockNumber)) return this.stateBlock(fields.blockNumber)
+      if ((keys === "blockHash" || keys === "blockHash,requireCanonical") && typeof fields.blockHash === "string" && /^0x[0-9a-fA-F]{64}$/.test(fields.blockHash)) {
+        if (fields.requireCanonical !== undefined && typeof fields.requireCanonical !== "boolean") throw invalidBlockParameter(tag)
+        if (fields.blockHash.toLowerCase() !== this.blockHash(current)) {
+          throw new RpcFailure(-32000, `header not found: block hash ${fields.blockHash} is not the latest block's, ${this.blockHash(current)} (block ${current}; the hub keeps its latest state only)`)
+        }
+        return
+      }
+      throw invalidBlockParameter(tag)
+    }
     const number = this.blockNumberOf(tag)
     if (number > current) throw new RpcFailure(-32000, `header not found: block ${number} is after the latest block ${current}`)
     if (number < current) throw new RpcFailure(-32000, `the hub keeps its latest state only: block ${number} cannot be read (the latest is ${current})`)
@@ -206,7 +220,7 @@ export class HubRpc {
     if (tag === undefined || tag === "latest" || tag === "pending" || tag === "safe" || tag === "finalized") return this.hub.state.blockNumber
     if (tag === "earliest") return 0
     if (typeof tag === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(tag)) return Number(tag)
-    throw new RpcFailure(-32602, `Invalid params: expected a block number (hex) or tag (latest, pending, safe, finalized, earliest), got ${JSON.stringify(tag)?.slice(0, 80)}`)
+    throw invalidBlockParameter(tag)
   }
 
   private block(tag: unknown): unknown {
@@ -460,3 +474,9 @@ const hashParam = (params: readonly unknown[], i: number): Hex => {
   if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw new RpcFailure(-32602, `Invalid params: expected a 32-byte transaction hash at position ${i}`)
   return value.toLowerCase() as Hex
 }
+
+const invalidBlockParameter = (tag: unknown): RpcFailure =>
+  new RpcFailure(
+    -32602,
+    `Invalid params: expected a block number (hex), a tag (latest, pending, safe, finalized, earliest) or, for state reads, { blockNumber } or { blockHash, requireCanonical? } (EIP-1898), got ${JSON.stringify(tag)?.slice(0, 80)}`,
+  )
