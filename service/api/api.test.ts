@@ -601,6 +601,14 @@ describe("system", () => {
       expect(doc.paths[path]?.[method], entry).toBeDefined()
       expect(doc.paths[path]![method]!.responses["400"], entry).toBeDefined()
     }
+    // max_fee is deprecated on the second alternative chain's endpoint only (SPEC "Versioning").
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, { deprecated?: boolean }> }> } }).components.schemas
+    const altchain2 = (doc.paths["/altchain2/intents"]!.post as unknown as { requestBody: { content: Record<string, { schema: { $ref: string } }> } }).requestBody.content["application/json"]!.schema.$ref
+    expect(altchain2).toBe("#/components/schemas/Altchain2IntentRequest")
+    expect(schemas.Altchain2IntentRequest!.properties.max_fee!.deprecated).toBe(true)
+    // The shared body (POST /intents, one intent or an order) keeps it.
+    expect(schemas.IntentRequest!.properties.max_fee!.deprecated).toBeUndefined()
+    expect(Object.keys(schemas.Altchain2IntentRequest!.properties)).toEqual(Object.keys(schemas.IntentRequest!.properties))
     // The formats the API checks are in the document: patterns of ids and amounts, integers as integers, and no
     // number that may be "NaN" or "Infinity".
     const text = JSON.stringify(doc)
@@ -659,6 +667,19 @@ describe("system", () => {
     expect(expectProblem(await post("/intents", { ...intentBody(), padding: "x".repeat(2_000_000) }), 413, "PayloadTooLarge").message).toBe("The request body is too large (at most 1000000 bytes).")
     // Also where the endpoint takes no body: too large is too large, not "no body".
     expectProblem(await post(`/intents/0x${"ab".repeat(32)}/return-unsupported`, { padding: "x".repeat(2_000_000) }), 413, "PayloadTooLarge")
+    // The OpenAPI document lists these refusals where the server makes them: 413 on every POST, 415 where a JSON body is read.
+    const doc = (await get("/openapi.json")).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (item.post === undefined) continue
+      const url = path.replace("{intentId}", `0x${"ab".repeat(32)}`)
+      const statuses = [
+        (await post(url, { padding: "x".repeat(2_000_000) })).status,
+        (await fetch(`${server.url}${url}`, { method: "POST", headers: { "content-type": "text/plain" }, body: "hello" })).status,
+      ]
+      expect(statuses[0], path).toBe(413)
+      expect(item.post.responses["413"], path).toBeDefined()
+      expect(statuses[1] === 415, path).toBe(item.post.responses["415"] !== undefined)
+    }
     // What Node's parser refuses before any handler runs gets the same shape: a URL past its 16 KB, bytes that are not HTTP.
     const longUrl = await fetch(`${server.url}/intents?cursor=${"1".repeat(70_000)}`)
     expect(longUrl.status).toBe(431)

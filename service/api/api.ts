@@ -42,6 +42,49 @@ import {
  */
 export class ApiErrors extends HttpApiMiddleware.Service<ApiErrors>()("clearsim/api/ApiErrors", { error: BadRequest }) {}
 
+/** An `{ error, message }` body whose `error` is `code`: the refusals the server makes before any endpoint runs. */
+const refusal = (code: string, description: string) => ({
+  description,
+  content: {
+    "application/json": {
+      schema: { type: "object", required: ["error", "message"], properties: { error: { type: "string", enum: [code] }, message: { type: "string" } }, additionalProperties: false },
+    },
+  },
+})
+
+/**
+ * Marks `max_fee` deprecated on `POST /altchain2/intents` only (SPEC: "deprecated after swaps"): that endpoint
+ * reads the shared IntentRequest schema, so its body gets a copy of it, `Altchain2IntentRequest`, where the field
+ * says so.
+ */
+const deprecateAltchain2MaxFee = (spec: Record<string, any>): void => {
+  const body = spec.paths?.["/altchain2/intents"]?.post?.requestBody?.content?.["application/json"]
+  const name = typeof body?.schema?.$ref === "string" ? body.schema.$ref.split("/").pop() : undefined
+  const shared = name === undefined ? undefined : spec.components?.schemas?.[name]
+  if (shared?.properties?.max_fee === undefined) return
+  const copy = structuredClone(shared)
+  copy.properties.max_fee = { ...copy.properties.max_fee, deprecated: true, description: "Deprecated after swaps (SPEC): taken and checked as on POST /intents" }
+  spec.components.schemas.Altchain2IntentRequest = copy
+  body.schema = { $ref: "#/components/schemas/Altchain2IntentRequest" }
+}
+
+/**
+ * What the generator cannot say from the endpoints: the refusals the server answers before an endpoint runs (413
+ * on every POST, a body over the limit being refused where the endpoint reads none too; 415 on every operation
+ * that reads a JSON body), and `max_fee` deprecated on the second alternative chain's endpoint.
+ */
+const completeDocument = (spec: Record<string, any>): Record<string, any> => {
+  for (const item of Object.values(spec.paths ?? {}) as Record<string, { requestBody?: unknown; responses?: Record<string, unknown> }>[]) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (operation?.responses === undefined) continue
+      if (method === "post") operation.responses["413"] ??= refusal("PayloadTooLarge", "The request body is over the server's limit (1 MB by default)")
+      if (operation.requestBody !== undefined) operation.responses["415"] ??= refusal("UnsupportedMediaType", "The request body is not application/json")
+    }
+  }
+  deprecateAltchain2MaxFee(spec)
+  return spec
+}
+
 const doc = (summary: string, description?: string) => OpenApi.annotations({ summary, ...(description === undefined ? {} : { description }) })
 const IntentIdParams = { intentId: IntentId }
 const readErrors = [BadRequest, NotFound, InternalError] as const
@@ -163,6 +206,9 @@ export class ClearingApi extends HttpApi.make("clearsim")
       version: "1.0.0",
       description:
         "The cross-chain intent clearing service of SPEC.md, served by the clearsim simulator. Every 4xx body is `{ error, message }`. " +
-        "Amounts are decimal strings of integer units; fields not known yet are null.",
+        "Amounts are decimal strings of integer units; fields not known yet are null. " +
+        "A path no endpoint serves is 404 `RouteNotFound`; a path called with a method it does not take is 405 `MethodNotAllowed` with an `Allow` header; " +
+        "a request body over the server's limit (1 MB by default) is 413 `PayloadTooLarge`, one that is not `application/json` 415 `UnsupportedMediaType`.",
+      transform: completeDocument,
     }),
   ) {}
