@@ -46,6 +46,13 @@ describe("netting ratio by FIFO attribution", () => {
     expect(t.byTicker.get("USDC")).toMatchObject({ totalVolume18: 110n, nettedVolume18: 110n })
     expect(t.byTicker.get("WETH")).toMatchObject({ totalVolume18: 5n, nettedVolume18: 5n })
     expect(t.overall).toMatchObject({ totalVolume18: 115n, nettedVolume18: 115n })
+    // One asset's lanes, in the same order: a lane both assets use adds their tokens in byLane, not in lanesOf.
+    t.custodyIn("WETH", 2, 3n, bob, "b4")
+    t.custodyOut("WETH", 2, 2n, { owner: "user/a", lane: "1>2", epoch: 3 })
+    expect(t.byLane.get("1>2")!.totalVolume18).toBe(72n)
+    expect([...t.lanesOf("USDC")].map(([lane, v]) => [lane, v.totalVolume18])).toEqual([["1>2", 70n], ["3>1", 40n]])
+    expect([...t.lanesOf("WETH")].map(([lane, v]) => [lane, v.totalVolume18])).toEqual([["1>2", 2n], ["2>3", 5n]])
+    expect(t.lanesOf("DAI").size).toBe(0)
   })
 
   it("takes a settlement on the intent's own origin from its own deposit first: a pass-through, not netting", () => {

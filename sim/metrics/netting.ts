@@ -102,6 +102,18 @@ export class NettingTracker {
     return out
   }
 
+  /** One ticker's lanes (`origin>destination`), in the order lanes first settled (any ticker's), as `byLane`. */
+  lanesOf(ticker: string): ReadonlyMap<string, NettingTotalsView> {
+    const lanes = this.byTickerLane.get(ticker)
+    const out = new Map<string, NettingTotalsView>()
+    if (lanes === undefined) return out
+    for (const lane of this.laneOrder) {
+      const t = lanes.get(lane)
+      if (t !== undefined) out.set(lane, t)
+    }
+    return out
+  }
+
   /** By ticker, the lanes' totals added (made when read): one asset's netting, in its own tokens. */
   get byTicker(): ReadonlyMap<string, NettingTotalsView> {
     const out = new Map<string, NettingTotals>()

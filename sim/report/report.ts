@@ -11,7 +11,7 @@ import type { Bytes32 } from "../../service/domain/hex.ts"
 import type { TransportStats } from "../../service/transport/transport.ts"
 import type { KeeperStats } from "../agents/keepers.ts"
 import { bpsOf, type IntentPath, type MetricsCollector, PATHS } from "../metrics/collector.ts"
-import { ratioOf } from "../metrics/netting.ts"
+import { type NettingTotalsView, ratioOf } from "../metrics/netting.ts"
 import { type Percentiles, toMilliseconds } from "../metrics/percentiles.ts"
 import type { PropertyResult } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
@@ -68,9 +68,13 @@ export interface RunReport {
     readonly nettedVolume: string
     readonly totalVolume: string
     readonly bySource: Record<string, string>
+    /** By lane, `origin>destination`: every asset's tokens added as they are (one asset's lanes are in `byTicker`). */
     readonly byLane: Record<string, { readonly ratio: number; readonly totalVolume: string }>
-    /** By ticker, in its own tokens (absent in reports of older versions). */
-    readonly byTicker?: Record<string, { readonly ratio: number; readonly nettedVolume: string; readonly totalVolume: string }>
+    /** By ticker, in its own tokens, with its lanes (absent in reports of older versions; `byLane` since 0.3.0). */
+    readonly byTicker?: Record<
+      string,
+      { readonly ratio: number; readonly nettedVolume: string; readonly totalVolume: string; readonly byLane?: Record<string, { readonly ratio: number; readonly totalVolume: string }> }
+    >
   }
   readonly discounts: {
     readonly paid: string
@@ -291,8 +295,9 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   const settled = PATHS.reduce((n, p) => n + metrics.settled[p], 0)
   const populations = [...metrics.byPopulation]
   const overall = metrics.netting.overall
-  const byLane: Record<string, { ratio: number; totalVolume: string }> = {}
-  for (const [lane, totals] of metrics.netting.byLane) byLane[lane] = { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }
+  const lanesRecord = (lanes: ReadonlyMap<string, NettingTotalsView>) =>
+    Object.fromEntries([...lanes].map(([lane, totals]) => [lane, { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }]))
+  const byLane = lanesRecord(metrics.netting.byLane)
   // In the scenario's order of assets (as intents.byTicker), not the order they first netted.
   const nettingTotals = metrics.netting.byTicker
   const nettingByTicker = Object.fromEntries(
@@ -300,7 +305,7 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
       .filter((ticker) => nettingTotals.has(ticker))
       .map((ticker) => {
         const t = nettingTotals.get(ticker)!
-        return [ticker, { ratio: ratioOf(t), nettedVolume: formatTokens18(t.nettedVolume18), totalVolume: formatTokens18(t.totalVolume18) }]
+        return [ticker, { ratio: ratioOf(t), nettedVolume: formatTokens18(t.nettedVolume18), totalVolume: formatTokens18(t.totalVolume18), byLane: lanesRecord(metrics.netting.lanesOf(ticker)) }]
       }),
   )
   const bySource = Object.fromEntries(Object.entries(overall.bySource18).map(([k, v]) => [k, formatTokens18(v)]))
