@@ -146,3 +146,49 @@ describe("arbitrageur capital", () => {
     expect(mm.actions.purchase).toBeGreaterThan(8)
   })
 })
+
+describe("arbitrageur capital after a reverted purchase", () => {
+  it("is there again: a purchase mined after its fee signature's deadline reverts, and the capital buys the invoice later", async () => {
+    const { runScenario } = await import("../run.ts")
+    // One invoice of 1,000 USDC on 31002 (no custody there), one arbitrageur with capital for one purchase on 31002
+    // (12 s blocks; it polls at 30 s + 60 s·k, 6 s before a block).
+    const text = (outage: string) =>
+      twoChainUsdc(
+        "reverted-purchase",
+        "{ hours: 3 }",
+        `transport: { latency: { kind: fixed, seconds: 30 }${outage} }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1000 } }
+  arbitrageurs:
+    - { name: mm, count: 1, pollSeconds: 60, minDiscountBps: 0, minInvoiceAgeSeconds: 1, capital: [{ chain: 31002, asset: USDC, tokens: 1000 }] }`,
+        { hub: "epochLength: 20", blockTimeSeconds: [2, 12], usdc: { discountPerEpochDbps: 10, maxDiscountDbps: 60, fixedFeeTokens: '"0"', maxVariableFeeBps: 0 } },
+      )
+    // Without faults: one purchase, mined at `minedAt`, and the invoice settled.
+    const calm = text("")
+    const plan = planWorld(calm.spec)
+    const { world } = assembleRun(calm.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const mm = plan.agents.find((a) => a.kind === "arbitrageur")!.account.address.toLowerCase()
+    const minedAt: number[] = []
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        if (event.name === "IntentAdded" && context.domain === 31002 && context.receipt.from.toLowerCase() === mm) minedAt.push(world.nowMs / 1000)
+      },
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect(minedAt).toHaveLength(1)
+    const calmReport = (await runScenario(calm, { seed: 1, backend: "memory" })).report
+    expect(calmReport.intents.byPopulation!.user!.settled).toBe(1)
+    // Sent 6 s before the block that mined it: 31002 halts from the next second for 5,000 s, longer than the fee
+    // signature's validity (3,600 s rounded up to 10 minutes). Mined after the halt, the purchase reverts.
+    const sentAt = minedAt[0]! - 6
+    const { report } = await runScenario(text(`, faults: { outages: [{ domain: 31002, kind: halt, fromSeconds: ${sentAt + 1}, toSeconds: ${sentAt + 5001} }] }`), { seed: 1, backend: "memory" })
+    const agent = report.agents.find((a) => a.kind === "arbitrageur")!
+    const reverts = Object.entries(agent.rejections).filter(([reason]) => !["noCapital", "alreadyCovered", "unprofitable"].includes(reason))
+    expect(reverts).toEqual([[expect.stringMatching(/deadline|expired/i), 1]])
+    // The second purchase is made with the capital the first gave back (there is no other), and settles the invoice.
+    expect(agent.actions.purchase).toBe(1)
+    expect(report.intents.byPopulation!.user!.settled).toBe(1)
+  })
+})
