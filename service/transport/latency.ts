@@ -9,14 +9,23 @@ export interface UniformSource {
   float(): number
 }
 
-const NonNegative = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
+/** The most seconds a latency or transport delay may be: about 31,700 years, far past any horizon, still finite in milliseconds. */
+export const MAX_TRANSPORT_SECONDS = 1e12
+
+/** Seconds of a latency or transport delay: finite, from 0 to MAX_TRANSPORT_SECONDS (times in milliseconds stay finite). */
+export const TransportSeconds = Schema.Finite.check(
+  Schema.isBetween({ minimum: 0, maximum: MAX_TRANSPORT_SECONDS }, { expected: `a number of seconds from 0 to ${MAX_TRANSPORT_SECONDS.toExponential()}` }),
+)
+const NonNegative = TransportSeconds
+/** Lognormal shape: a larger σ would draw latencies that overflow (e^(σ·8.6) past 10^308). */
+const Sigma = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 20 }, { expected: "a shape σ between 0 and 20" }))
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
 
 export const LatencySpec = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("fixed"), seconds: NonNegative }),
   Schema.Struct({ kind: Schema.Literal("uniform"), minSeconds: NonNegative, maxSeconds: NonNegative }),
   /** Lognormal with a median and shape σ (heavy right tail, like real relayers). */
-  Schema.Struct({ kind: Schema.Literal("lognormal"), medianSeconds: NonNegative, sigma: NonNegative, maxSeconds: Schema.optionalKey(NonNegative) }),
+  Schema.Struct({ kind: Schema.Literal("lognormal"), medianSeconds: NonNegative, sigma: Sigma, maxSeconds: Schema.optionalKey(NonNegative) }),
   /** Piecewise-linear inverse CDF through observed quantiles, e.g. [{q:0,seconds:20},{q:0.5,seconds:60},{q:1,seconds:600}]. */
   Schema.Struct({
     kind: Schema.Literal("empirical"),

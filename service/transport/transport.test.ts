@@ -67,6 +67,26 @@ describe("Transport", () => {
     expect(t.stats.heldByOutage).toBe(2)
   })
 
+  it("retries a dropped attempt the redelivery delay after it left: an attempt sent in its origin's partition leaves when it ends", () => {
+    // Draws in order: drop? (0.1 < 0.5: dropped), drop? (0.9: not), then fixed latency draws nothing.
+    const scripted = () => {
+      const draws = [0.1, 0.9]
+      return { float: () => draws.shift() ?? 0.9 }
+    }
+    const spec = (toSeconds: number): TransportSpec => ({
+      latency: { kind: "fixed", seconds: 10 },
+      faults: { dropProbability: 0.5, redeliveryDelaySeconds: 300, outages: [{ domain: 1, kind: "partition", fromSeconds: 100, toSeconds }] },
+    })
+    // Sent at 150 s in a partition to 1,000 s: the first attempt leaves at 1,000 s and is lost, the second leaves
+    // at 1,300 s and arrives at 1,310 s (the drop cost nothing before: 1,010 s, as if never dropped).
+    const long = new Transport(spec(1000), scripted)
+    expect(long.send(msg(1), 150_000)).toEqual([{ message: msg(1), atMs: 1_310_000, attempt: 2, duplicate: false }])
+    // A partition to 200 s: the retry at 500 s was not held, but the first attempt was, and is counted.
+    const short = new Transport(spec(200), scripted)
+    expect(short.send(msg(1), 150_000)[0]!.atMs).toBe(510_000)
+    expect(short.stats).toMatchObject({ dropped: 1, heldByOutage: 1 })
+  })
+
   it("holds nothing for a hub pause; a refused delivery is retried after the redelivery delay, past partitions", () => {
     const source = { draws: 0, float: () => (source.draws++, 0.5) }
     const t = new Transport(

@@ -9,10 +9,10 @@
  * keeps no clock.
  */
 import { Schema } from "effect"
-import { LatencySpec, sampleLatencySeconds, type UniformSource } from "./latency.ts"
+import { LatencySpec, sampleLatencySeconds, TransportSeconds, type UniformSource } from "./latency.ts"
 
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
-const Seconds = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
+const Seconds = TransportSeconds
 const Domain = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff_ffff }, { expected: "a domain id (uint32)" }))
 
 export const OutageSpec = Schema.Struct({
@@ -25,7 +25,7 @@ export const OutageSpec = Schema.Struct({
    */
   kind: Schema.Literals(["partition", "halt", "pause"]).annotate({
     description:
-      "partition: messages sent from the domain, or arriving at it, during the window wait until it ends (one sent before it began arrives); halt: the chain also produces no blocks; pause (hub domain only): the hub is paused by its owner from fromSeconds to toSeconds (pause/unpause inputs in the trace), refusing deliveries (retried after redeliveryDelaySeconds) and reverting processSettlementQueue, handleExpiredIntents and returnUnsupportedIntent",
+      "partition: messages sent from the domain during the window leave when it ends (one it sent before the window began is on its way and arrives), and messages arriving at it during the window, whenever sent, wait until it ends; halt: the chain also produces no blocks; pause (hub domain only): the hub is paused by its owner from fromSeconds to toSeconds (pause/unpause inputs in the trace), refusing deliveries (retried after redeliveryDelaySeconds) and reverting processSettlementQueue, handleExpiredIntents and returnUnsupportedIntent",
   }),
   fromSeconds: Seconds,
   toSeconds: Seconds,
@@ -47,9 +47,9 @@ export const TransportSpec = Schema.Struct({
   ),
   faults: Schema.optionalKey(
     Schema.Struct({
-      dropProbability: Schema.optionalKey(Probability.annotate({ description: "chance a message is dropped, then redelivered after redeliveryDelaySeconds (never lost; default 0)" })),
+      dropProbability: Schema.optionalKey(Probability.annotate({ description: "chance an attempt is dropped on its way, then sent again redeliveryDelaySeconds after it left (never lost; default 0)" })),
       redeliveryDelaySeconds: Schema.optionalKey(Seconds.annotate({ description: "delay before a dropped or refused message is sent again (default 300)" })),
-      duplicateProbability: Schema.optionalKey(Probability.annotate({ description: "chance a message is delivered twice (the receiver refuses the copy; default 0)" })),
+      duplicateProbability: Schema.optionalKey(Probability.annotate({ description: "chance a message is delivered twice, the copy with its own latency (the receiver refuses whichever arrives second; default 0)" })),
       reorderProbability: Schema.optionalKey(Probability.annotate({ description: "chance a message is held up to reorderWindowSeconds more (default 0)" })),
       reorderWindowSeconds: Schema.optionalKey(Seconds.annotate({ description: "the most a reordered message is held (default 60)" })),
       outages: Schema.optionalKey(Schema.Array(OutageSpec).annotate({ description: "windows of partition, chain halt or hub pause" })),
@@ -88,6 +88,14 @@ export interface TransportStats {
   /** Deliveries the destination refused (a paused hub) and the relayer retried after the redelivery delay. */
   redeliveredAfterRefusal: number
 }
+
+/**
+ * An outage's edge as the whole millisecond the simulation acts on: the first at or after `seconds`. Deliveries,
+ * blocks and the hub's pause and unpause happen at whole milliseconds, so a window `[from, to)` covers the
+ * milliseconds `outageMs(from)` to `outageMs(to) - 1`. The product's binary rounding is ignored (64.4 s is
+ * 64,400 ms, though 64.4 × 1000 is 64,400.00000000001): the loader, the transport and the world agree on every edge.
+ */
+export const outageMs = (seconds: number): number => Math.ceil(seconds * 1000 - 1e-6)
 
 /** Attempts of one message: after `MAX_ATTEMPTS - 1` drops the next attempt goes through (messages are never lost). */
 export const MAX_ATTEMPTS = 20
@@ -140,9 +148,8 @@ export class Transport {
     for (let changed = true; changed; ) {
       changed = false
       for (const o of this.spec.faults?.outages ?? []) {
-        if (o.kind !== "pause" && o.domain === domain && t >= o.fromSeconds * 1000 && t < o.toSeconds * 1000) {
-          // The first whole millisecond at or after the end (deliveries happen at whole milliseconds).
-          t = Math.ceil(o.toSeconds * 1000)
+        if (o.kind !== "pause" && o.domain === domain && t >= outageMs(o.fromSeconds) && t < outageMs(o.toSeconds)) {
+          t = outageMs(o.toSeconds)
           changed = true
         }
       }
@@ -179,10 +186,13 @@ export class Transport {
     const deliveries: Delivery<M>[] = []
     let attempt = 1
     let sendMs = sentMs
-    // Each attempt may be dropped; the relayer retries after the redelivery delay (at most MAX_ATTEMPTS tries).
+    // Each attempt may be dropped on its way; the relayer retries the redelivery delay after it left (an attempt
+    // leaves its origin when the origin's outage ends), at most MAX_ATTEMPTS tries.
     while (attempt < MAX_ATTEMPTS && chance(route.source, faults?.dropProbability)) {
       this.stats.dropped++
-      sendMs += (faults?.redeliveryDelaySeconds ?? 300) * 1000
+      const departMs = this.afterOutages(message.origin, sendMs)
+      if (departMs !== sendMs) this.stats.heldByOutage++
+      sendMs = departMs + (faults?.redeliveryDelaySeconds ?? 300) * 1000
       attempt++
     }
     deliveries.push({ message, atMs: this.arrival(message, route, sendMs), attempt, duplicate: false })
@@ -214,7 +224,7 @@ export class Transport {
 
   /** True while `domain` is in a `halt` outage at `atMs` (its chain produces no blocks). */
   isHalted(domain: number, atMs: number): boolean {
-    return (this.spec.faults?.outages ?? []).some((o) => o.kind === "halt" && o.domain === domain && atMs >= o.fromSeconds * 1000 && atMs < o.toSeconds * 1000)
+    return (this.spec.faults?.outages ?? []).some((o) => o.kind === "halt" && o.domain === domain && atMs >= outageMs(o.fromSeconds) && atMs < outageMs(o.toSeconds))
   }
 }
 

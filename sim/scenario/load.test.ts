@@ -169,6 +169,13 @@ transport:
       { path: "transport.routes[1].latency.minSeconds", line: 27, column: 71, message: "must not exceed maxSeconds 10.5, got 11" },
       { path: "agents.solvers[0].reactionSeconds.minSeconds", line: 22, column: 103, message: "must not exceed maxSeconds 3, got 9" },
     ])
+    // Latencies and delays whose milliseconds would not be finite (1e306 s; a σ of 100 draws e^857) are refused.
+    const transport = (body: string) => problemsOf(`${valid}transport:\n${body}`.replace("properties:\n  - nettingRatio >= 0.5\n  - { coverage: invoiceCreated }\n", ""))
+    expect(transport("  latency: { kind: fixed, seconds: 1e306 }\n")).toEqual([expect.objectContaining({ path: "transport.latency.seconds", message: expect.stringContaining("a number of seconds from 0 to 1e+12") })])
+    expect(transport("  latency: { kind: lognormal, medianSeconds: 0, sigma: 100 }\n")).toEqual([expect.objectContaining({ path: "transport.latency.sigma", message: expect.stringContaining("a shape σ between 0 and 20") })])
+    expect(transport("  latency: { kind: fixed, seconds: 1 }\n  faults: { dropProbability: 0.1, redeliveryDelaySeconds: 1e307 }\n")).toEqual([
+      expect.objectContaining({ path: "transport.faults.redeliveryDelaySeconds", message: expect.stringContaining("a number of seconds from 0 to 1e+12") }),
+    ])
   })
 
   it("names a binary or non-UTF-8 file as such, and cuts a YAML message quoting a long token", () => {
@@ -288,6 +295,12 @@ ${lines}`
       }),
     ])
     expect(() => parseScenario(withOutages("      - { domain: 25327, kind: halt, fromSeconds: 100, toSeconds: 200 }\n      - { domain: 25327, kind: pause, fromSeconds: 200, toSeconds: 300 }\n"), "s.yaml")).not.toThrow()
+    // Edges are compared on the milliseconds the world acts on: a pause from where a halt ends at 64.4 s is after it
+    // (64.4 × 1000 is 64,400.00000000001), and one ending at 99.9996 s, at 100,000 ms, is inside a halt from 100 s.
+    expect(() => parseScenario(withOutages("      - { domain: 25327, kind: halt, fromSeconds: 30, toSeconds: 64.4 }\n      - { domain: 25327, kind: pause, fromSeconds: 64.4, toSeconds: 300 }\n"), "s.yaml")).not.toThrow()
+    expect(problemsOf(withOutages("      - { domain: 25327, kind: halt, fromSeconds: 100, toSeconds: 200 }\n      - { domain: 25327, kind: pause, fromSeconds: 50, toSeconds: 99.9996 }\n"))).toEqual([
+      expect.objectContaining({ path: "transport.faults.outages[1].toSeconds", message: expect.stringContaining("the hub's pause would end at 99.9996 s, inside its halt from 100 s to 200 s") }),
+    ])
   })
 
   it("reports YAML syntax errors with their line", () => {

@@ -128,6 +128,16 @@ describe("a pause of the hub domain", () => {
     expect(replayed.events).toBe(a.hubEvents)
   })
 
+  it("starts where a hub halt ends, on the same millisecond, with edges that are not whole in binary (64.4 s)", async () => {
+    // 64.4 × 1000 is 64,400.00000000001: the world scheduled the pause at 64,400 ms and found the hub still halted
+    // there (a crash), while the loader had let the scenario through.
+    const r = await run(`{ domain: 25327, kind: halt, fromSeconds: 30, toSeconds: 64.4 }, { domain: 25327, kind: pause, fromSeconds: 64.4, toSeconds: ${PAUSE_TO} }`)
+    expect(r.inputs.filter((i) => i.input.kind === "pause" || i.input.kind === "unpause").map((i) => [i.t, i.input.kind])).toEqual([
+      [64.4, "pause"],
+      [PAUSE_TO, "unpause"],
+    ])
+  })
+
   it("a run without a pause writes no owner and no pause inputs", async () => {
     const r = await run(`{ domain: 31001, kind: partition, fromSeconds: ${PAUSE_FROM}, toSeconds: ${PAUSE_TO} }`)
     expect(JSON.parse(r.lines[0]!)).not.toHaveProperty("owner")

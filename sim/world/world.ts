@@ -38,7 +38,7 @@ import { memorySentIntents, type SentIntents } from "../../service/spoke/memory/
 import { attachSettlements } from "../../service/spoke/memory/messages.ts"
 import type { SpokesShape } from "../../service/spoke/spoke.ts"
 import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/spoke/types.ts"
-import { type Delivery, Transport, type TransportSpec } from "../../service/transport/transport.ts"
+import { type Delivery, outageMs, Transport, type TransportSpec } from "../../service/transport/transport.ts"
 import { RngStreams } from "../rng.ts"
 import { Scheduler } from "../scheduler.ts"
 import type { WorldPlan } from "./plan.ts"
@@ -248,8 +248,8 @@ export class World {
     for (const chain of plan.scenario.chains) this.blockTimes.set(chain.id, Math.max(1, Math.round(chain.blockTimeSeconds ?? 2)))
     for (const p of this.hubPauses) {
       // Scheduled before anything else is: at its instant, the pause (or unpause) comes first.
-      this.scheduler.at(p.from * 1000, "hub/pause", () => this.pauseHub("pause"))
-      this.scheduler.at(p.to * 1000, "hub/unpause", () => this.pauseHub("unpause"))
+      this.scheduler.at(outageMs(p.from), "hub/pause", () => this.pauseHub("pause"))
+      this.scheduler.at(outageMs(p.to), "hub/unpause", () => this.pauseHub("unpause"))
     }
   }
 
@@ -295,7 +295,7 @@ export class World {
   }
 
   private hubHaltedAt(ms: number): boolean {
-    for (const h of this.hubHalts) if (ms >= h.from * 1000 && ms < h.to * 1000) return true
+    for (const h of this.hubHalts) if (ms >= outageMs(h.from) && ms < outageMs(h.to)) return true
     return false
   }
 
