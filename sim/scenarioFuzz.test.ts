@@ -40,6 +40,7 @@ import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import { stringify } from "yaml"
 import { replayFile } from "../service/hub/replay.ts"
+import { outageMs } from "../service/transport/transport.ts"
 import { runScenario } from "./run.ts"
 import { parseScenario } from "./scenario/load.ts"
 
@@ -396,11 +397,14 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
                   : g(fc.integer, { min: 0, max: 6 }) === 0
                     ? 0
                     : g(fc.integer, { min: 0, max: Math.round(horizonSeconds) }) + (g(fc.boolean) ? 0 : 0.5)
-              list.push({ domain: onHub ? hubDomain : pick(g, chainIds), kind, fromSeconds, toSeconds: fromSeconds + g(fc.integer, { min: 1, max: 1200 }) + (g(fc.boolean) ? 0 : 0.25) })
+              // Edges a whole millisecond apart or not, some not exact in binary (64.4 × 1000 is 64,400.00000000001).
+              const fraction = g(fc.boolean) ? 0 : pick(g, [0.25, 0.1, 0.4, 0.0004])
+              list.push({ domain: onHub ? hubDomain : pick(g, chainIds), kind, fromSeconds, toSeconds: Number((fromSeconds + g(fc.integer, { min: 1, max: 1200 }) + fraction).toFixed(4)) })
             }
-            // The loader refuses a pause starting or ending inside a halt of the hub (a halted hub takes no inputs).
+            // The loader refuses a pause starting or ending inside a halt of the hub (a halted hub takes no inputs),
+            // comparing the milliseconds the world acts on.
             const halts = list.filter((o) => o.kind === "halt" && o.domain === hubDomain)
-            const inHalt = (at: number) => halts.some((h) => at >= h.fromSeconds && at < h.toSeconds)
+            const inHalt = (at: number) => halts.some((h) => outageMs(at) >= outageMs(h.fromSeconds) && outageMs(at) < outageMs(h.toSeconds))
             return list.filter((o) => o.kind !== "pause" || (!inHalt(o.fromSeconds) && !inHalt(o.toSeconds)))
           })
           put(faults, "outages", outages)
