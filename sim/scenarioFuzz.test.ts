@@ -40,7 +40,7 @@ import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import { stringify } from "yaml"
 import { replayFile } from "../service/hub/replay.ts"
-import { outageMs } from "../service/transport/transport.ts"
+import { inOutageWindow, outageMs } from "../service/transport/transport.ts"
 import { runScenario } from "./run.ts"
 import { parseScenario } from "./scenario/load.ts"
 
@@ -404,7 +404,7 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
             // The loader refuses a pause starting or ending inside a halt of the hub (a halted hub takes no inputs),
             // comparing the milliseconds the world acts on.
             const halts = list.filter((o) => o.kind === "halt" && o.domain === hubDomain)
-            const inHalt = (at: number) => halts.some((h) => outageMs(at) >= outageMs(h.fromSeconds) && outageMs(at) < outageMs(h.toSeconds))
+            const inHalt = (at: number) => halts.some((h) => inOutageWindow(outageMs(at), h.fromSeconds, h.toSeconds))
             return list.filter((o) => o.kind !== "pause" || (!inHalt(o.fromSeconds) && !inHalt(o.toSeconds)))
           })
           put(faults, "outages", outages)

@@ -561,24 +561,30 @@ describe("system", () => {
     expect(reads.map((r) => r.result ?? r.error!.code)).toEqual(["0x0", "0x0", -32000, -32000, -32602])
     expect(reads[2]!.error!.message).toBe(`header not found: block ${latest + 1000} is after the latest block ${latest}`)
     expect(reads[3]!.error!.message).toBe(`the hub keeps its latest state only: block 0 cannot be read (the latest is ${latest})`)
-    // EIP-1898 block objects: by number or by hash (the latest block's hash only), nothing else.
-    const latestHash = ((await post("/hub/rpc", { jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["latest", false] })).body as { result: { hash: string } }).result.hash
+    // EIP-1898 block objects, as geth reads them: by number (or tag) or by hash, with an optional requireCanonical.
+    const latestBlock = ((await post("/hub/rpc", { jsonrpc: "2.0", id: 1, method: "eth_getBlockByNumber", params: ["latest", false] })).body as { result: { hash: string; parentHash: string } }).result
+    const latestHash = latestBlock.hash
     const otherHash = `0x${"ab".repeat(32)}`
     const byObject = (await post("/hub/rpc", [
       { blockNumber: `0x${latest.toString(16)}` },
       { blockHash: latestHash },
       { blockHash: latestHash.toUpperCase().replace("0X", "0x"), requireCanonical: true },
+      { blockNumber: "latest", requireCanonical: false },
       { blockHash: otherHash },
+      { blockHash: latestBlock.parentHash },
       { blockNumber: `0x${(latest - 1).toString(16)}` },
-      { blockNumber: "latest" },
       { blockNumber: `0x${latest.toString(16)}`, blockHash: latestHash },
       { blockHash: latestHash, requireCanonical: "yes" },
       { blockHash: "0x12" },
+      { blockHash: latestHash, extra: 1 },
+      {},
       [],
     ].map((block, i) => ({ jsonrpc: "2.0", id: i, method: "eth_getTransactionCount", params: [someone, block] })))).body as { id: number; result?: unknown; error?: { code: number; message: string } }[]
-    expect(byObject.map((r) => r.result ?? r.error!.code)).toEqual(["0x0", "0x0", "0x0", -32000, -32000, -32602, -32602, -32602, -32602, -32602])
-    expect(byObject[3]!.error!.message).toBe(`header not found: block hash ${otherHash} is not the latest block's, ${latestHash} (block ${latest}; the hub keeps its latest state only)`)
-    expect(byObject[5]!.error!.message).toMatch(/^Invalid params: expected a block number \(hex\), a tag .* \{ blockNumber \} or \{ blockHash, requireCanonical\? \} \(EIP-1898\), got \{"blockNumber":"latest"\}$/)
+    expect(byObject.map((r) => r.result ?? r.error!.code)).toEqual(["0x0", "0x0", "0x0", "0x0", -32000, -32000, -32000, -32602, -32602, -32602, -32602, -32602, -32602])
+    expect(byObject[4]!.error!.message).toBe(`header not found: block hash ${otherHash} is not the hash of the latest block (${latest}) or of the 256 before it`)
+    // The parent's hash names a block the hub knows and no longer keeps: said as such, as by its number.
+    expect(byObject[5]!.error!.message).toBe(`the hub keeps its latest state only: block ${latest - 1} cannot be read (the latest is ${latest})`)
+    expect(byObject[7]!.error!.message).toMatch(/^Invalid params: expected a block number \(hex\), a tag .* \{ blockNumber \} or \{ blockHash \} with an optional boolean requireCanonical \(EIP-1898\), got \{"blockNumber":/)
     // Unreadable JSON is JSON-RPC's parse error, not the REST endpoints' { error, message }.
     const garbled = await post("/hub/rpc", '{"jsonrpc":"2.0",')
     expect(garbled.status).toBe(200)

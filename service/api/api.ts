@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
-import { BadRequest, InternalError, NotFound } from "./errors.ts"
+import { BadRequest, DEFAULT_MAX_BODY_BYTES, InternalError, NotFound, REFUSAL_CODES } from "./errors.ts"
 import {
   Altchain1IntentRequest,
   AssetsQuery,
@@ -77,8 +77,8 @@ const completeDocument = (spec: Record<string, any>): Record<string, any> => {
   for (const item of Object.values(spec.paths ?? {}) as Record<string, { requestBody?: unknown; responses?: Record<string, unknown> }>[]) {
     for (const [method, operation] of Object.entries(item)) {
       if (operation?.responses === undefined) continue
-      if (method === "post") operation.responses["413"] ??= refusal("PayloadTooLarge", "The request body is over the server's limit (1 MB by default)")
-      if (operation.requestBody !== undefined) operation.responses["415"] ??= refusal("UnsupportedMediaType", "The request body is not application/json")
+      if (method === "post") operation.responses["413"] ??= refusal(REFUSAL_CODES[413], `The request body is over the server's limit (${DEFAULT_MAX_BODY_BYTES.toLocaleString("en-US")} bytes by default)`)
+      if (operation.requestBody !== undefined) operation.responses["415"] ??= refusal(REFUSAL_CODES[415], "The request body is not application/json")
     }
   }
   deprecateAltchain2MaxFee(spec)
@@ -207,8 +207,8 @@ export class ClearingApi extends HttpApi.make("clearsim")
       description:
         "The cross-chain intent clearing service of SPEC.md, served by the clearsim simulator. Every 4xx body is `{ error, message }`. " +
         "Amounts are decimal strings of integer units; fields not known yet are null. " +
-        "A path no endpoint serves is 404 `RouteNotFound`; a path called with a method it does not take is 405 `MethodNotAllowed` with an `Allow` header; " +
-        "a request body over the server's limit (1 MB by default) is 413 `PayloadTooLarge`, one that is not `application/json` 415 `UnsupportedMediaType`.",
+        `A path no endpoint serves is 404 \`${REFUSAL_CODES[404]}\`; a path called with a method it does not take is 405 \`${REFUSAL_CODES[405]}\` with an \`Allow\` header; ` +
+        `a request body over the server's limit (${DEFAULT_MAX_BODY_BYTES.toLocaleString("en-US")} bytes by default) is 413 \`${REFUSAL_CODES[413]}\`, one that is not \`application/json\` 415 \`${REFUSAL_CODES[415]}\`.`,
       transform: completeDocument,
     }),
   ) {}

@@ -6,6 +6,20 @@
  */
 import { Schema } from "effect"
 
+/** The largest request body the server reads by default (`maxBodyBytes`); a larger one is 413 `PayloadTooLarge`. */
+export const DEFAULT_MAX_BODY_BYTES = 1_000_000
+
+/** The `error` code of each refusal the server makes before an endpoint runs, by HTTP status. */
+export const REFUSAL_CODES = {
+  400: "InvalidRequest",
+  404: "RouteNotFound",
+  405: "MethodNotAllowed",
+  408: "RequestTimeout",
+  411: "LengthRequired",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+} as const satisfies Record<number, string>
+
 const fields = {
   error: Schema.String.annotate({ description: "A stable error code, e.g. InvalidRequest, UnsupportedAsset, IntentNotFound." }),
   message: Schema.String.annotate({ description: "What was wrong, naming the field and what was expected." }),

@@ -197,22 +197,27 @@ export class HubRpc {
   private stateBlock(tag: unknown): void {
     if (tag === null) return
     const current = this.hub.state.blockNumber
-    if (typeof tag === "object" && !Array.isArray(tag)) {
-      const keys = Object.keys(tag).sort().join(",")
-      const fields = tag as { readonly blockNumber?: unknown; readonly blockHash?: unknown; readonly requireCanonical?: unknown }
-      if (keys === "blockNumber" && typeof fields.blockNumber === "string" && /^0x[0-9a-fA-F]{1,16}$/.test(fields.blockNumber)) return this.stateBlock(fields.blockNumber)
-      if ((keys === "blockHash" || keys === "blockHash,requireCanonical") && typeof fields.blockHash === "string" && /^0x[0-9a-fA-F]{64}$/.test(fields.blockHash)) {
-        if (fields.requireCanonical !== undefined && typeof fields.requireCanonical !== "boolean") throw invalidBlockParameter(tag)
-        if (fields.blockHash.toLowerCase() !== this.blockHash(current)) {
-          throw new RpcFailure(-32000, `header not found: block hash ${fields.blockHash} is not the latest block's, ${this.blockHash(current)} (block ${current}; the hub keeps its latest state only)`)
-        }
-        return
-      }
-      throw invalidBlockParameter(tag)
-    }
-    const number = this.blockNumberOf(tag)
+    const number = typeof tag === "object" && !Array.isArray(tag) ? this.blockObjectNumber(tag) : this.blockNumberOf(tag)
     if (number > current) throw new RpcFailure(-32000, `header not found: block ${number} is after the latest block ${current}`)
     if (number < current) throw new RpcFailure(-32000, `the hub keeps its latest state only: block ${number} cannot be read (the latest is ${current})`)
+  }
+
+  /**
+   * The block an EIP-1898 object names, as geth reads one: `{ blockNumber }` (a number or tag) or `{ blockHash }`,
+   * each with an optional boolean `requireCanonical`; any other key is refused. A hash is looked up among the
+   * latest block and the RECENT_HASHES before it (an older one is "header not found").
+   */
+  private blockObjectNumber(tag: object): number {
+    const fields = tag as { readonly blockNumber?: unknown; readonly blockHash?: unknown; readonly requireCanonical?: unknown }
+    const known = Object.keys(tag).every((k) => k === "blockNumber" || k === "blockHash" || k === "requireCanonical")
+    if (!known || (fields.blockNumber === undefined) === (fields.blockHash === undefined)) throw invalidBlockParameter(tag)
+    if (fields.requireCanonical !== undefined && typeof fields.requireCanonical !== "boolean") throw invalidBlockParameter(tag)
+    if (fields.blockNumber !== undefined) return this.blockNumberOf(fields.blockNumber)
+    if (typeof fields.blockHash !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(fields.blockHash)) throw invalidBlockParameter(tag)
+    const hash = fields.blockHash.toLowerCase()
+    const current = this.hub.state.blockNumber
+    for (let n = current; n >= 0 && n >= current - RECENT_HASHES; n--) if (this.blockHash(n) === hash) return n
+    throw new RpcFailure(-32000, `header not found: block hash ${fields.blockHash} is not the hash of the latest block (${current}) or of the ${RECENT_HASHES} before it`)
   }
 
   /** A block parameter as a number: the latest when absent or a moving tag, 0 for `earliest`, else a hex number. */
@@ -475,8 +480,11 @@ const hashParam = (params: readonly unknown[], i: number): Hex => {
   return value.toLowerCase() as Hex
 }
 
+/** How many blocks before the latest a state read by block hash recognises (to say "not kept" rather than "not found"). */
+const RECENT_HASHES = 256
+
 const invalidBlockParameter = (tag: unknown): RpcFailure =>
   new RpcFailure(
     -32602,
-    `Invalid params: expected a block number (hex), a tag (latest, pending, safe, finalized, earliest) or, for state reads, { blockNumber } or { blockHash, requireCanonical? } (EIP-1898), got ${JSON.stringify(tag)?.slice(0, 80)}`,
+    `Invalid params: expected a block number (hex), a tag (latest, pending, safe, finalized, earliest) or, for state reads, { blockNumber } or { blockHash } with an optional boolean requireCanonical (EIP-1898), got ${JSON.stringify(tag)?.slice(0, 80)}`,
   )

@@ -19,7 +19,7 @@ import type { AddressInfo } from "node:net"
 import type { Duplex } from "node:stream"
 import { ApiErrors, ClearingApi } from "./api.ts"
 import { AssetsQuery, BatchesQuery, HistoryQuery, IntentsQuery, InvoicesQuery } from "./schemas.ts"
-import { BadRequest } from "./errors.ts"
+import { BadRequest, DEFAULT_MAX_BODY_BYTES, REFUSAL_CODES } from "./errors.ts"
 import { HandlersLive } from "./handlers.ts"
 import { Clearing, type ClearingDeps, ClearingService } from "./service.ts"
 
@@ -69,15 +69,7 @@ export const ApiErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(ApiErro
 const problem = (status: number, error: string, message: string, requestId?: string) =>
   HttpServerResponse.jsonUnsafe({ error, message }, { status, ...(requestId === undefined ? {} : { headers: { "x-request-id": requestId } }) })
 
-const STATUS_CODES: Record<number, string> = {
-  400: "InvalidRequest",
-  404: "RouteNotFound",
-  405: "MethodNotAllowed",
-  408: "RequestTimeout",
-  411: "LengthRequired",
-  413: "PayloadTooLarge",
-  415: "UnsupportedMediaType",
-}
+const STATUS_CODES: Record<number, string> = REFUSAL_CODES
 
 /** Every endpoint's path (as a pattern, `:param` a segment) and method, from the API's definition, plus the docs. */
 const ROUTES: readonly { readonly path: RegExp; readonly method: string }[] = (() => {
@@ -301,7 +293,7 @@ export const startApiServer = async (service: ClearingService | ClearingDeps, op
   const runtime = ManagedRuntime.make(
     Layer.mergeAll(
       NodeHttpServer.layerHttpServices,
-      Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes ?? 1_000_000)),
+      Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)),
       Layer.succeed(HttpRouter.RouterConfig, { ignoreTrailingSlash: false }),
     ),
   )

@@ -93,9 +93,13 @@ export interface TransportStats {
  * An outage's edge as the whole millisecond the simulation acts on: the first at or after `seconds`. Deliveries,
  * blocks and the hub's pause and unpause happen at whole milliseconds, so a window `[from, to)` covers the
  * milliseconds `outageMs(from)` to `outageMs(to) - 1`. The product's binary rounding is ignored (64.4 s is
- * 64,400 ms, though 64.4 × 1000 is 64,400.00000000001): the loader, the transport and the world agree on every edge.
+ * 64,400 ms, though 64.4 × 1000 is 64,400.00000000001; an edge less than a nanosecond past a whole millisecond is
+ * that millisecond): the loader, the transport and the world (deliveries, pauses, hub blocks) agree on every edge.
  */
-export const outageMs = (seconds: number): number => Math.ceil(seconds * 1000 - 1e-6)
+export const outageMs = (seconds: number): number => Math.ceil(seconds * 1000 - 1e-6) || 0
+
+/** Whether the whole millisecond `ms` is in the window `[fromSeconds, toSeconds)` (see `outageMs`). */
+export const inOutageWindow = (ms: number, fromSeconds: number, toSeconds: number): boolean => ms >= outageMs(fromSeconds) && ms < outageMs(toSeconds)
 
 /** Attempts of one message: after `MAX_ATTEMPTS - 1` drops the next attempt goes through (messages are never lost). */
 export const MAX_ATTEMPTS = 20
@@ -148,7 +152,7 @@ export class Transport {
     for (let changed = true; changed; ) {
       changed = false
       for (const o of this.spec.faults?.outages ?? []) {
-        if (o.kind !== "pause" && o.domain === domain && t >= outageMs(o.fromSeconds) && t < outageMs(o.toSeconds)) {
+        if (o.kind !== "pause" && o.domain === domain && inOutageWindow(t, o.fromSeconds, o.toSeconds)) {
           t = outageMs(o.toSeconds)
           changed = true
         }
@@ -224,7 +228,7 @@ export class Transport {
 
   /** True while `domain` is in a `halt` outage at `atMs` (its chain produces no blocks). */
   isHalted(domain: number, atMs: number): boolean {
-    return (this.spec.faults?.outages ?? []).some((o) => o.kind === "halt" && o.domain === domain && atMs >= outageMs(o.fromSeconds) && atMs < outageMs(o.toSeconds))
+    return (this.spec.faults?.outages ?? []).some((o) => o.kind === "halt" && o.domain === domain && inOutageWindow(atMs, o.fromSeconds, o.toSeconds))
   }
 }
 

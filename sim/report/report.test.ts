@@ -342,3 +342,23 @@ describe("intents by asset", () => {
     expect(() => parseScenario(text.replace("asset.WETH.settledShare", "asset.DAI.settledShare"), "five-chain-mixed.yaml")).toThrow(/unknown metric "asset\.DAI\.settledShare" .*for the assets USDC, WETH, USDT, XT/)
   })
 })
+
+describe("netting by asset and lane", () => {
+  it("gives each asset its own lanes, in its own tokens: they add up to the asset's total, and over the assets to netting.byLane", async () => {
+    const { parseUnits } = await import("viem")
+    const { report } = await runScenario(loadScenario(new URL("../../scenarios/five-chain-mixed.yaml", import.meta.url).pathname), { seed: 51, backend: "memory" })
+    const units = (tokens: string) => parseUnits(tokens, 18)
+    const tickers = Object.entries(report.netting.byTicker ?? {})
+    expect(tickers.length).toBeGreaterThan(1)
+    const byLane = new Map<string, bigint>()
+    for (const [symbol, t] of tickers) {
+      const lanes = Object.entries(t.byLane ?? {})
+      expect(lanes.length, symbol).toBeGreaterThan(0)
+      expect(lanes.reduce((sum, [, l]) => sum + units(l.totalVolume), 0n), symbol).toBe(units(t.totalVolume))
+      for (const [lane, l] of lanes) byLane.set(lane, (byLane.get(lane) ?? 0n) + units(l.totalVolume))
+    }
+    // Lanes in netting.byLane's order, each the assets' tokens added.
+    expect([...byLane.keys()].sort()).toEqual(Object.keys(report.netting.byLane).sort())
+    for (const [lane, l] of Object.entries(report.netting.byLane)) expect(byLane.get(lane), lane).toBe(units(l.totalVolume))
+  })
+})

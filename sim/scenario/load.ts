@@ -9,7 +9,7 @@ import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { MAX_XERC20_LIMIT, tokensToUnits } from "../../service/domain/protocol.ts"
 import { decodeWithProblems, type InputProblem, pathKeys } from "../../service/domain/schemas.ts"
 import type { LatencySpec } from "../../service/transport/latency.ts"
-import { MIN_REFUSAL_RETRY_SECONDS, outageMs } from "../../service/transport/transport.ts"
+import { inOutageWindow, MIN_REFUSAL_RETRY_SECONDS, outageMs } from "../../service/transport/transport.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { assetMetricNames, knownMetricNames, METRIC_NAMES, populationMetricNames } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
@@ -385,7 +385,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if (o.kind !== "pause" || o.domain !== hubDomain) return
     for (const [field, at] of [["fromSeconds", o.fromSeconds], ["toSeconds", o.toSeconds]] as const) {
       // On the milliseconds the world acts on (64.4 s after a halt to 64.4 s is outside it, whatever the float product).
-      const halt = hubHalts.find((h) => outageMs(at) >= outageMs(h.fromSeconds) && outageMs(at) < outageMs(h.toSeconds))
+      const halt = hubHalts.find((h) => inOutageWindow(outageMs(at), h.fromSeconds, h.toSeconds))
       if (halt !== undefined) {
         problems.push({ path: `transport.faults.outages[${i}].${field}`, message: `the hub's pause would ${field === "fromSeconds" ? "start" : "end"} at ${at} s, inside its halt from ${halt.fromSeconds} s to ${halt.toSeconds} s, when the hub takes no inputs (expected a time outside every hub halt)` })
       }

@@ -32,6 +32,16 @@ const HALT = `{ domain: 25327, kind: halt, fromSeconds: ${HALT_FROM}, toSeconds:
 const inHalt = (t: number) => t >= HALT_FROM && t < HALT_TO
 
 describe("a halt of the hub domain", () => {
+  it("counts the hub blocks it skips on the milliseconds it halts: an edge a nanosecond past a tick is that tick", () => {
+    for (const from of [600, 600.0000000001]) {
+      const { world: w } = scriptedWorld("hub-halt-edge", `outages: [{ domain: 25327, kind: halt, fromSeconds: ${from}, toSeconds: ${HALT_TO} }]`, [])
+      // The tick at 600 s (block 50) is in the halt for both: not produced, and not counted.
+      expect((w as unknown as { hubHaltedAt(ms: number): boolean }).hubHaltedAt(600_000)).toBe(true)
+      expect([w.hubBlockNumberAt(599), w.hubBlockNumberAt(600), w.hubBlockNumberAt(1200)]).toEqual([20_000_049, 20_000_049, 20_000_050])
+      w.close()
+    }
+  })
+
   it("stops hub blocks, inputs and events for the window; the hub resumes after it", async () => {
     const r = await run(HALT)
     expect(r.inputs.filter((i) => inHalt(i.t))).toEqual([])

@@ -38,7 +38,7 @@ import { memorySentIntents, type SentIntents } from "../../service/spoke/memory/
 import { attachSettlements } from "../../service/spoke/memory/messages.ts"
 import type { SpokesShape } from "../../service/spoke/spoke.ts"
 import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/spoke/types.ts"
-import { type Delivery, outageMs, Transport, type TransportSpec } from "../../service/transport/transport.ts"
+import { type Delivery, inOutageWindow, outageMs, Transport, type TransportSpec } from "../../service/transport/transport.ts"
 import { RngStreams } from "../rng.ts"
 import { Scheduler } from "../scheduler.ts"
 import type { WorldPlan } from "./plan.ts"
@@ -295,7 +295,7 @@ export class World {
   }
 
   private hubHaltedAt(ms: number): boolean {
-    for (const h of this.hubHalts) if (ms >= outageMs(h.from) && ms < outageMs(h.to)) return true
+    for (const h of this.hubHalts) if (inOutageWindow(ms, h.from, h.to)) return true
     return false
   }
 
@@ -308,10 +308,11 @@ export class World {
     const blockTime = this.plan.hubBlockTimeSeconds
     const ticks = Math.floor(seconds / blockTime)
     let skipped = 0
+    const blockMs = blockTime * 1000
     for (const h of this.hubHalts) {
-      // Ticks k with from <= k·blockTime < to and k <= ticks.
-      const first = Math.max(1, Math.ceil(h.from / blockTime))
-      const last = Math.min(ticks, Math.ceil(h.to / blockTime) - 1)
+      // Ticks k (at k·blockTime) in the halt's milliseconds, as hubHaltedAt sees them, and k <= ticks.
+      const first = Math.max(1, Math.ceil(outageMs(h.from) / blockMs))
+      const last = Math.min(ticks, Math.ceil(outageMs(h.to) / blockMs) - 1)
       if (last >= first) skipped += last - first + 1
     }
     return this.plan.hubGenesisBlock + ticks - skipped

@@ -7,7 +7,7 @@
  * `ecrecover` gives the zero address. A permit is rare next to the fee signature every intent carries, so there is no
  * pre-block recovery step as for those (`signature.ts`); the recoveries are cached by digest and signature.
  */
-import { Secp256k1 } from "ox"
+import * as Secp256k1 from "ox/Secp256k1"
 import { type Address, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"
 import { permit2Digest } from "../permit2.ts"
 import { get2, set2 } from "./context.ts"
