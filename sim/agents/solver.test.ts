@@ -383,3 +383,125 @@ describe("a solver's reverted fill", () => {
     expect(report.latency.byPath.fast.max!).toBeLessThan(30)
   })
 })
+
+describe("a solver's freed capacity", () => {
+  const fast = (name: string, atSeconds: number[], from: number, to: number) =>
+    `    - { name: ${name}, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [${atSeconds.join(", ")}] }, flows: [{ from: ${from}, to: ${to} }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }`
+  const both = "inventory: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }]"
+
+  it("after a reverted fill goes to an intent waiting for another chain", async () => {
+    // a and b (one fill an hour each) race for u1 (to 31002, 12 s blocks); b is first, a's fill reverts. u2 (to
+    // 31001) came while a's fill was in flight and waits for a's capacity: the revert frees it (it waited for a
+    // timer an hour later, past its ttl, before).
+    const scenario = twoChainUsdc(
+      "capacity-after-revert",
+      "{ seconds: 5400 }",
+      `agents:
+  rebalancers:
+${fast("u1", [55], 31001, 31002)}
+${fast("u2", [59], 31002, 31001)}
+  solvers:
+    - { name: a, count: 1, feeDbps: 20, capacityPerHour: 1, reactionSeconds: { kind: fixed, seconds: 5 }, ${both} }
+    - { name: b, count: 1, feeDbps: 20, capacityPerHour: 1, reactionSeconds: { kind: fixed, seconds: 4 }, ${both} }`,
+      { blockTimeSeconds: [2, 12] },
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+    const a = report.agents.find((x) => x.population === "a")!
+    expect(a.rejections).toMatchObject({ ClearingSpoke_FillIntent_InvalidStatus: 1, capacity: 1 })
+    expect(a.actions.fill).toBe(1)
+    expect(report.latency.byPopulation!.u2!.count).toBe(1)
+  })
+
+  it("goes to the intents that waited longest, whichever chain they go to", async () => {
+    // Two fills at about 67 s take the solver's two an hour. x (to 31002) waits from about 107 s, y (to 31001)
+    // from about 207 s, z (to 31002) from about 307 s. When both slots free, x and y get them; z expires.
+    const scenario = twoChainUsdc(
+      "capacity-order",
+      "{ seconds: 5400 }",
+      `agents:
+  rebalancers:
+${fast("first", [60, 61], 31001, 31002)}
+${fast("x", [100], 31001, 31002)}
+${fast("y", [200], 31002, 31001)}
+${fast("z", [300], 31001, 31002)}
+  solvers:
+    - { name: s, count: 1, feeDbps: 20, capacityPerHour: 2, reactionSeconds: { kind: fixed, seconds: 5 }, ${both} }`,
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+    const paid = report.latency.byPopulation!
+    expect([paid.x!.count, paid.y!.count, paid.z!.count]).toEqual([1, 1, 0])
+    expect(report.agents.find((x) => x.kind === "solver")!.actions.fill).toBe(4)
+  })
+
+  it("is a whole number of fills an hour", () => {
+    expect(() =>
+      twoChainUsdc("fractional", "{ seconds: 600 }", `agents:\n  solvers:\n    - { name: s, count: 1, feeDbps: 20, capacityPerHour: 1.5, ${both} }`),
+    ).toThrow(/agents\.solvers\[0\]\.capacityPerHour: Expected an integer, got 1\.5/)
+  })
+})
+
+describe("solver rebalancing sources", () => {
+  const solvers = (inventory: string, extra = "") => `  solvers:
+    - { name: op, count: 1, feeDbps: 20, rebalanceBelowShare: 0.5, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [${inventory}]${extra} }`
+
+  it("compare chains in 18 decimals: the richest chain gives, whatever its token's decimals", async () => {
+    // 100,000 on 31001 and 10,000 on 31002 (6 decimals), 100 on 31003; a 6,000 fill takes 31002 below half. With
+    // 31003's token at 18 decimals its raw balance looked the largest: it was drained to its floor, 50 tokens moved.
+    const text = (decimals: number) => `
+name: rebalance-decimals
+horizon: { seconds: 1500 }
+chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }, { chain: 31003, decimals: ${decimals} }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
+${solvers("{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 10000 }, { chain: 31003, asset: USDC, tokens: 100 }")}
+`
+    const inventories = async (decimals: number) => {
+      const held: Record<number, number> = {}
+      await runScenario(parseScenario(text(decimals), "rebalance-decimals.yaml"), {
+        seed: 1,
+        backend: "memory",
+        inspect: async (world) => {
+          const solver = world.plan.agents.find((a) => a.kind === "solver")!
+          for (const d of [31001, 31002, 31003]) {
+            const asset = world.plan.assets.get(`USDC:${d}`)!
+            held[d] = Number(await world.chain(d).virtualBalance(asset.address, solver.account.address)) / 10 ** asset.decimals
+          }
+        },
+      })
+      return held
+    }
+    // 31001 gave 5,000 and was repaid the 6,000 fill there; 31003 kept its 100.
+    const mixed = await inventories(18)
+    expect(mixed[31003]).toBe(100)
+    expect(await inventories(6)).toEqual(mixed)
+  })
+
+  it("include the chains the hub repays on without inventory there", async () => {
+    // Inventory on 31002 only; the hub repays the solver's fills on 31001 (every chain is a repayment chain by
+    // default), which held nothing to start with. Rebalancing brings those repayments back to 31002, netted
+    // against the users sending the other way: 9 fills instead of 5 (it found no source, and the repayments lay
+    // on 31001 unused).
+    const scenario = twoChainUsdc(
+      "stranded-repayments",
+      "{ hours: 3 }",
+      `transport: { latency: { kind: fixed, seconds: 30 } }
+initialLiquidity: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 20000 }]
+agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, arrival: { kind: poisson, perHour: 20 }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1000 }, paths: { fast: 1 } }
+    - { name: back, count: 1, asset: USDC, arrival: { kind: poisson, perHour: 10 }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 1000 }, paths: { basic: 1 } }
+${solvers("{ chain: 31002, asset: USDC, tokens: 5000 }")}`,
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+    const op = report.agents.find((x) => x.kind === "solver")!
+    expect(op.actions.rebalanceDeposit).toBeGreaterThan(0)
+    expect(op.actions.fill).toBeGreaterThan(5)
+    // Sent from a chain without inventory through its fee adapter, approved at set-up.
+    expect(Object.keys(op.rejections).filter((r) => r.startsWith("ERC20_"))).toEqual([])
+  })
+})

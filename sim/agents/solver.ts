@@ -16,7 +16,7 @@
  */
 import type { ClearingService } from "../../service/api/service.ts"
 import { addressToBytes32, type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
-import { type Intent, IntentStatus, normalizeDecimals } from "../../service/domain/protocol.ts"
+import { type Intent, IntentStatus, NORMALIZED_DECIMALS, normalizeDecimals } from "../../service/domain/protocol.ts"
 import { sampleLatencySeconds } from "../../service/transport/latency.ts"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
 import { totalProtocolFeeDbps } from "../../service/hub/config.ts"
@@ -31,6 +31,8 @@ interface FillAttempt {
   readonly intent: Intent
   readonly destination: number
   readonly output: AssetOnChainPlan
+  /** The order in which the solver saw the intents: waiting ones are looked at again oldest first. */
+  readonly seen: number
 }
 
 export const startSolvers = (world: World, service: ClearingService, spec: SolverSpec, agents: readonly AgentPlan[]): PopulationStats => {
@@ -57,6 +59,15 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
       world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: spoke, amount: 2n ** 256n - 1n })
       world.submit(asset.domain, me, { kind: "spoke.deposit", asset: asset.address, amount: units }, undefined, (r) => stats.rejectReceipt(r))
       world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(asset.domain).addresses.feeAdapter, amount: 2n ** 256n - 1n })
+    }
+    // Repayments may land on chains of those assets without inventory: rebalancing sends them on from there, through
+    // the fee adapter.
+    for (const symbol of new Set(inventory.map(({ asset }) => asset.symbol))) {
+      for (const domain of world.spokes.domains) {
+        const asset = world.plan.assets.get(`${symbol}:${domain}`)
+        if (asset === undefined || start.has(`${domain}:${asset.address}`)) continue
+        world.submit(domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(domain).addresses.feeAdapter, amount: 2n ** 256n - 1n })
+      }
     }
     world.scheduler.after(0, `solver/${agent.id}/setup`, () => {
       // Explicit repayment chains are always sent (the scenario loader checks there are at least the hub's
@@ -85,9 +96,9 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     const meLower = me.toLowerCase()
     /**
      * Intents this solver could not fill when it looked (inventory short on the destination, capacity reached), by
-     * destination chain in the order they came: looked at again when that chain's inventory grows (a repayment, a
-     * rebalance deposited) or capacity frees, until they expire or another solver fills them. Each counts one
-     * rejection, at the first look.
+     * destination chain: looked at again, oldest seen first, when that chain's inventory grows (a repayment, a
+     * rebalance deposited, a fill that reverted) or capacity frees (every chain's), until they expire or another
+     * solver fills them. Each counts one rejection, at the first look.
      */
     const waiting = new Map<number, Map<Bytes32, FillAttempt>>()
     /** The size at which a chain's waiting intents are next swept of expired ones (doubling: amortized O(1) a wait). */
@@ -103,15 +114,21 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
       }
       queue.set(attempt.intentId, attempt)
     }
-    /** Looks again at the intents waiting for `destination` (every chain when undefined), in the order they came. */
+    /**
+     * Looks again at the intents waiting for `destination` (every chain when undefined), oldest seen first across
+     * chains: a freed capacity slot goes to the intent that has waited longest, wherever it goes.
+     */
     const retryWaiting = (destination?: number) => {
+      const attempts: FillAttempt[] = []
       for (const [domain, queue] of waiting) {
         if ((destination !== undefined && domain !== destination) || queue.size === 0) continue
-        const attempts = [...queue.values()]
+        for (const attempt of queue.values()) attempts.push(attempt)
         queue.clear()
-        for (const attempt of attempts) world.scheduler.after(0, `solver/${agent.id}/retry`, () => tryFill(attempt, false))
       }
+      attempts.sort((a, b) => a.seen - b.seen)
+      for (const attempt of attempts) world.scheduler.after(0, `solver/${agent.id}/retry`, () => tryFill(attempt, false))
     }
+    let seen = 0
     /**
      * One retry at a time when capacity frees: the oldest fill of the last hour, sent at second `r`, leaves the
      * window at the first whole second after `r + 3600` (`tryFill` keeps fills not older than an hour), the start of
@@ -162,12 +179,12 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           // The fill spent inventory on the destination: rebalance it if it fell below the share.
           rebalance(output, true)
         } else {
-          // A fill that reverted (another solver was first) filled nothing: it gives its capacity and the inventory it
-          // held back, which what waits for that chain may use.
+          // A fill that reverted (another solver was first) filled nothing: it gives back its capacity, which what
+          // waits for any chain may use, and the inventory it held on this one.
           const sent = recentFills.indexOf(now)
           if (sent >= 0) recentFills.splice(sent, 1)
           stats.rejectReceipt(receipt)
-          if (waiting.get(destination)?.size) retryWaiting(destination)
+          retryWaiting()
         }
       })
     }
@@ -194,14 +211,16 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
         // not beat them loses money on every fill.
         if (spec.feeDbps <= protocolFeeDbps(intent.origin, intent.inputAsset)) return stats.reject("unprofitable")
         const delaySeconds = spec.reactionSeconds === undefined ? 5 : sampleLatencySeconds(spec.reactionSeconds, rng)
-        const attempt: FillAttempt = { intentId: event.intentId, intent, destination, output }
+        const attempt: FillAttempt = { intentId: event.intentId, intent, destination, output, seen: seen++ }
         world.scheduler.after(delaySeconds * 1000, `solver/${agent.id}/fill`, () => tryFill(attempt, true))
       },
     })
 
     /**
-     * Moves inventory to `poor` from the chain holding the most of the same asset, through a netting intent;
-     * with `onlyBelowShare`, only when `poor`'s inventory is below `rebalanceBelowShare` of its start.
+     * Moves inventory to `poor` from the chain holding the most of the same asset (compared in 18 decimals: chains
+     * may differ), through a netting intent; with `onlyBelowShare`, only when `poor`'s inventory is below
+     * `rebalanceBelowShare` of its start. Every chain of the asset is a source, not only the inventory's: the hub
+     * repays on the solver's repayment chains, which may hold no inventory of their own (those keep nothing back).
      */
     const rebalance = (poor: AssetOnChainPlan, onlyBelowShare = false) => {
       const share = spec.rebalanceBelowShare
@@ -221,16 +240,19 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           return
         }
         try {
-          let rich: { asset: AssetOnChainPlan; balance: bigint } | undefined
-          for (const { asset } of inventory) {
-            if (asset.symbol !== poor.symbol || asset.domain === poor.domain) continue
-            const balance = (await world.chain(asset.domain).virtualBalance(asset.address, me)) - committed(`${asset.domain}:${asset.address}`)
-            if (rich === undefined || balance > rich.balance) rich = { asset, balance }
+          let rich: { asset: AssetOnChainPlan; balance: bigint; balance18: bigint } | undefined
+          for (const domain of world.spokes.domains) {
+            const asset = world.plan.assets.get(`${poor.symbol}:${domain}`)
+            if (asset === undefined || domain === poor.domain) continue
+            const key = `${domain}:${asset.address}`
+            const balance = (await world.chain(domain).virtualBalance(asset.address, me)) - committed(key)
+            const balance18 = normalizeDecimals(balance, asset.decimals, NORMALIZED_DECIMALS)
+            if (rich === undefined || balance18 > rich.balance18) rich = { asset, balance, balance18 }
           }
           const target = start.get(poorKey)!
           if (rich === undefined || rich.balance <= 0n) return stats.reject("nothingToRebalance")
           const richKey = `${rich.asset.domain}:${rich.asset.address}`
-          const surplus = rich.balance - floorOf(richKey, share)
+          const surplus = rich.balance - (start.has(richKey) ? floorOf(richKey, share) : 0n)
           const wanted = normalizeDecimals(target / 2n, poor.decimals, rich.asset.decimals)
           const amount = surplus < wanted ? surplus : wanted
           if (amount <= 0n) return stats.reject("nothingToRebalance")

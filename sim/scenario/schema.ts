@@ -185,7 +185,7 @@ export const SolverSpec = Schema.Struct({
   feeDbps: described(Dbps, "its fee: it fills intents whose maxFee is at least this; it must exceed the ticker's total protocol fee, or the solver fills nothing (unprofitable)"),
   reactionSeconds: Schema.optionalKey(described(LatencySpec, "delay from seeing an intent to sending its fill (default: a fixed 5 s)")),
   /** Most intents one solver fills per hour. */
-  capacityPerHour: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThan(0)), "most intents one solver fills per hour; past it, capacity (default: no limit)")),
+  capacityPerHour: Schema.optionalKey(described(PositiveInt, "most intents one solver fills per hour, a whole number; past it, capacity (default: no limit)")),
   /** Repayment domains (setUserSupportedDomains); default every chain. */
   repaymentChains: Schema.optionalKey(described(Schema.Array(ChainId), "domains the hub repays this solver on (setUserSupportedDomains; default every chain)")),
   /** Rebalance when inventory on a chain falls below this share of its start. */
