@@ -240,3 +240,48 @@ agents:
     expect(() => scenario("  chains:\n    - { chain: 31001 }\n    - { chain: 31001, fillQueue: { maxSize: 3 } }")).toThrow(/keepers\.chains\[1\]\.chain: chain 31001 is listed twice/)
   })
 })
+
+describe("the xERC20 debt keeper", () => {
+  // 1,500 XT sent to 31002, whose module may mint 1,000 a day: 1,000 minted, about 500 owed as debt.
+  const scenario = (horizon: string, outages = "") =>
+    parseScenario(
+      `name: xdebt
+seed: 7
+horizon: ${horizon}
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: XT
+    prioritizedStrategy: xerc20
+    chains:
+      - { chain: 31001, decimals: 18, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+      - { chain: 31002, decimals: 18, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+transport:
+  latency: { kind: fixed, seconds: 60 }${outages}
+agents:
+  rebalancers:
+    - { name: bridgers, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1500 } }
+`,
+      "xdebt.yaml",
+    )
+  const run = async (spec: ReturnType<typeof scenario>) => {
+    const { runScenario } = await import("../run.ts")
+    const { report } = await runScenario(spec, { seed: 7, backend: "memory" })
+    return { keepers: report.keepers, bridgers: report.agents.find((a) => a.population === "bridgers")! }
+  }
+
+  it("mints the debt as the limit refills on a chain that mines nothing else (its reads stay at its last block)", async () => {
+    // Nothing else happens on 31002: its limit read 0 at its last block for good, and the debt was never minted.
+    const { keepers, bridgers } = await run(scenario("{ hours: 30 }"))
+    expect(keepers.debtMints).toBeGreaterThan(1)
+    expect(keepers.reverts).toBe(0)
+    expect(bridgers.inFlight).toEqual({})
+  })
+
+  it("does not send a debt's mint again while one is on its way (a halted chain mines none of them)", async () => {
+    // 31002 halts for two hours after the first mint failed: each ten-minute turn sent the same mint again, and
+    // all but one reverted once the chain mined them (they asked for more than was still owed).
+    const { keepers } = await run(scenario("{ hours: 4 }", "\n  faults: { outages: [{ domain: 31002, kind: halt, fromSeconds: 295, toSeconds: 7200 }] }"))
+    expect(keepers.debtMints).toBeGreaterThan(0)
+    expect(keepers.reverts).toBe(0)
+  })
+})

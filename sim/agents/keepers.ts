@@ -13,6 +13,7 @@ import type { Intent } from "../../service/domain/protocol.ts"
 import type { Address, Bytes32, Hex } from "../../service/domain/hex.ts"
 import { settlementBatchGasLimit } from "../../service/hub/handler.ts"
 import type { KeeperSpec } from "../scenario/schema.ts"
+import { XERC20_DURATION } from "../../service/spoke/memory/tokens.ts"
 import type { World } from "../world/world.ts"
 
 /** Most intents or fills per dispatch (a transaction may use at most 16.7M gas since EIP-7825). */
@@ -188,6 +189,14 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
 
   // xERC20 debt: mints over the bridge limit were recorded as debt; mint it when the limit has replenished.
   const debts = new Map<string, { domain: number; asset: Address; recipient: Address }>()
+  /** Debt mints sent and not mined yet: by debt (`domain:asset:recipient`) and by bridge limit (`domain:asset`). */
+  const mintingDebt = new Map<string, bigint>()
+  const mintingLimit = new Map<string, bigint>()
+  const adjust = (map: Map<string, bigint>, key: string, delta: bigint) => {
+    const next = (map.get(key) ?? 0n) + delta
+    if (next === 0n) map.delete(key)
+    else map.set(key, next)
+  }
   world.observe({
     onSpokeEvent: (event, context) => {
       if (event.name === "AssetMintFailed") debts.set(`${context.domain}:${event.asset}:${event.recipient}`, { domain: context.domain, asset: event.asset, recipient: event.recipient })
@@ -198,17 +207,21 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
     const limits = new Map<string, bigint>()
     for (const [key, debt] of debts) {
       const chain = world.chain(debt.domain)
-      const owed = await chain.mintable(debt.recipient, debt.asset)
-      if (owed === 0n) {
-        debts.delete(key)
+      const owed = (await chain.mintable(debt.recipient, debt.asset)) - (mintingDebt.get(key) ?? 0n)
+      if (owed <= 0n) {
+        if (!mintingDebt.has(key)) debts.delete(key)
         continue
       }
       const limitKey = `${debt.domain}:${debt.asset}`
-      const limit = limits.get(limitKey) ?? (await chain.xerc20Limits(debt.asset)).mintingCurrentLimit
+      const limit = limits.get(limitKey) ?? (await mintingLimitNow(chain, debt.asset, world.timestamp)) - (mintingLimit.get(limitKey) ?? 0n)
       const amount = owed < limit ? owed : limit
       limits.set(limitKey, limit - amount)
-      if (amount === 0n) continue
+      if (amount <= 0n) continue
+      adjust(mintingDebt, key, amount)
+      adjust(mintingLimit, limitKey, amount)
       world.submit(debt.domain, keeper, { kind: "xerc20Module.mintDebt", asset: debt.asset, recipient: debt.recipient, amount }, undefined, (receipt) => {
+        adjust(mintingDebt, key, -amount)
+        adjust(mintingLimit, limitKey, -amount)
         if (receipt.status === "success") stats.debtMints++
         else reverted(receipt.error.name)
       })
@@ -232,4 +245,20 @@ export const startKeepers = (world: World, spec: KeeperSpec = {}): KeeperStats =
     else reverted(revert.errorName)
   })
   return stats
+}
+
+/**
+ * The module's minting limit on an xERC20 token now, at virtual second `now`. The chain's reads are as of its last
+ * block, and a chain mines only when it has calls: an idle chain's limit would read as it was at its last block for
+ * good, and a debt waiting for it would never be minted (nothing is sent, so nothing is mined). The limit refills
+ * linearly, `maxLimit / DURATION` a second up to `maxLimit` (XERC20Token `_currentLimit`), so it is worked out for
+ * `now` from the last block's; the block that mines the call comes at `now` or later, when it is at least that.
+ */
+const mintingLimitNow = async (chain: ReturnType<World["chain"]>, asset: Address, now: number): Promise<bigint> => {
+  const [limits, blockTimestamp] = await Promise.all([chain.xerc20Limits(asset), chain.timestamp()])
+  const elapsed = BigInt(Math.max(0, Math.floor(now) - Number(blockTimestamp)))
+  const max = limits.mintingMaxLimit
+  if (limits.mintingCurrentLimit >= max || elapsed >= BigInt(XERC20_DURATION)) return max
+  const refilled = limits.mintingCurrentLimit + elapsed * (max / BigInt(XERC20_DURATION))
+  return refilled > max ? max : refilled
 }
