@@ -119,21 +119,27 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     const action = path === "basic" && input.strategy === "xerc20" ? "xerc20" : path
     // Synchronous while the fee signature is cached (almost always); signing a new one is asynchronous.
     const now = createIntentsNow(service, request)
-    if (now !== undefined) return send(now, from, action, budgetKey, spent + amount, fastRefused, overLimit)
-    return createIntents(service, request).then((tx) => send(tx, from, action, budgetKey, spent + amount, fastRefused, overLimit))
+    if (now !== undefined) return send(now, from, action, budgetKey, amount, fastRefused, overLimit)
+    return createIntents(service, request).then((tx) => send(tx, from, action, budgetKey, amount, fastRefused, overLimit))
   }
 
   /**
    * Sends the transaction `POST /intents` gave (one function for the population: no closure per intent), and
    * counts how it went another way than asked: the fast path refused (`basicForFast:<why>`), over the route's limit
-   * (`sentOverLimit`); an intent can be both.
+   * (`sentOverLimit`); an intent can be both. The budget is charged when the transaction is sent and given back if
+   * it reverts (it sent nothing).
    */
-  const send = (tx: ServiceResult<IntentSubmission>, from: Address, action: string, budgetKey: string, spentAfter: bigint, fastRefused: string | undefined, overLimit: boolean): void => {
+  const send = (tx: ServiceResult<IntentSubmission>, from: Address, action: string, budgetKey: string, amount: bigint, fastRefused: string | undefined, overLimit: boolean): void => {
     if (!tx.ok) return stats.reject(`intents:${tx.error}`)
-    if (allowance !== undefined) spentByAgent.set(budgetKey, spentAfter)
     if (fastRefused !== undefined) stats.fallback(`basicForFast:${fastRefused}`)
     if (overLimit) stats.fallback("sentOverLimit")
-    sendTransaction(world, from, tx.value, stats.onMined(action))
+    if (allowance === undefined) return sendTransaction(world, from, tx.value, stats.onMined(action))
+    spentByAgent.set(budgetKey, (spentByAgent.get(budgetKey) ?? 0n) + amount)
+    const mined = stats.onMined(action)
+    sendTransaction(world, from, tx.value, (receipt) => {
+      if (receipt.status !== "success") spentByAgent.set(budgetKey, spentByAgent.get(budgetKey)! - amount)
+      mined(receipt)
+    })
   }
 
   const spentByAgent = new Map<string, bigint>()
