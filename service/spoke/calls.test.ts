@@ -165,6 +165,9 @@ describe("validateSpokeCall", () => {
     ["permit2 nonce above uint256", Call.spoke.newIntentPermit2({ ...params, permit2Params: { ...permit2Params, nonce: maxUint256 + 1n } }), "permit2Params.nonce"],
     ["odd permit2 signature", Call.feeAdapter.newIntentPermit2({ ...params, feeParams, permit2Params: { ...permit2Params, signature: "0x1" as Hex } }), "permit2Params.signature"],
     ["nonce above uint64", Call.spoke.executeIntentCalldata({ ...intent, nonce: 2n ** 64n }), "intent.nonce"],
+    // The twin compares these as numbers (a ttl of 0n is not 0 there): a bigint would diverge from the contract.
+    ["bigint ttl", Call.spoke.newIntent({ ...params, ttl: 0n as unknown as number }), "ttl"],
+    ["bigint destination", Call.spoke.fillIntent({ ...intent, destinations: [31001n as unknown as number] }, 1), "intent.destinations[0]"],
   ])("refuses %s", (_name, call, field) => {
     expect(() => validateSpokeCall(call)).toThrowError(InvalidSpokeCallError)
     try {

@@ -277,7 +277,12 @@ const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/
 const WORD_RE = /^0x[0-9a-fA-F]{64}$/
 const HEX_RE = /^0x([0-9a-fA-F]{2})*$/
 
+/**
+ * A uint field: up to 48 bits a JS number (the types say so, and the memory twin compares them as numbers: a bigint
+ * `ttl` of 0n is not 0 there), above that a bigint or a safe integer number.
+ */
 const checkUint = (kind: string, field: string, value: number | bigint, bits: number): void => {
+  if (bits <= 48 && typeof value !== "number") throw new InvalidSpokeCallError(kind, field, `must be a uint${bits} as a number, got ${typeof value} ${String(value)}`)
   if (typeof value === "number") {
     if (!Number.isInteger(value) || value < 0 || value > 2 ** bits - 1) {
       throw new InvalidSpokeCallError(kind, field, `must be a uint${bits}, got ${value}`)

@@ -55,6 +55,16 @@ const snapshot = (chain: MemorySpokeChain, usdc: Address) => ({
 })
 
 describe("memory spoke", () => {
+  test("value sent with a token call: an address without code takes it, a contract's non-payable function refuses it", async () => {
+    const { chain, usdc } = await setup()
+    const noCode = "0x000000000000000000000000000000000000dead" as Address
+    chain.submit({ from: ALICE, call: Call.erc20.transfer(noCode, BOB, 1n), value: 1n })
+    chain.submit({ from: ALICE, call: Call.erc20.transfer(usdc, BOB, 1n), value: 1n })
+    const { receipts } = await chain.mine(T0 + 12n)
+    expect(receipts.map((r) => r.status)).toEqual(["success", "reverted"])
+    expect([chain.world.nativeOf(ALICE.toLowerCase() as Address), chain.world.nativeOf(noCode)]).toEqual([-1n, 1n])
+  })
+
   test("a call that reverts late (second intent of an order) changes nothing", async () => {
     const { chain, usdc, fee } = await setup()
     const before = snapshot(chain, usdc)
@@ -302,6 +312,24 @@ describe("memory spoke: a fill made from within a fill's calldata", () => {
     const getter = encodeFunctionData({ abi: ClearingSpokeAbi, functionName: "status", args: [keccak256Utf8("x")] })
     chain.submit({ from: ALICE, call: Call.spoke.fillIntent(forwarding(getter), 0) })
     await expect(chain.mine(T0 + 24n)).rejects.toThrow(UnsupportedMemoryCallError)
+  })
+
+  test("answers the call target's public getters and refuses a forward whose address word has high bits, as the contract does", async () => {
+    const { chain, intent } = await setupNested()
+    const target = chain.addresses.callTarget!
+    const calling = (nonce: bigint, callData: Hex) => intent(nonce, 1_000, encodeAbiParameters([{ type: "address" }, { type: "bytes" }], [target, callData]))
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(calling(11n, encodeFunctionData({ abi: TestCallTargetAbi, functionName: "record", args: [7n] })), 0) })
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(calling(12n, encodeFunctionData({ abi: TestCallTargetAbi, functionName: "lastValue" })), 0) })
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(calling(13n, encodeFunctionData({ abi: TestCallTargetAbi, functionName: "lastCaller" })), 0) })
+    // forward to an address without code: the call succeeds, unless the address word has bits above its 20 bytes.
+    const forward = encodeFunctionData({ abi: TestCallTargetAbi, functionName: "forward", args: ["0x000000000000000000000000000000000000dEaD", "0x"] })
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(calling(14n, forward), 0) })
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(calling(15n, `${forward.slice(0, 10)}000000000000000000000001${forward.slice(34)}` as Hex), 0) })
+    const receipts = (await chain.mine(T0 + 12n)).receipts
+    expect(receipts.map((r) => r.status)).toEqual(["success", "success", "success", "success", "reverted"])
+    const returned = receipts.slice(1, 3).map((r) => eventsNamed(r.events, "ExternalCalldataExecuted")[0]!.returnData)
+    expect(returned).toEqual([`0x${7n.toString(16).padStart(64, "0")}`, addressToBytes32(chain.addresses.spoke)])
+    expect(receipts[4]).toMatchObject({ error: { name: "ClearingSpoke_ExecuteIntentCalldata_ExternalCallFailed" } })
   })
 
   test("is queued before the outer one, which is queued after its calldata ran (reference §4.3), with the contract's return data", async () => {

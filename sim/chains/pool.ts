@@ -1,7 +1,7 @@
 /**
  * `ChainPool`: N local anvil chains started through prool, configured for deterministic runs:
  * automine off (`--no-mining`), FIFO ordering, fixed mnemonic, genesis timestamp from the caller's clock, a large
- * block gas limit, and the dev accounts funded at genesis. Blocks are mined only by `chain.mine(timestamp)`.
+ * block gas limit, no default CREATE2 deployer, and the dev accounts funded at genesis. Blocks are mined only by `chain.mine(timestamp)`.
  *
  * Same options + same transactions at the same timestamps => same block hashes, on any machine and any port.
  */
@@ -265,6 +265,9 @@ const startInstance = async (chainId: number, settings: StartSettings): Promise<
         blockBaseFeePerGas: settings.baseFeePerGas,
         noMining: true,
         order: "fifo",
+        // No CREATE2 factory at 0x4e59…956c: a genesis the memory twin does not have (intent calldata calling it
+        // deployed a contract on anvil and did nothing in memory): `--no-create2`, which prool's types do not list.
+        ...({ noCreate2: true } as object),
       },
       { timeout: settings.timeoutMs },
     )

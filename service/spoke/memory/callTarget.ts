@@ -1,7 +1,9 @@
 /**
  * `TestCallTarget` in memory (a target for intent calldata in tests): `record(uint256)` counts the call, emits
  * `Called` and returns twice its argument; `forward(address, bytes)` calls the address with the bytes and returns
- * what it returned (a revert reverts); `fail(uint256)` reverts; anything else has no function to run.
+ * what it returned (a revert reverts; an address word with bits above its 20 bytes does not decode, as in
+ * Solidity); `fail(uint256)` reverts; the public getters `calls()`, `lastValue()` and `lastCaller()` answer;
+ * anything else has no function to run.
  */
 import { decodeAbiParameters, encodeAbiParameters } from "viem"
 import type { Address, Hex } from "../../domain/hex.ts"
@@ -11,9 +13,16 @@ import { checkedAdd, checkedMul, revert, revertEmpty } from "./journal.ts"
 const RECORD = "0x2c16cd8a"
 const FAIL = "0x132e4f3c"
 const FORWARD = "0x6fadcf72"
+const CALLS = "0x305f72b7"
+const LAST_VALUE = "0x43183834"
+const LAST_CALLER = "0x2113522a"
+
+const word = (value: bigint): Hex => `0x${value.toString(16).padStart(64, "0")}`
 
 export interface CallArgs {
   uint(i: number): bigint
+  /** The argument word as an address; reverts when it has bits above its 20 bytes. */
+  address(i: number): Address
 }
 
 export class MemoryCallTarget {
@@ -38,10 +47,11 @@ export class MemoryCallTarget {
         return `0x${checkedMul(value, 2n).toString(16).padStart(64, "0")}`
       }
       case FORWARD: {
-        let target: Address
+        // Solidity's decoder refuses an address word with bits above its 20 bytes; viem's takes the low 20.
+        const target = args.address(0)
         let data: Hex
         try {
-          ;[target, data] = decodeAbiParameters([{ type: "address" }, { type: "bytes" }], `0x${callData.slice(10)}`)
+          ;[, data] = decodeAbiParameters([{ type: "address" }, { type: "bytes" }], `0x${callData.slice(10)}`)
         } catch {
           return revertEmpty()
         }
@@ -51,6 +61,12 @@ export class MemoryCallTarget {
       }
       case FAIL:
         return revert("TestCallTarget_Failed", args.uint(0))
+      case CALLS:
+        return word(this.calls)
+      case LAST_VALUE:
+        return word(this.lastValue)
+      case LAST_CALLER:
+        return word(BigInt(this.lastCaller))
       default:
         return revertEmpty()
     }

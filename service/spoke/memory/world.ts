@@ -351,7 +351,14 @@ export class MemoryWorld implements ExecutionContext {
    * `SpokeRevert` when it reverts, and the caller rolls back.
    */
   execute(from: Address, value: bigint, call: SpokeCall): void {
-    if (value !== 0n && !PAYABLE_CALLS.has(call.kind)) revertEmpty()
+    // A contract's function that is not payable refuses value; an address without code takes it (a token call to
+    // one moves the wei and does nothing else).
+    if (value !== 0n && !PAYABLE_CALLS.has(call.kind)) {
+      const target = "token" in call ? lc(call.token) : undefined
+      if (target === undefined || this.code.has(target)) return revertEmpty()
+      this.moveNative(from, target, value)
+      return
+    }
     const sender = from
     this.txOrigin = sender
     if (value !== 0n) this.moveNative(sender, call.kind.startsWith("feeAdapter.") ? this.feeAdapter.address : this.spoke.address, value)

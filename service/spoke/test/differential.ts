@@ -67,6 +67,8 @@ const account = (address: Address): DevAccount => accounts.find((a) => a.address
 /** An account without a key (receivers only) and an address without code (intent calldata target, fake asset). */
 export const CAROL = "0x00000000000000000000000000000000c0ffee01" as Address
 export const NO_CODE = "0x000000000000000000000000000000000000dead" as Address
+/** Where anvil puts a CREATE2 factory unless started without it (the chain pool does: `--no-create2`). */
+export const CREATE2_DEPLOYER = "0x4e59b44847b379578588920ca78fbf26c0b4956c" as Address
 
 export const XT_MINT_LIMIT = 2_000n * 10n ** 18n
 export const XT_BURN_LIMIT = 20_000n * 10n ** 18n
@@ -298,11 +300,27 @@ export class OperationGenerator {
 
   private calldata(domain: number): Hex {
     const target = this.chain(domain).addresses.callTarget!
-    const choice = this.rng.int(0, 3)
-    if (choice === 3) return encodeAbiParameters([{ type: "address" }, { type: "bytes" }], [NO_CODE, "0x1234"])
-    const functionName = choice === 2 ? "fail" : "record"
-    const callData = encodeFunctionData({ abi: TestCallTargetAbi, functionName, args: [BigInt(this.rng.int(0, 1_000))] })
-    return encodeAbiParameters([{ type: "address" }, { type: "bytes" }], [target, callData])
+    const choice = this.rng.int(0, 6)
+    const to = (address: Address, callData: Hex) => encodeAbiParameters([{ type: "address" }, { type: "bytes" }], [address, callData])
+    switch (choice) {
+      case 3:
+        return to(NO_CODE, "0x1234")
+      case 4:
+        // A public getter of the target.
+        return to(target, encodeFunctionData({ abi: TestCallTargetAbi, functionName: this.rng.pick(["calls", "lastValue", "lastCaller"] as const) }))
+      case 5: {
+        // forward(address, bytes) whose address word has bits above its 20 bytes: Solidity's decoder refuses it.
+        const forward = encodeFunctionData({ abi: TestCallTargetAbi, functionName: "forward", args: [target, "0x"] })
+        return to(target, `${forward.slice(0, 10)}00000000000000000000000${this.rng.int(1, 9)}${forward.slice(34)}` as Hex)
+      }
+      case 6:
+        // The address of anvil's default CREATE2 deployer (salt 0, init code STOP): no code on either backend.
+        return to(CREATE2_DEPLOYER, `0x${"0".repeat(64)}00`)
+      default: {
+        const functionName = choice === 2 ? "fail" : "record"
+        return to(target, encodeFunctionData({ abi: TestCallTargetAbi, functionName, args: [BigInt(this.rng.int(0, 1_000))] }))
+      }
+    }
   }
 
   /** Intent parameters of a random path: netting, fast (same or another output asset), multi-destination, xERC20. */
