@@ -1,7 +1,7 @@
 /**
  * `ChainPool`: N local anvil chains started through prool, configured for deterministic runs:
  * automine off (`--no-mining`), FIFO ordering, fixed mnemonic, genesis timestamp from the caller's clock, a large
- * block gas limit, no default CREATE2 deployer, and the dev accounts funded at genesis. Blocks are mined only by `chain.mine(timestamp)`.
+ * block gas limit, no default CREATE2 deployer (unless asked), and the dev accounts funded at genesis. Blocks are mined only by `chain.mine(timestamp)`.
  *
  * Same options + same transactions at the same timestamps => same block hashes, on any machine and any port.
  */
@@ -50,6 +50,12 @@ export interface ChainPoolOptions {
   readonly maxStartAttempts?: number
   /** Linux: start anvil under `setpriv --pdeathsig KILL` so it dies even if this process is SIGKILLed. @default true */
   readonly killOnParentDeath?: boolean
+  /**
+   * Keep anvil's default CREATE2 deployer (0x4e59…956c). Off for simulation runs, whose memory twin has nothing at
+   * that address (intent calldata calling it would deploy a contract on anvil only); on for the live devnet, where
+   * users deploy their own contracts. @default false
+   */
+  readonly create2Deployer?: boolean
 }
 
 type AnvilInstance = ReturnType<typeof Instance.anvil>
@@ -163,6 +169,7 @@ export class ChainPool {
       timeoutMs: options.startTimeoutMs ?? 20_000,
       maxAttempts: options.maxStartAttempts ?? 16,
       ports,
+      create2Deployer: options.create2Deployer ?? false,
     }
     const started = await Promise.allSettled(options.chainIds.map((chainId) => startInstance(chainId, settings)))
     const running = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []))
@@ -233,6 +240,7 @@ interface StartSettings {
   readonly timeoutMs: number
   readonly maxAttempts: number
   readonly ports: PortAllocator
+  readonly create2Deployer: boolean
 }
 
 /** Can 127.0.0.1:port be bound right now? (Skips ports in use without spawning anvil; the race is retried.) */
@@ -265,9 +273,9 @@ const startInstance = async (chainId: number, settings: StartSettings): Promise<
         blockBaseFeePerGas: settings.baseFeePerGas,
         noMining: true,
         order: "fifo",
-        // No CREATE2 factory at 0x4e59…956c: a genesis the memory twin does not have (intent calldata calling it
-        // deployed a contract on anvil and did nothing in memory): `--no-create2`, which prool's types do not list.
-        ...({ noCreate2: true } as object),
+        // No CREATE2 factory at 0x4e59…956c unless asked (`create2Deployer`): `--no-create2`, which prool's types
+        // do not list.
+        ...(settings.create2Deployer ? {} : ({ noCreate2: true } as object)),
       },
       { timeout: settings.timeoutMs },
     )

@@ -152,6 +152,8 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
     chainIds: spec.chains.map((c) => c.id),
     genesisTimestamp: genesis,
     accounts: plan.accountCount,
+    // Users deploy their own contracts on a live devnet (forge scripts use this factory).
+    create2Deployer: true,
   })
   let trace: WriteStream | undefined
   let server: ApiServer | undefined
