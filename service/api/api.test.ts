@@ -569,7 +569,7 @@ describe("system", () => {
       { blockNumber: `0x${latest.toString(16)}` },
       { blockHash: latestHash },
       { blockHash: latestHash.toUpperCase().replace("0X", "0x"), requireCanonical: true },
-      { blockNumber: "latest", requireCanonical: false },
+      { blockNumber: "latest", requireCanonical: false, blockHash: null },
       { blockHash: otherHash },
       { blockHash: latestBlock.parentHash },
       { blockNumber: `0x${(latest - 1).toString(16)}` },

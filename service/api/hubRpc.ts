@@ -208,8 +208,10 @@ export class HubRpc {
    * latest block and the RECENT_HASHES before it (an older one is "header not found").
    */
   private blockObjectNumber(tag: object): number {
-    const fields = tag as { readonly blockNumber?: unknown; readonly blockHash?: unknown; readonly requireCanonical?: unknown }
-    const known = Object.keys(tag).every((k) => k === "blockNumber" || k === "blockHash" || k === "requireCanonical")
+    // A null field is an absent one, as geth reads it.
+    const present = Object.fromEntries(Object.entries(tag).filter(([, v]) => v !== null))
+    const fields = present as { readonly blockNumber?: unknown; readonly blockHash?: unknown; readonly requireCanonical?: unknown }
+    const known = Object.keys(present).every((k) => k === "blockNumber" || k === "blockHash" || k === "requireCanonical")
     if (!known || (fields.blockNumber === undefined) === (fields.blockHash === undefined)) throw invalidBlockParameter(tag)
     if (fields.requireCanonical !== undefined && typeof fields.requireCanonical !== "boolean") throw invalidBlockParameter(tag)
     if (fields.blockNumber !== undefined) return this.blockNumberOf(fields.blockNumber)

@@ -60,8 +60,11 @@ describe("memory spoke", () => {
     const noCode = "0x000000000000000000000000000000000000dead" as Address
     chain.submit({ from: ALICE, call: Call.erc20.transfer(noCode, BOB, 1n), value: 1n })
     chain.submit({ from: ALICE, call: Call.erc20.transfer(usdc, BOB, 1n), value: 1n })
+    // Permit2's transfer names a token without code, but is sent to Permit2, which takes no value.
+    const permit = { token: noCode, amount: 1n, nonce: 1n, deadline: 2n ** 40n, to: BOB, requestedAmount: 1n, owner: ALICE, signature: `0x${"11".repeat(65)}` as Hex }
+    chain.submit({ from: ALICE, call: Call.permit2.permitTransferFrom(permit), value: 1n })
     const { receipts } = await chain.mine(T0 + 12n)
-    expect(receipts.map((r) => r.status)).toEqual(["success", "reverted"])
+    expect(receipts.map((r) => r.status)).toEqual(["success", "reverted", "reverted"])
     expect([chain.world.nativeOf(ALICE.toLowerCase() as Address), chain.world.nativeOf(noCode)]).toEqual([-1n, 1n])
   })
 

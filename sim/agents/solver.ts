@@ -180,11 +180,11 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           rebalance(output, true)
         } else {
           // A fill that reverted (another solver was first) filled nothing: it gives back its capacity, which what
-          // waits for any chain may use, and the inventory it held on this one.
+          // waits for any chain may use (when capacity is limited), and the inventory it held on this one.
           const sent = recentFills.indexOf(now)
           if (sent >= 0) recentFills.splice(sent, 1)
           stats.rejectReceipt(receipt)
-          retryWaiting()
+          retryWaiting(spec.capacityPerHour === undefined ? destination : undefined)
         }
       })
     }

@@ -354,7 +354,8 @@ export class MemoryWorld implements ExecutionContext {
     // A contract's function that is not payable refuses value; an address without code takes it (a token call to
     // one moves the wei and does nothing else).
     if (value !== 0n && !PAYABLE_CALLS.has(call.kind)) {
-      const target = "token" in call ? lc(call.token) : undefined
+      // Only the calls sent to their `token` (Permit2's transfer names a token too, but is sent to Permit2).
+      const target = call.kind.startsWith("erc20.") || call.kind.startsWith("xerc20.") || call.kind.startsWith("blacklist.") ? lc((call as { readonly token: Address }).token) : undefined
       if (target === undefined || this.code.has(target)) return revertEmpty()
       this.moveNative(from, target, value)
       return
