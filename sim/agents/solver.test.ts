@@ -481,6 +481,37 @@ ${solvers("{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset:
     expect(await inventories(6)).toEqual(mixed)
   })
 
+  it("are ranked by what they can give above their floor, not by what they hold", async () => {
+    // A 50,000 fill takes 31001 from 100,000 to its floor (half) plus the fee; 31002 holds 30,000 (floor 15,000).
+    // When a 6,000 fill takes 31003 below half, 31002 gives 5,000; 31001, the largest holder, gave its 10 tokens.
+    const text = `
+name: rich-at-floor
+horizon: { seconds: 1500 }
+hub: { minSolverSupportedDomains: 1 }
+chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: drain, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31003, to: 31001 }], size: { kind: fixed, tokens: 50000 }, paths: { fast: 1 } }
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [600] }, flows: [{ from: 31001, to: 31003 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
+${solvers("{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 30000 }, { chain: 31003, asset: USDC, tokens: 10000 }", ", repaymentChains: [31002]")}
+`
+    const held: Record<number, number> = {}
+    await runScenario(parseScenario(text, "rich-at-floor.yaml"), {
+      seed: 1,
+      backend: "memory",
+      inspect: async (world) => {
+        const solver = world.plan.agents.find((a) => a.kind === "solver")!
+        for (const d of [31001, 31002, 31003]) held[d] = Number(await world.chain(d).virtualBalance(world.plan.assets.get(`USDC:${d}`)!.address, solver.account.address)) / 1e6
+      },
+    })
+    expect(held[31002]).toBe(25_000)
+    expect(held[31003]).toBeGreaterThan(9_000)
+  })
+
   it("include the chains the hub repays on without inventory there", async () => {
     // Inventory on 31002 only; the hub repays the solver's fills on 31001 (every chain is a repayment chain by
     // default), which held nothing to start with. Rebalancing brings those repayments back to 31002, netted

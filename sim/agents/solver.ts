@@ -217,8 +217,8 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     })
 
     /**
-     * Moves inventory to `poor` from the chain holding the most of the same asset (compared in 18 decimals: chains
-     * may differ), through a netting intent; with `onlyBelowShare`, only when `poor`'s inventory is below
+     * Moves inventory to `poor` from the chain with the most of the same asset to give (above the share it keeps,
+     * compared in 18 decimals: chains may differ), through a netting intent; with `onlyBelowShare`, only when `poor`'s inventory is below
      * `rebalanceBelowShare` of its start. Every chain of the asset is a source, not only the inventory's: the hub
      * repays on the solver's repayment chains, which may hold no inventory of their own (those keep nothing back).
      */
@@ -240,19 +240,21 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           return
         }
         try {
-          let rich: { asset: AssetOnChainPlan; balance: bigint; balance18: bigint } | undefined
+          // The source: the chain with the most to give above what it keeps (its floor; nothing on a chain without
+          // inventory of its own), counted in 18 decimals.
+          let rich: { asset: AssetOnChainPlan; surplus: bigint; surplus18: bigint } | undefined
           for (const domain of world.spokes.domains) {
             const asset = world.plan.assets.get(`${poor.symbol}:${domain}`)
             if (asset === undefined || domain === poor.domain) continue
             const key = `${domain}:${asset.address}`
-            const balance = (await world.chain(domain).virtualBalance(asset.address, me)) - committed(key)
-            const balance18 = normalizeDecimals(balance, asset.decimals, NORMALIZED_DECIMALS)
-            if (rich === undefined || balance18 > rich.balance18) rich = { asset, balance, balance18 }
+            const surplus = (await world.chain(domain).virtualBalance(asset.address, me)) - committed(key) - (start.has(key) ? floorOf(key, share) : 0n)
+            const surplus18 = normalizeDecimals(surplus, asset.decimals, NORMALIZED_DECIMALS)
+            if (rich === undefined || surplus18 > rich.surplus18) rich = { asset, surplus, surplus18 }
           }
           const target = start.get(poorKey)!
-          if (rich === undefined || rich.balance <= 0n) return stats.reject("nothingToRebalance")
+          if (rich === undefined || rich.surplus <= 0n) return stats.reject("nothingToRebalance")
           const richKey = `${rich.asset.domain}:${rich.asset.address}`
-          const surplus = rich.balance - (start.has(richKey) ? floorOf(richKey, share) : 0n)
+          const surplus = rich.surplus
           const wanted = normalizeDecimals(target / 2n, poor.decimals, rich.asset.decimals)
           const amount = surplus < wanted ? surplus : wanted
           if (amount <= 0n) return stats.reject("nothingToRebalance")
