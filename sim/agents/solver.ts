@@ -218,9 +218,10 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
 
     /**
      * Moves inventory to `poor` from the chain with the most of the same asset to give (above the share it keeps,
-     * compared in 18 decimals: chains may differ), through a netting intent; with `onlyBelowShare`, only when `poor`'s inventory is below
-     * `rebalanceBelowShare` of its start. Every chain of the asset is a source, not only the inventory's: the hub
-     * repays on the solver's repayment chains, which may hold no inventory of their own (those keep nothing back).
+     * compared in 18 decimals: chains may differ), through a netting intent; with `onlyBelowShare`, only when
+     * `poor`'s inventory is below `rebalanceBelowShare` of its start. Every chain of the asset is a source, not only
+     * the inventory's: the hub repays on the solver's repayment chains, which may hold no inventory of their own
+     * (those keep nothing back).
      */
     const rebalance = (poor: AssetOnChainPlan, onlyBelowShare = false) => {
       const share = spec.rebalanceBelowShare
@@ -254,9 +255,8 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           const target = start.get(poorKey)!
           if (rich === undefined || rich.surplus <= 0n) return stats.reject("nothingToRebalance")
           const richKey = `${rich.asset.domain}:${rich.asset.address}`
-          const surplus = rich.surplus
           const wanted = normalizeDecimals(target / 2n, poor.decimals, rich.asset.decimals)
-          const amount = surplus < wanted ? surplus : wanted
+          const amount = rich.surplus < wanted ? rich.surplus : wanted
           if (amount <= 0n) return stats.reject("nothingToRebalance")
           // The intent first: only when the service accepts it does inventory leave the spoke.
           const tx = await createIntents(service, {
