@@ -335,6 +335,19 @@ describe("memory spoke: a fill made from within a fill's calldata", () => {
     expect(receipts[4]).toMatchObject({ error: { name: "ClearingSpoke_ExecuteIntentCalldata_ExternalCallFailed" } })
   })
 
+  test("refuses a forwarded fillIntent whose uint64 nonce word has bits above 64, as Solidity's decoder does", async () => {
+    const { chain, intent, forwarding } = await setupNested()
+    const fillInner = encodeFunctionData({ abi: ClearingSpokeAbi, functionName: "fillIntent", args: [intent(78n, 100_000, "0x"), 100_000] })
+    // The head (the tuple's offset, the fee), then the tuple: initiator, receiver, input, output, maxFee, origin, nonce.
+    const nonceAt = 10 + 2 * 64 + 6 * 64
+    const dirty = `${fillInner.slice(0, nonceAt)}1${fillInner.slice(nonceAt + 1)}` as Hex
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent(forwarding(dirty), 0) })
+    chain.submit({ from: ALICE, call: Call.spoke.fillIntent({ ...forwarding(fillInner), nonce: 2n }, 0) })
+    const receipts = (await chain.mine(T0 + 12n)).receipts
+    expect(receipts.map((r) => r.status)).toEqual(["reverted", "success"])
+    expect(receipts[0]).toMatchObject({ error: { name: "ClearingSpoke_ExecuteIntentCalldata_ExternalCallFailed" } })
+  })
+
   test("is queued before the outer one, which is queued after its calldata ran (reference §4.3), with the contract's return data", async () => {
     const { chain, intent } = await setupNested()
     const target = chain.addresses.callTarget!

@@ -8,7 +8,7 @@ import { FillMessageAbi } from "../../domain/encoding.ts"
 import type { Address, Hex } from "../../domain/hex.ts"
 import { decodeFunctionData, encodeAbiParameters } from "viem"
 import { ClearingSpokeAbi } from "../abi.ts"
-import { decodeSpokeCall, PAYABLE_CALLS, type SpokeCall } from "../calls.ts"
+import { decodeSpokeCall, InvalidSpokeCallError, PAYABLE_CALLS, type SpokeCall, validateSpokeCall } from "../calls.ts"
 import type { SpokeEvent, SpokeEventBody } from "../events.ts"
 import type { SpokeLayout } from "../layout.ts"
 import { MemoryCallTarget } from "./callTarget.ts"
@@ -339,6 +339,13 @@ export class MemoryWorld implements ExecutionContext {
     }
     const call = functionName === "fillIntent" ? decodeSpokeCall(this.addresses, this.spoke.address, callData) : undefined
     if (call?.kind !== "spoke.fillIntent") throw new UnsupportedMemoryCallError(this.spoke.address, callData.slice(0, 10))
+    // viem gives a uintN word with bits above N as the larger number; Solidity's decoder reverts on it.
+    try {
+      validateSpokeCall(call)
+    } catch (error) {
+      if (error instanceof InvalidSpokeCallError) return revertEmpty()
+      throw error
+    }
     const m = this.spoke.fillIntent(sender, lowerIntent(call.intent), call.fee)
     return encodeAbiParameters([FillMessageAbi], [m]) // fillIntent's return value
   }
