@@ -140,6 +140,17 @@ export const PAYABLE_CALLS: ReadonlySet<SpokeCallKind> = new Set<SpokeCallKind>(
   "spoke.processFillQueue",
 ])
 
+/** Calls sent to their `token` (ERC-20, xERC20 and blacklist functions); Permit2's transfer names a token but goes to Permit2. */
+export const TOKEN_CALLS: ReadonlySet<SpokeCallKind> = new Set<SpokeCallKind>([
+  "erc20.approve",
+  "erc20.transfer",
+  "erc20.transferFrom",
+  "erc20.mint",
+  "xerc20.setLimits",
+  "blacklist.setBlacklisted",
+  "blacklist.setRevertOnBlacklisted",
+])
+
 // ---------------------------------------------------------------------------------------------------------
 // Builders (defaults: no calldata, netting intent, maxFee 0).
 

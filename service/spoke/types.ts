@@ -67,6 +67,9 @@ export interface QueuedIntent {
   readonly intent: Intent
 }
 
+/** `XERC20Token.DURATION`: a limit refills from 0 to its maximum over this many seconds, linearly. */
+export const XERC20_DURATION = 86_400
+
 /** xERC20 bridge limits of one bridge, in token units. */
 export interface XERC20Limits {
   readonly mintingCurrentLimit: bigint

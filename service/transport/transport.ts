@@ -118,6 +118,8 @@ export class Transport {
   private readonly latencies = new Map<string, LatencySpec>()
   /** Routes by origin, then destination, made on a route's first message. */
   private readonly routes = new Map<number, Map<number, Route>>()
+  /** The partitions and halts (a `pause` holds nothing here), on the milliseconds they cover (`outageMs`). */
+  private readonly outages: readonly { readonly domain: number; readonly halt: boolean; readonly fromMs: number; readonly toMs: number }[]
 
   /**
    * `sourceOf(from, to)` gives the seeded stream of one route: every draw for a message (drop, latency, reorder,
@@ -129,6 +131,9 @@ export class Transport {
     private readonly sourceOf: (from: number, to: number) => UniformSource,
   ) {
     for (const r of spec.routes ?? []) this.latencies.set(`${r.from}>${r.to}`, r.latency)
+    this.outages = (spec.faults?.outages ?? [])
+      .filter((o) => o.kind !== "pause")
+      .map((o) => ({ domain: o.domain, halt: o.kind === "halt", fromMs: outageMs(o.fromSeconds), toMs: outageMs(o.toSeconds) }))
   }
 
   latencyOf(from: number, to: number): LatencySpec {
@@ -151,9 +156,9 @@ export class Transport {
     let t = atMs
     for (let changed = true; changed; ) {
       changed = false
-      for (const o of this.spec.faults?.outages ?? []) {
-        if (o.kind !== "pause" && o.domain === domain && inOutageWindow(t, o.fromSeconds, o.toSeconds)) {
-          t = outageMs(o.toSeconds)
+      for (const o of this.outages) {
+        if (o.domain === domain && t >= o.fromMs && t < o.toMs) {
+          t = o.toMs
           changed = true
         }
       }
@@ -228,7 +233,7 @@ export class Transport {
 
   /** True while `domain` is in a `halt` outage at `atMs` (its chain produces no blocks). */
   isHalted(domain: number, atMs: number): boolean {
-    return (this.spec.faults?.outages ?? []).some((o) => o.kind === "halt" && o.domain === domain && inOutageWindow(atMs, o.fromSeconds, o.toSeconds))
+    return this.outages.some((o) => o.halt && o.domain === domain && atMs >= o.fromMs && atMs < o.toMs)
   }
 }
 

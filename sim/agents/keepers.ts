@@ -13,7 +13,7 @@ import type { Intent } from "../../service/domain/protocol.ts"
 import type { Address, Bytes32, Hex } from "../../service/domain/hex.ts"
 import { settlementBatchGasLimit } from "../../service/hub/handler.ts"
 import type { KeeperSpec } from "../scenario/schema.ts"
-import { XERC20_DURATION } from "../../service/spoke/memory/tokens.ts"
+import { XERC20_DURATION } from "../../service/spoke/types.ts"
 import type { World } from "../world/world.ts"
 
 /** Most intents or fills per dispatch (a transaction may use at most 16.7M gas since EIP-7825). */

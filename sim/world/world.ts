@@ -38,7 +38,7 @@ import { memorySentIntents, type SentIntents } from "../../service/spoke/memory/
 import { attachSettlements } from "../../service/spoke/memory/messages.ts"
 import type { SpokesShape } from "../../service/spoke/spoke.ts"
 import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/spoke/types.ts"
-import { type Delivery, inOutageWindow, outageMs, Transport, type TransportSpec } from "../../service/transport/transport.ts"
+import { type Delivery, outageMs, Transport, type TransportSpec } from "../../service/transport/transport.ts"
 import { RngStreams } from "../rng.ts"
 import { Scheduler } from "../scheduler.ts"
 import type { WorldPlan } from "./plan.ts"
@@ -199,7 +199,8 @@ export class World {
   firstEpoch = -1
   private readonly blockTimes = new Map<number, number>()
   /** The hub's `halt` outages as merged [from, to) windows in seconds, in time order. */
-  private readonly hubHalts: readonly { readonly from: number; readonly to: number }[]
+  /** The hub's halts, merged, on the milliseconds they cover (`outageMs`). */
+  private readonly hubHalts: readonly { readonly fromMs: number; readonly toMs: number }[]
   /** The hub's `pause` outages as merged [from, to) windows in seconds, in time order. */
   readonly hubPauses: readonly { readonly from: number; readonly to: number }[]
   /** Who pauses and unpauses the hub: its owner (the deployer unless the plan's hub config names one). */
@@ -217,7 +218,7 @@ export class World {
     const transportSpec: TransportSpec = plan.scenario.transport ?? { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.4, maxSeconds: 600 } }
     const hubOutages = (kind: "halt" | "pause") =>
       mergeWindows((transportSpec.faults?.outages ?? []).filter((o) => o.kind === kind && o.domain === plan.hubDomain).map((o) => ({ from: o.fromSeconds, to: o.toSeconds })))
-    this.hubHalts = hubOutages("halt")
+    this.hubHalts = hubOutages("halt").map((h) => ({ fromMs: outageMs(h.from), toMs: outageMs(h.to) }))
     this.hubPauses = hubOutages("pause")
     // The hub's owner: the one its config names, else the deployer.
     this.hubOwner = (plan.hub.owner === undefined ? undefined : toBytes32(plan.hub.owner)) ?? World.word(plan.deployer.address)
@@ -295,7 +296,7 @@ export class World {
   }
 
   private hubHaltedAt(ms: number): boolean {
-    for (const h of this.hubHalts) if (inOutageWindow(ms, h.from, h.to)) return true
+    for (const h of this.hubHalts) if (ms >= h.fromMs && ms < h.toMs) return true
     return false
   }
 
@@ -311,8 +312,8 @@ export class World {
     const blockMs = blockTime * 1000
     for (const h of this.hubHalts) {
       // Ticks k (at k·blockTime) in the halt's milliseconds, as hubHaltedAt sees them, and k <= ticks.
-      const first = Math.max(1, Math.ceil(outageMs(h.from) / blockMs))
-      const last = Math.min(ticks, Math.ceil(outageMs(h.to) / blockMs) - 1)
+      const first = Math.max(1, Math.ceil(h.fromMs / blockMs))
+      const last = Math.min(ticks, Math.ceil(h.toMs / blockMs) - 1)
       if (last >= first) skipped += last - first + 1
     }
     return this.plan.hubGenesisBlock + ticks - skipped

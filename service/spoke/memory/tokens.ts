@@ -7,12 +7,9 @@ import type { Address } from "../../domain/hex.ts"
 import { ZERO_ADDRESS } from "../../domain/hex.ts"
 import { MAX_UINT256 } from "../../domain/protocol.ts"
 import { MAX_XERC20_LIMIT, type TokenKind } from "../deploy.ts"
-import type { XERC20Limits } from "../types.ts"
+import { XERC20_DURATION, type XERC20Limits } from "../types.ts"
 import type { ExecutionContext } from "./context.ts"
 import { checkedAdd, checkedMul, revert } from "./journal.ts"
-
-/** `XERC20Token.DURATION`. */
-export const XERC20_DURATION = 86_400
 
 /** `BridgeParameters`, mutated through the journal. */
 export interface BridgeLimit {

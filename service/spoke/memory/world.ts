@@ -8,7 +8,7 @@ import { FillMessageAbi } from "../../domain/encoding.ts"
 import type { Address, Hex } from "../../domain/hex.ts"
 import { decodeFunctionData, encodeAbiParameters } from "viem"
 import { ClearingSpokeAbi } from "../abi.ts"
-import { decodeSpokeCall, InvalidSpokeCallError, PAYABLE_CALLS, type SpokeCall, validateSpokeCall } from "../calls.ts"
+import { decodeSpokeCall, InvalidSpokeCallError, PAYABLE_CALLS, type SpokeCall, TOKEN_CALLS, validateSpokeCall } from "../calls.ts"
 import type { SpokeEvent, SpokeEventBody } from "../events.ts"
 import type { SpokeLayout } from "../layout.ts"
 import { MemoryCallTarget } from "./callTarget.ts"
@@ -361,8 +361,7 @@ export class MemoryWorld implements ExecutionContext {
     // A contract's function that is not payable refuses value; an address without code takes it (a token call to
     // one moves the wei and does nothing else).
     if (value !== 0n && !PAYABLE_CALLS.has(call.kind)) {
-      // Only the calls sent to their `token` (Permit2's transfer names a token too, but is sent to Permit2).
-      const target = call.kind.startsWith("erc20.") || call.kind.startsWith("xerc20.") || call.kind.startsWith("blacklist.") ? lc((call as { readonly token: Address }).token) : undefined
+      const target = TOKEN_CALLS.has(call.kind) ? lc((call as { readonly token: Address }).token) : undefined
       if (target === undefined || this.code.has(target)) return revertEmpty()
       this.moveNative(from, target, value)
       return
