@@ -78,6 +78,20 @@ describe("processDepositsAndInvoices: phase 1 walks the invoices oldest first", 
     expect(t.pendingRewards(q.id)).toBe(0n)
   })
 
+  it("an open invoice keeps its enqueue time and is linked from its context until it settles", () => {
+    const t = new TestHub()
+    const invoice = t.submit({ destinations: [DOMAIN_B], amount: u(100) })
+    const node = t.ticker().invoices.head!
+    // Block 100 at 12 s a block from T0: 1_700_000_000 + 1_200.
+    expect(node.enqueuedTimestamp).toBe(1_700_001_200)
+    expect(t.state.contexts.get(invoice.id)!.invoice).toBe(node)
+    t.block(110)
+    t.submit({ origin: DOMAIN_B, destinations: [DOMAIN_A], amount: u(100) })
+    t.process()
+    expect(t.status(invoice.id)).toBe("SETTLED")
+    expect(t.state.contexts.get(invoice.id)!.invoice).toBeUndefined()
+  })
+
   it("an unsettleable invoice does not block a later one", () => {
     const { t, p1, p2 } = twoInvoices()
     t.submit({ origin: DOMAIN_B, destinations: [DOMAIN_A], amount: u(60) })
@@ -181,6 +195,16 @@ describe("processDepositsAndInvoices: destination choice", () => {
     ])
   })
 
+  it("a domain whose custody equals the amount after discount exactly qualifies (custody >= after)", () => {
+    const t = new TestHub()
+    const invoice = t.submit({ destinations: [DOMAIN_B], amount: u(100) })
+    const dep = t.submit({ origin: DOMAIN_B, destinations: [DOMAIN_A], amount: u(97) })
+    // Same epoch as entry: no discount, after = 97 = B's custody.
+    expect(t.process()).toEqual([ev.settlementEnqueued({ intentId: invoice.id, domain: DOMAIN_B, epoch: 10, amount: u(97), owner: RECEIVER })])
+    expect(t.custody(DOMAIN_B)).toBe(0n)
+    expect(t.deposits(10, DOMAIN_B)).toEqual({ items: [{ intentId: dep.id, purchasePower: 0n }], available: 0n })
+  })
+
   it("liquidity without current-epoch deposits settles at zero discount (vector D)", () => {
     const t = new TestHub()
     const invoice = t.submit({ destinations: [DOMAIN_B], amount: u(1000) })
@@ -239,6 +263,24 @@ describe("processDepositsAndInvoices: rewards (reference §7 vector A)", () => {
       ev.closedEpochsProcessed(13),
     ])
     expect(t.custodies()).toEqual({ [DOMAIN_A]: 1_451_001_053_740_779_768_182n, [DOMAIN_B]: u(5_100), [DOMAIN_C]: 0n })
+  })
+
+  it("rewards are floored: 1000 dbps of an invoice of 97 + 7 wei is 0.97 (0.07 wei dropped), after 96.03 + 7 wei", () => {
+    const t = new TestHub()
+    // 100 + 7 wei: FEE1 floor(1e20 + 7) × 1000 / 1e5 = 1e18, FEE2 2e18; the invoice is 97e18 + 7.
+    const invoice = t.submit({ destinations: [DOMAIN_B], amount: u(100) + 7n })
+    expect(t.invoices()[0]!.amount).toBe(u(97) + 7n)
+    t.block(110)
+    const dep = t.submit({ origin: DOMAIN_B, destinations: [DOMAIN_A], amount: u(200) })
+    // toDiscount = 97e18 + 7, rewards = floor((97e18 + 7) × 1000 / 1e5) = 97e16 (a ceiling would give 97e16 + 1).
+    expect(t.process()).toEqual([
+      ev.settlementEnqueued({ intentId: invoice.id, domain: DOMAIN_B, epoch: 11, amount: u("96.03") + 7n, owner: RECEIVER }),
+      ev.closedEpochsProcessed(10),
+    ])
+    // The deposit covers all of `after`, so it is credited the whole reward.
+    expect(t.pendingRewards(dep.id)).toBe(u("0.97"))
+    expect(t.ticker().ledger.surplus18).toBe(0n)
+    expect(t.custody(DOMAIN_B)).toBe(u("103.97") - 7n)
   })
 
   it("deposits earn rewards FIFO: a partly consumed deposit keeps its remaining purchase power for the next invoice", () => {
