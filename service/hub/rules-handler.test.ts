@@ -8,6 +8,7 @@ import { decodeMessage, encodeSettlementMessage } from "../domain/encoding.ts"
 import type { Bytes32 } from "../domain/hex.ts"
 import type { HubInput } from "./hub.ts"
 import { messageIdOf } from "./handler.ts"
+import { type QueuedSettlement, SettlementQueue } from "./state.ts"
 import {
   assetOf,
   DAI,
@@ -148,6 +149,39 @@ describe("settlement queue: processSettlementQueue", () => {
     threeOnB(u2)
     // (1000 + 3 × 100) × 1.5
     expect(u2.hub.processSettlementQueue(DOMAIN_B, 3).gasLimit).toBe(1950n)
+  })
+
+  it("stays FIFO when the queue drops its dequeued head (past 1024 taken)", () => {
+    const queue = new SettlementQueue()
+    const item = (i: number): QueuedSettlement => ({
+      intentId: `0x${i.toString(16).padStart(64, "0")}`,
+      amount: BigInt(i),
+      asset: assetOf("DAI", DOMAIN_B),
+      recipient: RECEIVER,
+      updateVirtualBalance: false,
+      enqueuedTimestamp: i,
+    })
+    for (let i = 0; i < 1100; i++) queue.push(item(i))
+    expect(queue.take(1000).map((s) => s.amount)).toEqual(Array.from({ length: 1000 }, (_, i) => BigInt(i)))
+    // 1030 taken of 1100: past 1024 and more than half, so the taken head is dropped here.
+    expect(queue.take(30).map((s) => s.amount)).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(1000 + i)))
+    expect(queue.size).toBe(70)
+    expect(queue.take(70).map((s) => s.amount)).toEqual(Array.from({ length: 70 }, (_, i) => BigInt(1030 + i)))
+    expect(queue.size).toBe(0)
+  })
+
+  it("each queued settlement keeps the hub time at which it was enqueued (the keepers' maxAge)", () => {
+    const t = new TestHub()
+    t.submit({ origin: DOMAIN_B, destinations: [DOMAIN_A], amount: u(200), ttl: 100_000 })
+    const first = t.submit({ destinations: [DOMAIN_B], amount: u(10) })
+    t.block(105)
+    const second = t.submit({ destinations: [DOMAIN_B], amount: u(10) })
+    const queue = t.state.settlementQueues.get(DOMAIN_B)!
+    // Blocks 100 and 105 at 12 s a block from T0 = 1_700_000_000.
+    expect(queue.items.slice(queue.first).map((s) => [s.intentId, s.enqueuedTimestamp])).toEqual([
+      [first.id, 1_700_001_200],
+      [second.id, 1_700_001_260],
+    ])
   })
 })
 
