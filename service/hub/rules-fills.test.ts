@@ -10,6 +10,7 @@ import {
   EXPIRY_BUFFER,
   ev,
   idOf,
+  INITIATOR,
   RECEIVER,
   SOLVER,
   SOLVER2,
@@ -43,6 +44,16 @@ describe("fills: fill before the intent", () => {
     ])
     expect(t.custodies()).toEqual({ [DOMAIN_A]: u(100), [DOMAIN_B]: u(103), [DOMAIN_C]: 0n })
     expect(t.queued(DOMAIN_B).map((s) => [s.intentId, s.recipient, s.amount])).toEqual([[id, SOLVER, u(97)]])
+  })
+
+  it("the context keeps the fill's solver, fee and execution timestamp (the contracts' IntentContext)", () => {
+    const t = new TestHub()
+    const intent = t.intent({ destinations: [DOMAIN_B], amount: u(100), ttl: 3600 })
+    const id = idOf(intent)
+    // Executed on the destination before the hub's time (1_700_001_200): the fill's own timestamp is kept.
+    t.step(() => t.hub.receiveFills([{ intentId: id, solver: SOLVER, initiator: INITIATOR, fee: 700, executionTimestamp: 1_700_000_900 }]))
+    const ctx = t.state.contexts.get(id)!
+    expect([ctx.solver, ctx.fillFeeDbps, ctx.fillTimestamp]).toEqual([SOLVER, 700, 1_700_000_900])
   })
 
   it("with no liquidity the intent's arrival invoices the solver", () => {
