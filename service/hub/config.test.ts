@@ -70,6 +70,25 @@ describe("config: §2.2 dbps bounds and fee sum", () => {
   })
 })
 
+describe("config: defaults", () => {
+  it("are reference §2.3's mainnet production values and PROTOCOL.md's parameter defaults", () => {
+    const config = makeHubConfig({ tickers: [{ symbol: "USDC", domains: [{ domain: 1, asset: FEE1, decimals: 6 }] }] })
+    expect(config).toMatchObject({
+      hubDomain: 25327,
+      epochLengthBlocks: 40,
+      expiryTimeBufferSeconds: 43_200, // 12 h in seconds
+      discountExemptEpochs: 0,
+      userMaxDiscount: true,
+      allowFastPathSwaps: true,
+      minSolverSupportedDomains: 2,
+      gasConfig: { settlementBaseGasUnits: 40_000n, averageGasUnitsPerSettlement: 50_000n, bufferDbps: 10_000n },
+      defaultDomainGasLimit: 30_000_000n,
+      supportedDomains: [1],
+    })
+    expect(config.tickers[0]).toMatchObject({ discountPerEpochDbps: 3, maxDiscountDbps: 12, fees: [] })
+  })
+})
+
 describe("config: asset decimals", () => {
   it("refuses decimals an ERC-20 cannot have (a uint8), naming the domain's path", () => {
     for (const decimals of [256, -1, 6.5]) {
