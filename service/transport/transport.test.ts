@@ -26,6 +26,13 @@ describe("latency distributions", () => {
     expect(sampleLatencySeconds({ kind: "empirical", quantiles: [{ q: 0, seconds: 10 }, { q: 0.5, seconds: 20 }, { q: 1, seconds: 100 }] }, { float: () => 0.75 })).toBe(60)
     expect(medianLatencySeconds({ kind: "empirical", quantiles: [{ q: 0, seconds: 10 }, { q: 0.5, seconds: 20 }, { q: 1, seconds: 100 }] })).toBe(20)
   })
+
+  it("gives the median of a uniform latency and of a lognormal one, capped at its maxSeconds", () => {
+    expect(medianLatencySeconds({ kind: "uniform", minSeconds: 5, maxSeconds: 7 })).toBe(6)
+    expect(medianLatencySeconds({ kind: "lognormal", medianSeconds: 60, sigma: 1 })).toBe(60)
+    expect(medianLatencySeconds({ kind: "lognormal", medianSeconds: 60, sigma: 1, maxSeconds: 600 })).toBe(60)
+    expect(medianLatencySeconds({ kind: "lognormal", medianSeconds: 60, sigma: 1, maxSeconds: 30 })).toBe(30)
+  })
 })
 
 describe("Transport", () => {
@@ -54,6 +61,33 @@ describe("Transport", () => {
     expect(dups / 2000).toBeGreaterThan(0.16)
     expect(dups / 2000).toBeLessThan(0.24)
     expect(t.stats.sent).toBe(2000)
+  })
+
+  it("numbers a dropped message's attempts, draws a duplicate's own latency and reorder delay (seconds), and returns the deliveries in time order", () => {
+    // Draws in order: drop? 0.1 (dropped), drop? 0.9 (not); the original: latency 0.5 (15 s), reorder? 0.1 (yes),
+    // 0.5 of the 30 s window (15 s); duplicate? 0.1 (yes); the copy: latency 0 (10 s), reorder? 0.9 (no).
+    const draws = [0.1, 0.9, 0.5, 0.1, 0.5, 0.1, 0, 0.9]
+    const t = new Transport(
+      {
+        latency: { kind: "uniform", minSeconds: 10, maxSeconds: 20 },
+        faults: { dropProbability: 0.5, redeliveryDelaySeconds: 100, duplicateProbability: 0.5, reorderProbability: 0.5, reorderWindowSeconds: 30 },
+      },
+      () => ({ float: () => draws.shift()! }),
+    )
+    // The retry leaves at 100 s: the original arrives at 100 + 15 + 15 s, the copy at 100 + 10 s, first.
+    expect(t.send(msg(1), 0)).toEqual([
+      { message: msg(1), atMs: 110_000, attempt: 3, duplicate: true },
+      { message: msg(1), atMs: 130_000, attempt: 2, duplicate: false },
+    ])
+    expect(draws).toEqual([])
+    expect(t.stats).toEqual({ sent: 1, deliveries: 2, dropped: 1, duplicated: 1, reordered: 1, heldByOutage: 0, redeliveredAfterRefusal: 0 })
+  })
+
+  it("lets a message through at its MAX_ATTEMPTS-th attempt, each retry 300 s (the default delay) after the last", () => {
+    const t = new Transport({ latency: { kind: "fixed", seconds: 10 }, faults: { dropProbability: 1 } }, () => ({ float: () => 0.5 }))
+    // 19 drops, then the 20th attempt leaves at 19 × 300 s and arrives 10 s later.
+    expect(t.send(msg(1), 0)).toEqual([{ message: msg(1), atMs: 5_710_000, attempt: 20, duplicate: false }])
+    expect(t.stats.dropped).toBe(19)
   })
 
   it("holds messages to and from a domain in outage until it ends", () => {
@@ -116,6 +150,31 @@ describe("Transport", () => {
     expect(t.stats.redeliveredAfterRefusal).toBe(2)
     expect(t.stats.heldByOutage).toBe(1)
     expect(t.isHalted(25327, 200_000)).toBe(false)
+  })
+
+  it("retries a refused delivery 300 s later by default, a duplicate staying a duplicate", () => {
+    const t = new Transport({ latency: { kind: "fixed", seconds: 10 }, faults: { outages: [{ domain: 25327, kind: "pause", fromSeconds: 100, toSeconds: 400 }] } }, () => ({ float: () => 0.5 }))
+    expect(t.redeliver({ message: msg(1), atMs: 160_000, attempt: 2, duplicate: true }, 160_000)).toEqual({ message: msg(1), atMs: 460_000, attempt: 3, duplicate: true })
+  })
+
+  it("halts a chain's blocks for a halt only (not a partition), and holds a message through outages that chain, in any order", () => {
+    const t = new Transport(
+      {
+        latency: { kind: "fixed", seconds: 10 },
+        faults: {
+          outages: [
+            { domain: 10, kind: "partition", fromSeconds: 100, toSeconds: 200 },
+            { domain: 11, kind: "halt", fromSeconds: 100, toSeconds: 200 },
+            { domain: 25327, kind: "partition", fromSeconds: 200, toSeconds: 300 },
+            { domain: 25327, kind: "halt", fromSeconds: 100, toSeconds: 200 },
+          ],
+        },
+      },
+      () => ({ float: () => 0.5 }),
+    )
+    expect([t.isHalted(10, 150_000), t.isHalted(11, 150_000), t.isHalted(11, 200_000)]).toEqual([false, true, false])
+    // Arrives at 150 s in the hub's halt to 200 s, then its partition to 300 s (listed first).
+    expect(t.send(msg(1), 140_000)[0]!.atMs).toBe(300_000)
   })
 
   it("retries a refused delivery at least a second later, whatever the redelivery delay (a retry at the same instant would be refused forever)", () => {
