@@ -50,4 +50,11 @@ describe("RngStreams", () => {
     expect(counts[2]! / counts[0]!).toBeGreaterThan(2.6)
     expect(counts[2]! / counts[0]!).toBeLessThan(3.4)
   })
+
+  it("draws nothing for a chance of 0", () => {
+    const a = new RngStreams(5).get("c")
+    const b = new RngStreams(5).get("c")
+    expect(a.chance(0)).toBe(false)
+    expect(a.float()).toBe(b.float())
+  })
 })

@@ -45,4 +45,49 @@ describe("Scheduler", () => {
     })
     await s.run()
   })
+
+  it("pops many events in (time, sequence) order, whatever order they were scheduled in", async () => {
+    const s = new Scheduler()
+    const ran: number[] = []
+    // Times 0..9 s in a scrambled order, each ten times: by time, then in scheduling order.
+    for (let k = 0; k < 100; k++) {
+      const time = ((k * 7) % 10) * 1000
+      s.at(time, "e", () => void ran.push(time * 1000 + k))
+    }
+    await s.run()
+    expect(ran).toEqual([...ran].sort((a, b) => a - b))
+    expect(ran).toHaveLength(100)
+  })
+
+  it("rounds event times to the millisecond, counts whole seconds down, and runs a negative delay now", async () => {
+    const s = new Scheduler()
+    const log: string[] = []
+    s.at(1999.6, "late", () => void log.push(`late@${s.nowMs}/${s.nowSeconds}s`))
+    s.at(2000, "on time", () => {
+      log.push(`on time@${s.nowMs}`)
+      s.after(-5, "negative", () => void log.push(`negative@${s.nowMs}`))
+    })
+    s.at(1999, "before", () => void log.push(`before@${s.nowMs}/${s.nowSeconds}s`))
+    await s.run()
+    // 1,999.6 ms is 2,000 ms, scheduled before "on time"; 1,999 ms is still second 1.
+    expect(log).toEqual(["before@1999/1s", "late@2000/2s", "on time@2000", "negative@2000"])
+  })
+
+  it("refuses a periodic event without a positive period", () => {
+    expect(() => new Scheduler().every(0, 0, "cron", () => {})).toThrow(SchedulerError)
+  })
+
+  it("keeps the clock where stop() left it, and a later run goes on from there", async () => {
+    const s = new Scheduler()
+    const times: number[] = []
+    s.at(1000, "stop", () => {
+      times.push(s.nowMs)
+      s.stop()
+    })
+    s.at(2000, "next", () => void times.push(s.nowMs))
+    await s.run(5000)
+    expect([s.nowMs, times]).toEqual([1000, [1000]])
+    await s.run(5000)
+    expect([s.nowMs, times]).toEqual([5000, [1000, 2000]])
+  })
 })
