@@ -9,7 +9,10 @@
  * is halted: delivered at 1200 s, settled then).
  */
 import { describe, expect, it } from "vitest"
-import { scriptedWorld } from "./scripted.testing.ts"
+import { createMemorySpokes } from "../../service/spoke/spoke.ts"
+import { planWorld } from "./plan.ts"
+import { scriptedScenario, scriptedWorld } from "./scripted.testing.ts"
+import { World } from "./world.ts"
 
 const HALT_FROM = 600
 const HALT_TO = 1200
@@ -74,12 +77,92 @@ describe("a halt of the hub domain", () => {
     const b = await run(HALT)
     expect(b.traceHash).toBe(a.traceHash)
 
-    for (const outage of [`{ domain: 25327, kind: partition, fromSeconds: ${HALT_FROM}, toSeconds: ${HALT_TO} }`, `{ domain: 31001, kind: halt, fromSeconds: ${HALT_FROM}, toSeconds: ${HALT_TO} }`]) {
+    for (const [outage, sentAt] of [
+      [`{ domain: 25327, kind: partition, fromSeconds: ${HALT_FROM}, toSeconds: ${HALT_TO} }`, [300, 650, 900]],
+      // A halted chain mines nothing: the intents sent on it at 650 s and 900 s are mined at its end.
+      [`{ domain: 31001, kind: halt, fromSeconds: ${HALT_FROM}, toSeconds: ${HALT_TO} }`, [300, HALT_TO, HALT_TO]],
+    ] as const) {
       const r = await run(outage)
+      expect(r.sent.map((s) => s.t)).toEqual(sentAt)
       expect(r.refused).not.toContain("World_HubHalted")
       const blocks = r.inputs.flatMap((i) => (i.input.kind === "block" ? [{ t: i.t, number: i.input.number }] : []))
       expect(blocks.some((b) => inHalt(b.t))).toBe(true)
       for (const block of blocks) expect(block.number).toBe(20_000_000 + Math.floor(block.t / 12))
     }
+  })
+
+  it("counts the skipped ticks of halts that overlap, nest or are listed out of order, or start off a tick, once", () => {
+    const at1200 = (outages: string) => {
+      const { world: w } = scriptedWorld("hub-halt-windows", `outages: [${outages}]`, [])
+      const block = w.hubBlockNumberAt(1200)
+      w.close()
+      return block
+    }
+    // Ticks 51 (612 s) to 99 (1188 s): 49 skipped of 100.
+    expect(at1200("{ domain: 25327, kind: halt, fromSeconds: 605, toSeconds: 1200 }")).toBe(20_000_051)
+    // Merged to 300-1200 s: ticks 25 (300 s) to 99, 75 skipped.
+    const halt = (from: number, to: number) => `{ domain: 25327, kind: halt, fromSeconds: ${from}, toSeconds: ${to} }`
+    expect(at1200([halt(600, 1200), halt(300, 700), halt(800, 900)].join(", "))).toBe(20_000_025)
+  })
+
+  it("starts a hub halted from 0 s at its genesis block, and resumes it with the next block", async () => {
+    const { plan, world: w, inputs } = scriptedWorld("hub-halt-start", "outages: [{ domain: 25327, kind: halt, fromSeconds: 0, toSeconds: 120 }]", [])
+    await w.run(plan.horizonSeconds)
+    w.close()
+    const blocks = inputs.flatMap((i) => (i.input.kind === "block" ? [{ t: i.t, number: i.input.number }] : []))
+    expect(blocks.slice(0, 2)).toEqual([
+      { t: 0, number: 20_000_000 },
+      { t: 120, number: 20_000_001 },
+    ])
+  })
+
+  it("skips the settlement keeper's turns in the halt: a settlement enqueued before it is dispatched at its end, nothing reverted", async () => {
+    // The 300 s intent reaches the hub at 390 s and is enqueued; the hub halts from 400 s to 1200 s.
+    const r = await run("{ domain: 25327, kind: halt, fromSeconds: 400, toSeconds: 1200 }")
+    expect(r.keepers.revertsByError).toEqual({})
+    const enqueued = r.events.find((e) => e.kind === "SettlementEnqueued" && e.intentId === r.sent[0]!.intentId)!.t
+    expect(enqueued).toBeLessThan(400)
+    expect(r.events.find((e) => e.kind === "SettlementQueueProcessed")?.t).toBe(1200)
+  })
+
+  it("takes a message id once at the hub: each duplicate delivery is counted and not applied", async () => {
+    const { plan, world: w, inputs } = scriptedWorld("hub-duplicates", "duplicateProbability: 1", [300])
+    let messages = 0
+    w.observe({ onSpokeEvent: (e) => void (e.name === "MessageSent" && messages++) })
+    await w.run(plan.horizonSeconds)
+    w.close()
+    expect(messages).toBeGreaterThan(0)
+    expect(inputs.filter((i) => i.input.kind === "intents" || i.input.kind === "fills")).toHaveLength(messages)
+    expect(w.stats.duplicateHubDeliveries).toBe(messages)
+  })
+})
+
+describe("the world's clock", () => {
+  const bareWorld = () => {
+    const plan = planWorld(scriptedScenario("bare", ""), { userAccounts: 1 })
+    return { plan, world: new World(plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) }) }
+  }
+
+  it("tells observers every hub epoch the clock passed between two hub inputs, in order", async () => {
+    // Epochs of 40 blocks of 12 s from block 20,000,000 (epoch 500,000): at 1,000 s the hub is at block 20,000,083.
+    const { world: w } = bareWorld()
+    const epochs: number[] = []
+    w.observe({ onEpoch: (e) => void epochs.push(e) })
+    w.scheduler.at(1_000_000, "hub block", () => w.advanceHub())
+    await w.run(1000)
+    w.close()
+    expect(epochs).toEqual([500_001, 500_002])
+  })
+
+  it("mines a chain's first block one block time (2 s) after the start", async () => {
+    const { plan, world: w } = bareWorld()
+    const user = plan.users[0]!.address
+    const usdc = plan.assets.get("USDC:31001")!.address
+    const mined: bigint[] = []
+    w.scheduler.at(0, "approve", () => w.submit(31001, user, { kind: "erc20.approve", token: usdc, spender: user, amount: 1n }, undefined, (_receipt, block) => void mined.push(block.timestamp)))
+    w.startChains()
+    await w.run(10)
+    w.close()
+    expect(mined).toEqual([plan.genesisTimestamp + 2n])
   })
 })
