@@ -144,4 +144,21 @@ describe("a pause of the hub domain", () => {
     expect(r.inputs.filter((i) => i.input.kind === "pause" || i.input.kind === "unpause")).toEqual([])
     expect(r.gated).toEqual(["Settler_ProcessSettlementQueue_InvalidAmount", undefined, undefined])
   })
+
+  it("starts where a hub halt ends at a fractional millisecond, on the first whole millisecond after it", async () => {
+    // 64.4004 s is 64,400.4 ms: the halt covers 64,400 ms, so the pause starts at 64,401 ms (64,400 ms would be in the halt).
+    const r = await run(`{ domain: 25327, kind: halt, fromSeconds: 30, toSeconds: 64.4004 }, { domain: 25327, kind: pause, fromSeconds: 64.4004, toSeconds: ${PAUSE_TO} }`)
+    expect(r.inputs.filter((i) => i.input.kind === "pause" || i.input.kind === "unpause").map((i) => [i.t, i.input.kind])).toEqual([
+      [64.401, "pause"],
+      [PAUSE_TO, "unpause"],
+    ])
+  })
+
+  it("pauses once for windows that touch: one pause at the first's start, one unpause at the last's end", async () => {
+    const r = await run(`{ domain: 25327, kind: pause, fromSeconds: 900, toSeconds: ${PAUSE_TO} }, { domain: 25327, kind: pause, fromSeconds: ${PAUSE_FROM}, toSeconds: 900 }`)
+    expect(r.inputs.filter((i) => i.input.kind === "pause" || i.input.kind === "unpause").map((i) => [i.t, i.input.kind])).toEqual([
+      [PAUSE_FROM, "pause"],
+      [PAUSE_TO, "unpause"],
+    ])
+  })
 })
