@@ -77,6 +77,18 @@ describe("keeper batch sizes", () => {
     // An intent too large for the budget on its own still goes, alone (the queue is processed in order).
     expect(intentBatchSize([intent(300_000), intent(0, 1n)])).toBe(1)
   })
+
+  it("take a prefix whose message is exactly the budget, and as many 160-byte fills as fit a small one", () => {
+    const ordinary = Array.from({ length: 7 }, (_, i) => intent(0, BigInt(i)))
+    // 5 words of envelope and array, then 512 bytes an intent: three are 1,696 bytes.
+    expect(intentMessageLength(ordinary.slice(0, 3))).toBe(1696)
+    expect(intentBatchSize(ordinary, 1696)).toBe(3)
+    expect(intentBatchSize(ordinary, 1695)).toBe(2)
+    // (1,000 - 160) / 160 = 5.25: five fills (a 960-byte message); at least one, however small the budget.
+    expect(fillBatchSize(1000, 1000)).toBe(5)
+    expect(fillBatchSize(1000, 960)).toBe(5)
+    expect(fillBatchSize(1000, 100)).toBe(1)
+  })
 })
 
 const scenario = parseScenario(
@@ -226,6 +238,41 @@ agents:
     // 31001 keeps the keepers' thresholds (its cron every minute, a dispatch at one intent).
     expect(deepest(own.timeseries, 31001)).toBeLessThan(20)
     expect(own.report.keepers.intentDispatches).toBeLessThan(plain.report.keepers.intentDispatches)
+  })
+
+  it("dispatches a queue when its oldest intent is exactly maxAgeSeconds old; a chain's own fields override only those fields", async () => {
+    /** The times of the intent dispatches of each chain, one intent sent on each at 300 s. */
+    const dispatches = async (keepers: string) => {
+      const spec = twoChainUsdc(
+        "age",
+        "{ seconds: 1200 }",
+        `keepers: ${keepers}
+transport: { latency: { kind: fixed, seconds: 10 } }
+agents:
+  rebalancers:
+    - { name: east, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [300] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }
+    - { name: west, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [300] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 100 } }`,
+      ).spec
+      const plan = planWorld(spec)
+      const { world } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+      const added: Record<number, number[]> = { 31001: [], 31002: [] }
+      const sent: Record<number, number[]> = { 31001: [], 31002: [] }
+      world.observe({
+        onSpokeEvent: (event, context) => {
+          if (event.name === "IntentAdded") added[context.domain]!.push(world.nowMs / 1000)
+          if (event.name === "IntentQueueProcessed") sent[context.domain]!.push(world.nowMs / 1000)
+        },
+      })
+      await world.run(plan.horizonSeconds)
+      world.close()
+      return { added, sent }
+    }
+    // Added at 300 s; the cron (every 60 s from 0 s) finds it 60 s old (the default maxAgeSeconds) at 360 s.
+    const byAge = await dispatches("{ intentQueue: { maxSize: 10 } }")
+    expect(byAge).toEqual({ added: { 31001: [300], 31002: [300] }, sent: { 31001: [360], 31002: [360] } })
+    // 31002's own maxSize keeps the keepers' maxAgeSeconds of 600 s: both dispatched at 900 s.
+    const own = await dispatches("{ intentQueue: { maxSize: 10, maxAgeSeconds: 600 }, chains: [{ chain: 31002, intentQueue: { maxSize: 5 } }] }")
+    expect(own.sent).toEqual({ 31001: [900], 31002: [900] })
   })
 
   it("gives a chain's settlement queue a cron of its own, and refuses a chain that is not in chains or is listed twice", async () => {
