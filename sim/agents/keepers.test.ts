@@ -275,6 +275,51 @@ agents:
     expect(own.sent).toEqual({ 31001: [900], 31002: [900] })
   })
 
+  it("dispatches the fill queue by the age of its oldest fill not yet dispatched, or each 180 s by default", async () => {
+    /** Fills and fill dispatches on 31002 (time in seconds, fills dispatched): a solver fills intents sent at 60, 64 and 300 s. */
+    const fills = async (keepers: string) => {
+      const spec = twoChainUsdc(
+        "fill-age",
+        "{ seconds: 900 }",
+        `keepers: ${keepers}
+transport: { latency: { kind: fixed, seconds: 10 } }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60, 64, 300] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+  solvers:
+    - { name: solver, count: 1, feeDbps: 20, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31002, asset: USDC, tokens: 10000 }] }`,
+      ).spec
+      const plan = planWorld(spec)
+      const { world } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+      const filled: number[] = []
+      const dispatched: [number, number][] = []
+      world.observe({
+        onSpokeEvent: (event, context) => {
+          if (context.domain !== 31002) return
+          if (event.name === "IntentFilled") filled.push(world.nowMs / 1000)
+          if (event.name === "FillQueueProcessed") dispatched.push([world.nowMs / 1000, Number(event.lastIdx - event.firstIdx)])
+        },
+      })
+      await world.run(plan.horizonSeconds)
+      world.close()
+      return { filled, dispatched }
+    }
+    // Filled at 66 and 70 s: 60 s old at 126 s, dispatched by the 180 s cron; the fill at 306 s is 60 s old at
+    // 366 s, dispatched at 420 s (its age is its own, not the age of the fills dispatched before it).
+    expect(await fills("{ fillQueue: { maxSize: 10, cronSeconds: 60 } }")).toEqual({
+      filled: [66, 70, 306],
+      dispatched: [
+        [180, 2],
+        [420, 1],
+      ],
+    })
+    // Defaults: a fill is enough, on the cron every 180 s.
+    expect((await fills("{}")).dispatched).toEqual([
+      [180, 2],
+      [360, 1],
+    ])
+  })
+
   it("gives a chain's settlement queue a cron of its own, and refuses a chain that is not in chains or is listed twice", async () => {
     const { runScenario } = await import("../run.ts")
     const own = await runScenario(scenario("  chains:\n    - { chain: 31001, settlementQueue: { cronSeconds: 900 } }"), { seed: 5, backend: "memory" })
