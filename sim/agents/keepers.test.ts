@@ -21,6 +21,7 @@ import { assembleRun, type Backend } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
 import { twoChainUsdc } from "../scenario/testing.ts"
 import { planWorld } from "../world/plan.ts"
+import { scriptedWorld } from "../world/scripted.testing.ts"
 import { createIntents, sendTransaction } from "./common.ts"
 import {
   fillBatchSize,
@@ -330,6 +331,42 @@ agents:
     )
     expect(() => scenario("  chains:\n    - { chain: 31009, fillQueue: { maxSize: 3 } }")).toThrow(/keepers\.chains\[0\]\.chain: chain 31009 is not in chains/)
     expect(() => scenario("  chains:\n    - { chain: 31001 }\n    - { chain: 31001, fillQueue: { maxSize: 3 } }")).toThrow(/keepers\.chains\[1\]\.chain: chain 31001 is listed twice/)
+  })
+})
+
+describe("the processDepositsAndInvoices keeper", () => {
+  it("calls it once an epoch when no invoice is open: when an epoch has closed since the last call", async () => {
+    // Epochs of 40 blocks of 12 s (480 s) over 2,400 s; the liquidity deposited at the start leaves no invoice.
+    const { plan, assembly, world: w, inputs } = scriptedWorld("process-per-epoch", "", [])
+    await w.run(plan.horizonSeconds)
+    w.close()
+    expect(inputs.filter((i) => i.input.kind === "processDepositsAndInvoices").map((i) => i.t)).toEqual([480, 960, 1440, 1920, 2400])
+    expect(assembly.keepers.processCalls).toBe(5)
+  })
+
+  it("calls it every turn while an invoice is open", async () => {
+    // No liquidity on 31002: the intent sent at 60 s reaches the hub at 130 s (dispatched at 120 s) and stays an invoice.
+    const spec = twoChainUsdc(
+      "process-invoice",
+      "{ seconds: 600 }",
+      `transport: { latency: { kind: fixed, seconds: 10 } }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }`,
+    ).spec
+    const plan = planWorld(spec)
+    const calls: number[] = []
+    const { world, keepers } = assembleRun(spec, plan, {
+      seed: 1,
+      spokes: createMemorySpokes(plan.spokes),
+      trace: { config: () => {}, input: (input) => void (input.kind === "processDepositsAndInvoices" && calls.push(world.nowMs / 1000)) },
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect([...world.hub.state.tickers.values()][0]!.invoices).toHaveLength(1)
+    // Each minute from 180 s to 600 s (the 480 s epoch start among them).
+    expect(calls).toEqual([180, 240, 300, 360, 420, 480, 540, 600])
+    expect(keepers.processCalls).toBe(8)
   })
 })
 
