@@ -334,6 +334,32 @@ agents:
   })
 })
 
+describe("the settlement keeper of a chain with a cron of its own", () => {
+  it("skips its turns while the hub is halted, and dispatches at the halt's end", async () => {
+    // The intent sent at 300 s reaches the hub at 370 s and is enqueued for 31002; the hub halts from 400 s to
+    // 1,200 s; 31002's cron runs every 120 s.
+    const spec = twoChainUsdc(
+      "own-cron-halt",
+      "{ seconds: 1500 }",
+      `keepers: { chains: [{ chain: 31002, settlementQueue: { cronSeconds: 120 } }] }
+transport: { latency: { kind: fixed, seconds: 10 }, faults: { outages: [{ domain: 25327, kind: halt, fromSeconds: 400, toSeconds: 1200 }] } }
+initialLiquidity: [{ chain: 31002, asset: USDC, tokens: 10000 }]
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [300] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }`,
+    ).spec
+    const plan = planWorld(spec)
+    const { world, keepers } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+    const events: { t: number; kind: string; domain?: number }[] = []
+    world.observe({ onHubEvent: (e) => void events.push({ t: world.nowMs / 1000, kind: e.kind, ...("domain" in e ? { domain: Number(e.domain) } : {}) }) })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect(keepers.revertsByError).toEqual({})
+    expect(events.filter((e) => e.kind === "SettlementEnqueued" && e.domain === 31002).map((e) => e.t)).toContain(370)
+    expect(events.find((e) => e.kind === "SettlementQueueProcessed" && e.domain === 31002)?.t).toBe(1200)
+  })
+})
+
 describe("the processDepositsAndInvoices keeper", () => {
   it("calls it once an epoch when no invoice is open: when an epoch has closed since the last call", async () => {
     // Epochs of 40 blocks of 12 s (480 s) over 2,400 s; the liquidity deposited at the start leaves no invoice.
