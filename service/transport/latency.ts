@@ -74,17 +74,3 @@ export const sampleLatencySeconds = (spec: LatencySpec, source: UniformSource): 
     }
   }
 }
-
-/** The distribution's median in seconds (a prior for settlement estimates). */
-export const medianLatencySeconds = (spec: LatencySpec): number => {
-  switch (spec.kind) {
-    case "fixed":
-      return spec.seconds
-    case "uniform":
-      return (spec.minSeconds + spec.maxSeconds) / 2
-    case "lognormal":
-      return spec.maxSeconds === undefined ? spec.medianSeconds : Math.min(spec.medianSeconds, spec.maxSeconds)
-    case "empirical":
-      return sampleLatencySeconds(spec, { float: () => 0.5 })
-  }
-}

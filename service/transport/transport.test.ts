@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { RngStreams } from "../../sim/rng.ts"
-import { medianLatencySeconds, sampleLatencySeconds } from "./latency.ts"
+import { sampleLatencySeconds } from "./latency.ts"
 import { MIN_REFUSAL_RETRY_SECONDS, Transport, type TransportSpec } from "./transport.ts"
 
 const msg = (i: number, origin = 1, destination = 25327) => ({ messageId: `m${i}`, origin, destination })
@@ -24,14 +24,6 @@ describe("latency distributions", () => {
       expect(e >= 10 && e <= 100).toBe(true)
     }
     expect(sampleLatencySeconds({ kind: "empirical", quantiles: [{ q: 0, seconds: 10 }, { q: 0.5, seconds: 20 }, { q: 1, seconds: 100 }] }, { float: () => 0.75 })).toBe(60)
-    expect(medianLatencySeconds({ kind: "empirical", quantiles: [{ q: 0, seconds: 10 }, { q: 0.5, seconds: 20 }, { q: 1, seconds: 100 }] })).toBe(20)
-  })
-
-  it("gives the median of a uniform latency and of a lognormal one, capped at its maxSeconds", () => {
-    expect(medianLatencySeconds({ kind: "uniform", minSeconds: 5, maxSeconds: 7 })).toBe(6)
-    expect(medianLatencySeconds({ kind: "lognormal", medianSeconds: 60, sigma: 1 })).toBe(60)
-    expect(medianLatencySeconds({ kind: "lognormal", medianSeconds: 60, sigma: 1, maxSeconds: 600 })).toBe(60)
-    expect(medianLatencySeconds({ kind: "lognormal", medianSeconds: 60, sigma: 1, maxSeconds: 30 })).toBe(30)
   })
 })
 
