@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { NettingTracker, ratioOf } from "./netting.ts"
-import { SampleUnion, Samples } from "./percentiles.ts"
+import { SampleUnion, Samples, toMilliseconds } from "./percentiles.ts"
 
 const alice = { kind: "user" as const, owner: "user/a" }
 const bob = { kind: "user" as const, owner: "user/b" }
@@ -26,6 +26,10 @@ describe("netting ratio by FIFO attribution", () => {
     expect(t.overall.nettedVolume18).toBe(70n)
     expect(t.overall.bySource18.self).toBe(30n)
     expect(t.overall.bySource18.arbitrageur).toBe(10n)
+    // Each settlement's own parts only: the initial lot (Alice's settlement) is not counted again, and Bob's own
+    // 30 is self, not a user's lot.
+    expect(t.overall.bySource18.initial).toBe(50n)
+    expect(t.overall.bySource18.user).toBe(70n)
     expect(ratioOf(t.byEpoch.get(5)!)).toBeCloseTo(70 / 120, 6)
     expect(ratioOf(t.byEpoch.get(6)!)).toBe(0)
     expect(t.byLane.get("1>10")!.totalVolume18).toBe(160n)
@@ -79,7 +83,53 @@ describe("netting ratio by FIFO attribution", () => {
     t.custodyOut("USDC", 1, 60n, { owner: "user/b", lane: "10>1", epoch: 1 })
     expect(t.overall.nettedVolume18).toBe(40n)
     expect(t.overall.bySource18.unattributed).toBe(20n)
+    // What no lot covered is still user volume settled: 40 of 60.
+    expect(t.overall.totalVolume18).toBe(60n)
+    expect(ratioOf(t.overall)).toBe(0.666666) // six decimals, rounded down
     expect(t.custodyBySource().user).toBe(0n)
+  })
+})
+
+describe("netting edge cases", () => {
+  it("gives no volume a ratio of 0, not 1", () => {
+    const t = new NettingTracker()
+    expect(ratioOf(t.overall)).toBe(0)
+    t.custodyIn("USDC", 1, 10n, bob, "b1")
+    t.custodyOut("USDC", 1, 10n, undefined)
+    expect(ratioOf(t.overall)).toBe(0)
+  })
+
+  it("takes only the settled amount from a larger own deposit, and leaves the rest to later settlements", () => {
+    const t = new NettingTracker()
+    // Alice's 100 arrives on her origin; the solver is repaid 90 there (her deposit less fees): self 90.
+    t.custodyIn("USDC", 1, 100n, alice, "a1")
+    t.custodyOut("USDC", 1, 90n, { owner: "user/a", lane: "1>10", epoch: 1 }, "a1")
+    expect([t.overall.totalVolume18, t.overall.nettedVolume18, t.overall.bySource18.self]).toEqual([90n, 0n, 90n])
+    expect(t.custodyBySource().user).toBe(10n)
+    // The 10 left pays 10 of Bob's settlement there (netted), the other 5 uncovered.
+    t.custodyOut("USDC", 1, 15n, { owner: "user/b", lane: "10>1", epoch: 1 })
+    expect([t.overall.nettedVolume18, t.overall.bySource18.unattributed]).toEqual([10n, 5n])
+  })
+
+  it("splits one settlement into its own deposit (self) and other users' lots (user)", () => {
+    const t = new NettingTracker()
+    t.custodyIn("USDC", 1, 30n, bob, "b1")
+    t.custodyIn("USDC", 1, 50n, alice, "a1")
+    // Alice's 60 on her origin: her own 50 first, then 10 of Bob's older lot.
+    t.custodyOut("USDC", 1, 60n, { owner: "user/a", lane: "1>10", epoch: 1 }, "a1")
+    expect(t.overall).toMatchObject({ totalVolume18: 60n, nettedVolume18: 10n, bySource18: { user: 10n, self: 50n, unattributed: 0n } })
+  })
+
+  it("still finds an intent's own deposit after the consumed lots are compacted away", () => {
+    const t = new NettingTracker()
+    // 4,100 lots of 1 from Bob; a non-user payout of 4,097 consumes all but 3, past the compaction threshold (4,096).
+    for (let i = 0; i < 4100; i++) t.custodyIn("USDC", 1, 1n, bob, `b${i}`)
+    t.custodyOut("USDC", 1, 4097n, undefined)
+    // Alice's deposit arrives behind Bob's 3 and pays her own settlement on its origin: self, not netted.
+    t.custodyIn("USDC", 1, 10n, alice, "a1")
+    t.custodyOut("USDC", 1, 10n, { owner: "user/a", lane: "1>10", epoch: 1 }, "a1")
+    expect([t.overall.nettedVolume18, t.overall.bySource18.self]).toEqual([0n, 10n])
+    expect(t.custodyBySource().user).toBe(3n)
   })
 })
 
@@ -94,6 +144,21 @@ describe("percentiles", () => {
     expect(p.max).toBe(100)
     expect(p.mean).toBe(55)
     expect(new Samples().percentiles()).toBeUndefined()
+  })
+
+  it("rounds seconds to the nearest millisecond", () => {
+    expect(toMilliseconds(688.479999999999)).toBe(688.48)
+    expect(toMilliseconds(1.0006)).toBe(1.001)
+    expect(toMilliseconds(1.0004)).toBe(1)
+  })
+
+  it("sorts again after a sample is added to a set already read", () => {
+    const s = new Samples()
+    for (const v of [30, 10]) s.add(v)
+    expect(s.percentiles()).toMatchObject({ p50: 20, max: 30 })
+    s.add(50)
+    expect(s.percentiles()).toMatchObject({ count: 3, p50: 30, max: 50, mean: 30 })
+    expect([...s.sorted()]).toEqual([10, 30, 50])
   })
 
   it("grows past its initial capacity", () => {
