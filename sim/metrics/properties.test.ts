@@ -7,6 +7,21 @@ describe("scenario properties", () => {
     expect(() => parseComparison("nettingRatio ~ 3")).toThrow(/expected/)
     expect(() => parseComparison("nettingRatio >= 1.2.3")).toThrow(/expected/)
     expect(() => parseComparison("nettingRatio >= .")).toThrow(/expected/)
+    // Without spaces the two-character operators are still read whole.
+    expect(parseComparison("nettingRatio<=0.5")).toEqual({ metric: "nettingRatio", op: "<=", threshold: 0.5 })
+    expect(parseComparison("x>=2")).toEqual({ metric: "x", op: ">=", threshold: 2 })
+    expect(parseComparison("x!=2")).toEqual({ metric: "x", op: "!=", threshold: 2 })
+  })
+
+  it("passes a value equal to the threshold for >=, <= and ==, and fails it for >, < and !=", () => {
+    const metrics = new Map([["x", 0.3]])
+    const specs = ["x >= 0.3", "x <= 0.3", "x == 0.3", "x > 0.3", "x < 0.3", "x != 0.3", "x != 0.4", "x == 0.30000000000000004"]
+    expect(evaluateProperties(specs, metrics, [], new Set()).map((r) => r.pass)).toEqual([true, true, true, false, false, false, true, false])
+  })
+
+  it("knows only its own coverage predicates, not an object's inherited names", () => {
+    const [result] = evaluateProperties([{ coverage: "toString" }], new Map(), [], new Set(["toString"]))
+    expect(result).toMatchObject({ pass: false, reason: expect.stringMatching(/^unknown coverage predicate/) })
   })
 
   it("evaluates final values, names the first failing epoch, and checks coverage", () => {
