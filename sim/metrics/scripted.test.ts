@@ -45,10 +45,17 @@ agents:
 
 describe("metrics on a hand-computed scenario", () => {
   it("gives netting ratio 1, no discount, and the latencies worked out above", async () => {
-    const { report } = await runScenario(parseScenario(scenario, "hand-computed.yaml"), { seed: 1, backend: "memory" })
+    const { report, timeseries } = await runScenario(parseScenario(scenario, "hand-computed.yaml"), { seed: 1, backend: "memory" })
     expect(report.intents).toMatchObject({ created: 2, settled: 2 })
     expect(report.netting).toMatchObject({ ratio: 1, nettedVolume: "1999.96", totalVolume: "1999.96" })
-    expect(report.discounts).toMatchObject({ paid: "0", invoicesCreated: 1, invoicesSettled: 1 })
+    // The volume discounts are measured against: every settlement, alice's invoice and bob's deposit alike.
+    expect(report.discounts).toMatchObject({ paid: "0", settledVolume: "1999.96", invoicesCreated: 1, invoicesSettled: 1 })
+    // Per epoch: alice's settlement (hub at 180, paid at 270) in E, bob's (hub at 480, paid at 570) in E+1, each
+    // epoch's ratio and latencies its own settlements'.
+    const E = 500_000
+    expect(seriesOf(timeseries, "nettingRatioEpoch")).toEqual([[E, 1], [E + 1, 1]])
+    expect(seriesOf(timeseries, "settledShare")).toEqual([[E, 0.5], [E + 1, 1]])
+    expect(seriesOf(timeseries, "p50SettlementLatencySeconds")).toEqual([[E, 260], [E + 1, 470]])
     expect(report.latency).toMatchObject({ count: 2, p50: 365, p90: 449, p99: 467.9, max: 470 })
     expect(report.latency.settlement).toMatchObject({ p50: 365, max: 470 })
     expect(report.epochs).toMatchObject({ first: 500_000, last: 500_001 })
@@ -135,6 +142,8 @@ describe("discount on a hand-computed scenario", () => {
     // Per epoch: nothing paid until E+3; no settled volume (no bps row) before it either.
     expect(seriesOf(timeseries, "discountPaidTokens")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2.749945], [500_004, 2.749945]])
     expect(seriesOf(timeseries, "discountPaidBps")).toEqual([[500_003, 18.367006], [500_004, 18.367006]])
+    // No netting ratio before the first user volume settled from custody (E+3: both invoices, from bob's deposit).
+    expect(seriesOf(timeseries, "nettingRatio")).toEqual([[500_003, 1], [500_004, 1]])
     expect(seriesOf(timeseries, "invoicesOpen.USDC")).toEqual([[500_000, 1], [500_001, 1], [500_002, 2], [500_003, 0], [500_004, 1]])
     expect(seriesOf(timeseries, "invoicesSettled")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2], [500_004, 2]])
     expect(seriesOf(timeseries, "custody.USDC.31002")).toContainEqual([500_003, 2.779945])
@@ -190,6 +199,15 @@ describe("the epoch a horizon cuts short", () => {
     expect(seriesOf(timeseries, "invoicesOpen.USDC")).toEqual([[500_000, 1], [500_001, 1], [500_002, 2]])
     expect(report.coverage).not.toContain("maxDiscountReached")
   })
+
+  it("counts the hub's exempt epochs before an invoice can reach its maximum discount", async () => {
+    // A cap of one epoch's discount (100 dbps) behind 2 exempt epochs: alice's invoice (entry E) is discounted
+    // (e − E − 2) × 100, capped at 100, so its maximum first applies when E+3 begins (1,440 s).
+    const exempt = discountScenario.replace("maxDiscountDbps: 250", "maxDiscountDbps: 100").replace("transport:", "hub: { discountExemptEpochs: 2 }\ntransport:")
+    const run = (seconds: number) => runScenario(parseScenario(exempt.replace("horizon: { seconds: 1920 }", `horizon: { seconds: ${seconds} }`), "exempt.yaml"), { seed: 1, backend: "memory" })
+    expect((await run(1200)).report.coverage).not.toContain("maxDiscountReached")
+    expect((await run(1500)).report.coverage).toContain("maxDiscountReached")
+  })
 })
 
 describe("spoke queue depths per epoch on a hand-computed scenario", () => {
@@ -211,6 +229,11 @@ describe("spoke queue depths per epoch on a hand-computed scenario", () => {
       expect(report.intents).toMatchObject({ created: 6 })
       expect(report.intents.byPath.fast.created).toBe(3)
       expect(report.keepers).toMatchObject({ intentDispatches: 1, fillDispatches: 1 })
+      // dave's first two fast intents reach the hub in one batch with alice's (dave, alice, dave), each repaid to the
+      // solver on 31001, its origin, as it arrives: from its own deposit (self), not from alice's older one (no
+      // netting: alice's invoice on 31002 is never settled).
+      expect(report.netting).toMatchObject({ ratio: 0, nettedVolume: "0" })
+      expect(report.netting.bySource).toMatchObject({ self: report.netting.totalVolume })
       const E = 500_000
       // E+3 is the horizon tick's epoch (of no length): its row is the state the run ended in.
       expect(seriesOf(timeseries, "intentQueue.31001")).toEqual([[E, 2], [E + 1, 0], [E + 2, 1], [E + 3, 1]])
