@@ -277,6 +277,9 @@ describe("intents and latency by agent population", () => {
     expect({ count, p50, p90, p99, max, mean }).toEqual(user.drainers)
     expect(report.latency.settlement).toMatchObject(report.latency.settlement.byPopulation!.drainers!)
     expect(report.latency.settlement.byPopulation!.mm!.count).toBe(byPopulation.mm!.settled)
+    // Netting measures the users' settlements only: the drainers' one lane, not the arbitrageurs' purchases back
+    // (31002→31001, settled from the drainers' custody).
+    expect(Object.keys(report.netting.byLane)).toEqual(["31001>31002"])
     // The arbitrageurs' deposits settle within the epoch they buy in; the drainers' invoices wait far longer.
     expect(user.drainers!.p50!).toBeGreaterThan(user.mm!.p50!)
     const [slow, created, settlement] = report.properties
@@ -318,6 +321,9 @@ describe("intents by asset", () => {
     // Every asset in scenario order, USDT (which no intent starts from) with 0.
     expect(Object.keys(byTicker)).toEqual(["USDC", "WETH", "USDT", "XT"])
     expect(byTicker.USDT).toEqual({ created: 0, settled: 0 })
+    // XT is xERC20 on every chain: all its intents (ttl 0, as the agents send them) are on the xERC20 path.
+    expect(byTicker.XT!.created).toBeGreaterThan(0)
+    expect(report.intents.byPath.xerc20.created).toBe(byTicker.XT!.created)
     expect(report.properties.find((p) => p.name === "asset.USDT.intents.created == 0")!.pass).toBe(true)
     expect(Object.values(byTicker).reduce((n, c) => n + c.created, 0)).toBe(report.intents.created)
     expect(Object.values(byTicker).reduce((n, c) => n + c.settled, 0)).toBe(report.intents.settled)
