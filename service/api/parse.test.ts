@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { getAddress, isAddress } from "viem"
 import { describe, expect, it } from "vitest"
-import { parseAddress } from "./parse.ts"
+import { parseAddress, parseAmount, parseCalldata, parseDomain } from "./parse.ts"
 
 const accepts = (value: string): boolean => {
   try {
@@ -42,5 +42,23 @@ describe("parseAddress", () => {
     expect(checksummed).toBe("0x52908400098527886E0F7030069857D2E4169EE7")
     const bad = checksummed.replace("E0F", "e0F")
     expect(() => parseAddress("to", bad)).toThrow(/to: expected an address whose mixed case is its EIP-55 checksum \(or all one case\), got "0x/)
+  })
+})
+
+describe("parseDomain, parseAmount, parseCalldata at their bounds", () => {
+  it("take a chain id up to 2^32 - 1, and refuse 2^32", () => {
+    expect(parseDomain("origin", "4294967295")).toBe(4_294_967_295)
+    expect(() => parseDomain("origin", "4294967296")).toThrow(/^origin: expected a chain id \(a positive uint32 as a decimal string\), got "4294967296"\.$/)
+  })
+
+  it("refuse a zero amount where it must be positive, naming that rule", () => {
+    expect(parseAmount("amount", "0")).toBe(0n)
+    expect(() => parseAmount("amount", "0", { positive: true })).toThrow(/^amount: expected an amount above 0, got "0"\.$/)
+  })
+
+  it("take calldata of exactly 50,000 bytes (the spoke's limit, reference §4.1) and refuse one byte more", () => {
+    const max = `0x${"ab".repeat(50_000)}`
+    expect(parseCalldata("callData", max)).toBe(max)
+    expect(() => parseCalldata("callData", `${max}ab`)).toThrow(/^callData: expected at most 50000 bytes, got 50001 bytes\.$/)
   })
 })
