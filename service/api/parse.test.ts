@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { getAddress, isAddress } from "viem"
 import { describe, expect, it } from "vitest"
-import { parseAddress, parseAmount, parseCalldata, parseDomain } from "./parse.ts"
+import { parseAddress, parseAmount, parseCalldata, parseDomain, parseDomains, parseLimit, parseOptionalAddress } from "./parse.ts"
 
 const accepts = (value: string): boolean => {
   try {
@@ -60,5 +60,24 @@ describe("parseDomain, parseAmount, parseCalldata at their bounds", () => {
     const max = `0x${"ab".repeat(50_000)}`
     expect(parseCalldata("callData", max)).toBe(max)
     expect(() => parseCalldata("callData", `${max}ab`)).toThrow(/^callData: expected at most 50000 bytes, got 50001 bytes\.$/)
+  })
+})
+
+describe("parseOptionalAddress, parseLimit, parseDomains", () => {
+  it("read the zero address as no address (an intent's outputAsset 0 means none, reference §4.1)", () => {
+    expect(parseOptionalAddress("outputAsset", `0x${"0".repeat(40)}`)).toBeUndefined()
+    expect(parseOptionalAddress("outputAsset", `0x${"0".repeat(39)}1`)).toBe(`0x${"0".repeat(39)}1`)
+  })
+
+  it("give the default page size when no limit is passed, and take 1 to the maximum", () => {
+    expect(parseLimit(undefined, 10, 100)).toBe(10)
+    expect([parseLimit("1", 10, 100), parseLimit("100", 10, 100)]).toEqual([1, 100])
+    expect(() => parseLimit("101", 10, 100)).toThrow(/^limit: expected an integer between 1 and 100, got "101"\.$/)
+  })
+
+  it("take up to 10 destinations (the spoke's limit, reference §4.1) and refuse 11", () => {
+    const ten = [...Array(10).keys()].map((i) => String(i + 1))
+    expect(parseDomains("destinations", ten)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    expect(() => parseDomains("destinations", [...ten, "11"])).toThrow(/^destinations: expected an array of 1 to 10 chain ids, got /)
   })
 })
