@@ -144,6 +144,32 @@ describe("POST /intents and /intents/", () => {
   })
 })
 
+describe("POST /intents: fast path, orders and the fee deadline", () => {
+  it("keep a requested ttl, and round the solver fee cap up to whole dbps", async () => {
+    // 1,000 USDC of solver inventory on B; 150 USDC: 3 bps + 10 bps · 0.15² = 3.225 bps = 32.25 dbps, capped at 33.
+    const x = makeTestService()
+    x.world.model.onSpokeEvent({ name: "Deposited", depositant: OPERATOR_SOLVER, asset: USDC_B, amount: 1_000_000_000n }, x.world.meta(B))
+    const tx = await Effect.runPromise(x.service.createIntents(intentBody({ inputAsset: USDC_A, amount: "150000000", ttl: 600 })))
+    const { args } = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data as `0x${string}` })
+    expect({ maxFee: args[5], ttl: args[6] }).toEqual({ maxFee: 33, ttl: 600 })
+  })
+
+  it("take an order of maxOrderSize intents, not one more, and only from one sender", async () => {
+    const x = makeTestService({ config: { maxOrderSize: 2 } })
+    const refusal = async (payload: unknown) => (await failure(x.service.createIntents(payload as never))) as BadRequest
+    expect((await Effect.runPromise(x.service.createIntents([intentBody(), intentBody()]))).chainId).toBe(A)
+    expect((await refusal([intentBody(), intentBody(), intentBody()])).message).toBe("body: at most 2 intents per order, got 3.")
+    expect((await refusal([intentBody(), intentBody({ from: USER })])).message).toBe("[1].from: every intent of an order must have the same sender.")
+  })
+
+  it("sign the fee for a deadline of now + validity rounded up to the granularity, never earlier", () => {
+    // Validity 3600 s, granularity 60 s: 1,000,030 + 3,600 = 1,003,630 → 1,003,680.
+    const x = makeTestService()
+    x.clock.set(1_000_030)
+    expect(x.service.deadline()).toBe(1_003_680)
+  })
+})
+
 describe("GET /intents and /intents/{intentId}", () => {
   it("get one intent with every field, 400 for a malformed id, 404 for an unknown one", async () => {
     const { intent } = await run(client.intents.getIntent({ params: { intentId: fast.id } }))
@@ -320,6 +346,9 @@ describe("alternative chains", () => {
       expect(one.status).toBe(200)
       const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: (one.body as { data: `0x${string}` }).data })
       expect(decoded.args[5]).toBe(1000) // maxFee 20 of 2000 tokens = 1 % = 1000 dbps
+      // A maxFee above the amount caps at 100 % (100,000 dbps, the spoke's maximum), not a refusal.
+      const over = await request(altServer.url, "POST", "/altchain1/intents", { origin: String(D), destinations: [String(A)], to: USER, from: OTHER, inputAsset: usdcD, amount: "2000000000000000000000", maxFee: "4000000000000000000000" })
+      expect(decodeFunctionData({ abi: FeeAdapterAbi, data: (over.body as { data: `0x${string}` }).data }).args[5]).toBe(100_000)
       expect(one.body).toMatchObject({ to: registry(D).feeAdapter, chainId: D })
       expectProblem(await request(altServer.url, "POST", "/altchain1/intents", { origin: String(A), destinations: [String(B)], to: USER, from: OTHER, inputAsset: USDC_A, amount: "1000" }), 400, "InvalidDomain")
       const table = await request(altServer.url, "POST", "/altchain1/create-lookup-table", { inputAsset: usdcD, user: USER })
@@ -403,6 +432,8 @@ describe("invoices", () => {
       expect.objectContaining({ epoch: 11, domain: A, selectedDestinationDomain: 0, discountdbps: 1000, amountAfterDiscount: u(97).toString(), timestamp: String(world.now) }),
     ])
     expect((await run(client.invoices.getInvoiceHistory({ params: { intentId: invoice.id }, query: { domain: String(B) } }))).invoiceProcessingHistory).toEqual([])
+    // A page holding the last entry has no next page.
+    expect((await run(client.invoices.getInvoiceHistory({ params: { intentId: invoice.id }, query: { limit: "1" } }))).nextCursor).toBeNull()
     // SPEC's asset parameter: checked (400 for an unsupported one); an asset of the invoice's own ticker keeps its
     // entries, another ticker's matches none.
     expect(((await get(`/history/${invoice.id}/invoice-processing?asset=${DAI_A}`)).body as { invoiceProcessingHistory: unknown[] }).invoiceProcessingHistory).toHaveLength(1)
