@@ -9,7 +9,7 @@ import { decodeFunctionData, recoverMessageAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
-import { SOLVER, u } from "../hub/testing.ts"
+import { daiTicker, SOLVER, u, usdcTicker, xtTicker } from "../hub/testing.ts"
 import { FeeAdapterAbi } from "../spoke/abi.ts"
 import { type ClearingClient, makeClearingClient } from "./client.ts"
 import { BadRequest, NotFound } from "./errors.ts"
@@ -560,6 +560,37 @@ describe("routes", () => {
     const limits = await run(client.routes.limits({ payload: { origin: String(B), destinations: [String(A)], inputAsset: DAI_B } }))
     // Custody on A: the invoiced intent's full 100 DAI, in B's 6 decimals.
     expect(limits.currentLimit).toBe(normalizeDecimals(u(100), NORMALIZED_DECIMALS, 6).toString())
+  })
+})
+
+describe("routes: the fast path's limit, swaps and xERC20", () => {
+  it("quote the fast path up to exactly the solver's inventory, and refuse one unit more", async () => {
+    const x = makeTestService()
+    x.world.model.onSpokeEvent({ name: "Deposited", depositant: OPERATOR_SOLVER, asset: USDC_B, amount: 1_000_000_000n }, x.world.meta(B))
+    const quote = (amount: string) => x.service.quoteNow({ origin: String(A), destinations: [String(B)], inputAsset: USDC_A, amount })
+    // 1,000 USDC at the limit: 3 bps + the full 10 bps, 0.5 USDC fixed.
+    expect(quote("1000000000").fastPathQuote).toEqual({ fixedFeeUnits: "500000", variableFeeBps: 13, totalFeeBps: 18, expectedAmount: "998200000", expectedFillTime: "90" })
+    expect(quote("1000000001").fastPathQuote).toMatchObject({ error: "OverSolverLimit" })
+  })
+
+  it("take a swap's fast-path limit from the solver's inventory of the output asset", () => {
+    // 1M USDC on B and no DAI: 1,000 DAI into USDC is 0.1 % of the limit, 3 bps + 10 bps · 10⁻⁶ (floored away) + 0.5 DAI fixed.
+    const x = makeTestService()
+    x.world.model.onSpokeEvent({ name: "Deposited", depositant: OPERATOR_SOLVER, asset: USDC_B, amount: 10n ** 12n }, x.world.meta(B))
+    const swap = x.service.quoteNow({ origin: String(A), destinations: [String(B)], inputAsset: DAI_A, outputAsset: USDC_B, amount: u(1000).toString() })
+    expect(swap.reqType).toBe("swap")
+    expect(swap.fastPathQuote).toEqual({ fixedFeeUnits: u("0.5").toString(), variableFeeBps: 3, totalFeeBps: 8, expectedAmount: "999200000000000000000", expectedFillTime: "90" })
+  })
+
+  it("quote an xERC20 route without a custody limit, and refuse a max_fee or the fast path for it", async () => {
+    const x = makeTestService({ hub: { tickers: [daiTicker(), usdcTicker(), xtTicker()] } })
+    // XT burns on A and mints on C (8453): no custody there, no limit and no variable fee.
+    const body = { origin: String(A), destinations: [String(C)], inputAsset: addr(x.world.assetOf("XT", A)), amount: u(1000).toString() }
+    expect(x.service.quoteNow(body)).toMatchObject({ currentLimit: (2n ** 256n - 1n).toString(), variableFeeBps: 0, reqType: "bridge" })
+    const refusal = async (over: Record<string, unknown>) => ((await failure(x.service.createIntents({ ...intentBody(), ...body, ...over }))) as BadRequest).error
+    expect(await refusal({ max_fee: "1" })).toBe("InvalidMaxFee")
+    expect(await refusal({ isFastPath: true })).toBe("InvalidTtl")
+    expect((await Effect.runPromise(x.service.createIntents({ ...intentBody(), ...body }))).chainId).toBe(A)
   })
 })
 

@@ -4,6 +4,7 @@
  * tests imports this file.
  */
 import type { Address, Hex } from "../domain/hex.ts"
+import type { HubConfigInput } from "../hub/config.ts"
 import { makeConfig } from "../hub/testing.ts"
 import { TestWorld } from "../indexer/testing.ts"
 import { type ClearingApiConfigInput, fixedClock } from "./config.ts"
@@ -22,11 +23,13 @@ export const registry = (domain: number) => ({
 export interface TestServiceOptions {
   readonly altchains?: boolean
   readonly config?: Partial<ClearingApiConfigInput>
+  /** Overrides of the hub config (e.g. another ticker list). */
+  readonly hub?: Partial<HubConfigInput>
 }
 
 /** Domains 1, 10, 8453 are EVM spokes; 56 is the first alternative chain when `altchains` is set. */
 export const makeTestService = (options: TestServiceOptions = {}) => {
-  const world = new TestWorld(makeConfig(), { solvers: [OPERATOR_SOLVER] })
+  const world = new TestWorld(makeConfig(options.hub), { solvers: [OPERATOR_SOLVER] })
   const clock = fixedClock(world.now)
   const evm = options.altchains === true ? [1, 10, 8453] : [1, 10, 8453, 56]
   const service = new ClearingService({
