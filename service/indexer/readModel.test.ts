@@ -7,6 +7,7 @@ import { DAI, SOLVER, u, USDC } from "../hub/testing.ts"
 import { API_INTENT_STATUSES, type ApiIntentStatus } from "./records.ts"
 import { memoryTxHash, type SpokeEventMeta } from "./inputs.ts"
 import type { IntentQuery } from "./readModel.ts"
+import { deriveStatus } from "./status.ts"
 import { FEE_ADAPTER, TestWorld, USER } from "./testing.ts"
 
 /** The Intent record fields of SPEC.md, in the order of its table. */
@@ -157,6 +158,21 @@ describe("intent records", () => {
     expect(world.model.intent(id)!.status).toBe("UNSUPPORTED")
     world.hub.returnUnsupportedIntent(id)
     expect(world.model.intent(id)!.status).toBe("UNSUPPORTED_RETURNED")
+  })
+
+  it("derive the API status from the origin, hub and settlement statuses (reference §6.4 genstatus)", () => {
+    const cases: [Parameters<typeof deriveStatus>, ApiIntentStatus][] = [
+      [["ADDED", "NONE", "NONE", false], "ADDED_SPOKE"],
+      [["ADDED", "ADDED", "NONE", false], "ADDED_HUB"], // the hub event indexed before the spoke's dispatch
+      [["DISPATCHED", "NONE", "NONE", false], "DISPATCHED_SPOKE"],
+      [["DISPATCHED", "DISPATCHED", "NONE", false], "DISPATCHED_HUB"],
+      [["DISPATCHED", "INVOICED", "NONE", false], "INVOICED"],
+      [["NONE", "DISPATCHED", "NONE", false], "DISPATCHED_HUB"], // known from its fill only
+      [["NONE", "FILLED", "NONE", false], "FILLED"],
+      [["DISPATCHED", "DISPATCHED", "SETTLED", true], "SETTLED"],
+      [["DISPATCHED", "DISPATCHED", "SETTLED", false], "SETTLED_AND_COMPLETED"],
+    ]
+    expect(cases.map(([args]) => deriveStatus(...args))).toEqual(cases.map(([, status]) => status))
   })
 
   it("count intents per status", () => {
@@ -393,6 +409,17 @@ describe("invoices", () => {
       // A larger page back stops at the start.
       expect(ids(m.listInvoices({ limit: 5, sortOrderByDiscount: order, sortedPrevCursor: p3.prevCursor! }))).toEqual(all.slice(0, 4))
     }
+  })
+
+  it("keep one history entry per epoch, the last evaluation of it", () => {
+    const { world, dai } = makeInvoices()
+    world.epoch(12)
+    world.process("DAI")
+    world.process("DAI")
+    expect(world.model.history(dai[0]!, 0, 10)!.invoiceProcessingHistory.map((h) => [h.epoch, h.discountdbps])).toEqual([
+      [11, 1000],
+      [12, 2000],
+    ])
   })
 
   it("drop invoices once settled", () => {
