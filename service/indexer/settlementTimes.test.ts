@@ -18,6 +18,13 @@ describe("settlement times", () => {
     expect(times.estimate(1, 10, "fast", prior)).toBe(prior)
   })
 
+  it("answer a route's own figures from exactly minObservations, even when its path holds other routes' too", () => {
+    const times = new SettlementTimes(100, 3)
+    for (let i = 0; i < 3; i++) times.record(1, 10, "basic", 600)
+    for (let i = 0; i < 3; i++) times.record(1, 8453, "basic", 3000)
+    expect(times.estimate(1, 10, "basic", prior)).toEqual({ p25Minutes: 10, p50Minutes: 10, p75Minutes: 10, observations: 3 })
+  })
+
   it("keep the last `window` observations", () => {
     const times = new SettlementTimes(4, 1)
     for (const minutes of [100, 100, 100, 100, 1, 2, 3, 4]) times.record(1, 10, "fast", minutes * 60)
