@@ -158,6 +158,9 @@ describe("intent records", () => {
     expect(world.model.intent(id)!.status).toBe("UNSUPPORTED")
     world.hub.returnUnsupportedIntent(id)
     expect(world.model.intent(id)!.status).toBe("UNSUPPORTED_RETURNED")
+    // The refund paid back on the origin is no settlement: the status and the destination amount stay.
+    world.model.onSpokeEvent({ name: "Settled", intentId: id, account: USER, asset: "0x000000000000000000000000000000000000dead", amount: u(100) }, world.meta(1))
+    expect(world.model.intent(id)).toMatchObject({ status: "UNSUPPORTED_RETURNED", destination_amount: null })
   })
 
   it("derive the API status from the origin, hub and settlement statuses (reference §6.4 genstatus)", () => {
@@ -207,6 +210,7 @@ describe("intent pages", () => {
       isFastPath: fc.boolean(),
       userAddress: fc.constantFrom(...users),
       startDate: fc.constantFrom(world.now - 1, world.now, world.now + 1),
+      endDate: fc.constantFrom(world.now - 1, world.now, world.now + 1),
       tickerHash: fc.constantFrom(DAI, USDC),
     },
     { requiredKeys: ["limit"] },
@@ -222,6 +226,7 @@ describe("intent pages", () => {
         (q.isFastPath === undefined || r.is_fast_path === q.isFastPath) &&
         (q.userAddress === undefined || r.tx_origin === q.userAddress) &&
         (q.startDate === undefined || r.intent_created_timestamp! >= q.startDate) &&
+        (q.endDate === undefined || r.intent_created_timestamp! <= q.endDate) &&
         (q.tickerHash === undefined || q.tickerHash === DAI),
     )
 
