@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type Address, addressToBytes32, type Bytes32, type Hex } from "../domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex } from "../domain/hex.ts"
 import { intentId as computeIntentId } from "../domain/encoding.ts"
 import type { Intent } from "../domain/protocol.ts"
 import { DAI, SOLVER, u, USDC } from "../hub/testing.ts"
@@ -176,6 +176,16 @@ describe("intent records", () => {
       [["DISPATCHED", "DISPATCHED", "SETTLED", false], "SETTLED_AND_COMPLETED"],
     ]
     expect(cases.map(([args]) => deriveStatus(...args))).toEqual(cases.map(([, status]) => status))
+  })
+
+  it("give the largest single solver's inventory for the fast path, not the sum over solvers", () => {
+    const [s1, s2] = ["0x00000000000000000000000000000000000000b1", "0x00000000000000000000000000000000000000b2"] as const
+    const world = new TestWorld(undefined, { solvers: [s1, s2] })
+    const asset = bytes32ToAddress(world.assetOf("USDC", 10))
+    world.model.onSpokeEvent({ name: "Deposited", depositant: s1, asset, amount: 600n }, world.meta(10))
+    world.model.onSpokeEvent({ name: "Deposited", depositant: s2, asset, amount: 500n }, world.meta(10))
+    world.model.onSpokeEvent({ name: "Withdrawn", withdrawer: s1, asset, amount: 200n }, world.meta(10))
+    expect(world.model.largestSolverInventory(10, asset)).toBe(500n)
   })
 
   it("count intents per status", () => {
@@ -425,6 +435,8 @@ describe("invoices", () => {
       [11, 1000],
       [12, 2000],
     ])
+    // Pages of it: a next page only while entries remain.
+    expect([world.model.history(dai[0]!, 0, 1)!.nextCursor, world.model.history(dai[0]!, 0, 2)!.nextCursor]).toEqual(["1", null])
   })
 
   it("drop invoices once settled", () => {
