@@ -188,6 +188,15 @@ describe("intent records", () => {
     expect(world.model.largestSolverInventory(10, asset)).toBe(500n)
   })
 
+  it("dispatch the intents of a queue batch from firstIdx up to lastIdx exclusive", () => {
+    const world = new TestWorld()
+    const ids = [1, 2, 3].map(() => world.newIntent({ origin: 1, destinations: [10], amount: u(100) }).id)
+    const batchId = `0x${"77".repeat(32)}` as Bytes32
+    world.model.onSpokeEvent({ name: "IntentQueueProcessed", messageId: batchId, firstIdx: 1n, lastIdx: 3n, quote: 0n }, world.meta(1))
+    expect(world.model.batch(batchId)!.intents.map((i) => i.intent_id)).toEqual(ids.slice(0, 2))
+    expect(ids.map((id) => world.model.intent(id)!.status)).toEqual(["DISPATCHED_SPOKE", "DISPATCHED_SPOKE", "ADDED_SPOKE"])
+  })
+
   it("count intents per status", () => {
     const world = new TestWorld()
     for (let i = 0; i < 3; i++) world.newIntent()
@@ -385,9 +394,10 @@ describe("invoices", () => {
     const second = m.listInvoices({ limit: 4, cursor: Number(first.nextCursor) })
     expect(second.invoices.map((i) => i.intent_id)).toEqual([usdc[1], usdc[2]])
     expect(second.nextCursor).toBeNull()
-    expect(m.listInvoices({ limit: 4, prevCursor: Number(second.prevCursor) }).invoices.map((i) => i.intent_id)).toEqual(
-      first.invoices.map((i) => i.intent_id),
-    )
+    const back = m.listInvoices({ limit: 4, prevCursor: Number(second.prevCursor) })
+    expect(back.invoices.map((i) => i.intent_id)).toEqual(first.invoices.map((i) => i.intent_id))
+    // The page back leads forward again to the second page, as the first did.
+    expect([back.nextCursor, back.prevCursor]).toEqual([first.nextCursor, null])
     expect(m.listInvoices({ limit: 100, tickerHash: USDC }).invoices.map((i) => i.intent_id)).toEqual(usdc)
     expect(m.listInvoices({ limit: 100, origins: [56] }).maxCount).toBe(3)
     expect(m.listInvoices({ limit: 100, destinations: [1] }).maxCount).toBe(0)
