@@ -583,10 +583,13 @@ describe("routes: the fast path's limit, swaps and xERC20", () => {
   })
 
   it("quote an xERC20 route without a custody limit, and refuse a max_fee or the fast path for it", async () => {
-    const x = makeTestService({ hub: { tickers: [daiTicker(), usdcTicker(), xtTicker()] } })
-    // XT burns on A and mints on C (8453): no custody there, no limit and no variable fee.
+    // XT burns on A (6 decimals here) and mints on C (8453): no custody there, no limit and no variable fee.
+    const xt = xtTicker()
+    const x = makeTestService({ hub: { tickers: [daiTicker(), usdcTicker(), { ...xt, domains: xt.domains.map((d) => (d.domain === A ? { ...d, decimals: 6 } : d)) }] } })
     const body = { origin: String(A), destinations: [String(C)], inputAsset: addr(x.world.assetOf("XT", A)), amount: u(1000).toString() }
     expect(x.service.quoteNow(body)).toMatchObject({ currentLimit: (2n ** 256n - 1n).toString(), variableFeeBps: 0, reqType: "bridge" })
+    // No limit is not scaled to the input's decimals.
+    expect(await Effect.runPromise(x.service.limits(body))).toEqual({ currentLimit: (2n ** 256n - 1n).toString() })
     const refusal = async (over: Record<string, unknown>) => ((await failure(x.service.createIntents({ ...intentBody(), ...body, ...over }))) as BadRequest).error
     expect(await refusal({ max_fee: "1" })).toBe("InvalidMaxFee")
     expect(await refusal({ isFastPath: true })).toBe("InvalidTtl")
