@@ -137,6 +137,34 @@ describe("intent records", () => {
     expect(world.model.intent(id)!.destination_amount).toBe("99700000") // what the receiver got from the fill
   })
 
+  it("take the solver's repayment for no basic settlement, even when the solver is also the receiver", () => {
+    const world = new TestWorld()
+    world.hub.setUserSupportedDomains(SOLVER, [1, 10])
+    const prior = { p25Minutes: 1, p50Minutes: 2, p75Minutes: 3, observations: 0 }
+    // Three such intents: as many as a route needs (minObservations) for its own figures.
+    for (let i = 0; i < 3; i++) {
+      const { id, intent } = world.newIntent({ symbol: "USDC", origin: 1, destinations: [10], ttl: 3600, maxFee: 500, receiver: SOLVER, outputAsset: world.assetOf("USDC", 10) })
+      world.fill(intent, { fee: 300 })
+      world.dispatch(1)
+      world.settle(1)
+      expect(world.model.intent(id)).toMatchObject({ status: "SETTLED_AND_COMPLETED", destination_amount: "99700000" })
+    }
+    expect(world.model.settlementTimes.estimate(1, 1, "basic", prior)).toBe(prior)
+    expect(world.model.settlementTimes.estimate(1, 10, "fast", prior).observations).toBe(3)
+  })
+
+  it("show an unfilled fast-path deposit of a closed epoch, waiting on the hub, as DEPOSIT_PROCESSED", () => {
+    const world = new TestWorld()
+    world.newIntent({ origin: 1, destinations: [10], amount: u(100) }) // an open invoice: later intents are deposits
+    world.dispatch(1)
+    const { id } = world.newIntent({ origin: 1, destinations: [10], amount: u(10), ttl: 3600, maxFee: 500, outputAsset: world.assetOf("DAI", 10) })
+    world.dispatch(1)
+    expect(world.model.intent(id)!.status).toBe("ADDED")
+    world.epoch(11)
+    world.process()
+    expect(world.model.intent(id)!.status).toBe("DEPOSIT_PROCESSED")
+  })
+
   it("keep SETTLED for intents with calldata until it is executed", () => {
     const world = new TestWorld()
     world.newIntent({ origin: 10, destinations: [1], amount: u(1000) }) // liquidity on 10 (becomes an invoice)
