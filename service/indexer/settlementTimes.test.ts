@@ -25,6 +25,12 @@ describe("settlement times", () => {
     expect(times.estimate(1, 10, "basic", prior)).toEqual({ p25Minutes: 10, p50Minutes: 10, p75Minutes: 10, observations: 3 })
   })
 
+  it("ignore a negative duration (clocks of two chains out of step)", () => {
+    const times = new SettlementTimes(100, 1)
+    times.record(1, 10, "fast", -60)
+    expect(times.estimate(1, 10, "fast", prior)).toBe(prior)
+  })
+
   it("keep the last `window` observations", () => {
     const times = new SettlementTimes(4, 1)
     for (const minutes of [100, 100, 100, 100, 1, 2, 3, 4]) times.record(1, 10, "fast", minutes * 60)
