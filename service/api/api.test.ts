@@ -315,6 +315,8 @@ describe("GET /batched-intents", () => {
     expect(page.items).toHaveLength(3)
     expect(page.items[0]).toMatchObject({ type: "batch", token_fee: "0", native_fee: "1000" })
     expect(page.items.map((b) => b.intents.map((i) => i.intent_id))).toEqual([[unsupported.id], [fast.id], [invoice.id]])
+    const fromC = await run(client.batches.listBatches({ query: { origins: [String(C)] } }))
+    expect(fromC.items.map((b) => b.intents.map((i) => i.intent_id))).toEqual([[unsupported.id]])
     const onlyFast = await run(client.batches.listBatches({ query: { isFastPath: "true" } }))
     expect(onlyFast.items.map((b) => b.intents[0]!.intent_id)).toEqual([fast.id])
     const paged = await run(client.batches.listBatches({ query: { limit: "1" } }))
