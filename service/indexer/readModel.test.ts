@@ -440,6 +440,26 @@ describe("invoices", () => {
     )
   })
 
+  it("count and filter invoices by destination: each invoice once, and only those listing one", () => {
+    const world = new TestWorld()
+    const dai = [[10], [10], [10, 8453]].map((destinations) => world.newIntent({ origin: 1, destinations, amount: u(10) }).id)
+    const usdc = world.newIntent({ symbol: "USDC", origin: 56, destinations: [8453], amount: u(10) }).id
+    for (let i = 0; i < 2; i++) world.newIntent({ symbol: "USDC", origin: 56, destinations: [1], amount: u(10) })
+    world.dispatch(1)
+    world.dispatch(56)
+    world.epoch(11)
+    world.process("DAI") // the deposits after each ticker's first invoice become invoices too
+    world.process("USDC")
+    const m = world.model
+    expect(m.listInvoices({ limit: 100 }).maxCount).toBe(6)
+    // The invoice listing both is counted once (FIFO: each ticker's first invoice was enqueued at once, the rest at epoch 11).
+    const both = m.listInvoices({ limit: 100, destinations: [10, 8453] })
+    expect([both.invoices.map((i) => i.intent_id), both.maxCount]).toEqual([[dai[0], usdc, dai[1], dai[2]], 4])
+    // The USDC invoice goes to 8453 only: none of USDC to 10.
+    const usdcTo10 = m.listInvoices({ limit: 100, tickerHash: USDC, destinations: [10] })
+    expect([usdcTo10.invoices, usdcTo10.maxCount]).toEqual([[], 0])
+  })
+
   it("page back through invoices sorted by discount with the prevCursor the pages return", () => {
     const { world } = makeInvoices()
     const m = world.model
