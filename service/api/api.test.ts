@@ -559,6 +559,7 @@ describe("routes", () => {
     expectProblem(await post("/routes/quotes", { origin: String(A), destinations: [String(B)], inputAsset: DAI_B, amount: "1" }), 400, "UnsupportedAsset")
     expectProblem(await post("/routes/quotes", { origin: String(A), destinations: [], inputAsset: DAI_A, amount: "1" }), 400, "InvalidRequest")
     expectProblem(await post("/routes/limits", { origin: String(A), destinations: [String(B)], inputAsset: "0x1" }), 400, "InvalidRequest")
+    expect(expectProblem(await post("/routes/limits", { origin: "777", destinations: [String(B)], inputAsset: DAI_A }), 400, "UnsupportedDomain").message).toBe("origin: domain 777 is not supported by the hub.")
     const limits = await run(client.routes.limits({ payload: { origin: String(B), destinations: [String(A)], inputAsset: DAI_B } }))
     // Custody on A: the invoiced intent's full 100 DAI, in B's 6 decimals.
     expect(limits.currentLimit).toBe(normalizeDecimals(u(100), NORMALIZED_DECIMALS, 6).toString())
