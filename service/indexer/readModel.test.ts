@@ -463,6 +463,24 @@ describe("invoices", () => {
     expect([usdcTo10.invoices, usdcTo10.maxCount]).toEqual([[], 0])
   })
 
+  it("answer the invoices JSON afresh after a change or a new epoch (cached pages and records)", () => {
+    const world = new TestWorld()
+    const m = world.model
+    const ids = (json: string) => (JSON.parse(json) as { invoices: { intent_id: string }[] }).invoices.map((i) => i.intent_id)
+    const discounts = (json: string) => (JSON.parse(json) as { invoices: { discountBps: number }[] }).invoices.map((i) => i.discountBps)
+    const dai = world.newIntent({ origin: 1, destinations: [10], amount: u(10) }).id
+    world.dispatch(1)
+    expect(ids(m.listInvoicesJson({ limit: 10 }))).toEqual([dai])
+    const usdc = world.newIntent({ symbol: "USDC", origin: 56, destinations: [10], amount: u(10) }).id
+    world.dispatch(56)
+    expect(ids(m.listInvoicesJson({ limit: 10 }))).toEqual([dai, usdc])
+    expect(ids(m.listInvoicesJson({ limit: 1 }))).toEqual([dai])
+    // Entered at epoch 10: 0 bps now, 200 bps two epochs on (1000 dbps an epoch).
+    expect(discounts(m.listInvoicesJson({ limit: 10, tickerHash: DAI }))).toEqual([0])
+    world.epoch(12)
+    expect(discounts(m.listInvoicesJson({ limit: 10, tickerHash: DAI }))).toEqual([200])
+  })
+
   it("page back through invoices sorted by discount with the prevCursor the pages return", () => {
     const { world } = makeInvoices()
     const m = world.model
