@@ -162,6 +162,18 @@ describe("POST /intents: fast path, orders and the fee deadline", () => {
     expect((await refusal([intentBody(), intentBody({ from: USER })])).message).toBe("[1].from: every intent of an order must have the same sender.")
   })
 
+  it("refuse an amount of a token of more than 18 decimals that is below one unit at the hub's 18 decimals", async () => {
+    // USDC with 24 decimals on A and no API fee: 10^6 units are one 18-decimal unit (the spoke refuses a zero normalized amount, reference §4.1).
+    const usdc = usdcTicker()
+    const x = makeTestService({
+      hub: { tickers: [daiTicker(), { ...usdc, domains: usdc.domains.map((d) => (d.domain === A ? { ...d, decimals: 24 } : d)) }] },
+      config: { quotes: { default: { fixedFeeTokens: "0", maxVariableFeeBps: 0, fastPathFeeBps: 0 } } },
+    })
+    const body = (amount: string) => intentBody({ inputAsset: USDC_A, amount })
+    expect(((await failure(x.service.createIntents(body("999999")))) as BadRequest).message).toBe("amount: 999999 is below one unit of the 18-decimal hub amount.")
+    expect((await Effect.runPromise(x.service.createIntents(body("1000000")))).chainId).toBe(A)
+  })
+
   it("sign the fee for a deadline of now + validity rounded up to the granularity, never earlier", () => {
     // Validity 3600 s, granularity 60 s: 1,000,030 + 3,600 = 1,003,630 → 1,003,680.
     const x = makeTestService()
