@@ -448,6 +448,19 @@ describe("invoices", () => {
     expect((await run(client.invoices.getInvoiceHistory({ params: { intentId: invoice.id }, query: { domain: String(B) } }))).invoiceProcessingHistory).toEqual([])
     // A page holding the last entry has no next page.
     expect((await run(client.invoices.getInvoiceHistory({ params: { intentId: invoice.id }, query: { limit: "1" } }))).nextCursor).toBeNull()
+    // Two epochs of history, a page of one from the cursor the first page gives.
+    const y = makeTestService()
+    const late = y.world.newIntent({ origin: A, destinations: [B], amount: u(100) })
+    y.world.dispatch(A)
+    for (const epoch of [11, 12]) {
+      y.world.epoch(epoch)
+      y.world.process("DAI")
+    }
+    const historyPage = (cursor?: string) => Effect.runPromise(y.service.getInvoiceHistory(late.id, { limit: "1", ...(cursor === undefined ? {} : { cursor }) }))
+    const firstPage = await historyPage()
+    expect([firstPage.invoiceProcessingHistory.map((h) => h.epoch), firstPage.nextCursor]).toEqual([[11], "1"])
+    const secondPage = await historyPage("1")
+    expect([secondPage.invoiceProcessingHistory.map((h) => h.epoch), secondPage.nextCursor]).toEqual([[12], null])
     // SPEC's asset parameter: checked (400 for an unsupported one); an asset of the invoice's own ticker keeps its
     // entries, another ticker's matches none.
     expect(((await get(`/history/${invoice.id}/invoice-processing?asset=${DAI_A}`)).body as { invoiceProcessingHistory: unknown[] }).invoiceProcessingHistory).toHaveLength(1)
@@ -597,6 +610,19 @@ describe("routes: the fast path's limit, swaps and xERC20", () => {
     expect(swap.fastPathQuote).toEqual({ fixedFeeUnits: u("0.5").toString(), variableFeeBps: 3, totalFeeBps: 8, expectedAmount: "999200000000000000000", expectedFillTime: "90" })
   })
 
+  it("estimate the settlement time of the destination the limit was taken from", () => {
+    // DAI custody on C only (an intent from C): of destinations [B, C] the best is C, where settlements took 50 minutes.
+    const x = makeTestService()
+    x.world.newIntent({ origin: C, destinations: [A], amount: u(1000) })
+    x.world.dispatch(C)
+    for (let i = 0; i < 3; i++) {
+      x.world.model.settlementTimes.record(A, B, "basic", 600)
+      x.world.model.settlementTimes.record(A, C, "basic", 3000)
+    }
+    const q = x.service.quoteNow({ origin: String(A), destinations: [String(B), String(C)], inputAsset: DAI_A, amount: u(10).toString() })
+    expect(q.settlementEstimate).toEqual({ p25Minutes: 50, p50Minutes: 50, p75Minutes: 50 })
+  })
+
   it("quote an xERC20 route without a custody limit, and refuse a max_fee or the fast path for it", async () => {
     // XT burns on A (6 decimals here) and mints on C (8453): no custody there, no limit and no variable fee.
     const xt = xtTicker()
@@ -608,6 +634,10 @@ describe("routes: the fast path's limit, swaps and xERC20", () => {
     const refusal = async (over: Record<string, unknown>) => ((await failure(x.service.createIntents({ ...intentBody(), ...body, ...over }))) as BadRequest).error
     expect(await refusal({ max_fee: "1" })).toBe("InvalidMaxFee")
     expect(await refusal({ isFastPath: true })).toBe("InvalidTtl")
+    // A swap out of it: no route (UnsupportedSwap), and quoted reqType invalid.
+    const daiC = addr(x.world.assetOf("DAI", C))
+    expect(await refusal({ outputAsset: daiC, isFastPath: true })).toBe("UnsupportedSwap")
+    expect(x.service.quoteNow({ ...body, outputAsset: daiC })).toMatchObject({ reqType: "invalid", currentLimit: "0", fastPathQuote: { error: "UnsupportedSwap" } })
     expect((await Effect.runPromise(x.service.createIntents({ ...intentBody(), ...body }))).chainId).toBe(A)
   })
 })
