@@ -154,6 +154,17 @@ describe("intent records", () => {
     expect(world.model.settlementTimes.estimate(1, 10, "fast", prior)).toEqual({ p25Minutes: 0, p50Minutes: 0, p75Minutes: 0, observations: 3 })
   })
 
+  it("take a solver's repayment seen before its fill is indexed for no amount of the receiver", () => {
+    const world = new TestWorld()
+    world.hub.setUserSupportedDomains(SOLVER, [1, 10])
+    const { id, intent } = world.newIntent({ symbol: "USDC", origin: 1, destinations: [10], ttl: 3600, maxFee: 500, outputAsset: world.assetOf("USDC", 10) })
+    // The fill message reached the hub; the destination's IntentFilled is not indexed yet.
+    world.hub.receiveFills([{ intentId: id, solver: SOLVER, initiator: intent.initiator, fee: 300, executionTimestamp: world.now }])
+    world.dispatch(1)
+    world.settle(1)
+    expect(world.model.intent(id)).toMatchObject({ hub_settlement_domain: "1", destination_amount: null, filled: false })
+  })
+
   it("show an unfilled fast-path deposit of a closed epoch, waiting on the hub, as DEPOSIT_PROCESSED", () => {
     const world = new TestWorld()
     world.newIntent({ origin: 1, destinations: [10], amount: u(100) }) // an open invoice: later intents are deposits
