@@ -621,6 +621,13 @@ describe("routes: the fast path's limit, swaps and xERC20", () => {
     }
     const q = x.service.quoteNow({ origin: String(A), destinations: [String(B), String(C)], inputAsset: DAI_A, amount: u(10).toString() })
     expect(q.settlementEstimate).toEqual({ p25Minutes: 50, p50Minutes: 50, p75Minutes: 50 })
+    // Equal custody (none) on B and C: the first listed, B (10 minutes).
+    const y = makeTestService()
+    for (let i = 0; i < 3; i++) {
+      y.world.model.settlementTimes.record(A, B, "basic", 600)
+      y.world.model.settlementTimes.record(A, C, "basic", 3000)
+    }
+    expect(y.service.quoteNow({ origin: String(A), destinations: [String(B), String(C)], inputAsset: DAI_A, amount: u(10).toString() }).settlementEstimate.p50Minutes).toBe(10)
   })
 
   it("quote an xERC20 route without a custody limit, and refuse a max_fee or the fast path for it", async () => {
