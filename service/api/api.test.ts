@@ -160,6 +160,7 @@ describe("POST /intents: fast path, orders and the fee deadline", () => {
     expect((await Effect.runPromise(x.service.createIntents([intentBody(), intentBody()]))).chainId).toBe(A)
     expect((await refusal([intentBody(), intentBody(), intentBody()])).message).toBe("body: at most 2 intents per order, got 3.")
     expect((await refusal([intentBody(), intentBody({ from: USER })])).message).toBe("[1].from: every intent of an order must have the same sender.")
+    expect((await refusal([intentBody(), intentBody({ inputAsset: USDC_A, amount: "1000000000" })])).message).toBe("[1].inputAsset: every intent of an order must have the same input asset.")
   })
 
   it("refuse an amount of a token of more than 18 decimals that is below one unit at the hub's 18 decimals", async () => {
@@ -333,6 +334,8 @@ describe("GET /batched-intents", () => {
     expect(onlyFast.items.map((b) => b.intents[0]!.intent_id)).toEqual([fast.id])
     const paged = await run(client.batches.listBatches({ query: { limit: "1" } }))
     expect(paged.nextCursor).toBe("1")
+    const paged2 = await run(client.batches.listBatches({ query: { limit: "1", cursor: paged.nextCursor! } }))
+    expect([paged2.items.map((b) => b.intents[0]!.intent_id), paged2.nextCursor]).toEqual([[fast.id], "0"])
     const batch = await run(client.batches.getBatch({ params: { batchId: page.items[2]!.batchId } }))
     expect(batch).toEqual({ batchId: page.items[2]!.batchId, token_fee: "0", native_fee: "1000", intents: page.items[2]!.intents })
     expectProblem(await get("/batched-intents/0x12"), 400, "InvalidBatchId")
