@@ -491,6 +491,9 @@ describe("GET /configs/assets", () => {
       domain: String(A), key: "DAI", id: world.hub.config.tickers[0]!.domains[0]!.assetHash, decimal: 18, adopted_decimal: 18,
     })
     expect((await run(client.configs.listAssets({ query: { page: "2", limit: "4" } }))).assets).toHaveLength(2)
+    // Without a limit, every asset on one page (the maximum page size), not the default page size of other lists.
+    const small = makeTestService({ config: { pageSize: { default: 2, max: 100 } } })
+    expect((await Effect.runPromise(small.service.listAssets({}))).assets).toHaveLength(6)
     expect((await run(client.configs.listAssets({ query: { type: "xerc20" } }))).assets).toHaveLength(0)
     expect((await run(client.configs.listAssets({ query: { domain: String(D) } }))).assets.map((a) => a.key)).toEqual(["USDC"])
     // One rule in one message, whichever end is passed.
@@ -591,6 +594,9 @@ describe("routes", () => {
     const limits = await run(client.routes.limits({ payload: { origin: String(B), destinations: [String(A)], inputAsset: DAI_B } }))
     // Custody on A: the invoiced intent's full 100 DAI, in B's 6 decimals.
     expect(limits.currentLimit).toBe(normalizeDecimals(u(100), NORMALIZED_DECIMALS, 6).toString())
+    // Ten times that limit: the variable fee is capped at its maximum, 10 bps, not 10 · 10².
+    const over = await run(client.routes.quote({ payload: { origin: String(B), destinations: [String(A)], inputAsset: DAI_B, amount: "1000000000" } }))
+    expect(over).toMatchObject({ variableFeeBps: 10, currentLimit: "100000000" })
   })
 })
 
