@@ -89,6 +89,21 @@ describe("config: defaults", () => {
   })
 })
 
+describe("config: whole numbers", () => {
+  it("refuses a negative or fractional count, duration or dbps value, naming its path", () => {
+    expect(configError(makeConfig({ discountExemptEpochs: -1 })).message).toBe(
+      "discountExemptEpochs: expected a non-negative integer number of epochs, got -1",
+    )
+    expect(configError(makeConfig({ expiryTimeBuffer: 0.5 })).path).toBe("expiryTimeBuffer")
+    expect(configError(makeConfig({ minSolverSupportedDomains: -2 })).path).toBe("minSolverSupportedDomains")
+    expect(configError(withUsdc({ maxDiscountDbps: 12.5 })).message).toBe(
+      "tickers[1].maxDiscountDbps: expected a non-negative integer number of dbps, got 12.5",
+    )
+    expect(configError(withUsdc({ discountPerEpoch: -3 })).path).toBe("tickers[1].discountPerEpoch")
+    expect(configError(withUsdc({ fees: [{ recipient: FEE1, fee: 1.5 }] })).path).toBe("tickers[1].fees[0].fee")
+  })
+})
+
 describe("config: asset decimals", () => {
   it("refuses decimals an ERC-20 cannot have (a uint8), naming the domain's path", () => {
     for (const decimals of [256, -1, 6.5]) {

@@ -126,18 +126,31 @@ export class HubConfigError extends Error {
   }
 }
 
+/** `value` when it is a whole number of `unit` (the contracts' unsigned integers), else a `HubConfigError` at `path`. */
+const wholeNumber = (path: string, value: number, unit: string): number => {
+  if (!Number.isSafeInteger(value) || value < 0) throw new HubConfigError(path, `expected a non-negative integer number of ${unit}, got ${value}`)
+  return value
+}
+
 /** Validates and normalizes a config (the checks of `AssetManager`: dbps bounds, fee sum, no duplicates). */
 export const makeHubConfig = (input: HubConfigInput): HubConfig => {
   const epochLength = input.epochLength ?? HUB_DEFAULTS.epochLength
   if (!Number.isInteger(epochLength) || epochLength <= 0) throw new HubConfigError("epochLength", "must be a positive integer number of hub blocks")
+  const expiryTimeBuffer = wholeNumber("expiryTimeBuffer", input.expiryTimeBuffer ?? HUB_DEFAULTS.expiryTimeBuffer, "seconds")
+  const discountExemptEpochs = wholeNumber("discountExemptEpochs", input.discountExemptEpochs ?? HUB_DEFAULTS.discountExemptEpochs, "epochs")
+  const minSolverSupportedDomains = wholeNumber(
+    "minSolverSupportedDomains",
+    input.minSolverSupportedDomains ?? HUB_DEFAULTS.minSolverSupportedDomains,
+    "domains",
+  )
   const symbols = new Set<string>()
   const tickers = input.tickers.map((t, i): TickerConfig => {
     const at = `tickers[${i}]`
     if (t.symbol.length === 0) throw new HubConfigError(`${at}.symbol`, "must not be empty")
     if (symbols.has(t.symbol)) throw new HubConfigError(`${at}.symbol`, `duplicate ticker ${t.symbol}`)
     symbols.add(t.symbol)
-    const maxDiscountDbps = t.maxDiscountDbps ?? HUB_DEFAULTS.maxDiscountDbps
-    const discountPerEpochDbps = t.discountPerEpoch ?? HUB_DEFAULTS.discountPerEpoch
+    const maxDiscountDbps = wholeNumber(`${at}.maxDiscountDbps`, t.maxDiscountDbps ?? HUB_DEFAULTS.maxDiscountDbps, "dbps")
+    const discountPerEpochDbps = wholeNumber(`${at}.discountPerEpoch`, t.discountPerEpoch ?? HUB_DEFAULTS.discountPerEpoch, "dbps")
     // AssetManager: HubStorage_InvalidDbpsValue unless maxDiscountDbps <= 100_000 and discountPerEpoch <= maxDiscountDbps.
     if (maxDiscountDbps > DBPS_DENOMINATOR_NUMBER) {
       throw new HubConfigError(`${at}.maxDiscountDbps`, `ticker ${t.symbol}: expected at most ${DBPS_DENOMINATOR_NUMBER} dbps, got ${maxDiscountDbps}`)
@@ -151,7 +164,7 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
     const fees = (t.fees ?? []).map((f, j): ProtocolFee => {
       const recipient = toBytes32(f.recipient)
       if (recipient === undefined) throw new HubConfigError(`${at}.fees[${j}].recipient`, "expected an address or bytes32")
-      return { recipient, feeDbps: f.fee }
+      return { recipient, feeDbps: wholeNumber(`${at}.fees[${j}].fee`, f.fee, "dbps") }
     })
     const feeSum = fees.reduce((sum, f) => sum + f.feeDbps, 0)
     if (feeSum > DBPS_DENOMINATOR_NUMBER) {
@@ -196,11 +209,11 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
   return {
     hubDomain: input.hubDomain ?? HUB_DEFAULTS.hubDomain,
     epochLengthBlocks: epochLength,
-    expiryTimeBufferSeconds: input.expiryTimeBuffer ?? HUB_DEFAULTS.expiryTimeBuffer,
-    discountExemptEpochs: input.discountExemptEpochs ?? HUB_DEFAULTS.discountExemptEpochs,
+    expiryTimeBufferSeconds: expiryTimeBuffer,
+    discountExemptEpochs,
     userMaxDiscount: input.userMaxDiscount ?? HUB_DEFAULTS.userMaxDiscount,
     allowFastPathSwaps: input.allowFastPathSwaps ?? HUB_DEFAULTS.allowFastPathSwaps,
-    minSolverSupportedDomains: input.minSolverSupportedDomains ?? HUB_DEFAULTS.minSolverSupportedDomains,
+    minSolverSupportedDomains,
     gasConfig: {
       settlementBaseGasUnits: BigInt(gas.settlementBaseGasUnits),
       averageGasUnitsPerSettlement: BigInt(gas.averageGasUnitsPerSettlement),
