@@ -536,3 +536,125 @@ ${solvers("{ chain: 31002, asset: USDC, tokens: 5000 }")}`,
     expect(Object.keys(op.rejections).filter((r) => r.startsWith("ERC20_"))).toEqual([])
   })
 })
+
+describe("what a solver looks at", () => {
+  it("only fast intents to chains it holds inventory on: not netting intents, not chains without its inventory", async () => {
+    // a holds USDC on 31001 only: the fast intent goes to 31002 (b fills it), the netting one to 31001 has ttl 0.
+    const text = twoChainUsdc(
+      "solver-looks",
+      "{ seconds: 600 }",
+      `agents:
+  rebalancers:
+    - { name: fast, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+    - { name: basic, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 100 }, paths: { basic: 1 } }
+  solvers:
+    - { name: a, count: 1, feeDbps: 20, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }] }
+    - { name: b, count: 1, feeDbps: 20, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: 1000 }] }`,
+    )
+    const { report } = await runScenario(text, { seed: 1, backend: "memory" })
+    const a = report.agents.find((x) => x.population === "a")!
+    const b = report.agents.find((x) => x.population === "b")!
+    expect([a.actions, a.rejections]).toEqual([{}, {}])
+    expect([b.actions, b.rejections]).toEqual([{ fill: 1 }, {}])
+  })
+
+  it("an intent whose maxFee equals its fee (the spoke refuses only a fee above maxFee)", async () => {
+    const text = scenario(0.5).replace("paths: { fast: 1 } }", "paths: { fast: 1 }, fastMaxFeeDbps: 20 }")
+    const { report } = await runScenario(parseScenario(text, "solver-max-fee.yaml"), { seed: 1, backend: "memory" })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    expect([solver.actions.fill, solver.rejections]).toEqual([1, {}])
+  })
+
+  it("not at an intent it looks at when its ttl has run out (default reaction 5 s, ttl 5 s), which the spoke would refuse", async () => {
+    // The intent is mined at t and seen then; the solver looks at t + 5 = timestamp + ttl: expired (§4.3).
+    const text = twoChainUsdc(
+      "solver-expired",
+      "{ seconds: 600 }",
+      `agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 }, fastTtlSeconds: 5 }
+  solvers:
+    - { name: s, count: 1, feeDbps: 20, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: 1000 }] }`,
+    )
+    const { report } = await runScenario(text, { seed: 1, backend: "memory" })
+    const s = report.agents.find((x) => x.population === "s")!
+    expect([s.actions, s.rejections]).toEqual([{}, { expired: 1 }])
+  })
+})
+
+describe("a solver's inventory for a fill", () => {
+  /**
+   * 100 USDC sent fast, no fixed or variable fee: the intent is 100 USDC (the fast path's fee is its maxFee, the
+   * solver's). At 20 dbps the spoke takes 100,000,000 - 100,000,000 · 20 / 100,000 = 99,980,000 units from the solver
+   * (§4.3). Solver a holds `tokens` on 31002 and looks first; b (ample inventory, the quote's limit) 30 s later.
+   */
+  const run = async (tokens: string) => {
+    const text = twoChainUsdc(
+      "solver-exact-inventory",
+      "{ seconds: 600 }",
+      `agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+  solvers:
+    - { name: a, count: 1, feeDbps: 20, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: ${tokens} }] }
+    - { name: b, count: 1, feeDbps: 20, reactionSeconds: { kind: fixed, seconds: 30 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: 1000 }] }`,
+      { usdc: { fixedFeeTokens: '"0"', maxVariableFeeBps: 0 } },
+    )
+    const { report } = await runScenario(text, { seed: 1, backend: "memory" })
+    const a = report.agents.find((x) => x.population === "a")!
+    return { a: [a.actions, a.rejections], reverts: report.world.spokeReverts }
+  }
+
+  it("is the output less its fee: exactly that much fills", async () => {
+    expect(await run('"99.98"')).toEqual({ a: [{ fill: 1 }, {}], reverts: 0 })
+  })
+
+  it("one unit short is not enough (the fill would revert)", async () => {
+    expect(await run('"99.979999"')).toEqual({ a: [{}, { insufficientInventory: 1 }], reverts: 0 })
+  })
+})
+
+describe("solver rebalancing amounts and retries", () => {
+  const noFees = (text: string) => text.replace("- symbol: USDC\n", '- symbol: USDC\n    fixedFeeTokens: "0"\n    maxVariableFeeBps: 0\n')
+
+  it("does not rebalance a chain a fill leaves exactly at its share (below, not at)", async () => {
+    // No fixed or variable fee: the intent is 6,000; the fill takes 6,000 - 6,000 · 20 / 100,000 = 5,998.8 of
+    // 11,997.6, leaving exactly half.
+    const text = noFees(scenario(0.5)).replace("{ chain: 31002, asset: USDC, tokens: 10000 }", '{ chain: 31002, asset: USDC, tokens: "11997.6" }')
+    const { report } = await runScenario(parseScenario(text, "solver-at-floor.yaml"), { seed: 1, backend: "memory" })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    expect([solver.actions, solver.rejections]).toEqual([{ fill: 1 }, {}])
+  })
+
+  it("moves no more than the source has above its floor: 4,000 of 8,000, not half the poor chain's start", async () => {
+    // Repaid on 31002 only: 31001 changes only by the rebalance.
+    const text = scenario(0.5)
+      .replace("{ chain: 31001, asset: USDC, tokens: 10000 }", "{ chain: 31001, asset: USDC, tokens: 8000 }")
+      .replace("      inventory:", "      repaymentChains: [31002]\n      inventory:")
+      .replace("horizon: { seconds: 1200 }", "horizon: { seconds: 1200 }\nhub: { minSolverSupportedDomains: 1 }")
+    let held31001 = -1n
+    const { report } = await runScenario(parseScenario(text, "solver-surplus.yaml"), {
+      seed: 1,
+      backend: "memory",
+      inspect: async (world) => {
+        const solver = world.plan.agents.find((a) => a.kind === "solver")!
+        held31001 = await world.chain(31001).virtualBalance(world.plan.assets.get("USDC:31001")!.address, solver.account.address)
+      },
+    })
+    expect(report.agents.find((a) => a.kind === "solver")!.actions.rebalance).toBe(1)
+    expect(held31001).toBe(4_000_000_000n)
+  })
+
+  it("fills an intent waiting for inventory once the rebalance is deposited on its chain", async () => {
+    // Two intents of 6,000 at once: the second waits (the first's fill holds the inventory) and asks for a
+    // rebalance. Repaid on 31001 only, 31002 gets inventory back from the rebalance alone.
+    const text = scenario(0.5)
+      .replace("horizon: { seconds: 1200 }", "horizon: { seconds: 3600 }\nhub: { minSolverSupportedDomains: 1 }")
+      .replace("atSeconds: [60]", "atSeconds: [60, 60]")
+      .replace("      inventory:", "      repaymentChains: [31001]\n      inventory:")
+      .replace("agents:", "initialLiquidity:\n  - { chain: 31001, asset: USDC, tokens: 100000 }\n  - { chain: 31002, asset: USDC, tokens: 20000 }\nagents:")
+    const { report } = await runScenario(parseScenario(text, "solver-deposit-retry.yaml"), { seed: 1, backend: "memory" })
+    const solver = report.agents.find((a) => a.kind === "solver")!
+    expect([solver.actions, solver.rejections]).toEqual([{ fill: 2, rebalance: 1, rebalanceDeposit: 1 }, { insufficientInventory: 1 }])
+  })
+})
