@@ -192,3 +192,28 @@ agents:
     expect(report.intents.byPopulation!.user!.settled).toBe(1)
   })
 })
+
+describe("arbitrageur purchase decision", () => {
+  const report = async (protocolFeeDbps: number, discountDbps: number) => {
+    const { runScenario } = await import("../run.ts")
+    const text = scenario({
+      fees: `fixedFeeTokens: "0"\n    maxVariableFeeBps: 0\n    protocolFeeDbps: ${protocolFeeDbps}`,
+      discount: `discountPerEpochDbps: ${discountDbps}\n    maxDiscountDbps: ${discountDbps}`,
+      minDiscountBps: 0,
+      minAgeSeconds: 900,
+    })
+    const { report } = await runScenario(parseScenario(text, "arbitrageur.yaml"), { seed: 1, backend: "memory" })
+    const mm = report.agents.find((a) => a.kind === "arbitrageur")!
+    return [mm.actions.purchase, mm.rejections]
+  }
+
+  it("counts the hub's protocol fee on its deposit: a 10 bps reward does not pay 15 bps of fee, and pays 5", async () => {
+    // The invoice's discount is 100 dbps (10 bps), all of it the purchase's reward (no other custody on 31002).
+    expect(await report(150, 100)).toEqual([undefined, { unprofitable: 1 }])
+    expect(await report(50, 100)).toEqual([1, {}])
+  })
+
+  it("passes over an invoice without a discount silently (nothing to earn, no min-amounts read)", async () => {
+    expect(await report(0, 0)).toEqual([undefined, {}])
+  })
+})
