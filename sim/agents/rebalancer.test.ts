@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { runScenario } from "../run.ts"
 import { twoChainUsdc } from "../scenario/testing.ts"
 
-const run = async (arrivals: readonly number[], outage = "") => {
+const run = async (arrivals: readonly number[], outage = "", balanceTokens = 250) => {
   // 31001 mines every 12 s; a user sending at 30 s is mined at 36 s.
   const scenario = twoChainUsdc(
     "budget",
@@ -14,7 +14,7 @@ const run = async (arrivals: readonly number[], outage = "") => {
     `transport: { latency: { kind: fixed, seconds: 30 }${outage} }
 agents:
   rebalancers:
-    - { name: user, count: 1, asset: USDC, balanceTokens: 250, arrival: { kind: scripted, atSeconds: [${arrivals.join(", ")}] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { basic: 1 } }`,
+    - { name: user, count: 1, asset: USDC, balanceTokens: ${balanceTokens}, arrival: { kind: scripted, atSeconds: [${arrivals.join(", ")}] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { basic: 1 } }`,
     { blockTimeSeconds: [12, 2] },
   )
   const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
@@ -26,6 +26,11 @@ describe("a rebalancer's budget", () => {
     const user = await run([30, 90, 150, 210])
     expect(user.actions.basic).toBe(2)
     expect(user.rejections.budgetExhausted).toBe(2)
+  })
+
+  it("may be spent to the last token", async () => {
+    const user = await run([30, 90, 150], "", 200)
+    expect([user.actions.basic, user.rejections]).toEqual([2, { budgetExhausted: 1 }])
   })
 
   it("is given back by an intent that reverts", async () => {
