@@ -359,6 +359,25 @@ describe("solvers looking again", () => {
   })
 })
 
+describe("a solver's capacity window", () => {
+  it("still holds a fill sent exactly an hour before (it leaves the window the second after)", async () => {
+    // One fill an hour; the second intent comes 3,600 s after the first, so the solver looks at it exactly an hour
+    // after sending the first fill: refused for capacity, then filled a second later.
+    const text = twoChainUsdc(
+      "capacity-hour",
+      "{ hours: 2 }",
+      `agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60, 3660] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+  solvers:
+    - { name: s, count: 1, feeDbps: 20, capacityPerHour: 1, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31001, asset: USDC, tokens: 1000 }, { chain: 31002, asset: USDC, tokens: 1000 }] }`,
+    )
+    const { report } = await runScenario(text, { seed: 1, backend: "memory" })
+    const s = report.agents.find((x) => x.population === "s")!
+    expect([s.actions, s.rejections]).toEqual([{ fill: 2 }, { capacity: 1 }])
+  })
+})
+
 describe("a solver's reverted fill", () => {
   it("gives back the inventory it held, and what waits for that chain is filled with it", async () => {
     // Solver a has 150 USDC on 31002 (12 s blocks): its fill of the first intent holds 100 of it, so the second,
