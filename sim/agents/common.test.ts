@@ -5,8 +5,8 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { Deployment, DOMAIN_A, DOMAIN_B } from "../../service/api/deployment.ts"
-import { BadRequest } from "../../service/api/errors.ts"
-import { callService } from "./common.ts"
+import { BadRequest, notFound } from "../../service/api/errors.ts"
+import { callNow, callService } from "./common.ts"
 
 describe("callService", () => {
   it("runs an operation that signs a fee once, and one whose signature is cached without signing", async () => {
@@ -30,6 +30,14 @@ describe("callService", () => {
       message: "amount: expected digits",
     })
     await expect(callService(Effect.die(new Error("boom")))).rejects.toThrow(/clearing service defect/)
+  })
+})
+
+describe("callNow", () => {
+  it("gives a 404 (an unknown invoice, route or asset) as a value, like a 400, and throws anything else", () => {
+    expect(callNow(() => 7)).toEqual({ ok: true, value: 7 })
+    expect(callNow(() => { throw notFound("InvoiceNotFound", "no invoice 0x01") })).toEqual({ ok: false, error: "InvoiceNotFound", message: "no invoice 0x01" })
+    expect(() => callNow(() => { throw new Error("boom") })).toThrow("boom")
   })
 })
 
