@@ -194,14 +194,14 @@ agents:
 })
 
 describe("arbitrageur purchase decision", () => {
-  const report = async (protocolFeeDbps: number, discountDbps: number) => {
+  const report = async (protocolFeeDbps: number, discountDbps: number, capitalTokens = "100000") => {
     const { runScenario } = await import("../run.ts")
     const text = scenario({
       fees: `fixedFeeTokens: "0"\n    maxVariableFeeBps: 0\n    protocolFeeDbps: ${protocolFeeDbps}`,
       discount: `discountPerEpochDbps: ${discountDbps}\n    maxDiscountDbps: ${discountDbps}`,
       minDiscountBps: 0,
       minAgeSeconds: 900,
-    })
+    }).replace("tokens: 100000 }", `tokens: ${capitalTokens} }`)
     const { report } = await runScenario(parseScenario(text, "arbitrageur.yaml"), { seed: 1, backend: "memory" })
     const mm = report.agents.find((a) => a.kind === "arbitrageur")!
     return [mm.actions.purchase, mm.rejections]
@@ -215,5 +215,44 @@ describe("arbitrageur purchase decision", () => {
 
   it("passes over an invoice without a discount silently (nothing to earn, no min-amounts read)", async () => {
     expect(await report(0, 0)).toEqual([undefined, {}])
+  })
+
+  it("buys with capital of exactly the min-amount, and not one unit less", async () => {
+    // Invoice 10,000, discount 100 dbps, nothing in custody on 31002: a deposit D settles it when
+    // D >= 10,000 - D · 100 / 100,000, so D = 10,000 · 100,000 / 100,100 = 9,990.00999000999... rounded up to
+    // 9,990.009991 USDC (no fees: the amount sent is the deposit).
+    expect(await report(0, 100, '"9990.009991"')).toEqual([1, {}])
+    expect(await report(0, 100, '"9990.00999"')).toEqual([undefined, { noCapital: 1 }])
+  })
+})
+
+describe("arbitrageur purchase destination", () => {
+  it("is the invoice's origin, where its custody grew and the purchase is repaid, not the first other chain", async () => {
+    const { runScenario } = await import("../run.ts")
+    // An invoice of 10,000 from 31002 to 31003 (no custody there), bought with capital on 31003: the purchase goes to
+    // 31002, settled there from the invoice's own deposit. Sent to 31001 (no custody), it would wait as an invoice.
+    const text = `
+name: arbitrageur-destination
+horizon: { seconds: 2400 }
+hub: { epochLength: 20 }
+chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
+assets:
+  - symbol: USDC
+    discountPerEpochDbps: 100
+    maxDiscountDbps: 100
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31002, to: 31003 }], size: { kind: fixed, tokens: 10000 }, paths: { basic: 1 } }
+  arbitrageurs:
+    - { name: mm, count: 1, pollSeconds: 60, capital: [{ chain: 31003, asset: USDC, tokens: 100000 }] }
+`
+    const { report } = await runScenario(parseScenario(text, "arbitrageur-destination.yaml"), { seed: 1, backend: "memory" })
+    const mm = report.agents.find((a) => a.kind === "arbitrageur")!
+    expect([mm.actions, mm.rejections]).toEqual([{ purchase: 1, repaid: 1 }, {}])
+    expect(report.intents.byPopulation!.user!.settled).toBe(1)
   })
 })
