@@ -42,3 +42,63 @@ describe("a rebalancer's budget", () => {
     expect(user.rejections.budgetExhausted).toBe(1)
   })
 })
+
+describe("a rebalancer's budget per chain", () => {
+  it("is counted on each origin chain apart: 100 tokens on each pays one intent of 100 from each", async () => {
+    // Twenty intents, each drawn from one of two flows with equal weights: both origins are drawn (all twenty from one
+    // has odds of 2^-19), and each pays for one intent.
+    const scenario = twoChainUsdc(
+      "budget-per-chain",
+      "{ hours: 1 }",
+      `agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, balanceTokens: 100, arrival: { kind: scripted, atSeconds: [${Array.from({ length: 20 }, (_, i) => 30 + 60 * i).join(", ")}] }, flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }], size: { kind: fixed, tokens: 100 }, paths: { basic: 1 } }`,
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+    const user = report.agents.find((a) => a.population === "user")!
+    expect([user.actions, user.rejections]).toEqual([{ basic: 2 }, { budgetExhausted: 18 }])
+  })
+})
+
+describe("a rebalancer population's Poisson arrivals", () => {
+  it("come at `perHour` for the population, shared by its agents", async () => {
+    // 600 an hour over four agents: about 600 intents in the hour (a standard deviation of about 25); at 600 per
+    // agent it would be about 2,400.
+    const scenario = twoChainUsdc(
+      "poisson-rate",
+      "{ hours: 1 }",
+      `agents:
+  rebalancers:
+    - { name: user, count: 4, asset: USDC, arrival: { kind: poisson, perHour: 600 }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1 }, paths: { basic: 1 } }`,
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+    const sent = report.agents.find((a) => a.population === "user")!.actions.basic!
+    expect(sent).toBeGreaterThan(500)
+    expect(sent).toBeLessThan(700)
+  })
+})
+
+describe("a rebalancer's swaps", () => {
+  const run = async (assets: string) => {
+    const { parseScenario } = await import("../scenario/load.ts")
+    const text = `
+name: swaps
+horizon: { seconds: 600 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+${assets}
+agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { swap: 1 } }
+`
+    const { report } = await runScenario(parseScenario(text, "swaps.yaml"), { seed: 1, backend: "memory" })
+    const u = report.agents.find((a) => a.population === "u")!
+    return [u.actions, u.rejections, u.fallbacks]
+  }
+
+  it("are refused, not sent as netting, when the fast path is (no solver holds the output)", async () => {
+    expect(await run("  - symbol: DAI\n    chains: [{ chain: 31002, decimals: 18 }]")).toEqual([{}, { "fastPath:OverSolverLimit": 1 }, {}])
+  })
+})
