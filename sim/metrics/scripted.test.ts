@@ -18,11 +18,11 @@
  */
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { bytes32ToAddress } from "../../service/domain/hex.ts"
+import { type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
 import { createMemorySpokes } from "../../service/spoke/spoke.ts"
 import type { SpokeReceipt } from "../../service/spoke/types.ts"
 import { createIntents, sendTransaction } from "../agents/common.ts"
-import { assembleRun, type Backend, buildRunResult, measureInFlight, runScenario } from "../run.ts"
+import { assembleRun, type Backend, buildRunResult, measureInFlight, type RunAssembly, runScenario } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
 import { planWorld } from "../world/plan.ts"
 import { Samples, toMilliseconds } from "./percentiles.ts"
@@ -321,5 +321,155 @@ describe("per-epoch latency samples", () => {
       const p = samples.percentiles()!
       expect([epoch, p50.get(epoch), max.get(epoch)]).toEqual([epoch, toMilliseconds(p.p50), toMilliseconds(p.max)])
     }
+  })
+})
+
+/**
+ * The first scenario with an outside sender (a funded dev account no agent signs with) beside alice and bob:
+ * `script` schedules its calls. The report of the run.
+ */
+const runWithOutsideUser = async (text: string, script: (w: RunAssembly["world"], user: Address, service: RunAssembly["service"]) => void) => {
+  const loaded = parseScenario(text, "outside-user.yaml")
+  const plan = planWorld(loaded.spec, { userAccounts: 1 })
+  const assembly = assembleRun(loaded.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+  script(assembly.world, plan.users[0]!.address, assembly.service)
+  await assembly.world.run(plan.horizonSeconds)
+  measureInFlight(plan, assembly)
+  const { report } = buildRunResult(loaded, assembly, { seed: 1, run: 0, backend: "memory", horizonSeconds: plan.horizonSeconds, wallSeconds: 0 })
+  assembly.world.close()
+  return report
+}
+
+/**
+ * An unsupported intent refunded (reference §3.3 step 3, `returnUnsupportedIntent`): the first scenario, and an
+ * outside user sends 1,000 USDC 31001→31002 straight to the spoke at t=20 with an output asset no chain has.
+ * The hub takes it in at 90 as UNSUPPORTED (no custody: alice's and bob's timeline is unchanged); the user's
+ * returnUnsupportedIntent at 120 sends the whole amount back to 31001, where it is Settled to the user (its
+ * receiver too) at 150. A refund is not a settlement: 3 intents created, alice's and bob's 2 settled, their
+ * latencies only (260 and 470 s); bob's settlement at 570, after the refund, still counts.
+ */
+describe("an unsupported intent returned to its sender", () => {
+  it("is created, but its refund is neither a settlement nor a payment", async () => {
+    const reverts: string[] = []
+    const report = await runWithOutsideUser(scenario, (w, user) => {
+      const usdc = w.plan.assets.get("USDC:31001")!.address
+      const onReceipt = (receipt: SpokeReceipt) => void (receipt.status === "reverted" && reverts.push(receipt.error.name))
+      let intentId: Bytes32 | undefined
+      w.observe({ onSpokeEvent: (e, c) => void (e.name === "IntentAdded" && c.receipt.from.toLowerCase() === user.toLowerCase() && (intentId = e.intentId)) })
+      w.scheduler.at(0, "approve", () => w.submit(31001, user, { kind: "erc20.approve", token: usdc, spender: w.chain(31001).addresses.spoke, amount: 2n ** 256n - 1n }, undefined, onReceipt))
+      const intent = { destinations: [31002], receiver: user, inputAsset: usdc, outputAsset: "0x000000000000000000000000000000000000dEaD" as Address, amount: 1_000_000_000n, maxFee: 0, ttl: 0, data: "0x" as const }
+      w.scheduler.at(20_000, "unsupported intent", () => w.submit(31001, user, { kind: "spoke.newIntent", ...intent }, undefined, onReceipt))
+      w.scheduler.at(120_000, "return it", () => {
+        const revert = w.applyHub({ kind: "returnUnsupportedIntent", intentId: intentId! })
+        if (revert !== undefined) reverts.push(revert.errorName)
+      })
+    })
+    expect(reverts).toEqual([])
+    expect(report.coverage).toContain("unsupportedReturned")
+    expect(report.intents).toMatchObject({ created: 3, settled: 2 })
+    expect(report.intents.byPopulation).toMatchObject({ "(other senders)": { created: 1, settled: 0 } })
+    expect(report.latency).toMatchObject({ count: 2, p50: 365, max: 470 })
+    expect(report.latency.settlement).toMatchObject({ count: 2, p50: 365, max: 470 })
+  })
+})
+
+/**
+ * The path of an intent is worked out once per route (input and output asset, origin, destination, fast or
+ * not). On three chains an outside user sends 100 USDC from 31001: a fast intent to 31002 (its output asset
+ * USDC there), then basic intents to 31002 and to 31003 naming their output asset, which is allowed for the
+ * ticker's own asset (reference §3.3 step 3). USDC has one address on every chain (the same deployer and nonce),
+ * so the three share input and output asset: only the fast flag and the destination tell them apart.
+ */
+describe("intents of one asset pair on the fast and the basic path", () => {
+  it("are counted on their own paths", async () => {
+    const threeChains = scenario.replace("chains: [{ id: 31001 }, { id: 31002 }]", "chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]").replace("{ chain: 31002, decimals: 6 }]", "{ chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]")
+    const failures: string[] = []
+    const report = await runWithOutsideUser(threeChains, (w, user, service) => {
+      const usdc = w.plan.assets.get("USDC:31001")!.address
+      expect([w.plan.assets.get("USDC:31002")!.address, w.plan.assets.get("USDC:31003")!.address]).toEqual([usdc, usdc])
+      const onReceipt = (receipt: SpokeReceipt) => void (receipt.status === "reverted" && failures.push(receipt.error.name))
+      w.scheduler.at(0, "approve", () => w.submit(31001, user, { kind: "erc20.approve", token: usdc, spender: w.chain(31001).addresses.feeAdapter, amount: 2n ** 256n - 1n }, undefined, onReceipt))
+      const sends = [
+        { destinations: ["31002"], isFastPath: true },
+        { destinations: ["31002"], outputAsset: usdc },
+        { destinations: ["31003"], outputAsset: usdc },
+      ]
+      sends.forEach((route, i) =>
+        w.scheduler.at((200 + 10 * i) * 1000, "outside user", async () => {
+          const tx = await createIntents(service, { origin: "31001", inputAsset: usdc, amount: "100000000", to: user, from: user, ...route })
+          if (!tx.ok) return void failures.push(tx.error)
+          sendTransaction(w, user, tx.value, onReceipt)
+        }),
+      )
+    })
+    expect(failures).toEqual([])
+    expect(report.intents.byPopulation).toMatchObject({ "(other senders)": { created: 3 } })
+    expect(report.intents.byPath.fast.created).toBe(1)
+    // alice's and bob's, and the outside user's two.
+    expect(report.intents.byPath.basic.created).toBe(4)
+  })
+})
+
+/**
+ * An xERC20 mint over the bridge's limit, by hand. XT (6 decimals here, so that the owed amounts are scaled to
+ * 18 decimals), minting limit 1,000 a day on each chain, protocol fee 2 dbps; the debt keeper mints every 600 s
+ * from 300 s, as much as the limit allows.
+ *
+ *  t=10  bridgers sends 1,000.5 XT 31001→31002 (burnt); dispatched at 60, at the hub at 90, where it settles to
+ *        31002 for 1,000.5 − 0.02001 = 1,000.47999 (xERC20: no custody), sent at 120.
+ *  t=150 on 31002 the mint of 1,000.47999 is over the limit (1,000): AssetMintFailed, then Settled: settled
+ *        (latency 140 s), but the receiver is owed 1,000.47999.
+ *  t=300 the keeper mints 1,000 (the whole limit): 0.47999 still owed.
+ *  t=900 the limit has refilled by 600 × 1,000 / 86,400 = 6.94: the keeper mints the 0.47999 left, exactly the
+ *        debt: the receiver is paid (latency 890 s).
+ * What the bridgers have in flight is what is still owed: 1,000.47999 at 200 s, 0.47999 at 600 s, nothing at
+ * 1,200 s. No mint succeeded at a settlement, so there is no xerc20Settled.
+ */
+const debtScenario = (horizonSeconds: number) => `
+name: hand-computed-debt
+horizon: { seconds: ${horizonSeconds} }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: XT
+    prioritizedStrategy: xerc20
+    chains:
+      - { chain: 31001, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+      - { chain: 31002, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: bridgers, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [10] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: "1000.5" } }
+`
+
+describe("an xERC20 debt on a hand-computed scenario", () => {
+  it("pays the receiver when the mint that covers the rest of the debt exactly is mined", async () => {
+    const run = async (seconds: number) => (await runScenario(parseScenario(debtScenario(seconds), "hand-computed-debt.yaml"), { seed: 1, backend: "memory" })).report
+    const inFlight = async (seconds: number) => (await run(seconds)).agents.find((a) => a.population === "bridgers")!.inFlight
+    expect(await inFlight(200)).toEqual({ XT: 1000.47999 })
+    expect(await inFlight(600)).toEqual({ XT: 0.47999 })
+    const report = await run(1200)
+    expect(report.keepers.debtMints).toBe(2)
+    expect(report.agents.find((a) => a.population === "bridgers")!.inFlight).toEqual({})
+    expect(report.intents).toMatchObject({ created: 1, settled: 1 })
+    expect(report.latency).toMatchObject({ count: 1, max: 890 })
+    expect(report.latency.settlement).toMatchObject({ count: 1, max: 140 })
+    expect(report.coverage).toEqual(["xerc20DebtMinted", "xerc20MintDebt"])
+  })
+})
+
+/**
+ * Custody in the time series of an 18-decimal token: the first scenario with USDC of 18 decimals and alice
+ * sending 1,000.00005. Her invoice is 1,000.00005 − 0.020000001 (2 dbps) = 999.980049999, settled at 180 on
+ * 31002 from bob's 1,000: 0.019950001 left there (nine decimals: a token of 6 decimals could not hold it).
+ * Bob's 999.98 settles at 480 on 31001 from alice's 1,000.00005: 0.02005 left.
+ */
+describe("custody of an 18-decimal token in the time series", () => {
+  it("is in whole tokens, to the token's fine decimals", async () => {
+    const fine = scenario.replace("{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }", "{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }").replace("size: { kind: fixed, tokens: 1000 } }\n    - { name: bob", 'size: { kind: fixed, tokens: "1000.00005" } }\n    - { name: bob')
+    const { report, timeseries } = await runScenario(parseScenario(fine, "hand-computed-18.yaml"), { seed: 1, backend: "memory" })
+    expect(report.intents).toMatchObject({ created: 2, settled: 2 })
+    const E = 500_000
+    expect(seriesOf(timeseries, "custody.USDC.31002")).toEqual([[E, 0.019950001], [E + 1, 0.019950001]])
+    expect(seriesOf(timeseries, "custody.USDC.31001")).toEqual([[E, 1000.00005], [E + 1, 0.02005]])
   })
 })
