@@ -399,10 +399,13 @@ export class MetricsCollector implements WorldObserver {
         break
       }
       case "DepositProcessed": {
-        // An arbitrageur's deposit that earned rewards bought (part of) an invoice.
+        // An arbitrageur's deposit that earned rewards bought (part of) an invoice. Only a deposit of a closed epoch
+        // can have earned any (its event carries amount after fees + rewards, reference §3.6); one taken in while
+        // no invoice was open is processed in the current epoch, and its event carries the amount before the
+        // protocol fee (§3.3 step 6), no reward.
         if (this.ownerOf(event.intentId)?.kind !== "arbitrageur") break
         const ctx = this.world.hub.state.contexts.get(event.intentId)
-        if (ctx !== undefined && event.amountAndRewards > ctx.amountAfterFees18) this.coverage.add("arbitragePurchase")
+        if (ctx !== undefined && event.epoch < this.world.hub.currentEpoch() && event.amountAndRewards > ctx.amountAfterFees18) this.coverage.add("arbitragePurchase")
         break
       }
       case "ExpiredIntentsHandled":

@@ -458,6 +458,40 @@ describe("an xERC20 debt on a hand-computed scenario", () => {
 })
 
 /**
+ * An arbitrageur's purchase, by hand: alice's invoice as in the discount scenario (999.98 on 31002, entry E,
+ * 100 dbps an epoch), and an arbitrageur `mm` with capital on 31002 that polls every 1,000 s from 500 s (one
+ * agent: half its period). At 500 (E+1) the invoice is discounted 100 dbps: mm buys it with a deposit of about
+ * 999 USDC on 31002, dispatched at 540, at the hub at 570. Bob also sends 1,000 USDC from 31002:
+ *  - at 490: his deposit and mm's reach the hub in one batch at 570, his first. The process call at 600 settles
+ *    the invoice for 998.98002 from the deposits of E+1 on 31002, consumed in order: bob's 1,000 covers it all and
+ *    earns the whole reward; mm's deposit earns none (processed at 960, the cleanup of E+1, for its amount after
+ *    fees). No arbitrage purchase.
+ *  - at 450: his deposit reaches the hub at 510 and settles the invoice at 540; mm's deposit, at 570, finds no
+ *    invoice open and is taken in as any intent then is (its DepositProcessed carries its amount before the
+ *    protocol fee, reference §3.3 step 6), settled to mm on 31001 without a reward. No arbitrage purchase.
+ *  - never: mm's deposit alone covers the invoice at 600 and earns the reward. An arbitrage purchase.
+ */
+describe("an arbitrageur's deposit on a hand-computed scenario", () => {
+  const arbitrage = (bob: string) =>
+    discountScenario.replace("horizon: { seconds: 1920 }", "horizon: { seconds: 1200 }").replace(/\n    - \{ name: carol.*\n    - \{ name: bob.*\n/, `\n${bob}`) +
+    "  arbitrageurs:\n    - { name: mm, count: 1, pollSeconds: 1000, minDiscountBps: 0, minInvoiceAgeSeconds: 1, capital: [{ chain: 31002, asset: USDC, tokens: 10000 }] }\n"
+  const bobAt = (seconds: number) => `    - { name: bob, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [${seconds}] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 1000 } }\n`
+  const run = async (bob: string) => {
+    const { report } = await runScenario(parseScenario(arbitrage(bob), "hand-computed-arbitrage.yaml"), { seed: 1, backend: "memory" })
+    expect(report.agents.find((a) => a.population === "mm")!.actions).toMatchObject({ purchase: 1 })
+    return report
+  }
+
+  it("is a purchase only if it earned a reward", async () => {
+    const late = await run(bobAt(490))
+    expect(late.discounts).toMatchObject({ paid: "0.99998", invoicesSettled: 1 })
+    expect(late.coverage).not.toContain("arbitragePurchase")
+    expect((await run(bobAt(450))).coverage).not.toContain("arbitragePurchase")
+    expect((await run("")).coverage).toContain("arbitragePurchase")
+  })
+})
+
+/**
  * Custody in the time series of an 18-decimal token: the first scenario with USDC of 18 decimals and alice
  * sending 1,000.00005. Her invoice is 1,000.00005 − 0.020000001 (2 dbps) = 999.980049999, settled at 180 on
  * 31002 from bob's 1,000: 0.019950001 left there (nine decimals: a token of 6 decimals could not hold it).
