@@ -60,6 +60,16 @@ describe("metrics on a hand-computed scenario", () => {
     expect(report.latency.settlement).toMatchObject({ p50: 365, max: 470 })
     expect(report.epochs).toMatchObject({ first: 500_000, last: 500_001 })
   })
+
+  it("has no settled share in an epoch before the first intent", async () => {
+    // The same timeline one epoch (480 s) later: E sees no intent, so its row has counts of 0 and no share.
+    const later = scenario.replace("horizon: { seconds: 900 }", "horizon: { seconds: 1380 }").replace("atSeconds: [10]", "atSeconds: [490]").replace("atSeconds: [100]", "atSeconds: [580]")
+    const { report, timeseries } = await runScenario(parseScenario(later, "hand-computed-later.yaml"), { seed: 1, backend: "memory" })
+    expect(report.latency).toMatchObject({ count: 2, p50: 365, max: 470 })
+    const E = 500_000
+    expect(seriesOf(timeseries, "intentsCreated")).toEqual([[E, 0], [E + 1, 2], [E + 2, 2]])
+    expect(seriesOf(timeseries, "settledShare")).toEqual([[E + 1, 0.5], [E + 2, 1]])
+  })
 })
 
 /**
@@ -335,9 +345,9 @@ const runWithOutsideUser = async (text: string, script: (w: RunAssembly["world"]
   script(assembly.world, plan.users[0]!.address, assembly.service)
   await assembly.world.run(plan.horizonSeconds)
   measureInFlight(plan, assembly)
-  const { report } = buildRunResult(loaded, assembly, { seed: 1, run: 0, backend: "memory", horizonSeconds: plan.horizonSeconds, wallSeconds: 0 })
+  const result = buildRunResult(loaded, assembly, { seed: 1, run: 0, backend: "memory", horizonSeconds: plan.horizonSeconds, wallSeconds: 0 })
   assembly.world.close()
-  return report
+  return result
 }
 
 /**
@@ -351,7 +361,7 @@ const runWithOutsideUser = async (text: string, script: (w: RunAssembly["world"]
 describe("an unsupported intent returned to its sender", () => {
   it("is created, but its refund is neither a settlement nor a payment", async () => {
     const reverts: string[] = []
-    const report = await runWithOutsideUser(scenario, (w, user) => {
+    const { report } = await runWithOutsideUser(scenario, (w, user) => {
       const usdc = w.plan.assets.get("USDC:31001")!.address
       const onReceipt = (receipt: SpokeReceipt) => void (receipt.status === "reverted" && reverts.push(receipt.error.name))
       let intentId: Bytes32 | undefined
@@ -379,12 +389,16 @@ describe("an unsupported intent returned to its sender", () => {
  * USDC there), then basic intents to 31002 and to 31003 naming their output asset, which is allowed for the
  * ticker's own asset (reference §3.3 step 3). USDC has one address on every chain (the same deployer and nonce),
  * so the three share input and output asset: only the fast flag and the destination tell them apart.
+ * They are sent at 200, 210 and 220 s and reach the hub at 270, after alice's invoice settled (180): the fast one
+ * finds no invoice open and waits for a fill (no solver: waiting through the end); the basic one to 31002 finds
+ * 0.02 in custody there and is invoiced; the one to 31003, an invoice now open, is a deposit of E on 31001, queued
+ * beside bob's of E on 31002 until the cleanup of E at 480.
  */
 describe("intents of one asset pair on the fast and the basic path", () => {
-  it("are counted on their own paths", async () => {
+  it("are counted on their own paths, and their deposits queued or waiting per epoch", async () => {
     const threeChains = scenario.replace("chains: [{ id: 31001 }, { id: 31002 }]", "chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]").replace("{ chain: 31002, decimals: 6 }]", "{ chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]")
     const failures: string[] = []
-    const report = await runWithOutsideUser(threeChains, (w, user, service) => {
+    const { report, timeseries } = await runWithOutsideUser(threeChains, (w, user, service) => {
       const usdc = w.plan.assets.get("USDC:31001")!.address
       expect([w.plan.assets.get("USDC:31002")!.address, w.plan.assets.get("USDC:31003")!.address]).toEqual([usdc, usdc])
       const onReceipt = (receipt: SpokeReceipt) => void (receipt.status === "reverted" && failures.push(receipt.error.name))
@@ -407,6 +421,8 @@ describe("intents of one asset pair on the fast and the basic path", () => {
     expect(report.intents.byPath.fast.created).toBe(1)
     // alice's and bob's, and the outside user's two.
     expect(report.intents.byPath.basic.created).toBe(4)
+    expect(seriesOf(timeseries, "depositsQueued.USDC")).toEqual([[500_000, 2], [500_001, 0]])
+    expect(seriesOf(timeseries, "depositsWaiting.USDC")).toEqual([[500_000, 1], [500_001, 1]])
   })
 })
 
