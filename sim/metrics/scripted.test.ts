@@ -244,6 +244,10 @@ describe("spoke queue depths per epoch on a hand-computed scenario", () => {
       // netting: alice's invoice on 31002 is never settled).
       expect(report.netting).toMatchObject({ ratio: 0, nettedVolume: "0" })
       expect(report.netting.bySource).toMatchObject({ self: report.netting.totalVolume })
+      // In flight at the end: nothing of dave's (all three filled, the third not yet repaid to the solver),
+      // alice's invoice, and bob's two intents still in 31002's queue.
+      const inFlight = Object.fromEntries(report.agents.map((a) => [a.population, a.inFlight]))
+      expect(inFlight).toEqual({ dave: {}, alice: { USDC: 1000 }, bob: { USDC: 2000 }, sol: {} })
       const E = 500_000
       // E+3 is the horizon tick's epoch (of no length): its row is the state the run ended in.
       expect(seriesOf(timeseries, "intentQueue.31001")).toEqual([[E, 2], [E + 1, 0], [E + 2, 1], [E + 3, 1]])
