@@ -527,3 +527,29 @@ describe("custody of an 18-decimal token in the time series", () => {
     expect(seriesOf(timeseries, "custody.USDC.31001")).toEqual([[E, 1000.00005], [E + 1, 0.02005]])
   })
 })
+
+/**
+ * A solver's rebalancing is not a user's intent: dave sends 100 USDC 31001→31002 on the fast path at 20 s; the
+ * solver fills it from its 150 on 31002, which leaves it below half its start there, so it sends a netting intent
+ * from 31001 (its rich chain) to rebalance (the queue scenario, with the default keepers and dave alone). The
+ * run's figures are dave's intent alone (created, repaid to the solver: settled, one latency); the solver's
+ * intent counts in its own population only. The fill is a fast path's, not a swap's.
+ */
+describe("a solver's rebalancing intent", () => {
+  it("counts in the solver's population, not in the users' figures", async () => {
+    const text = queueScenario
+      .replace(/\nkeepers:\n.*\n.*\n/, "\n")
+      .replace("atSeconds: [20, 610, 1100]", "atSeconds: [20]")
+      .replace(/\n    - \{ name: alice.*\n    - \{ name: bob.*\n/, "\n")
+      .replace("inventory: [{ chain: 31002, asset: USDC, tokens: 10000 }]", "rebalanceBelowShare: 0.5, inventory: [{ chain: 31002, asset: USDC, tokens: 150 }, { chain: 31001, asset: USDC, tokens: 1000 }]")
+    const { report } = await runScenario(parseScenario(text, "solver-rebalance.yaml"), { seed: 1, backend: "memory" })
+    expect(report.agents.find((a) => a.population === "sol")!.actions).toEqual({ fill: 1, rebalance: 1 })
+    expect(report.intents).toMatchObject({ created: 1, settled: 1 })
+    expect(report.intents.byPath.basic.created).toBe(0)
+    expect(report.intents.byPopulation).toMatchObject({ dave: { created: 1, settled: 1 }, sol: { created: 1 } })
+    expect(report.latency.count).toBe(1)
+    // dave's intent was filled on the fast path: no swap.
+    expect(report.coverage).toContain("fastPathFilled")
+    expect(report.coverage).not.toContain("swapFilled")
+  })
+})
