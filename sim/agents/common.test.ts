@@ -66,3 +66,30 @@ agents:
     expect(report.intents.created).toBe(1)
   })
 })
+
+describe("callService with a cause of several reasons", () => {
+  it("gives the API failure among them as the value, whatever reason comes first", async () => {
+    const { Cause } = await import("effect")
+    const cause = Cause.fromReasons([Cause.makeDieReason(new Error("finalizer")), Cause.makeFailReason(new BadRequest({ error: "InvalidAmount", message: "too small" }))])
+    expect(await callService(Effect.failCause(cause))).toEqual({ ok: false, error: "InvalidAmount", message: "too small" })
+  })
+})
+
+describe("holdings18", () => {
+  it("counts a 6-decimal token in 18-decimal units: the funding of each chain is fundingTokens · 10^18", async () => {
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const { twoChainUsdc } = await import("../scenario/testing.ts")
+    const { holdings18 } = await import("./common.ts")
+    const scenario = twoChainUsdc("holdings", "{ seconds: 60 }", `agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [120] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1 } }`)
+    const plan = planWorld(scenario.spec)
+    const { world } = assembleRun(scenario.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const user = plan.agents.find((a) => a.kind === "rebalancer")!
+    // USDC on 31001 and 31002, 6 decimals each: twice the funding, in 18-decimal units.
+    expect(await holdings18(world, user.account.address)).toEqual({ USDC: 2n * plan.fundingTokens * 10n ** 18n })
+    world.close()
+  })
+})
