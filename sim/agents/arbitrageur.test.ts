@@ -14,7 +14,9 @@ import { assembleRun } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
 import { twoChainUsdc } from "../scenario/testing.ts"
 import { planWorld } from "../world/plan.ts"
-import { expectedReward18 } from "./arbitrageur.ts"
+import { BadRequest } from "../../service/api/errors.ts"
+import type { ClearingService } from "../../service/api/service.ts"
+import { expectedReward18, grossUp } from "./arbitrageur.ts"
 
 const E18 = 10n ** 18n
 
@@ -254,5 +256,24 @@ agents:
     const mm = report.agents.find((a) => a.kind === "arbitrageur")!
     expect([mm.actions, mm.rejections]).toEqual([{ purchase: 1, repaid: 1 }, {}])
     expect(report.intents.byPopulation!.user!.settled).toBe(1)
+  })
+})
+
+describe("grossUp", () => {
+  it("learns the fixed fee from a quote of the whole capital when the min-amount is below it, then covers the variable fee", () => {
+    // A fee adapter taking 3 USDC plus 10 bps (floored), refusing an amount that does not cover the fee.
+    const quoteNow = ({ amount }: { amount: string }) => {
+      const units = BigInt(amount)
+      const fee = 3_000_000n + (units * 10n) / 10_000n
+      if (units <= fee) throw new BadRequest({ error: "InvalidAmount", message: `${amount} does not cover the fee` })
+      return { fixedFeeUnits: "3000000", expectedAmount: String(units - fee) }
+    }
+    const service = { quoteNow } as unknown as ClearingService
+    const route = { origin: "31002", destinations: ["31001"], inputAsset: "0x01", to: "0x02", from: "0x02" }
+    // Needed 1 USDC: 1 is refused; 1 + 3 = 4 USDC leaves 996,000 (4,000 of variable fee); 4,004,000 leaves 999,996;
+    // 4,004,004 leaves exactly 1,000,000.
+    expect(grossUp(service, route, 1_000_000n, 100_000_000n)).toEqual({ ok: true, gross: 4_004_004n, deposit: 1_000_000n })
+    // The capital short of the grossed-up amount: none.
+    expect(grossUp(service, route, 1_000_000n, 4_004_003n)).toEqual({ ok: false, error: "noCapital" })
   })
 })
