@@ -104,6 +104,18 @@ describe("arbitrageur purchases", () => {
   })
 })
 
+describe("arbitrageur purchases in flight", () => {
+  it("are not bought again the next epoch, while the deposit is still on its way to the hub", async () => {
+    // 60 s epochs (5 hub blocks), one poll in each; a purchase takes 70 s to reach the hub: the poll of the next epoch
+    // still reads the invoice's min-amount without it, and skips the invoice bought the epoch before.
+    const text = scenario({ fees: 'fixedFeeTokens: "0"\n    maxVariableFeeBps: 0', discount: "discountPerEpochDbps: 100\n    maxDiscountDbps: 100", minDiscountBps: 0, minAgeSeconds: 1 })
+      .replace("epochLength: 20", "epochLength: 5")
+      .replace("seconds: 30 }", "seconds: 70 }")
+    const { purchases } = await run(text)
+    expect(purchases).toHaveLength(1)
+  })
+})
+
 describe("arbitrageur rejections", () => {
   it("count an invoice passed over once per reason, not at every poll that sees it again", async () => {
     const { readFileSync } = await import("node:fs")
