@@ -106,13 +106,17 @@ describe("arbitrageur purchases", () => {
 
 describe("arbitrageur purchases in flight", () => {
   it("are not bought again the next epoch, while the deposit is still on its way to the hub", async () => {
-    // 60 s epochs (5 hub blocks), one poll in each; a purchase takes 70 s to reach the hub: the poll of the next epoch
-    // still reads the invoice's min-amount without it, and skips the invoice bought the epoch before.
+    const { runScenario } = await import("../run.ts")
+    // 60 s epochs (5 hub blocks), one poll in each; a purchase takes 100 s to reach the hub (70 s of transport): the
+    // poll of the next epoch still reads the invoice's min-amount without it, and skips the invoice bought the epoch
+    // before. The poll after it arrived reads a min-amount of 0 (alreadyCovered). It arrived after that epoch's
+    // processing call, so it earned no reward (facts §3.6): the invoice then lacks ~10 USDC, not worth buying.
     const text = scenario({ fees: 'fixedFeeTokens: "0"\n    maxVariableFeeBps: 0', discount: "discountPerEpochDbps: 100\n    maxDiscountDbps: 100", minDiscountBps: 0, minAgeSeconds: 1 })
       .replace("epochLength: 20", "epochLength: 5")
       .replace("seconds: 30 }", "seconds: 70 }")
-    const { purchases } = await run(text)
-    expect(purchases).toHaveLength(1)
+    const { report } = await runScenario(parseScenario(text, "arbitrageur.yaml"), { seed: 1, backend: "memory" })
+    const mm = report.agents.find((a) => a.kind === "arbitrageur")!
+    expect([mm.actions, mm.rejections]).toEqual([{ purchase: 1, repaid: 1 }, { alreadyCovered: 1, unprofitable: 1 }])
   })
 })
 
