@@ -17,6 +17,7 @@ import { planWorld } from "../world/plan.ts"
 import { BadRequest } from "../../service/api/errors.ts"
 import type { ClearingService } from "../../service/api/service.ts"
 import { expectedReward18, grossUp } from "./arbitrageur.ts"
+import { createIntents, sendTransaction } from "./common.ts"
 
 const E18 = 10n ** 18n
 
@@ -291,5 +292,55 @@ describe("grossUp", () => {
     expect(grossUp(service, route, 1_000_000n, 100_000_000n)).toEqual({ ok: true, gross: 4_004_004n, deposit: 1_000_000n })
     // The capital short of the grossed-up amount: none.
     expect(grossUp(service, route, 1_000_000n, 4_004_003n)).toEqual({ ok: false, error: "noCapital" })
+  })
+})
+
+describe("arbitrageur purchase domain", () => {
+  // 5,000 from `custodied` to 31001 (no custody there): invoiced, the deposit stays in `custodied`'s custody (the
+  // arbitrageur, with no capital on 31001, cannot buy it). Then 10,000 from 31001 to 31002 or 31003: its min-amount is
+  // ~9,990 on the one without custody, ~4,995 on `custodied`. With capital on both, it buys on `custodied`.
+  const purchaseDomains = async (custodied: number) => {
+    const text = `
+name: arbitrageur-cheapest
+horizon: { seconds: 1200 }
+hub: { epochLength: 20 }
+chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
+assets:
+  - symbol: USDC
+    discountPerEpochDbps: 100
+    maxDiscountDbps: 100
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: ${custodied}, to: 31001 }], size: { kind: fixed, tokens: 5000 }, paths: { basic: 1 } }
+  arbitrageurs:
+    - { name: mm, count: 1, pollSeconds: 60, minInvoiceAgeSeconds: 1, capital: [{ chain: 31002, asset: USDC, tokens: 100000 }, { chain: 31003, asset: USDC, tokens: 100000 }] }
+`
+    const spec = parseScenario(text, "arbitrageur-cheapest.yaml").spec
+    const plan = planWorld(spec)
+    const { world, service } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const user = plan.agents.find((a) => a.kind === "rebalancer")!.account.address
+    const mm = plan.agents.find((a) => a.kind === "arbitrageur")!.account.address.toLowerCase()
+    const usdc = plan.assets.get("USDC:31001")!.address
+    world.scheduler.at(300_000, "two destinations", async () => {
+      const tx = await createIntents(service, { origin: "31001", destinations: ["31002", "31003"], inputAsset: usdc, amount: "10000000000", to: user, from: user })
+      if (tx.ok) sendTransaction(world, user, tx.value)
+    })
+    const purchasedOn: number[] = []
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        if (event.name === "IntentAdded" && context.receipt.from.toLowerCase() === mm) purchasedOn.push(context.domain)
+      },
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    return purchasedOn
+  }
+
+  it("is the invoice's destination with the lowest min-amount where it holds capital, first or last", async () => {
+    expect(await purchaseDomains(31003)).toEqual([31003])
+    expect(await purchaseDomains(31002)).toEqual([31002])
   })
 })
