@@ -344,3 +344,39 @@ agents:
     expect(await purchaseDomains(31002)).toEqual([31002])
   })
 })
+
+describe("arbitrageur's own invoice", () => {
+  it("is not bought: an intent of its own from 31002 to 31001 (no custody there) waits, though it holds capital on 31001", async () => {
+    const text = `
+name: arbitrageur-own
+horizon: { seconds: 1200 }
+hub: { epochLength: 20 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    discountPerEpochDbps: 100
+    maxDiscountDbps: 100
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+agents:
+  arbitrageurs:
+    - { name: mm, count: 1, pollSeconds: 60, minInvoiceAgeSeconds: 1, capital: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }] }
+`
+    const spec = parseScenario(text, "arbitrageur-own.yaml").spec
+    const plan = planWorld(spec)
+    const { world, service, populations } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const mm = plan.agents.find((a) => a.kind === "arbitrageur")!.account.address
+    let invoiced = false
+    world.observe({ onHubEvent: (e) => void (e.kind === "InvoiceEnqueued" && (invoiced = true)) })
+    world.scheduler.at(60_000, "own intent", async () => {
+      const tx = await createIntents(service, { origin: "31002", destinations: ["31001"], inputAsset: plan.assets.get("USDC:31002")!.address, amount: "1000000000", to: mm, from: mm })
+      if (tx.ok) sendTransaction(world, mm, tx.value)
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect(invoiced).toBe(true)
+    const stats = populations.find((p) => p.kind === "arbitrageur")!
+    expect([stats.actions, stats.rejections]).toEqual([{}, {}])
+  })
+})
