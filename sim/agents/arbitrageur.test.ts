@@ -243,6 +243,22 @@ describe("arbitrageur purchase decision", () => {
     expect(await report(0, 100, '"9990.009991"')).toEqual([1, {}])
     expect(await report(0, 100, '"9990.00999"')).toEqual([undefined, { noCapital: 1 }])
   })
+
+  it("buys when the reward exactly pays the fee adapter's fee, and not when the fee is one unit more", async () => {
+    const { runScenario } = await import("../run.ts")
+    // An 18-decimal USDC, a fixed fee F, no other fee: the user's 10,000 deposit I = 10^22 - F; its min-amount (100
+    // dbps) is A = 10^5 · I / 100,100 + 1, all consumed, earning I - A; the purchase sends A + F to deposit A.
+    // F = 9.980039920159680638: I = 9,990.019960079840319362, A = 9,980.039920159680638724, reward I - A = F.
+    const decide = async (fixedFee: string) => {
+      const text = scenario({ fees: `fixedFeeTokens: "${fixedFee}"\n    maxVariableFeeBps: 0\n    protocolFeeDbps: 0`, discount: "discountPerEpochDbps: 100\n    maxDiscountDbps: 100", minDiscountBps: 0, minAgeSeconds: 900 }).replace(/decimals: 6/g, "decimals: 18")
+      const { report } = await runScenario(parseScenario(text, "arbitrageur.yaml"), { seed: 1, backend: "memory" })
+      const mm = report.agents.find((a) => a.kind === "arbitrageur")!
+      return [mm.actions.purchase, mm.rejections]
+    }
+    expect(await decide("9.980039920159680638")).toEqual([1, {}])
+    // One unit more: the reward (I - A, with I one unit less) is one unit short of the fee.
+    expect(await decide("9.980039920159680639")).toEqual([undefined, { unprofitable: 1 }])
+  })
 })
 
 describe("arbitrageur purchase destination", () => {
