@@ -102,3 +102,45 @@ agents:
     expect(await run("  - symbol: DAI\n    chains: [{ chain: 31002, decimals: 18 }]")).toEqual([{}, { "fastPath:OverSolverLimit": 1 }, {}])
   })
 })
+
+describe("a rebalancer population's scripted arrivals", () => {
+  it("go to its agents in turn, each with its own budget: two agents of 100 tokens send one intent of 100 each", async () => {
+    const scenario = twoChainUsdc(
+      "scripted-turns",
+      "{ seconds: 600 }",
+      `agents:
+  rebalancers:
+    - { name: user, count: 2, asset: USDC, balanceTokens: 100, arrival: { kind: scripted, atSeconds: [30, 90] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { basic: 1 } }`,
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+    const user = report.agents.find((a) => a.population === "user")!
+    expect([user.actions, user.rejections]).toEqual([{ basic: 2 }, {}])
+  })
+})
+
+describe("a rebalancer's sizes", () => {
+  const run = async (size: string, balanceTokens: string, arrivals = "[30]") => {
+    const scenario = twoChainUsdc(
+      "sizes",
+      "{ seconds: 600 }",
+      `agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, balanceTokens: ${balanceTokens}, arrival: { kind: scripted, atSeconds: ${arrivals} }, flows: [{ from: 31001, to: 31002 }], size: ${size}, paths: { basic: 1 } }`,
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+    const user = report.agents.find((a) => a.population === "user")!
+    return [user.actions, user.rejections]
+  }
+
+  it("are rounded to the nearest unit: 1.001 tokens are 1,001,000 units and 2.007 are 2,007,000, whatever the double's error", async () => {
+    // As doubles 1.001 · 10^6 is 1,000,999.9999999999 and 2.007 · 10^6 is 2,007,000.0000000002. A budget one unit
+    // short of the first refuses it; a budget of exactly the second pays it.
+    expect(await run("{ kind: fixed, tokens: 1.001 }", '"1.000999"')).toEqual([{}, { budgetExhausted: 1 }])
+    expect(await run("{ kind: fixed, tokens: 2.007 }", '"2.007"')).toEqual([{ basic: 1 }, {}])
+  })
+
+  it("drawn from a lognormal are capped at maxTokens: a median of 1,000 capped at 100 sends 100 each, three in a budget of 300", async () => {
+    // sigma 0.5: a draw under 100 is 4.6 standard deviations below the median (odds about 2 · 10^-6).
+    expect(await run("{ kind: lognormal, medianTokens: 1000, sigma: 0.5, maxTokens: 100 }", "300", "[30, 90, 150, 210]")).toEqual([{ basic: 3 }, { budgetExhausted: 1 }])
+  })
+})
