@@ -144,3 +144,25 @@ describe("a rebalancer's sizes", () => {
     expect(await run("{ kind: lognormal, medianTokens: 1000, sigma: 0.5, maxTokens: 100 }", "300", "[30, 90, 150, 210]")).toEqual([{ basic: 3 }, { budgetExhausted: 1 }])
   })
 })
+
+describe("a rebalancer's intent over the route's limit", () => {
+  it("is counted sentOverLimit only past the destination's custody: 1,000 custodied pays 1,000, not 1,000.000001", async () => {
+    // No fees: `a`'s 1,000 from 31002 to 31001 is invoiced (no custody on 31001) and its deposit is 31002's custody.
+    const run = async (tokens: string) => {
+      const scenario = twoChainUsdc(
+        "over-limit",
+        "{ seconds: 1200 }",
+        `agents:
+  rebalancers:
+    - { name: a, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 1000 }, paths: { basic: 1 } }
+    - { name: b, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [900] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: ${tokens} }, paths: { basic: 1 } }`,
+        { usdc: { fixedFeeTokens: '"0"', maxVariableFeeBps: 0, protocolFeeDbps: 0 } },
+      )
+      const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+      const b = report.agents.find((a) => a.population === "b")!
+      return [b.actions, b.fallbacks]
+    }
+    expect(await run("1000")).toEqual([{ basic: 1 }, {}])
+    expect(await run('"1000.000001"')).toEqual([{ basic: 1 }, { sentOverLimit: 1 }])
+  })
+})
