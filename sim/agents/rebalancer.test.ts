@@ -79,11 +79,11 @@ describe("a rebalancer population's Poisson arrivals", () => {
 })
 
 describe("a rebalancer's swaps", () => {
-  const run = async (assets: string) => {
+  const run = async (assets: string, swapTo = "", flows = "[{ from: 31001, to: 31002 }]", arrivals = "[60]") => {
     const { parseScenario } = await import("../scenario/load.ts")
     const text = `
 name: swaps
-horizon: { seconds: 600 }
+horizon: { seconds: 900 }
 chains: [{ id: 31001 }, { id: 31002 }]
 assets:
   - symbol: USDC
@@ -91,12 +91,25 @@ assets:
 ${assets}
 agents:
   rebalancers:
-    - { name: u, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { swap: 1 } }
+    - { name: u, count: 1, asset: USDC, ${swapTo}arrival: { kind: scripted, atSeconds: ${arrivals} }, flows: ${flows}, size: { kind: fixed, tokens: 100 }, paths: { swap: 1 } }
 `
     const { report } = await runScenario(parseScenario(text, "swaps.yaml"), { seed: 1, backend: "memory" })
     const u = report.agents.find((a) => a.population === "u")!
     return [u.actions, u.rejections, u.fallbacks]
   }
+
+  it("go to `swapTo` only where it is a default-strategy asset: to an xERC20 the intent takes the fast path, refused, so netting", async () => {
+    // XT is a default-strategy asset on 31001 and an xERC20 on 31002. Ten intents on two flows: to 31001 a swap into
+    // XT, refused (no solver); to 31002 a fast intent, refused, so sent as netting (over the limit: no custody).
+    const xt = "  - symbol: XT\n    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18, strategy: xerc20 }]"
+    // The same with XT named in `swapTo` or found as the destination's other asset.
+    for (const swapTo of ["swapTo: XT, ", ""]) {
+      const [actions, rejections, fallbacks] = await run(xt, swapTo, "[{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]", "[60, 120, 180, 240, 300, 360, 420, 480, 540, 600]")
+      const basic = actions!.basic!
+      expect(basic).toBeGreaterThan(0)
+      expect([actions, rejections, fallbacks]).toEqual([{ basic }, { "fastPath:OverSolverLimit": 10 - basic }, { "basicForFast:OverSolverLimit": basic, sentOverLimit: basic }])
+    }
+  })
 
   it("are refused, not sent as netting, when the fast path is (no solver holds the output)", async () => {
     expect(await run("  - symbol: DAI\n    chains: [{ chain: 31002, decimals: 18 }]")).toEqual([{}, { "fastPath:OverSolverLimit": 1 }, {}])
