@@ -179,3 +179,33 @@ describe("a rebalancer's intent over the route's limit", () => {
     expect(await run('"1000.000001"')).toEqual([{ basic: 1 }, { sentOverLimit: 1 }])
   })
 })
+
+describe("a rebalancer population's bursts", () => {
+  it("spread a burst's intents over 60 s by default", async () => {
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const scenario = twoChainUsdc(
+      "burst-spread",
+      "{ hours: 2 }",
+      `agents:
+  rebalancers:
+    - { name: user, count: 2, asset: USDC, arrival: { kind: bursty, everySeconds: 100000, size: 20 }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1 } }`,
+    )
+    const plan = planWorld(scenario.spec)
+    const { world, service } = assembleRun(scenario.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    // The times the intents are quoted: when each arrives.
+    const times: number[] = []
+    const quote = service.quoteValuesNow.bind(service)
+    service.quoteValuesNow = (request) => (times.push(world.nowMs / 1000), quote(request))
+    // The first burst is at an exponential time of mean 100,000 s: run until it (seed 1 draws it within 200,000 s).
+    await world.run(200_000)
+    world.close()
+    expect(times.length).toBeGreaterThanOrEqual(20)
+    const burst = times.slice(0, 20)
+    const spread = Math.max(...burst) - Math.min(...burst)
+    // Twenty uniform draws over 60 s: spread over more than 30 s (odds of less below 10^-4), and never past 60 s.
+    expect(spread).toBeGreaterThan(30)
+    expect(spread).toBeLessThanOrEqual(60)
+  })
+})
