@@ -209,3 +209,30 @@ describe("a rebalancer population's bursts", () => {
     expect(spread).toBeLessThanOrEqual(60)
   })
 })
+
+describe("a rebalancer's asset, an xERC20 on one chain only", () => {
+  it("takes the path asked for from the chain where it is not (the destination's strategy does not matter), the basic one, burnt, from the other", async () => {
+    const { parseScenario } = await import("../scenario/load.ts")
+    const text = `
+name: mixed-strategy
+horizon: { seconds: 600 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: XT
+    chains: [{ chain: 31001, decimals: 18, strategy: xerc20, mintLimit: 1000000, burnLimit: 1000000 }, { chain: 31002, decimals: 18 }]
+agents:
+  rebalancers:
+    - { name: in, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+    - { name: out, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }
+`
+    const { report } = await runScenario(parseScenario(text, "mixed-strategy.yaml"), { seed: 1, backend: "memory" })
+    const of = (name: string) => {
+      const p = report.agents.find((a) => a.population === name)!
+      return [p.actions, p.rejections, p.fallbacks]
+    }
+    // Into 31001: a fast intent, refused (no solver), sent as netting; XT minted on 31001 is within its limit.
+    expect(of("in")).toEqual([{ basic: 1 }, {}, { "basicForFast:OverSolverLimit": 1 }])
+    // Out of 31001: burnt (the xerc20 action), over the limit of 31002 (no custody there: invoiced).
+    expect(of("out")).toEqual([{ xerc20: 1 }, {}, { sentOverLimit: 1 }])
+  })
+})
