@@ -223,7 +223,7 @@ assets:
 agents:
   rebalancers:
     - { name: in, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
-    - { name: out, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }
+    - { name: out, count: 1, asset: XT, maxDiscountDbps: 100, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }
 `
     const { report } = await runScenario(parseScenario(text, "mixed-strategy.yaml"), { seed: 1, backend: "memory" })
     const of = (name: string) => {
@@ -232,7 +232,8 @@ agents:
     }
     // Into 31001: a fast intent, refused (no solver), sent as netting; XT minted on 31001 is within its limit.
     expect(of("in")).toEqual([{ basic: 1 }, {}, { "basicForFast:OverSolverLimit": 1 }])
-    // Out of 31001: burnt (the xerc20 action), over the limit of 31002 (no custody there: invoiced).
+    // Out of 31001: burnt (the xerc20 action) with a max_fee of 0 whatever maxDiscountDbps asks (the API refuses
+    // another for an xERC20), over the limit of 31002 (no custody there: invoiced).
     expect(of("out")).toEqual([{ xerc20: 1 }, {}, { sentOverLimit: 1 }])
   })
 })
