@@ -237,3 +237,20 @@ agents:
     expect(of("out")).toEqual([{ xerc20: 1 }, {}, { sentOverLimit: 1 }])
   })
 })
+
+describe("a rebalancer's fast intent", () => {
+  it("is not counted over the route's limit: a solver fills it, whatever the destination's custody (none here)", async () => {
+    const scenario = twoChainUsdc(
+      "fast-limit",
+      "{ seconds: 600 }",
+      `agents:
+  solvers:
+    - { name: solver, count: 1, feeDbps: 20, inventory: [{ chain: 31002, asset: USDC, tokens: 1000 }] }
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [300] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }`,
+    )
+    const { report } = await runScenario(scenario, { seed: 1, backend: "memory" })
+    const user = report.agents.find((a) => a.population === "user")!
+    expect([user.actions, user.rejections, user.fallbacks]).toEqual([{ fast: 1 }, {}, {}])
+  })
+})
