@@ -254,3 +254,34 @@ describe("a rebalancer's fast intent", () => {
     expect([user.actions, user.rejections, user.fallbacks]).toEqual([{ fast: 1 }, {}, {}])
   })
 })
+
+describe("a rebalancer's intent fields", () => {
+  it("carry maxDiscountDbps as a netting intent's max fee, and fastTtlSeconds and fastMaxFeeDbps on a fast one", async () => {
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const scenario = twoChainUsdc(
+      "intent-fields",
+      "{ seconds: 600 }",
+      `agents:
+  solvers:
+    - { name: solver, count: 1, feeDbps: 20, inventory: [{ chain: 31002, asset: USDC, tokens: 1000 }] }
+  rebalancers:
+    - { name: net, count: 1, asset: USDC, maxDiscountDbps: 300, arrival: { kind: scripted, atSeconds: [300] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }
+    - { name: fast, count: 1, asset: USDC, fastTtlSeconds: 7200, fastMaxFeeDbps: 50, arrival: { kind: scripted, atSeconds: [300] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }`,
+    )
+    const plan = planWorld(scenario.spec)
+    const { world } = assembleRun(scenario.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const population = new Map(plan.agents.map((a) => [a.account.address.toLowerCase(), a.population]))
+    const intents: Record<string, { maxFee: number; ttl: number }> = {}
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        const who = population.get(context.receipt.from.toLowerCase())
+        if (event.name === "IntentAdded" && who !== undefined) intents[who] = { maxFee: Number(event.intent.maxFee), ttl: Number(event.intent.ttl) }
+      },
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect(intents).toEqual({ net: { maxFee: 300, ttl: 0 }, fast: { maxFee: 50, ttl: 7200 } })
+  })
+})
