@@ -152,6 +152,10 @@ describe("a rebalancer's sizes", () => {
     expect(await run("{ kind: fixed, tokens: 2.007 }", '"2.007"')).toEqual([{ basic: 1 }, {}])
   })
 
+  it("below half a unit are zero, refused before any quote: 0.0000004 tokens of a 6-decimal USDC", async () => {
+    expect(await run("{ kind: fixed, tokens: 0.0000004 }", "1")).toEqual([{}, { zeroAmount: 1 }])
+  })
+
   it("drawn from a lognormal are capped at maxTokens: a median of 1,000 capped at 100 sends 100 each, three in a budget of 300", async () => {
     // sigma 0.5: a draw under 100 is 4.6 standard deviations below the median (odds about 2 · 10^-6).
     expect(await run("{ kind: lognormal, medianTokens: 1000, sigma: 0.5, maxTokens: 100 }", "300", "[30, 90, 150, 210]")).toEqual([{ basic: 3 }, { budgetExhausted: 1 }])
