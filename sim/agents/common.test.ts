@@ -93,3 +93,15 @@ describe("holdings18", () => {
     world.close()
   })
 })
+
+describe("assetsByAddress", () => {
+  it("finds an asset by its address in any case, on its own chain only", async () => {
+    const { assetsByAddress } = await import("./common.ts")
+    const usdc = { symbol: "USDC", domain: 31001, address: "0xAbCdEf0123456789aBcDeF0123456789AbCdEf01", decimals: 6, strategy: "default" }
+    const world = { plan: { assets: new Map([["USDC:31001", usdc]]) } } as unknown as Parameters<typeof assetsByAddress>[0]
+    const assetAt = assetsByAddress(world)
+    expect(assetAt(31001, "0xabcdef0123456789abcdef0123456789abcdef01")).toBe(usdc)
+    expect(assetAt(31001, "0xABCDEF0123456789ABCDEF0123456789ABCDEF01")).toBe(usdc)
+    expect(assetAt(31002, usdc.address)).toBeUndefined()
+  })
+})
