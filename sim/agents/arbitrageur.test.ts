@@ -14,8 +14,9 @@ import { assembleRun } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
 import { twoChainUsdc } from "../scenario/testing.ts"
 import { planWorld } from "../world/plan.ts"
-import { BadRequest } from "../../service/api/errors.ts"
-import type { ClearingService } from "../../service/api/service.ts"
+import { OPERATOR_SOLVER, makeTestService } from "../../service/api/testing.ts"
+import { bytes32ToAddress } from "../../service/domain/hex.ts"
+import { DOMAIN_A, DOMAIN_B, assetOf } from "../../service/hub/testing.ts"
 import { expectedReward18, grossUp } from "./arbitrageur.ts"
 import { createIntents, sendTransaction } from "./common.ts"
 
@@ -294,15 +295,10 @@ agents:
 
 describe("grossUp", () => {
   it("learns the fixed fee from a quote of the whole capital when the min-amount is below it, then covers the variable fee", () => {
-    // A fee adapter taking 3 USDC plus 10 bps (floored), refusing an amount that does not cover the fee.
-    const quoteNow = ({ amount }: { amount: string }) => {
-      const units = BigInt(amount)
-      const fee = 3_000_000n + (units * 10n) / 10_000n
-      if (units <= fee) throw new BadRequest({ error: "InvalidAmount", message: `${amount} does not cover the fee` })
-      return { fixedFeeUnits: "3000000", expectedAmount: String(units - fee) }
-    }
-    const service = { quoteNow } as unknown as ClearingService
-    const route = { origin: "31002", destinations: ["31001"], inputAsset: "0x01", to: "0x02", from: "0x02" }
+    // The clearing service's own quotes: 3 USDC fixed plus 10 bps (no custody on the destination, so the
+    // utilization fee is at its maximum), an amount that does not cover the fee refused (InvalidAmount).
+    const { service } = makeTestService({ config: { quotes: { default: { fixedFeeTokens: "3", maxVariableFeeBps: 10, fastPathFeeBps: 3 } } } })
+    const route = { origin: String(DOMAIN_B), destinations: [String(DOMAIN_A)], inputAsset: bytes32ToAddress(assetOf("USDC", DOMAIN_B)), to: OPERATOR_SOLVER, from: OPERATOR_SOLVER }
     // Needed 1 USDC: 1 is refused; 1 + 3 = 4 USDC leaves 996,000 (4,000 of variable fee); 4,004,000 leaves 999,996;
     // 4,004,004 leaves exactly 1,000,000.
     expect(grossUp(service, route, 1_000_000n, 100_000_000n)).toEqual({ ok: true, gross: 4_004_004n, deposit: 1_000_000n })
