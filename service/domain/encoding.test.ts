@@ -185,3 +185,29 @@ describe("fast settlement encoder and message ids", () => {
     }
   })
 })
+
+describe("fast INTENT batch decoder at its bounds", () => {
+  // The vector intent's message: type, offset 0x40, payload length, then abi.encode(Intent[]) (ends with the data length word).
+  const bytes = encodeIntentMessage([vectorIntent])
+  const word = (i: number) => bytes.slice(2 + 64 * i, 2 + 64 * (i + 1))
+  const withWord = (hex: string, i: number, value: bigint) => `${hex.slice(0, 2 + 64 * i)}${value.toString(16).padStart(64, "0")}${hex.slice(2 + 64 * (i + 1))}` as Hex
+
+  it("refuses a nonce of 2^64 (uint64)", () => {
+    expect(() => decodeMessage(encodeIntentMessage([{ ...vectorIntent, nonce: 2n ** 64n }]))).toThrow(/nonce does not fit in uint64/)
+    expect(decodeMessage(encodeIntentMessage([{ ...vectorIntent, nonce: 2n ** 64n - 1n }]))).toMatchObject({ intents: [{ nonce: 2n ** 64n - 1n }] })
+  })
+
+  it("refuses a payload length past the message's end, and a word cut off at the end", () => {
+    const length = BigInt(`0x${word(2)}`)
+    expect(length).toBe(BigInt((bytes.length - 2) / 2 - 96))
+    expect(() => decodeMessage(withWord(bytes, 2, length + 32n))).toThrow(/payload longer than the message/)
+    // The last word (the data length) cut off, the payload length shortened to match: the word is out of bounds.
+    const cut = withWord(bytes.slice(0, bytes.length - 64), 2, length - 32n)
+    expect(() => decodeMessage(cut)).toThrow(/word out of bounds/)
+  })
+
+  it("decodes data ending exactly at the message's end, and 11 destinations (the hub, not the decoder, rules on them)", () => {
+    const intent: Intent = { ...vectorIntent, destinations: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], data: `0x${"cd".repeat(32)}` }
+    expect(decodeMessage(encodeIntentMessage([intent]))).toEqual({ type: "INTENT", intents: [intent] })
+  })
+})
