@@ -118,4 +118,30 @@ describe("ValueWriter / ValueReader", () => {
     other.forget()
     expect(() => other.valueInSlot(0)).toThrow(/slot 0, which holds no value/)
   })
+  it("refuses a non-ASCII string even where its bytes would fill the room exactly, and a repeat mark with no byte left", () => {
+    // "éa" is 3 UTF-8 bytes for 2 units: with 2 bytes of room, "é" alone fits in as many bytes as the string has units.
+    expect(new ValueWriter(7).value("éa")).toBe(false)
+    const w = new ValueWriter(9)
+    expect(w.valueInSlot(0, 1)).toBe(true) // 9 of 9 bytes
+    expect(w.valueInSlot(0, 1)).toBe(false) // the repeat mark needs 1 more byte
+    expect(w.offset).toBe(9)
+  })
+
+  it("keeps a slot's value when a write is refused, and never writes undefined as a repeat", () => {
+    const w = new ValueWriter(64)
+    expect(w.valueInSlot(0, "a")).toBe(true) // 6 bytes
+    expect(w.valueInSlot(0, "é")).toBe(false) // refused: slot 0 still holds "a"
+    expect(w.valueInSlot(0, "a")).toBe(true)
+    expect(w.offset).toBe(7) // a one-byte repeat
+    expect(w.valueInSlot(1, undefined)).toBe(false) // slot 1 holds nothing, and undefined has no packed form
+    expect(w.offset).toBe(7)
+  })
+
+  it("writes 2^64 - 1 in one limb (9 bytes) and 2^64 in two (17 bytes)", () => {
+    const w = new ValueWriter(64)
+    w.value((1n << 64n) - 1n)
+    expect(w.offset).toBe(9)
+    w.value(1n << 64n)
+    expect(w.offset).toBe(9 + 17)
+  })
 })
