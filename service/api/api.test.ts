@@ -5,7 +5,7 @@
  */
 import { connect } from "node:net"
 import { Cause, Effect, Exit } from "effect"
-import { decodeFunctionData, recoverMessageAddress } from "viem"
+import { decodeFunctionData, decodeFunctionResult, encodeFunctionData, type Hex, recoverMessageAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
@@ -711,6 +711,11 @@ describe("system", () => {
     // The parent's hash names a block the hub knows and no longer keeps: said as such, as by its number.
     expect(byObject[5]!.error!.message).toBe(`the hub keeps its latest state only: block ${latest - 1} cannot be read (the latest is ${latest})`)
     expect(byObject[7]!.error!.message).toMatch(/^Invalid params: expected a block number \(hex\), a tag .* \{ blockNumber \} or \{ blockHash \} with an optional boolean requireCanonical \(EIP-1898\), got \{"blockNumber":/)
+    // contexts(id) in the ABI's order: the fast intent was filled at 100 dbps; USDC's protocol fee is 2 dbps.
+    const contextCall = { to: HUB_ADDRESS, data: encodeFunctionData({ abi: HubAbi, functionName: "contexts", args: [fast.id] }) }
+    const context = (await post("/hub/rpc", { jsonrpc: "2.0", id: 1, method: "eth_call", params: [contextCall, "latest"] })).body as { result: Hex }
+    const [solver, fee, totalProtocolFee] = decodeFunctionResult({ abi: HubAbi, functionName: "contexts", data: context.result })
+    expect([solver, fee, totalProtocolFee]).toEqual([SOLVER, 100, 2])
     // Unreadable JSON is JSON-RPC's parse error, not the REST endpoints' { error, message }.
     const garbled = await post("/hub/rpc", '{"jsonrpc":"2.0",')
     expect(garbled.status).toBe(200)

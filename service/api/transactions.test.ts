@@ -135,4 +135,35 @@ describe("hub transactions through the JSON-RPC endpoint, signed by a viem walle
     expect(d.model.fingerprint()).toBe(before)
     expect(d.hub.state.updateVirtualBalance.has(addressToBytes32(a.bob.address))).toBe(false)
   })
+  it("refuses a used nonce and, at the right nonce, another chain or target; a block's first transaction is index 0 (a fresh hub)", async () => {
+    const f = Deployment.memory()
+    const rpc = async (method: string, params: unknown[] = []) => (await f.service.hubRpc.handle({ jsonrpc: "2.0", id: 1, method, params })) as { result?: unknown; error?: { code: number; message: string } }
+    const bob = f.accounts.bob
+    const data = (status: boolean) => encodeFunctionData({ abi: HubAbi, functionName: "setUpdateVirtualBalance", args: [status] })
+    const sign = (over: { chainId?: number; to?: Address; data?: Hex; nonce?: number }) =>
+      bob.signTransaction({ chainId: HUB_DOMAIN, to: HUB_ADDRESS, data: data(true), nonce: 0, gas: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, type: "eip1559", ...over })
+    expect((await rpc("eth_sendRawTransaction", [await sign({ chainId: 1 })])).error?.message).toBe(`Invalid chain id 1: the hub domain is ${HUB_DOMAIN}`)
+    const wrongTarget = await rpc("eth_sendRawTransaction", [await sign({ to: f.accounts.alice.address })])
+    expect(wrongTarget.error?.message.toLowerCase()).toBe(`invalid target ${f.accounts.alice.address.toLowerCase()}: the hub is ${HUB_ADDRESS.toLowerCase()}`)
+    const first = await rpc("eth_sendRawTransaction", [await sign({})])
+    expect((await rpc("eth_getTransactionReceipt", [first.result])).result).toMatchObject({ status: "0x1", transactionIndex: "0x0", type: "0x2" })
+    // The same nonce again with other calldata (so another hash): too low, and the first call stands.
+    expect((await rpc("eth_sendRawTransaction", [await sign({ data: data(false) })])).error?.message).toBe("nonce too low: expected 1, got 0")
+    expect(f.hub.state.updateVirtualBalance.get(addressToBytes32(bob.address))).toBe(true)
+    expect((await rpc("eth_getTransactionCount", [bob.address, "latest"])).result).toBe("0x1")
+  })
+
+  it("reads by the hash of the latest block or of the 256 before it, and dates the latest block (a fresh hub at block 300)", async () => {
+    const f = Deployment.memory()
+    f.hub.setBlock(300, 1_700_003_600)
+    const rpc = async (method: string, params: unknown[] = []) => (await f.service.hubRpc.handle({ jsonrpc: "2.0", id: 1, method, params })) as { result?: unknown; error?: { code: number; message: string } }
+    const block = async (n: number) => (await rpc("eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).result as { hash: string; timestamp: string }
+    expect((await block(300)).timestamp).toBe(`0x${(1_700_003_600).toString(16)}`)
+    const someone = "0x00000000000000000000000000000000000000aa"
+    const byHash = async (n: number) => (await rpc("eth_getTransactionCount", [someone, { blockHash: (await block(n)).hash }])).error?.message
+    expect(await byHash(44)).toBe("the hub keeps its latest state only: block 44 cannot be read (the latest is 300)")
+    expect(await byHash(43)).toMatch(/^header not found: block hash 0x[0-9a-f]{64} is not the hash of the latest block \(300\) or of the 256 before it$/)
+    expect((await rpc("eth_getCode", [HUB_ADDRESS, "latest"])).result).toBe("0xfe")
+    expect(await f.service.hubRpc.handle([])).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: empty batch" } })
+  })
 })
