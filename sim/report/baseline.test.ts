@@ -90,6 +90,11 @@ describe("compareBaselines", () => {
     expect(text).toContain("✗ property `p99LatencySeconds <= 3600` now fails")
     expect(text).toContain("· property `nettingRatio >= 0.5` (passed in the baseline) is no longer checked")
   })
+  it("calls a new property that fails a regression, and says a dropped property failed in the baseline", () => {
+    const c = compareBaselines({ ...base, properties: { "nettingRatio >= 0.5": false } }, { ...base, properties: { "settledShare >= 0.9": false } })
+    expect([c.newlyFailing, c.dropped, c.regressed]).toEqual([["settledShare >= 0.9"], ["nettingRatio >= 0.5"], true])
+    expect(renderComparison(c)).toContain("· property `nettingRatio >= 0.5` (failed in the baseline) is no longer checked")
+  })
 
   it("calls a KPI that lost its value a regression, and one that gained a value a change", () => {
     const lost = compareBaselines(base, { ...base, kpis: { ...base.kpis, p99SettlementLatencySeconds: null } })
@@ -112,6 +117,35 @@ describe("compareBaselines", () => {
     ])
     const past = compareBaselines({ ...base, kpis: { ...base.kpis, nettingRatio: 0.863811 } }, { ...base, kpis: { ...base.kpis, nettingRatio: 0.858810 } })
     expect(past.diffs.map((d) => d.verdict)).toEqual(["regression"])
+  })
+  it("judges each KPI in its own direction against its own tolerance: exactly the tolerance is within, a little more is a regression", () => {
+    const verdict = (name: string, from: number, to: number) => compareBaselines({ ...base, kpis: { ...base.kpis, [name]: from } }, { ...base, kpis: { ...base.kpis, [name]: to } }).diffs[0]?.verdict
+    const cases: [string, number, number, string][] = [
+      // Shares: 0.005 absolute, higher is better.
+      ["settledShare", 0.99, 0.985, "within tolerance"],
+      ["settledShare", 0.99, 0.984, "regression"],
+      ["settledShare", 0.98, 0.99, "better"],
+      // Discount: 5 % of the baseline, at least 0.01 bps; lower is better.
+      ["discountPaidBps", 1, 1.05, "within tolerance"],
+      ["discountPaidBps", 1, 1.051, "regression"],
+      ["discountPaidBps", 0.1, 0.11, "within tolerance"],
+      ["discountPaidBps", 0.1, 0.111, "regression"],
+      // Latencies: 5 % of the baseline (not of the current value, not added to the floor), at least 1 s; lower is better.
+      ["p50LatencySeconds", 10, 11, "within tolerance"],
+      ["p50LatencySeconds", 10, 11.01, "regression"],
+      ["p90LatencySeconds", 200, 210, "within tolerance"],
+      ["p90LatencySeconds", 200, 210.1, "regression"],
+      ["p90LatencySeconds", 200, 190, "better"],
+      ["p99LatencySeconds", 1000, 1050, "within tolerance"],
+      ["p99LatencySeconds", 1000, 1051, "regression"],
+      ["p99SettlementLatencySeconds", 900, 945, "within tolerance"],
+      ["p99SettlementLatencySeconds", 900, 945.5, "regression"],
+      // Reverts: none more, whatever the baseline.
+      ["hubReverts", 20, 21, "regression"],
+      ["spokeReverts", 2, 3, "regression"],
+      ["spokeReverts", 2, 1, "better"],
+    ]
+    expect(cases.map(([name, from, to]) => [name, from, to, verdict(name, from, to)])).toEqual(cases)
   })
 
   it("rejects a file that is not a baseline, naming it", () => {
