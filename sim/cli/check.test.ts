@@ -155,6 +155,49 @@ describe("clearsim compare", () => {
     expect(process.exitCode).toBe(1)
     rmSync(baselines, { recursive: true, force: true })
   })
+  it("check runs the baseline's seed, not the scenario's, and gives no edit note for a baseline without a scenario hash", async () => {
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-seed-"))
+    // The quickstart scenario: its agents draw from the seed, so another seed is another run.
+    const quickstart = readFileSync(join(import.meta.dirname, "..", "..", "scenarios", "quickstart.yaml"), "utf8")
+    const file = join(baselines, "seeded.yaml")
+    writeFileSync(file, quickstart)
+    await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    const path = join(baselines, "quickstart.json")
+    const { scenarioHash: _, ...older } = JSON.parse(readFileSync(path, "utf8"))
+    writeFileSync(path, JSON.stringify(older))
+    // The scenario now says seed 2; the baseline was written at seed 1, and seed 1 is what is checked.
+    writeFileSync(file, quickstart.replace("seed: 1\n", "seed: 2\n"))
+    const checked = await checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: false })
+    expect(checked.output.split("\n")[0]).toBe("quickstart: same")
+    expect(checked.output).not.toContain("note:")
+    expect(checked.exitCode).toBe(0)
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
+  it("check exits 2, not 1, when a baseline could not be checked even if another regressed", async () => {
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-unchecked-"))
+    const file = join(dir, "compare-me.yaml")
+    await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    const path = join(baselines, "compare-me.json")
+    const good = JSON.parse(readFileSync(path, "utf8"))
+    writeFileSync(path, JSON.stringify({ ...good, traceHash: `0x${"00".repeat(32)}` }))
+    writeFileSync(join(baselines, "gone.json"), JSON.stringify({ ...good, scenario: "gone", file: join(baselines, "gone.yaml") }))
+    const outcome = await checkScenarios({ scenarios: [], baselineDir: baselines, update: false, kpisOnly: false })
+    expect(outcome.output).toContain("1 scenario checked: 0 with regressions, 1 with a changed trace hash")
+    expect(outcome.exitCode).toBe(2)
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
+  it("compare gives no edited-file warning when one report has no scenario hash (an older report)", async () => {
+    const { hash: _, ...unhashed } = report.scenario
+    const older = write("unhashed.json", { ...report, scenario: unhashed })
+    const edited = write("edited.json", { ...report, scenario: { ...report.scenario, hash: `0x${"ee".repeat(32)}` } })
+    for (const pair of [[older, edited], [edited, older]]) {
+      const compared = await compare(pair)
+      expect(compared.err).toBe("")
+      expect(compared.out).toMatch(/^compare-me: same/)
+    }
+  })
 
   it("refuses a report whose trace hash or netting ratio cannot be one (exit 2, naming the field)", async () => {
     const short = await compare([write("short-hash.json", { ...report, traceHash: "0x12" }), write("ok.json", report)])
