@@ -10,6 +10,7 @@ import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario, parseScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
 import { csvNumber, firstFailingEpochText, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, tokensText, verdictText, writeReportFiles } from "./report.ts"
+import { runsSummaryLines, summarizeRuns } from "./runs.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -36,6 +37,20 @@ describe("report files of a run", () => {
     const rows = result.timeseries.map((row, i) => (i === 3 ? { ...row, value: row.value + 1 } : row))
     expect(reportDifferences(r, result.timeseries, changed, result.timeseries)).toEqual(["traceHash", "intents"])
     expect(reportDifferences(r, result.timeseries, r, rows)).toEqual(["timeseries"])
+  })
+  it("sums Monte Carlo runs up: numeric order, runs without a value left out, sample sd, linear percentiles, properties held", () => {
+    const r = result.report
+    const property = r.properties[0]!
+    // p99 latencies 9, 100, none, 10 s (in run order): the figures are over 9, 10 and 100.
+    const runs = [9, 100, null, 10].map((p99, i) => ({ ...r, run: i, seed: 5 + i, passed: i !== 1, latency: { ...r.latency, p99 }, properties: [{ ...property, pass: i !== 1 && i !== 2 }] }))
+    const { summary } = summarizeRuns(runs)
+    // mean 119 / 3; sd sqrt(((9 - m)^2 + (10 - m)^2 + (100 - m)^2) / 2); p5 9 + 0.1 × 1; p95 10 + 0.9 × 90.
+    expect(summary.kpis.p99LatencySeconds).toEqual({ runs: 3, mean: 39.666667, sd: 52.252592, min: 9, p5: 9.1, p50: 10, p95: 91, max: 100 })
+    expect(summary.properties[property.name]).toEqual({ held: 2, runs: 4 })
+    expect([summary.runs, summary.passed, summary.seeds]).toEqual([4, 3, { first: 5, last: 8 }])
+    const lines = runsSummaryLines(summary)
+    expect(lines.find((l) => l.includes("p99LatencySeconds"))).toMatch(/mean 39\.666667, sd 52\.252592, p5\/p50\/p95 9\.1 \/ 10 \/ 91, min 9, max 100 \(3 of 4 runs have a value\)$/)
+    expect(lines.find((l) => l.includes("p50LatencySeconds"))).toMatch(/^  p50LatencySeconds +mean [\d.]+, sd [\d.]+, p5\/p50\/p95 [\d.]+ \/ [\d.]+ \/ [\d.]+, min [\d.]+, max [\d.]+$/)
   })
 
   it("writes report.json as the report and timeseries.csv as tidy rows of the series", () => {
