@@ -509,3 +509,151 @@ describe("names that are keys of report.json objects", () => {
     expect(parseScenario(valid.replace("name: users", "name: users2"), "s.yaml").spec.agents.rebalancers?.[0]?.name).toBe("users2")
   })
 })
+
+describe("cross-field checks, each at its place", () => {
+  const noProperties = (text: string) => text.replace("properties:\n  - nettingRatio >= 0.5\n  - { coverage: invoiceCreated }\n", "")
+  const withUsdt = (text: string, usdt = "{ chain: 31002, decimals: 6 }") => text.replace("agents:\n", `  - symbol: USDT\n    chains: [${usdt}]\nagents:\n`)
+  const pathsAndMessages = (text: string) => problemsOf(text).map((p) => [p.path, p.message])
+
+  it("reports a chain, an asset's chain, a keeper chain and a population name listed twice", () => {
+    expect(pathsAndMessages(valid.replace("  - { id: 31002 }\n", "  - { id: 31002 }\n  - { id: 31002 }\n"))).toEqual([["chains[2].id", "chain 31002 is listed twice"]])
+    expect(pathsAndMessages(valid.replace("      - { chain: 31002, decimals: 18 }\n", "      - { chain: 31002, decimals: 18 }\n      - { chain: 31002, decimals: 6 }\n"))).toEqual([
+      ["assets[0].chains[2].chain", "chain 31002 is listed twice for USDC"],
+    ])
+    expect(pathsAndMessages(`${noProperties(valid)}  solvers:\n    - { name: users, count: 1, feeDbps: 20, inventory: [] }\n`)).toEqual([
+      ["agents.solvers[0].name", "agent population name users is used twice"],
+    ])
+    const keepers = "keepers: { chains: [{ chain: 31003, fillQueue: { maxSize: 2 } }, { chain: 31001, fillQueue: { maxSize: 2 } }, { chain: 31001, intentQueue: { maxSize: 3 } }] }\n"
+    expect(pathsAndMessages(`${valid}${keepers}`)).toEqual([
+      ["keepers.chains[0].chain", "chain 31003 is not in chains"],
+      ["keepers.chains[2].chain", "chain 31001 is listed twice in keepers.chains"],
+    ])
+  })
+
+  it("reports a flow to its own origin, and a solver's, arbitrageur's or seed's chain or asset the scenario lacks", () => {
+    expect(pathsAndMessages(valid.replace("{ from: 31002, to: 31001 }", "{ from: 31002, to: 31002 }"))).toEqual([["agents.rebalancers[0].flows[1]", "from and to must differ"]])
+    const agents = `${noProperties(valid)}  solvers:
+    - { name: op, count: 1, feeDbps: 20, inventory: [], repaymentChains: [31001, 31003] }
+  arbitrageurs:
+    - { name: arb, count: 1, capital: [{ chain: 31001, asset: DAI, tokens: 5 }] }
+initialLiquidity: [{ chain: 31003, asset: USDC, tokens: 1 }]
+`
+    expect(pathsAndMessages(agents)).toEqual([
+      ["agents.solvers[0].repaymentChains[1]", "chain 31003 is not in chains"],
+      ["agents.arbitrageurs[0].capital[0]", "asset DAI is not in assets"],
+      ["initialLiquidity[0]", "asset USDC is not configured on chain 31003"],
+    ])
+  })
+
+  it("takes xERC20 limits of an xerc20 chain only, up to type(uint256).max / 2 units inclusive, both of them", () => {
+    expect(pathsAndMessages(valid.replace("      - { chain: 31002, decimals: 18 }", "      - { chain: 31002, decimals: 18, burnLimit: 5 }"))).toEqual([
+      ["assets[0].chains[1]", "mintLimit/burnLimit apply only to strategy xerc20"],
+    ])
+    // At 0 decimals a token is a unit: the mint limit is exactly the maximum (taken), the burn limit one above it.
+    const max = (2n ** 256n - 1n) / 2n
+    const limits = valid.replace("      - { chain: 31002, decimals: 18 }", `      - { chain: 31002, decimals: 0, strategy: xerc20, mintLimit: "${max}", burnLimit: "${max + 1n}" }`)
+    expect(pathsAndMessages(limits)).toEqual([
+      ["assets[0].chains[1].burnLimit", `${max + 1n} tokens at 0 decimals is above the xERC20 maximum, type(uint256).max / 2 token units (XERC20Token.setLimits refuses it)`],
+    ])
+  })
+
+  it("takes a discount per epoch up to the cap, with the defaults 3 and 12 dbps", () => {
+    const asset = (fields: string) => valid.replace("  - symbol: USDC\n", `  - symbol: USDC\n${fields}`)
+    expect(() => parseScenario(asset("    discountPerEpochDbps: 12\n"), "s.yaml")).not.toThrow()
+    expect(pathsAndMessages(asset("    discountPerEpochDbps: 13\n"))).toEqual([["assets[0].discountPerEpochDbps", "must not exceed maxDiscountDbps"]])
+    expect(pathsAndMessages(asset("    maxDiscountDbps: 2\n"))).toEqual([["assets[0].discountPerEpochDbps", "must not exceed maxDiscountDbps"]])
+  })
+
+  it("adds a second listing's chains to the first's (the listing is the one mistake)", () => {
+    const split = valid.replace("      - { chain: 31002, decimals: 18 }\n", "  - symbol: USDC\n    chains: [{ chain: 31002, decimals: 18 }]\n")
+    expect(pathsAndMessages(split)).toEqual([["assets[1].symbol", "asset USDC is listed twice"]])
+  })
+
+  it("sums funded amounts per chain and asset, reports each once, and checks arbitrageurs' capital", () => {
+    const seeds = (entries: string) => `${valid}initialLiquidity: [${entries}]\n`
+    // 1 token at 18 decimals and 10^12 at 6 are both 10^18 units, on different chains: each within its funding.
+    expect(() => parseScenario(seeds("{ chain: 31002, asset: USDC, tokens: 1 }, { chain: 31001, asset: USDC, tokens: 1000000000000 }"), "s.yaml")).not.toThrow()
+    const past = seeds("{ chain: 31001, asset: USDC, tokens: 1000000000000 }, { chain: 31001, asset: USDC, tokens: 1 }, { chain: 31001, asset: USDC, tokens: 1 }")
+    expect(problemsOf(past).map((p) => p.path)).toEqual(["initialLiquidity[1].tokens"])
+    const capital = `${noProperties(valid)}  arbitrageurs:\n    - { name: arb, count: 1, capital: [{ chain: 31001, asset: USDC, tokens: "1000000000000.000001" }] }\n`
+    expect(pathsAndMessages(capital)).toEqual([
+      ["agents.arbitrageurs[0].capital[0].tokens", "the capital of USDC on chain 31001 exceeds the 1000000000000 whole tokens an account is funded with"],
+    ])
+  })
+
+  it("refuses an unknown metric, and a coverage predicate named like an Object method", () => {
+    const problems = problemsOf(valid.replace("nettingRatio >= 0.5", "nettingRatioo >= 0.5").replace("{ coverage: invoiceCreated }", "{ coverage: toString }"))
+    expect(problems.map((p) => p.path)).toEqual(["properties[0]", "properties[1].coverage"])
+    expect(problems[0]!.message).toMatch(/^unknown metric "nettingRatioo" \(known: /)
+    expect(problems[1]!.message).toMatch(/^unknown coverage predicate "toString" \(known: /)
+  })
+
+  it("weighs paths and flows: swap alone is a path, a flow of weight 0 sends nothing, a swap needs a default-strategy asset", () => {
+    const paths = (text: string, mix: string) => text.replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", `size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }\n      paths: ${mix}`)
+    expect(() => parseScenario(paths(withUsdt(valid), "{ swap: 1 }"), "s.yaml")).not.toThrow()
+    expect(problemsOf(paths(withUsdt(valid, "{ chain: 31002, decimals: 6, strategy: xerc20 }"), "{ basic: 1, swap: 1 }")).map((p) => p.path)).toEqual(["agents.rebalancers[0].paths.swap"])
+    // USDC an xERC20 on 31001: a fast weight with every sending flow from there is refused; a flow of weight 0 from 31002 does not count.
+    const xerc20 = valid.replace("      - { chain: 31001, decimals: 6 }", "      - { chain: 31001, decimals: 6, strategy: xerc20 }")
+    const fromXerc20 = "every flow starts where USDC is an xERC20, whose intents take the basic path only (expected no fast or swap weight)"
+    for (const flows of ["[{ from: 31001, to: 31002 }]", "[{ from: 31001, to: 31002 }, { from: 31002, to: 31001, weight: 0 }]"]) {
+      expect(pathsAndMessages(paths(xerc20.replace("flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]", `flows: ${flows}`), "{ fast: 1 }")), flows).toEqual([["agents.rebalancers[0].paths", fromXerc20]])
+    }
+    // No flow with weight: that one problem, not also one about the paths of no flow.
+    expect(pathsAndMessages(paths(xerc20.replace("flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]", "flows: [{ from: 31001, to: 31002, weight: 0 }]"), "{ fast: 1 }"))).toEqual([
+      ["agents.rebalancers[0].flows", "at least one flow needs a positive weight"],
+    ])
+  })
+
+  it("refuses initial liquidity of an asset on one chain only", () => {
+    expect(pathsAndMessages(`${withUsdt(valid)}initialLiquidity: [{ chain: 31002, asset: USDT, tokens: 1 }]\n`)).toEqual([
+      ["initialLiquidity[0].asset", "asset USDT is on one chain only: initial liquidity is sent to another chain"],
+    ])
+  })
+
+  it("refuses an empty outage, names an unknown domain once, and compares pauses with the hub's halts only", () => {
+    const outages = (lines: string) => `${valid}transport:\n  latency: { kind: fixed, seconds: 30 }\n  faults:\n    outages:\n${lines}`
+    expect(pathsAndMessages(outages("      - { domain: 31002, kind: partition, fromSeconds: 60, toSeconds: 60 }\n"))).toEqual([
+      ["transport.faults.outages[0].toSeconds", "outage of 31002 ends before it starts (expected toSeconds > fromSeconds 60)"],
+    ])
+    expect(problemsOf(outages("      - { domain: 31020, kind: pause, fromSeconds: 60, toSeconds: 120 }\n")).map((p) => p.path)).toEqual(["transport.faults.outages[0].domain"])
+    expect(() => parseScenario(outages("      - { domain: 31002, kind: halt, fromSeconds: 100, toSeconds: 200 }\n      - { domain: 25327, kind: pause, fromSeconds: 150, toSeconds: 300 }\n"), "s.yaml")).not.toThrow()
+    expect(problemsOf(outages("      - { domain: 25327, kind: halt, fromSeconds: 100, toSeconds: 200 }\n      - { domain: 31002, kind: pause, fromSeconds: 150, toSeconds: 300 }\n")).map((p) => p.message)).toEqual([
+      "a pause applies to the hub only: domain 31002 is a chain (expected the hub domain 25327, or kind partition or halt)",
+    ])
+  })
+
+  it("tells no warning for a redelivery delay with a hub pause, or a chain with only a settlement queue", () => {
+    const text = `${valid}transport:
+  latency: { kind: fixed, seconds: 30 }
+  faults:
+    redeliveryDelaySeconds: 120
+    outages: [{ domain: 25327, kind: pause, fromSeconds: 60, toSeconds: 120 }]
+keepers: { chains: [{ chain: 31001, settlementQueue: { maxSize: 2 } }] }
+`
+    expect(parseScenario(text, "s.yaml").warnings).toEqual([])
+  })
+
+  it("names unreadable files: missing, UTF-16 big-endian, a NUL first; and a document that is a list", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-load-"))
+    try {
+      const missing = join(dir, "missing.yaml")
+      expect(() => loadScenario(missing)).toThrow(`${missing}: cannot read the scenario file: it does not exist (ENOENT)`)
+      const utf16be = join(dir, "be.yaml")
+      writeFileSync(utf16be, Buffer.from([0xfe, 0xff, 0x00, 0x6e]))
+      expect(() => loadScenario(utf16be)).toThrow(`${utf16be}: cannot read the scenario file: UTF-16 text; expected a YAML scenario in UTF-8 (save it as UTF-8)`)
+      const nul = join(dir, "nul.yaml")
+      writeFileSync(nul, Buffer.from([0x00, 0x61]))
+      expect(() => loadScenario(nul)).toThrow(`${nul}: cannot read the scenario file: not a text file (a NUL byte at offset 0); expected a YAML scenario`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    expect(problemsOf("- a\n")).toEqual([{ path: "", line: 1, column: 1, message: 'Expected object, got ["a"]' }])
+  })
+
+  it("keeps a YAML message of 200 characters whole and cuts one of 201", () => {
+    // The parser's message is `Unexpected scalar token in YAML stream: "<token>"`, 42 characters and the token's.
+    const message = (length: number) => problemsOf(`name: x\n]${"q".repeat(length - 42)}\n`)[1]!.message
+    expect(message(200)).toBe(`YAML: Unexpected scalar token in YAML stream: "${"q".repeat(158)}"`)
+    expect(message(201)).toBe(`YAML: Unexpected scalar token in YAML stream: "${"q".repeat(159)}…`)
+  })
+})
