@@ -3,6 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
+import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { loadScenario, parseScenario, ScenarioError, scenarioWarningLines } from "./load.ts"
 
 const valid = `
@@ -648,6 +649,25 @@ keepers: { chains: [{ chain: 31001, settlementQueue: { maxSize: 2 } }] }
       rmSync(dir, { recursive: true, force: true })
     }
     expect(problemsOf("- a\n")).toEqual([{ path: "", line: 1, column: 1, message: 'Expected object, got ["a"]' }])
+  })
+
+  it("blames hub.domain when it is set to a spoke's id, and takes a spoke on the default domain when the hub has moved", () => {
+    expect(pathsAndMessages(`hub: { domain: 31002 }\n${valid}`)).toEqual([["hub.domain", "the hub domain 31002 must differ from every spoke chain id"]])
+    expect(() => parseScenario(`hub: { domain: 31005 }\n${valid.replaceAll("31001", "25327")}`, "s.yaml")).not.toThrow()
+  })
+
+  it("hashes the file's bytes as they are, leading and trailing newlines included", () => {
+    expect(valid.startsWith("\n") && valid.endsWith("\n")).toBe(true)
+    expect(parseScenario(valid, "s.yaml").scenarioHash).toBe(keccak256Bytes(new TextEncoder().encode(valid)))
+    expect(parseScenario(`${valid}\n`, "s.yaml").scenarioHash).not.toBe(parseScenario(valid, "s.yaml").scenarioHash)
+  })
+
+  it("lists a population's metrics for a population.* metric even in a scenario without populations", () => {
+    const text = valid.replace(/agents:\n[\s\S]*properties:/u, "agents: {}\nproperties:").replace("nettingRatio >= 0.5", "population.users.latency.p99 <= 600")
+    const [problem] = problemsOf(text)
+    expect(problem?.path).toBe("properties[0]")
+    expect(problem?.message).toContain("; a population's metrics: ")
+    expect(problem?.message).toContain(" for the populations (none); an asset's: ")
   })
 
   it("keeps a YAML message of 200 characters whole and cuts one of 201", () => {
