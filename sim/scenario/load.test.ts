@@ -670,6 +670,14 @@ keepers: { chains: [{ chain: 31001, settlementQueue: { maxSize: 2 } }] }
     expect(problem?.message).toContain(" for the populations (none); an asset's: ")
   })
 
+  it("takes the schema's bounds inclusive: 100000 dbps, chain id 2^32 - 1, 36 decimals", () => {
+    expect(() => parseScenario(valid.replace("  - symbol: USDC\n", "  - symbol: USDC\n    maxDiscountDbps: 100000\n"), "s.yaml")).not.toThrow()
+    expect(pathsAndMessages(valid.replace("  - symbol: USDC\n", "  - symbol: USDC\n    maxDiscountDbps: 100001\n"))).toEqual([["assets[0].maxDiscountDbps", "Expected dbps: an integer between 0 and 100000, got 100001"]])
+    expect(() => parseScenario(valid.replaceAll("31002", "4294967295"), "s.yaml")).not.toThrow()
+    expect(() => parseScenario(valid.replace("decimals: 18", "decimals: 36"), "s.yaml")).not.toThrow()
+    expect(pathsAndMessages(valid.replace("decimals: 18", "decimals: 37"))).toEqual([["assets[0].chains[1].decimals", "Expected token decimals between 0 and 36, got 37"]])
+  })
+
   it("keeps a YAML message of 200 characters whole and cuts one of 201", () => {
     // The parser's message is `Unexpected scalar token in YAML stream: "<token>"`, 42 characters and the token's.
     const message = (length: number) => problemsOf(`name: x\n]${"q".repeat(length - 42)}\n`)[1]!.message
