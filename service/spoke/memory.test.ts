@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { decodeAbiParameters, encodeAbiParameters, encodeFunctionData, keccak256, maxUint256, zeroAddress } from "viem"
 import { describe, expect, test } from "vitest"
-import { encodeSettlementMessage, intentId } from "../domain/encoding.ts"
+import { encodeIntentMessage, encodeSettlementMessage, intentId } from "../domain/encoding.ts"
 import { type Address, addressToBytes32, type Hex } from "../domain/hex.ts"
 import { keccak256Utf8 } from "../domain/keccak.ts"
 import { IdMap } from "../domain/idMap.ts"
@@ -374,4 +374,106 @@ describe("memory spoke: a fill made from within a fill's calldata", () => {
     expect(message[0]).toBe(intentId(inner))
     expect(message[1]).toBe(addressToBytes32(target))
   })
+})
+
+describe("memory spoke: newIntent and fillIntent boundaries (reference §4.1, §4.3)", () => {
+  const reverted = (receipts: readonly { status: string; error?: { name: string } }[]) => receipts.map((r) => (r.status === "reverted" ? r.error!.name : r.status))
+
+  test("newIntent accepts each limit itself and refuses one past it", async () => {
+    const { chain, usdc } = await setup()
+    chain.submit({ from: ALICE, call: Call.erc20.approve(usdc, chain.addresses.spoke, maxUint256) })
+    const base = { ...intentParams(usdc), amount: 1n }
+    const calldata = (size: number) => `0x${"00".repeat(size)}` as Hex
+    chain.submit({ from: ALICE, call: Call.spoke.newIntent({ ...base, destinations: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }) })
+    chain.submit({ from: ALICE, call: Call.spoke.newIntent({ ...base, destinations: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] }) })
+    chain.submit({ from: ALICE, call: Call.spoke.newIntent({ ...base, maxFee: 100_000 }) })
+    chain.submit({ from: ALICE, call: Call.spoke.newIntent({ ...base, maxFee: 100_001 }) })
+    chain.submit({ from: ALICE, call: Call.spoke.newIntent({ ...base, data: calldata(50_000) }) })
+    chain.submit({ from: ALICE, call: Call.spoke.newIntent({ ...base, data: calldata(50_001) }) })
+    chain.submit({ from: ALICE, call: Call.spoke.newIntent({ ...base, amount: 0n }) })
+    const block = await chain.mine(T0 + 12n)
+    expect(reverted(block.receipts)).toEqual([
+      "success", // the approval
+      "success",
+      "ClearingSpoke_NewIntent_InvalidIntent",
+      "success",
+      "ClearingSpoke_NewIntent_MaxFeeExceeded",
+      "success",
+      "ClearingSpoke_NewIntent_CalldataExceedsLimit",
+      "ClearingSpoke_NewIntent_ZeroAmount",
+    ])
+    // 1 USDC unit (6 decimals) is 10^12 in 18 decimals; three intents pulled one unit each.
+    expect(chain.read.intentQueue().map((q) => [q.queueIdx, q.intent.amount])).toEqual([
+      [1n, 10n ** 12n],
+      [2n, 10n ** 12n],
+      [3n, 10n ** 12n],
+    ])
+    expect(chain.read.erc20Balance(usdc, chain.addresses.spoke)).toBe(3n)
+  })
+
+  test("fillIntent: fee equal to maxFee, the whole virtual balance, the fee rounded down, expiry at timestamp + ttl", async () => {
+    const { chain, usdc } = await setup()
+    // 123.456789 USDC at a 3 dbps fee: 123_456_789 * 3 / 100_000 = 3703.70367, floored to 3703, so 123_453_086 out.
+    const out = 123_453_086n
+    chain.submit({ from: BOB, call: Call.erc20.approve(usdc, chain.addresses.spoke, maxUint256) })
+    chain.submit({ from: BOB, call: Call.spoke.deposit(usdc, out) })
+    await chain.mine(T0 + 1n)
+    const intent = (nonce: bigint, maxFee: number) => ({
+      initiator: addressToBytes32(ALICE),
+      receiver: addressToBytes32(ALICE),
+      inputAsset: addressToBytes32(`0x${"ab".repeat(20)}`),
+      outputAsset: addressToBytes32(usdc),
+      maxFee,
+      origin: 31_002,
+      nonce,
+      timestamp: Number(T0),
+      ttl: 3_600,
+      amount: 123_456_789n * 10n ** 12n,
+      destinations: [DOMAIN],
+      data: "0x" as Hex,
+    })
+    const before = chain.read.erc20Balance(usdc, ALICE)
+    chain.submit({ from: BOB, call: Call.spoke.fillIntent(intent(1n, 3), 3) })
+    chain.submit({ from: BOB, call: Call.spoke.fillIntent(intent(1n, 3), 3) }) // the same intent again
+    const first = await chain.mine(T0 + 3_599n)
+    expect(reverted(first.receipts)).toEqual(["success", "ClearingSpoke_FillIntent_InvalidStatus"])
+    expect(chain.read.erc20Balance(usdc, ALICE) - before).toBe(out)
+    expect(chain.read.virtualBalance(usdc, BOB)).toBe(0n)
+    expect(chain.read.status(intentId(intent(1n, 3)))).toBe(IntentStatus.FILLED)
+    // At timestamp + ttl the intent has expired; the expiry is checked before the fee.
+    chain.submit({ from: BOB, call: Call.spoke.fillIntent(intent(2n, 3), 0) })
+    chain.submit({ from: BOB, call: Call.spoke.fillIntent(intent(3n, 3), 4) })
+    expect(reverted((await chain.mine(T0 + 3_600n)).receipts)).toEqual(["ClearingSpoke_FillIntent_IntentExpired", "ClearingSpoke_FillIntent_IntentExpired"])
+  })
+
+  test("processIntentQueue takes the whole queue for exactly the quote; one wei less reverts", async () => {
+    const { chain, usdc, fee } = await setup()
+    const feeParams = await fee(0n)
+    for (let i = 0; i < 2; i++) chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(usdc), feeParams }) })
+    await chain.mine(T0 + 12n)
+    const queued = chain.read.intentQueue().map((q) => q.intent)
+    const quote = chain.read.quoteMessage(HUB, encodeIntentMessage(queued))
+    chain.submit({ from: BOB, call: Call.spoke.processIntentQueue(queued), value: quote - 1n })
+    chain.submit({ from: BOB, call: Call.spoke.processIntentQueue(queued), value: quote })
+    const block = await chain.mine(T0 + 24n)
+    expect(reverted(block.receipts)).toEqual(["ClearingSpoke_ProcessQueue_InsufficientFee", "success"])
+    expect(eventsNamed(block.receipts[1]!.events, "IntentQueueProcessed")[0]).toMatchObject({ firstIdx: 1n, lastIdx: 3n, quote })
+    expect(chain.read.intentQueueLength()).toBe(0)
+  })
+
+  test("withdraw of the whole virtual balance; an xERC20 settlement to the virtual balance mints to the spoke and credits", async () => {
+    const { chain, usdc } = await setup()
+    const xt = chain.addresses.tokens.XT!.address
+    chain.submit({ from: BOB, call: Call.erc20.approve(usdc, chain.addresses.spoke, maxUint256) })
+    chain.submit({ from: BOB, call: Call.spoke.deposit(usdc, 7n) })
+    chain.submit({ from: BOB, call: Call.spoke.withdraw(usdc, 7n) })
+    const settlement = { intentId: keccak256Utf8("x"), amount: 2n * 10n ** 18n, asset: addressToBytes32(xt), recipient: addressToBytes32(ALICE), updateVirtualBalance: true }
+    chain.submit({ from: relayer.address, call: Call.gateway.receiveMessage(HUB, keccak256Utf8("m"), encodeSettlementMessage([settlement])) })
+    const block = await chain.mine(T0 + 12n)
+    expect(reverted(block.receipts)).toEqual(["success", "success", "success", "success"])
+    expect(chain.read.virtualBalance(usdc, BOB)).toBe(0n)
+    expect(chain.read.virtualBalance(xt, ALICE)).toBe(2n * 10n ** 18n)
+    expect(chain.read.erc20Balance(xt, chain.addresses.spoke)).toBe(2n * 10n ** 18n)
+  })
+
 })
