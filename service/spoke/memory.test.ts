@@ -476,4 +476,42 @@ describe("memory spoke: newIntent and fillIntent boundaries (reference §4.1, §
     expect(chain.read.erc20Balance(xt, chain.addresses.spoke)).toBe(2n * 10n ** 18n)
   })
 
+  test("the fee adapter: a deadline equal to the block time is valid, an xERC20 input is approved to the module, an order takes one asset", async () => {
+    const { chain, usdc } = await setup()
+    const xt = chain.addresses.tokens.XT!.address
+    const deadline = T0 + 12n
+    const message = keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "uint256" }], [0n, 0n, xt, deadline]))
+    const feeParams = { fee: 0n, deadline, sig: await feeSigner.signMessage({ message: { raw: message } }) }
+    chain.submit({ from: ALICE, call: Call.erc20.approve(xt, chain.addresses.feeAdapter, maxUint256) })
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newIntent({ ...intentParams(xt), amount: 5n * 10n ** 18n, feeParams }) })
+    chain.submit({ from: ALICE, call: Call.feeAdapter.newOrder(feeParams, [intentParams(xt), intentParams(usdc)]) })
+    const block = await chain.mine(T0 + 12n)
+    expect(reverted(block.receipts)).toEqual(["success", "success", "FeeAdapter_MultipleOrderAssets"])
+    expect(chain.read.allowance(xt, chain.addresses.feeAdapter, chain.addresses.xerc20Module)).toBe(maxUint256)
+    // Pulled from ALICE to the adapter, then burned from it by the module (which needs the approval).
+    expect(chain.read.erc20Balance(xt, ALICE)).toBe(995n * 10n ** 18n)
+    expect(chain.read.intentQueue().map((q) => q.intent.amount)).toEqual([5n * 10n ** 18n])
+  })
+
+  test("tokens: an allowance equal to the amount suffices; a mint of exactly the module's limit succeeds; a limit refills to its max after a day", async () => {
+    const { chain, usdc } = await setup()
+    const xt = chain.addresses.tokens.XT!.address
+    const module = chain.addresses.xerc20Module
+    chain.submit({ from: ALICE, call: Call.erc20.approve(usdc, BOB, 5n) })
+    chain.submit({ from: BOB, call: Call.erc20.transferFrom(usdc, ALICE, BOB, 5n) })
+    chain.submit({ from: owner.address, call: Call.xerc20.setLimits(xt, module, 2n * 10n ** 18n, 0n) })
+    const settlement = { intentId: keccak256Utf8("x"), amount: 2n * 10n ** 18n, asset: addressToBytes32(xt), recipient: addressToBytes32(ALICE), updateVirtualBalance: false }
+    chain.submit({ from: relayer.address, call: Call.gateway.receiveMessage(HUB, keccak256Utf8("m"), encodeSettlementMessage([settlement])) })
+    const block = await chain.mine(T0 + 12n)
+    expect(reverted(block.receipts)).toEqual(["success", "success", "success", "success"])
+    expect(eventsNamed(block.receipts[3]!.events, "AssetMintFailed")).toEqual([])
+    expect(chain.read.erc20Balance(xt, ALICE)).toBe(1_002n * 10n ** 18n)
+    expect(chain.read.allowance(usdc, ALICE, BOB)).toBe(0n)
+    // 86_401 over 86_400 s refills at 1 per second: 86_400 after a full day, but a full day restores the max.
+    const token = chain.world.tokens.get(xt.toLowerCase() as Address)!
+    // setLimits' refill rate is the limit over a day, rounded down: 2e18 / 86_400 = 23_148_148_148_148.1...
+    expect(token.bridges.get(module.toLowerCase() as Address)!.minter).toMatchObject({ ratePerSecond: 23_148_148_148_148n, currentLimit: 0n })
+    const limit = { timestamp: 0, ratePerSecond: 1n, maxLimit: 86_401n, currentLimit: 0n }
+    expect([token.currentLimit(limit, 86_399), token.currentLimit(limit, 86_400)]).toEqual([86_399n, 86_401n])
+  })
 })
