@@ -82,6 +82,51 @@ describe("clearsim run", () => {
     expect(JSON.parse(readFileSync(join(dir, "again", "report.json"), "utf8")).run).toBe(1)
   })
 
+  it("quotes every single quote and space of a path in the rerun command", () => {
+    // Mutants: only the first quote escaped (replace for replaceAll); a space taken as a plain character.
+    expect(rerunCommandLine("it's Bob's.yaml", 2, "memory", "out dir", 3)).toBe(`npx clearsim run 'it'\\''s Bob'\\''s.yaml' --seed 2 --runs 1 --run-index 3 --chains memory --out 'out dir'`)
+  })
+
+  it("accepts the bounds themselves (--run-index 0, one run from seed 2^53 - 1, the last run number) and refuses run numbers past 2^53 - 1", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    const file = join(dir, "always-fails.yaml")
+    writeFileSync(file, failing)
+    const max = Number.MAX_SAFE_INTEGER
+    const zero = await run([file, "--runs", "1", "--run-index", "0", "--out", join(dir, "zero")])
+    expect(zero.out).toMatch(/^always-fails seed 5 on memory: FAIL/)
+    expect(JSON.parse(readFileSync(join(dir, "zero", "report.json"), "utf8")).run).toBe(0)
+    process.exitCode = undefined
+    const last = await run([file, "--seed", String(max), "--runs", "1", "--run-index", String(max), "--out", join(dir, "last")])
+    expect(last.out).toMatch(new RegExp(`^always-fails seed ${max} on memory: FAIL`))
+    expect(last.err).toContain(`--seed ${max} --runs 1 --run-index ${max} --chains memory`)
+    expect(process.exitCode).toBe(1)
+    process.exitCode = undefined
+    const past = await run([file, "--runs", "2", "--run-index", String(max), "--out", join(dir, "past")])
+    expect(past.err).toBe(`clearsim: --run-index: 2 runs from run ${max} would go past the largest run number, ${max}`)
+    expect(process.exitCode).toBe(2)
+    expect(existsSync(join(dir, "past"))).toBe(false)
+  })
+
+  it("checks run 0's directory before running, and leaves alone run directories of other runs or seeds", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    const file = join(dir, "always-fails.yaml")
+    writeFileSync(file, failing)
+    const first = join(dir, "first")
+    mkdirSync(join(first, "run-0-seed-5", "report.md"), { recursive: true })
+    const refused = await run([file, "--out", first])
+    expect(refused.err).toBe(`clearsim: --out ${first}: expected to write the file ${join(first, "run-0-seed-5", "report.md")}, but something else is there (a directory?)`)
+    expect(refused.out).toBe("")
+    expect(process.exitCode).toBe(2)
+    process.exitCode = undefined
+    // Runs 0-2 from seed 5: run 3 and run 1 of seed 9 are not this set's, whatever is in them.
+    const others = join(dir, "others")
+    mkdirSync(join(others, "run-3-seed-8", "trace.jsonl"), { recursive: true })
+    mkdirSync(join(others, "run-1-seed-9", "trace.jsonl"), { recursive: true })
+    const ran = await run([file, "--out", others])
+    expect(ran.out).toContain("0 of 3 runs passed")
+    expect(process.exitCode).toBe(1)
+  })
+
   it("numbers runs from --run-index, directories included, and refuses a run index that is not a non-negative integer", async () => {
     dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
     const file = join(dir, "always-fails.yaml")
