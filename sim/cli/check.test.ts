@@ -188,6 +188,22 @@ describe("clearsim compare", () => {
     rmSync(baselines, { recursive: true, force: true })
   })
 
+  it("check fails (exit 1) on a trace hash of another function unless --kpis-only", async () => {
+    // Mutant killed: the exit code counting only same-function trace changes.
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-function-"))
+    const file = join(dir, "compare-me.yaml")
+    await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    const path = join(baselines, "compare-me.json")
+    // A baseline of an older clearsim: no traceHashAlgorithm (keccak256), so another hash.
+    const { traceHashAlgorithm: _, ...good } = JSON.parse(readFileSync(path, "utf8"))
+    writeFileSync(path, JSON.stringify({ ...good, traceHash: `0x${"11".repeat(32)}` }))
+    const outcome = await checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: false })
+    expect(outcome.output).toContain("1 scenario checked: 0 with regressions, 0 with a changed trace hash, 1 with a trace hash of another function")
+    expect(outcome.exitCode).toBe(1)
+    expect((await checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: true })).exitCode).toBe(0)
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
   it("compare gives no edited-file warning when one report has no scenario hash (an older report)", async () => {
     const { hash: _, ...unhashed } = report.scenario
     const older = write("unhashed.json", { ...report, scenario: unhashed })
