@@ -262,23 +262,15 @@ describe("arbitrageur purchase decision", () => {
   })
 })
 
+/** Chains 31001, 31002 and 31003, an invoice's discount 100 dbps from its first epoch, no API fee. */
+const THREE_CHAINS = { hub: "epochLength: 20", chainIds: [31001, 31002, 31003], usdc: { discountPerEpochDbps: 100, maxDiscountDbps: 100, fixedFeeTokens: '"0"', maxVariableFeeBps: 0 } }
+
 describe("arbitrageur purchase destination", () => {
   it("is the invoice's origin, where its custody grew and the purchase is repaid, not the first other chain", async () => {
     const { runScenario } = await import("../run.ts")
     // An invoice of 10,000 from 31002 to 31003 (no custody there), bought with capital on 31003: the purchase goes to
     // 31002, settled there from the invoice's own deposit. Sent to 31001 (no custody), it would wait as an invoice.
-    const text = `
-name: arbitrageur-destination
-horizon: { seconds: 2400 }
-hub: { epochLength: 20 }
-chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
-assets:
-  - symbol: USDC
-    discountPerEpochDbps: 100
-    maxDiscountDbps: 100
-    fixedFeeTokens: "0"
-    maxVariableFeeBps: 0
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
+    const rest = `
 transport: { latency: { kind: fixed, seconds: 30 } }
 agents:
   rebalancers:
@@ -286,7 +278,7 @@ agents:
   arbitrageurs:
     - { name: mm, count: 1, pollSeconds: 60, capital: [{ chain: 31003, asset: USDC, tokens: 100000 }] }
 `
-    const { report } = await runScenario(parseScenario(text, "arbitrageur-destination.yaml"), { seed: 1, backend: "memory" })
+    const { report } = await runScenario(twoChainUsdc("arbitrageur-destination", "{ seconds: 2400 }", rest, THREE_CHAINS), { seed: 1, backend: "memory" })
     const mm = report.agents.find((a) => a.kind === "arbitrageur")!
     expect([mm.actions, mm.rejections]).toEqual([{ purchase: 1, repaid: 1 }, {}])
     expect(report.intents.byPopulation!.user!.settled).toBe(1)
@@ -312,25 +304,14 @@ describe("arbitrageur purchase domain", () => {
   // arbitrageur, with no capital on 31001, cannot buy it). Then 10,000 from 31001 to 31002 or 31003: its min-amount is
   // ~9,990 on the one without custody, ~4,995 on `custodied`. With capital on both, it buys on `custodied`.
   const purchaseDomains = async (custodied: number) => {
-    const text = `
-name: arbitrageur-cheapest
-horizon: { seconds: 1200 }
-hub: { epochLength: 20 }
-chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
-assets:
-  - symbol: USDC
-    discountPerEpochDbps: 100
-    maxDiscountDbps: 100
-    fixedFeeTokens: "0"
-    maxVariableFeeBps: 0
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
+    const rest = `
 agents:
   rebalancers:
     - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: ${custodied}, to: 31001 }], size: { kind: fixed, tokens: 5000 }, paths: { basic: 1 } }
   arbitrageurs:
     - { name: mm, count: 1, pollSeconds: 60, minInvoiceAgeSeconds: 1, capital: [{ chain: 31002, asset: USDC, tokens: 100000 }, { chain: 31003, asset: USDC, tokens: 100000 }] }
 `
-    const spec = parseScenario(text, "arbitrageur-cheapest.yaml").spec
+    const spec = twoChainUsdc("arbitrageur-cheapest", "{ seconds: 1200 }", rest, THREE_CHAINS).spec
     const plan = planWorld(spec)
     const { world, service } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
     const user = plan.agents.find((a) => a.kind === "rebalancer")!.account.address
