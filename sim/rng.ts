@@ -10,10 +10,12 @@ import type { JumpableRandomGenerator } from "pure-rand/types/JumpableRandomGene
 import { keccak256Utf8 } from "../service/domain/keccak.ts"
 
 export class Rng {
-  constructor(
-    readonly name: string,
-    private readonly generator: JumpableRandomGenerator,
-  ) {}
+  readonly name: string
+  private readonly generator: JumpableRandomGenerator
+  constructor(name: string, generator: JumpableRandomGenerator) {
+    this.name = name
+    this.generator = generator
+  }
 
   /** Uniform in [0, 1). */
   float(): number {
@@ -69,7 +71,10 @@ export class Rng {
 export class RngStreams {
   private readonly streams = new Map<string, Rng>()
 
-  constructor(readonly seed: number) {}
+  readonly seed: number
+  constructor(seed: number) {
+    this.seed = seed
+  }
 
   get(name: string): Rng {
     let rng = this.streams.get(name)

@@ -238,8 +238,10 @@ export const buildRunResult = (loaded: LoadedScenario, assembly: RunAssembly, op
 /** The run was stopped before its horizon (an abort signal); nothing was reported. */
 export class RunInterrupted extends Error {
   override readonly name = "RunInterrupted"
-  constructor(readonly atMs: number) {
+  readonly atMs: number
+  constructor(atMs: number) {
     super(`run interrupted at virtual time ${Math.floor(atMs / 1000)} s`)
+    this.atMs = atMs
   }
 }
 

@@ -105,11 +105,12 @@ export const API_DEFAULTS = {
 
 export class ApiConfigError extends Error {
   override readonly name = "ApiConfigError"
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
+  readonly path: string
+  readonly reason: string
+  constructor(path: string, reason: string) {
     super(`${path}: ${reason}`)
+    this.path = path
+    this.reason = reason
   }
 }
 

@@ -88,10 +88,12 @@ export class Deployment {
   time = T0
   private hubBlock = 100
 
+  readonly spokes: SpokesShape
   private constructor(
-    readonly spokes: SpokesShape,
+    spokes: SpokesShape,
     config: Partial<ClearingApiConfigInput>,
   ) {
+    this.spokes = spokes
     this.model = new ReadModel({ solvers: [this.accounts.solver.address] })
     this.hub = new Hub(hubConfig(spokes, this.accounts), this.model.hubSink())
     this.model.attachHub(this.hub)

@@ -44,10 +44,9 @@ export class FeeSigner {
   /** Signatures computed (cache misses), for the README's measurements and tests. */
   signed = 0
 
-  constructor(
-    privateKey: Hex,
-    private readonly capacity = 10_000,
-  ) {
+  private readonly capacity: number
+  constructor(privateKey: Hex, capacity = 10_000) {
+    this.capacity = capacity
     this.account = privateKeyToAccount(privateKey)
     this.address = this.account.address.toLowerCase() as Address
   }

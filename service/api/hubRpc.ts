@@ -65,12 +65,12 @@ export interface HubTransactionResult {
 }
 
 class RpcFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
+  readonly code: number
+  readonly data?: unknown
+  constructor(code: number, message: string, data?: unknown) {
     super(message)
+    this.code = code
+    this.data = data
   }
 }
 
@@ -99,10 +99,11 @@ export class HubRpc {
   private readonly transactions = new Map<Hex, StoredTransaction>()
   private readonly blockTransactionCount = new Map<number, number>()
 
-  constructor(
-    private readonly hub: Hub,
-    private readonly options: HubRpcOptions,
-  ) {
+  private readonly hub: Hub
+  private readonly options: HubRpcOptions
+  constructor(hub: Hub, options: HubRpcOptions) {
+    this.hub = hub
+    this.options = options
     this.hubAddress = options.hubAddress.toLowerCase() as Address
   }
 

@@ -236,7 +236,10 @@ const INTENT_PATH_LENGTH = "/intents/".length + 66
  */
 class BodyCache {
   private readonly bodies = new Map<string, Buffer>()
-  constructor(private readonly limit: number) {}
+  private readonly limit: number
+  constructor(limit: number) {
+    this.limit = limit
+  }
 
   bytes(json: string): Buffer {
     let body = this.bodies.get(json)

@@ -7,10 +7,12 @@
 export class BoundedMemo<K, V> {
   private readonly map = new Map<K, V>()
 
-  constructor(
-    private readonly limit: number,
-    private readonly make: (key: K) => V,
-  ) {}
+  private readonly limit: number
+  private readonly make: (key: K) => V
+  constructor(limit: number, make: (key: K) => V) {
+    this.limit = limit
+    this.make = make
+  }
 
   get(key: K): V {
     let value = this.map.get(key)

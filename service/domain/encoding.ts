@@ -285,11 +285,10 @@ const lower = (h: Hex): Bytes32 => h.toLowerCase() as Bytes32
 /** A message whose bytes do not follow the ABI layout (with the byte offset where decoding failed). */
 export class MessageDecodeError extends Error {
   override readonly name = "MessageDecodeError"
-  constructor(
-    readonly offset: number,
-    reason: string,
-  ) {
+  readonly offset: number
+  constructor(offset: number, reason: string) {
     super(`malformed message at byte ${offset}: ${reason}`)
+    this.offset = offset
   }
 }
 
@@ -299,7 +298,9 @@ export class MessageDecodeError extends Error {
  */
 class HexWords {
   readonly byteLength: number
-  constructor(private readonly hex: string) {
+  private readonly hex: string
+  constructor(hex: string) {
+    this.hex = hex
     if (!hex.startsWith("0x") || hex.length % 2 !== 0) throw new MessageDecodeError(0, "not 0x-prefixed hex of even length")
     this.byteLength = (hex.length - 2) >> 1
   }

@@ -118,11 +118,12 @@ export const HUB_DEFAULTS = {
 /** A configuration the hub cannot run with; `path` names the offending field. */
 export class HubConfigError extends Error {
   override readonly name = "HubConfigError"
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
+  readonly path: string
+  readonly reason: string
+  constructor(path: string, reason: string) {
     super(`${path}: ${reason}`)
+    this.path = path
+    this.reason = reason
   }
 }
 

@@ -4,24 +4,26 @@
  */
 export class HubRevert extends Error {
   override readonly name = "HubRevert"
-  constructor(
-    /** Contract-style error name, e.g. `Handler_HandleExpiredIntents_NotExpired`. */
-    readonly errorName: string,
-    message: string,
-  ) {
+  /** Contract-style error name, e.g. `Handler_HandleExpiredIntents_NotExpired`. */
+  readonly errorName: string
+  constructor(errorName: string, message: string) {
     super(message)
+    this.errorName = errorName
   }
 }
 
 /** A violated conservation identity: the engine is wrong, not the input. Carries the first bad quantity. */
 export class ConservationViolation extends Error {
   override readonly name = "ConservationViolation"
-  constructor(
-    readonly ticker: string,
-    readonly quantity: string,
-    readonly expected: bigint,
-    readonly actual: bigint,
-  ) {
+  readonly ticker: string
+  readonly quantity: string
+  readonly expected: bigint
+  readonly actual: bigint
+  constructor(ticker: string, quantity: string, expected: bigint, actual: bigint) {
     super(`conservation violated for ${ticker}: ${quantity} is ${actual}, expected ${expected}`)
+    this.ticker = ticker
+    this.quantity = quantity
+    this.expected = expected
+    this.actual = actual
   }
 }

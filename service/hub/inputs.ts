@@ -143,11 +143,12 @@ export const INPUT_KINDS = Object.keys(lineKinds) as readonly LineKind[]
 /** A line that is not a valid input; the message names the line, the field (dotted path) and the expectation. */
 export class InputLineError extends Error {
   override readonly name = "InputLineError"
-  constructor(
-    readonly line: number,
-    readonly detail: string,
-  ) {
+  readonly line: number
+  readonly detail: string
+  constructor(line: number, detail: string) {
     super(`line ${line}: ${detail}`)
+    this.line = line
+    this.detail = detail
   }
 }
 

@@ -12,7 +12,10 @@ import type { HubEvent, HubEventSink } from "./events.ts"
 export class IntentContext {
   /** The open invoice of this intent, while there is one. */
   invoice: InvoiceNode | undefined = undefined
-  constructor(readonly intentId: Bytes32) {}
+  readonly intentId: Bytes32
+  constructor(intentId: Bytes32) {
+    this.intentId = intentId
+  }
   /** Undefined while only the fill message has arrived. */
   intent: Intent | undefined = undefined
   ticker: TickerState | undefined = undefined
@@ -31,14 +34,19 @@ export class IntentContext {
 export class InvoiceNode {
   prev: InvoiceNode | undefined = undefined
   next: InvoiceNode | undefined = undefined
-  constructor(
-    readonly ctx: IntentContext,
-    readonly owner: Bytes32,
-    readonly entryEpoch: number,
-    readonly amount18: bigint,
-    /** Hub time at enqueue (read model). */
-    readonly enqueuedTimestamp: number,
-  ) {}
+  readonly ctx: IntentContext
+  readonly owner: Bytes32
+  readonly entryEpoch: number
+  readonly amount18: bigint
+  /** Hub time at enqueue (read model). */
+  readonly enqueuedTimestamp: number
+  constructor(ctx: IntentContext, owner: Bytes32, entryEpoch: number, amount18: bigint, enqueuedTimestamp: number) {
+    this.ctx = ctx
+    this.owner = owner
+    this.entryEpoch = entryEpoch
+    this.amount18 = amount18
+    this.enqueuedTimestamp = enqueuedTimestamp
+  }
 
   get intentId(): Bytes32 {
     return this.ctx.intentId
@@ -131,10 +139,9 @@ export class TickerState {
   readonly onlyDomain = new Map<number, readonly DomainAsset[]>()
   readonly ledger: TickerLedger = { intakeCustodied18: 0n, settledFromCustody18: 0n, xerc20Intake18: 0n, xerc20Settled18: 0n, surplus18: 0n }
 
-  constructor(
-    readonly config: TickerConfig,
-    lastClosedEpochsProcessed: number,
-  ) {
+  readonly config: TickerConfig
+  constructor(config: TickerConfig, lastClosedEpochsProcessed: number) {
+    this.config = config
     this.lastClosedEpochsProcessed = lastClosedEpochsProcessed
     for (const d of config.domains) {
       this.assetByDomain.set(d.domain, d)
@@ -264,10 +271,11 @@ export class HubState {
   /** Messages produced and not yet taken by the transport. */
   outbox: OutboundMessage[] = []
 
-  constructor(
-    readonly config: HubConfig,
-    readonly sink: HubEventSink,
-  ) {
+  readonly config: HubConfig
+  readonly sink: HubEventSink
+  constructor(config: HubConfig, sink: HubEventSink) {
+    this.config = config
+    this.sink = sink
     this.epochLengthBlocks = config.epochLengthBlocks
     this.supportedDomains = new Set(config.supportedDomains)
     for (const d of config.supportedDomains) this.settlementQueues.set(d, new SettlementQueue())

@@ -168,7 +168,10 @@ export interface IntentParams {
 export class IntentFactory {
   private nonce = 0n
 
-  constructor(private readonly now: () => number = () => T0) {}
+  private readonly now: () => number
+  constructor(now: () => number = () => T0) {
+    this.now = now
+  }
 
   make(p: IntentParams = {}): Intent {
     const symbol = p.symbol ?? "DAI"

@@ -35,10 +35,9 @@ export class TraceHasher implements HubEventSink {
   private readonly packer = new EventPacker()
   events = 0
 
-  constructor(
-    private readonly onLine?: (line: string, event: HubEvent) => void,
-    options: TraceHasherOptions = {},
-  ) {
+  private readonly onLine: ((line: string, event: HubEvent) => void) | undefined
+  constructor(onLine?: (line: string, event: HubEvent) => void, options: TraceHasherOptions = {}) {
+    this.onLine = onLine
     this.stream = new Sha256Stream({
       offloadAfterBytes: options.offloadAfterBytes ?? 16 << 20,
       ...(onLine === undefined && workersLoadTypeScript ? { textFormatter: { module: new URL("./tracePacking.ts", import.meta.url), exportName: "formatPackedEvents" } } : {}),
@@ -80,7 +79,10 @@ export class TraceHasher implements HubEventSink {
 
 /** Fans events out to several sinks in order. */
 export class TeeSink implements HubEventSink {
-  constructor(private readonly sinks: readonly HubEventSink[]) {}
+  private readonly sinks: readonly HubEventSink[]
+  constructor(sinks: readonly HubEventSink[]) {
+    this.sinks = sinks
+  }
   emit(event: HubEvent): void {
     for (const sink of this.sinks) sink.emit(event)
   }

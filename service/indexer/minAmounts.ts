@@ -77,10 +77,11 @@ class OverlayView {
   readonly available18: bigint[]
   private readonly queue = { available18: 0n }
 
-  constructor(
-    private readonly ticker: TickerState,
-    private readonly index: ReadonlyMap<number, number>,
-  ) {
+  private readonly ticker: TickerState
+  private readonly index: ReadonlyMap<number, number>
+  constructor(ticker: TickerState, index: ReadonlyMap<number, number>) {
+    this.ticker = ticker
+    this.index = index
     this.custodied18 = new Array<bigint>(index.size).fill(0n)
     this.available18 = new Array<bigint>(index.size).fill(0n)
   }
@@ -133,10 +134,9 @@ class ThresholdTree {
   private readonly size: number
   private readonly tree: bigint[]
 
-  constructor(
-    private readonly count: number,
-    threshold: (i: number) => bigint,
-  ) {
+  private readonly count: number
+  constructor(count: number, threshold: (i: number) => bigint) {
+    this.count = count
     let size = 1
     while (size < count) size *= 2
     this.size = size
@@ -244,11 +244,7 @@ export class FifoReplay {
   /** Per domain index, the pure parts of its replays so far. */
   private readonly traces = new Map<number, PureTrace[]>()
 
-  constructor(
-    hub: Hub,
-    ticker: TickerState,
-    target: InvoiceNode,
-  ) {
+  constructor(hub: Hub, ticker: TickerState, target: InvoiceNode) {
     const state = hub.state
     const epoch = (this.epoch = state.currentEpoch())
     this.xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20

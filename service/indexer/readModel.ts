@@ -264,11 +264,13 @@ export class EntryColumns {
  * columns (see `EntryColumns`): two views of one seq read and write the same facts.
  */
 export class IntentEntry {
-  constructor(
-    readonly seq: number,
-    /** The model's columns, indexed by `seq`. */
-    private readonly columns: EntryColumns,
-  ) {}
+  readonly seq: number
+  /** The model's columns, indexed by `seq`. */
+  private readonly columns: EntryColumns
+  constructor(seq: number, columns: EntryColumns) {
+    this.seq = seq
+    this.columns = columns
+  }
 
   get intentId(): Bytes32 {
     return this.columns.ref(this.seq, R_ID) as Bytes32

@@ -60,7 +60,10 @@ export class SortedSeqs implements SeqSource {
 
 /** One sequence number as a `SeqSource`. */
 class SingleSeq implements SeqSource {
-  constructor(private readonly seq: number) {}
+  private readonly seq: number
+  constructor(seq: number) {
+    this.seq = seq
+  }
   get size(): number {
     return 1
   }
@@ -99,7 +102,10 @@ export class KeyedSeqs<K> {
 
 /** Every sequence number in `[0, size)`: the index of all records, without storing it. */
 export class RangeSeqs implements SeqSource {
-  constructor(private readonly count: () => number) {}
+  private readonly count: () => number
+  constructor(count: () => number) {
+    this.count = count
+  }
   get size(): number {
     return this.count()
   }

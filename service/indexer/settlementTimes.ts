@@ -23,7 +23,9 @@ class Window {
   private count = 0
   private next = 0
   private cached: SettlementPercentiles | undefined
-  constructor(private readonly capacity: number) {
+  private readonly capacity: number
+  constructor(capacity: number) {
+    this.capacity = capacity
     this.values = new Float64Array(capacity)
     this.sorted = new Float64Array(capacity)
   }
@@ -78,12 +80,14 @@ export class SettlementTimes {
   private readonly byRoute = new Map<SettlementPath, Map<number, Map<number, Window>>>()
   private readonly byPath = new Map<SettlementPath, Window>()
 
-  constructor(
-    /** Observations kept per route. */
-    private readonly window = 1000,
-    /** Fewer observations than this on a route fall back to the path, then to the prior. */
-    private readonly minObservations = 3,
-  ) {}
+  /** Observations kept per route. */
+  private readonly window: number
+  /** Fewer observations than this on a route fall back to the path, then to the prior. */
+  private readonly minObservations: number
+  constructor(window = 1000, minObservations = 3) {
+    this.window = window
+    this.minObservations = minObservations
+  }
 
   record(origin: number, destination: number, path: SettlementPath, seconds: number): void {
     if (!(seconds >= 0)) return

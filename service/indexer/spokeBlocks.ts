@@ -18,10 +18,12 @@ export interface SpokeBlockObserverOptions {
 export class SpokeBlockObserver {
   private readonly nonces = new Map<string, number>()
 
-  constructor(
-    private readonly model: ReadModel,
-    private readonly options: SpokeBlockObserverOptions = {},
-  ) {}
+  private readonly model: ReadModel
+  private readonly options: SpokeBlockObserverOptions
+  constructor(model: ReadModel, options: SpokeBlockObserverOptions = {}) {
+    this.model = model
+    this.options = options
+  }
 
   observe(block: MinedSpokeBlock): void {
     const price = this.options.gasPrice?.(block.domain, block.blockNumber)

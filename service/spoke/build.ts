@@ -70,8 +70,10 @@ export interface CompileOptions {
 /** Thrown when solc reports errors; the message holds solc's formatted messages. */
 export class SolidityCompileError extends Error {
   override readonly name = "SolidityCompileError"
-  constructor(readonly formattedErrors: readonly string[]) {
+  readonly formattedErrors: readonly string[]
+  constructor(formattedErrors: readonly string[]) {
     super(`solc failed to compile service/spoke/contracts:\n\n${formattedErrors.join("\n")}`)
+    this.formattedErrors = formattedErrors
   }
 }
 

@@ -275,12 +275,14 @@ export const Call = {
 /** A call that cannot be encoded (an argument out of its ABI type's range, a malformed address or hex). */
 export class InvalidSpokeCallError extends Error {
   override readonly name = "InvalidSpokeCallError"
-  constructor(
-    readonly kind: string,
-    readonly field: string,
-    readonly reason: string,
-  ) {
+  readonly kind: string
+  readonly field: string
+  readonly reason: string
+  constructor(kind: string, field: string, reason: string) {
     super(`${kind}: argument \`${field}\` ${reason}.`)
+    this.kind = kind
+    this.field = field
+    this.reason = reason
   }
 }
 

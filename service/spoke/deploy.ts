@@ -44,12 +44,14 @@ export { MAX_XERC20_LIMIT }
 /** A token spec whose xERC20 limit `XERC20Token.setLimits` would refuse (`XERC20Token_LimitsTooHigh`). */
 export class XERC20LimitTooHighError extends Error {
   override readonly name = "XERC20LimitTooHighError"
-  constructor(
-    readonly symbol: string,
-    readonly limit: "mintingLimit" | "burningLimit",
-    readonly value: bigint,
-  ) {
+  readonly symbol: string
+  readonly limit: "mintingLimit" | "burningLimit"
+  readonly value: bigint
+  constructor(symbol: string, limit: "mintingLimit" | "burningLimit", value: bigint) {
     super(`Token ${symbol}: ${limit} ${value} is above the xERC20 maximum type(uint256).max / 2 (${MAX_XERC20_LIMIT}); XERC20Token.setLimits would revert with XERC20Token_LimitsTooHigh.`)
+    this.symbol = symbol
+    this.limit = limit
+    this.value = value
   }
 }
 
@@ -141,11 +143,12 @@ export type DeploySpokeErrorType = SpokeDeploymentError | XERC20LimitTooHighErro
 /** Raised when a deployment transaction reverts; `step` says which one. */
 export class SpokeDeploymentError extends Error {
   override readonly name = "SpokeDeploymentError"
-  constructor(
-    readonly step: string,
-    readonly transactionHash: Hash,
-  ) {
+  readonly step: string
+  readonly transactionHash: Hash
+  constructor(step: string, transactionHash: Hash) {
     super(`Spoke deployment step "${step}" reverted (transaction ${transactionHash}).`)
+    this.step = step
+    this.transactionHash = transactionHash
   }
 }
 
@@ -168,13 +171,24 @@ const TOKEN_CONTRACT: Record<TokenKind, ContractName> = {
 class TransactionPipeline {
   private readonly sent: { readonly step: string; readonly hash: Hash }[] = []
 
+  private readonly walletClient: WalletClient<Transport, Chain, Account>
+  private readonly artifacts: Artifacts
+  private nonce: number
+  private readonly fees: { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint }
+  private readonly mine: (() => Promise<unknown>) | undefined
   constructor(
-    private readonly walletClient: WalletClient<Transport, Chain, Account>,
-    private readonly artifacts: Artifacts,
-    private nonce: number,
-    private readonly fees: { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint },
-    private readonly mine: (() => Promise<unknown>) | undefined,
-  ) {}
+    walletClient: WalletClient<Transport, Chain, Account>,
+    artifacts: Artifacts,
+    nonce: number,
+    fees: { readonly maxFeePerGas: bigint; readonly maxPriorityFeePerGas: bigint },
+    mine: (() => Promise<unknown>) | undefined,
+  ) {
+    this.walletClient = walletClient
+    this.artifacts = artifacts
+    this.nonce = nonce
+    this.fees = fees
+    this.mine = mine
+  }
 
   /** The address of the contract deployed `offset` transactions from now. */
   predict(offset: number): Address {

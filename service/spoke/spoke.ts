@@ -44,11 +44,12 @@ export interface SpokesShape<C extends SpokeChain = SpokeChain> {
 
 export class UnknownSpokeDomainError extends Error {
   override readonly name = "UnknownSpokeDomainError"
-  constructor(
-    readonly domain: number,
-    readonly known: readonly number[],
-  ) {
+  readonly domain: number
+  readonly known: readonly number[]
+  constructor(domain: number, known: readonly number[]) {
     super(`No spoke on domain ${domain}; the run has ${known.join(", ")}.`)
+    this.domain = domain
+    this.known = known
   }
 }
 

@@ -132,23 +132,27 @@ export interface SpokeChain extends Async<SpokeReader> {
 /** A raw transaction that is not one of the calls `SpokeCall` covers. */
 export class UnknownSpokeCallError extends Error {
   override readonly name = "UnknownSpokeCallError"
-  constructor(
-    readonly domain: number,
-    readonly to: Address,
-    readonly selector: string,
-  ) {
+  readonly domain: number
+  readonly to: Address
+  readonly selector: string
+  constructor(domain: number, to: Address, selector: string) {
     super(`Domain ${domain}: the call to ${to} with selector ${selector} is not a spoke call clearsim knows.`)
+    this.domain = domain
+    this.to = to
+    this.selector = selector
   }
 }
 
 /** `mine` was asked for a timestamp before the head's. */
 export class SpokeTimestampError extends Error {
   override readonly name = "SpokeTimestampError"
-  constructor(
-    readonly domain: number,
-    readonly requested: bigint,
-    readonly head: bigint,
-  ) {
+  readonly domain: number
+  readonly requested: bigint
+  readonly head: bigint
+  constructor(domain: number, requested: bigint, head: bigint) {
     super(`Domain ${domain}: cannot mine a block at ${requested}, before the head block's timestamp ${head}.`)
+    this.domain = domain
+    this.requested = requested
+    this.head = head
   }
 }

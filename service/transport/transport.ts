@@ -121,15 +121,16 @@ export class Transport {
   /** The partitions and halts (a `pause` holds nothing here), on the milliseconds they cover (`outageMs`). */
   private readonly outages: readonly { readonly domain: number; readonly halt: boolean; readonly fromMs: number; readonly toMs: number }[]
 
+  readonly spec: TransportSpec
+  private readonly sourceOf: (from: number, to: number) => UniformSource
   /**
    * `sourceOf(from, to)` gives the seeded stream of one route: every draw for a message (drop, latency, reorder,
    * duplicate) comes from its route's stream, so changing one route's latency or traffic moves no other route's
    * draws (the simulator names them `transport/<from>><to>`). It is called once per route, on its first message.
    */
-  constructor(
-    readonly spec: TransportSpec,
-    private readonly sourceOf: (from: number, to: number) => UniformSource,
-  ) {
+  constructor(spec: TransportSpec, sourceOf: (from: number, to: number) => UniformSource) {
+    this.spec = spec
+    this.sourceOf = sourceOf
     for (const r of spec.routes ?? []) this.latencies.set(`${r.from}>${r.to}`, r.latency)
     this.outages = (spec.faults?.outages ?? [])
       .filter((o) => o.kind !== "pause")

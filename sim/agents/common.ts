@@ -76,11 +76,14 @@ export class PopulationStats {
   /** Tokens sent in intents not yet received at the end of the run, per symbol. */
   readonly inFlight: Record<string, number> = {}
 
-  constructor(
-    readonly kind: string,
-    readonly population: string,
-    readonly agents: number,
-  ) {}
+  readonly kind: string
+  readonly population: string
+  readonly agents: number
+  constructor(kind: string, population: string, agents: number) {
+    this.kind = kind
+    this.population = population
+    this.agents = agents
+  }
 
   act(action: string): void {
     this.actions[action] = (this.actions[action] ?? 0) + 1

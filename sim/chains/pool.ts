@@ -140,11 +140,16 @@ const waitForExit = (child: AnvilProcess): Promise<void> =>
 export class ChainPool {
   private stopping: Promise<void> | undefined
 
+  /** The chains, in `chainIds` order. */
+  readonly chains: readonly Chain[]
+  private readonly running: readonly RunningInstance[]
   private constructor(
-    /** The chains, in `chainIds` order. */
-    readonly chains: readonly Chain[],
-    private readonly running: readonly RunningInstance[],
-  ) {}
+    chains: readonly Chain[],
+    running: readonly RunningInstance[],
+  ) {
+    this.chains = chains
+    this.running = running
+  }
 
   /**
    * Starts one anvil per chain id in parallel. If any chain fails to start, the ones already started are

@@ -38,11 +38,13 @@ export const portSlot = (env: PortSlotEnvironment = process.env, pid: number = p
 export class PortAllocator {
   private cursor = 0
 
-  constructor(
-    readonly start: number,
-    private readonly min: number = PORT_MIN,
-    private readonly span: number = SLOT_COUNT * PORTS_PER_SLOT,
-  ) {
+  readonly start: number
+  private readonly min: number
+  private readonly span: number
+  constructor(start: number, min: number = PORT_MIN, span: number = SLOT_COUNT * PORTS_PER_SLOT) {
+    this.start = start
+    this.min = min
+    this.span = span
     if (!Number.isInteger(start) || start < 1 || start > 65_535) {
       throw new InvalidChainOptionError("basePort", "an integer port between 1 and 65535", start)
     }

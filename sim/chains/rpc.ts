@@ -44,11 +44,11 @@ export class RpcClient {
   private readonly timeoutMs: number
   private closed = false
 
-  constructor(
-    readonly chainId: number,
-    readonly url: string,
-    options: RpcClientOptions = {},
-  ) {
+  readonly chainId: number
+  readonly url: string
+  constructor(chainId: number, url: string, options: RpcClientOptions = {}) {
+    this.chainId = chainId
+    this.url = url
     const parsed = new URL(url)
     this.host = parsed.hostname
     this.port = Number(parsed.port)

@@ -200,10 +200,9 @@ export class TransactionSender {
   /** A flush or sign is running: both assign nonces, so they must not interleave. */
   private busy = false
 
-  constructor(
-    readonly chain: Chain,
-    options: SenderOptions = {},
-  ) {
+  readonly chain: Chain
+  constructor(chain: Chain, options: SenderOptions = {}) {
+    this.chain = chain
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
       throw new InvalidChainOptionError("batchSize", "a positive integer", batchSize)

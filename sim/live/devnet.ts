@@ -121,16 +121,18 @@ export interface Devnet {
 /** The API port is taken (or the host cannot be bound): a user error, reported before anything starts. */
 export class DevnetListenError extends Error {
   override readonly name = "DevnetListenError"
-  constructor(
-    readonly host: string,
-    readonly port: number,
-    readonly code: string,
-  ) {
+  readonly host: string
+  readonly port: number
+  readonly code: string
+  constructor(host: string, port: number, code: string) {
     super(
       code === "EADDRINUSE"
         ? `--port: ${host}:${port} is already in use (another clearsim up?); pass another --port, or --port 0 for a free one`
         : `--host/--port: cannot listen on ${host}:${port} (${code})`,
     )
+    this.host = host
+    this.port = port
+    this.code = code
   }
 }
 

@@ -51,10 +51,11 @@ export class RealtimePacer {
   private wake: (() => void) | undefined
   private readonly maxSleepMs: number
 
-  constructor(
-    private readonly scheduler: Scheduler,
-    private readonly options: RealtimePacerOptions,
-  ) {
+  private readonly scheduler: Scheduler
+  private readonly options: RealtimePacerOptions
+  constructor(scheduler: Scheduler, options: RealtimePacerOptions) {
+    this.scheduler = scheduler
+    this.options = options
     this.maxSleepMs = options.maxSleepMs ?? 50
   }
 

@@ -164,7 +164,9 @@ export class MetricsCollector implements WorldObserver {
   /** xERC20 amounts owed to a recipient after failed mints, oldest first, per `${domain}:${asset}:${recipient}`. */
   private readonly debts = new Map<string, { readonly intentId: Bytes32; amount: bigint }[]>()
 
-  constructor(private readonly world: World) {
+  private readonly world: World
+  constructor(world: World) {
+    this.world = world
     // By the address as plans and receipts spell it (checksummed) and in lowercase: no case folding per intent.
     for (const agent of world.plan.agents) {
       this.agentsByAccount.set(agent.account.address, agent)

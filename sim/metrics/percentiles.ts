@@ -75,7 +75,10 @@ export class SampleUnion {
   private size = 0
   private sum = 0
 
-  constructor(private readonly parts: readonly Samples[]) {}
+  private readonly parts: readonly Samples[]
+  constructor(parts: readonly Samples[]) {
+    this.parts = parts
+  }
 
   get count(): number {
     return this.size

@@ -39,11 +39,10 @@ export class TraceFile implements HubInputTrace {
   private batch: unknown[] = []
   private closed = false
 
+  readonly path: string
   /** Creates (or truncates) the file at `path`. */
-  constructor(
-    readonly path: string,
-    options: TraceFileOptions = {},
-  ) {
+  constructor(path: string, options: TraceFileOptions = {}) {
+    this.path = path
     this.fd = openSync(path, "w")
     this.offloadAfterBytes = workersLoadTypeScript ? (options.offloadAfterBytes ?? 16 << 20) : Number.POSITIVE_INFINITY
   }

@@ -18,11 +18,14 @@ import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, ScenarioSpec } from "./sche
 
 export class ScenarioError extends Error {
   override readonly name = "ScenarioError"
+  readonly file: string
+  readonly problems: readonly { readonly path: string; readonly line?: number; readonly column?: number; readonly message: string }[]
+  /** Set when the file could not be read at all (then there is one problem, the reason). */
+  readonly unreadable: boolean
   constructor(
-    readonly file: string,
-    readonly problems: readonly { readonly path: string; readonly line?: number; readonly column?: number; readonly message: string }[],
-    /** Set when the file could not be read at all (then there is one problem, the reason). */
-    readonly unreadable = false,
+    file: string,
+    problems: readonly { readonly path: string; readonly line?: number; readonly column?: number; readonly message: string }[],
+    unreadable = false,
   ) {
     super(
       unreadable
@@ -31,6 +34,9 @@ export class ScenarioError extends Error {
             .map((p) => `  ${p.line === undefined ? "" : `${p.line}:${p.column ?? 1} `}${p.path === "" ? "(root)" : p.path}: ${p.message}`)
             .join("\n")}`,
     )
+    this.file = file
+    this.problems = problems
+    this.unreadable = unreadable
   }
 }
 

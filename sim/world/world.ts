@@ -50,15 +50,27 @@ import type { WorldPlan } from "./plan.ts"
 class ReceiptMeta implements SpokeEventMeta {
   readonly memoryTxIndex: number | undefined
 
+  readonly domain: number
+  readonly blockNumber: number
+  readonly timestamp: number
+  private hash: Hex | undefined
+  readonly txFrom: Address
+  readonly txNonce: number
   constructor(
-    readonly domain: number,
-    readonly blockNumber: number,
-    readonly timestamp: number,
-    private hash: Hex | undefined,
+    domain: number,
+    blockNumber: number,
+    timestamp: number,
+    hash: Hex | undefined,
     index: number,
-    readonly txFrom: Address,
-    readonly txNonce: number,
+    txFrom: Address,
+    txNonce: number,
   ) {
+    this.domain = domain
+    this.blockNumber = blockNumber
+    this.timestamp = timestamp
+    this.hash = hash
+    this.txFrom = txFrom
+    this.txNonce = txNonce
     this.memoryTxIndex = hash === undefined ? index : undefined
   }
 
@@ -206,10 +218,9 @@ export class World {
   /** Who pauses and unpauses the hub: its owner (the deployer unless the plan's hub config names one). */
   private readonly hubOwner: Bytes32
 
-  constructor(
-    readonly plan: WorldPlan,
-    options: WorldOptions,
-  ) {
+  readonly plan: WorldPlan
+  constructor(plan: WorldPlan, options: WorldOptions) {
+    this.plan = plan
     this.rng = new RngStreams(options.seed)
     this.spokes = options.spokes
     this.foreign = options.foreignTransactions

@@ -5,7 +5,9 @@
 import { shimState } from "./state.ts"
 
 export class Rate {
-  constructor(readonly name: string) {
+  readonly name: string
+  constructor(name: string) {
+    this.name = name
     // As k6: a metric is created in the init context (the module's top level), not in setup or an iteration.
     if (shimState().initDone) throw new Error(`Rate ${name}: metrics can be created only in the init context`)
   }

@@ -45,10 +45,13 @@ export interface AnvilSpokeChainOptions {
 /** Transactions anvil refused or left out of the block: the run has diverged from what the backend models. */
 export class AnvilTransactionsFailedError extends Error {
   override readonly name = "AnvilTransactionsFailedError"
+  readonly domain: number
+  readonly block: MinedSpokeBlock | undefined
+  readonly failures: readonly { readonly index: number; readonly status: string; readonly reason: string }[]
   constructor(
-    readonly domain: number,
-    readonly block: MinedSpokeBlock | undefined,
-    readonly failures: readonly { readonly index: number; readonly status: string; readonly reason: string }[],
+    domain: number,
+    block: MinedSpokeBlock | undefined,
+    failures: readonly { readonly index: number; readonly status: string; readonly reason: string }[],
   ) {
     super(
       `Domain ${domain}: ${failures.length} transaction(s) were not executed: ${failures
@@ -56,17 +59,21 @@ export class AnvilTransactionsFailedError extends Error {
         .map((f) => `#${f.index} ${f.status} (${f.reason})`)
         .join("; ")}`,
     )
+    this.domain = domain
+    this.block = block
+    this.failures = failures
   }
 }
 
 /** A `from` that is not one of the pool's dev accounts (the anvil backend signs locally). */
 export class UnknownSenderError extends Error {
   override readonly name = "UnknownSenderError"
-  constructor(
-    readonly domain: number,
-    readonly from: string,
-  ) {
+  readonly domain: number
+  readonly from: string
+  constructor(domain: number, from: string) {
     super(`Domain ${domain}: ${from} is not a dev account of the chain pool, so the anvil backend cannot sign for it.`)
+    this.domain = domain
+    this.from = from
   }
 }
 
@@ -112,12 +119,16 @@ export class AnvilSpokeChain implements SpokeChain {
   private headNumber: bigint
   private headTimestamp: bigint
 
+  readonly chain: Chain
+  readonly layout: SpokeLayout
   constructor(
-    readonly chain: Chain,
-    readonly layout: SpokeLayout,
+    chain: Chain,
+    layout: SpokeLayout,
     head: { readonly number: bigint; readonly timestamp: bigint },
     options: AnvilSpokeChainOptions = {},
   ) {
+    this.chain = chain
+    this.layout = layout
     this.domain = layout.domain
     this.hubDomain = layout.hubDomain
     this.addresses = layout.addresses

@@ -13,13 +13,16 @@ import { AnvilSpokeChain, type AnvilSpokeChainOptions, UnknownSenderError } from
 /** The deployed contracts are not where the layout put them (the chain was not fresh, or the deployer differs). */
 export class SpokeLayoutMismatchError extends Error {
   override readonly name = "SpokeLayoutMismatchError"
-  constructor(
-    readonly domain: number,
-    readonly what: string,
-    readonly expected: string,
-    readonly actual: string,
-  ) {
+  readonly domain: number
+  readonly what: string
+  readonly expected: string
+  readonly actual: string
+  constructor(domain: number, what: string, expected: string, actual: string) {
     super(`Domain ${domain}: ${what} is ${actual}, the layout expects ${expected}. Deploy on a fresh chain with the configured deployer nonce.`)
+    this.domain = domain
+    this.what = what
+    this.expected = expected
+    this.actual = actual
   }
 }
 

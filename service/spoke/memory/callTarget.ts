@@ -30,10 +30,15 @@ export class MemoryCallTarget {
   lastValue = 0n
   lastCaller: Address = "0x0000000000000000000000000000000000000000"
 
+  private readonly world: { readonly ctx: ExecutionContext; callExternal(sender: Address, target: Address, callData: Hex): { readonly success: boolean; readonly returnData: Hex } }
+  readonly address: Address
   constructor(
-    private readonly world: { readonly ctx: ExecutionContext; callExternal(sender: Address, target: Address, callData: Hex): { readonly success: boolean; readonly returnData: Hex } },
-    readonly address: Address,
-  ) {}
+    world: { readonly ctx: ExecutionContext; callExternal(sender: Address, target: Address, callData: Hex): { readonly success: boolean; readonly returnData: Hex } },
+    address: Address,
+  ) {
+    this.world = world
+    this.address = address
+  }
 
   call(sender: Address, selector: string, args: CallArgs, callData: Hex): Hex {
     const ctx = this.world.ctx

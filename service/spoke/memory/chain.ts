@@ -57,11 +57,9 @@ export class MemorySpokeChain implements SpokeChain {
   private readonly retainEvents: boolean
   private readonly validateCalls: boolean
 
-  constructor(
-    readonly layout: SpokeLayout,
-    genesisTimestamp: bigint,
-    options: MemorySpokeChainOptions = {},
-  ) {
+  readonly layout: SpokeLayout
+  constructor(layout: SpokeLayout, genesisTimestamp: bigint, options: MemorySpokeChainOptions = {}) {
+    this.layout = layout
     this.domain = layout.domain
     this.hubDomain = layout.hubDomain
     this.addresses = layout.addresses

@@ -95,11 +95,15 @@ export class MemoryClearingSpoke {
   private readonly initiatorWords = new Map<Address, Bytes32>()
   private readonly wordAddresses = new Map<Bytes32, Address>()
 
+  private readonly world: MemoryWorld
+  readonly address: Address
   constructor(
-    private readonly world: MemoryWorld,
-    readonly address: Address,
+    world: MemoryWorld,
+    address: Address,
     config: { owner: Address; hubDomain: number; gateway: Address; lighthouse: Address; watchtower: Address; xerc20Module: Address },
   ) {
+    this.world = world
+    this.address = address
     this.owner = config.owner
     this.hubDomain = config.hubDomain
     this.gateway = config.gateway

@@ -13,8 +13,10 @@ import type { MemoryWorld } from "./world.ts"
 /** A fee signature reached execution without being recovered first (`MemorySpokeChain.mine` recovers them). */
 export class UnverifiedFeeSignatureError extends Error {
   override readonly name = "UnverifiedFeeSignatureError"
-  constructor(readonly sig: Hex) {
+  readonly sig: Hex
+  constructor(sig: Hex) {
     super(`The fee signature ${sig.slice(0, 18)}... was not recovered before the block ran; use mine(), not mineSync(), for new signatures.`)
+    this.sig = sig
   }
 }
 
@@ -37,13 +39,21 @@ export class MemoryFeeAdapter {
    */
   private acceptedSig: Hex | undefined
 
+  private readonly world: MemoryWorld
+  readonly address: Address
+  readonly spoke: Address
+  readonly xerc20Module: Address
   constructor(
-    private readonly world: MemoryWorld,
-    readonly address: Address,
-    readonly spoke: Address,
-    readonly xerc20Module: Address,
+    world: MemoryWorld,
+    address: Address,
+    spoke: Address,
+    xerc20Module: Address,
     config: { owner: Address; feeRecipient: Address; feeSigner: Address },
   ) {
+    this.world = world
+    this.address = address
+    this.spoke = spoke
+    this.xerc20Module = xerc20Module
     this.owner = config.owner
     this.feeRecipient = config.feeRecipient
     this.feeSigner = config.feeSigner

@@ -55,11 +55,15 @@ export class MemoryGateway {
   nonce = 0n
   readonly delivered = new Map<Bytes32, true>()
 
+  private readonly world: MemoryWorld
+  readonly address: Address
   constructor(
-    private readonly world: MemoryWorld,
-    readonly address: Address,
+    world: MemoryWorld,
+    address: Address,
     config: { owner: Address; spoke: Address; relayer: Address; hubDomain: number; fees: GatewayFees },
   ) {
+    this.world = world
+    this.address = address
     this.owner = config.owner
     this.spoke = config.spoke
     this.relayer = config.relayer

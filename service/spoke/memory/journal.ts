@@ -18,10 +18,12 @@ interface UndoableMap<K, V> {
  * `Error`: reverts are ordinary outcomes in a simulation and a stack trace would only cost time.
  */
 export class SpokeRevert {
-  constructor(
-    readonly name: string,
-    readonly args: readonly unknown[],
-  ) {}
+  readonly name: string
+  readonly args: readonly unknown[]
+  constructor(name: string, args: readonly unknown[]) {
+    this.name = name
+    this.args = args
+  }
 
   /** A revert without data (`revert()`, failed abi decoding, a call to a function that does not exist). */
   get hasData(): boolean {

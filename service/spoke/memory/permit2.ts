@@ -78,10 +78,12 @@ export class MemoryPermit2 {
   /** `nonceBitmap[owner][wordPos]`, word positions as decimal strings. */
   readonly nonceBitmap = new Map<string, Map<string, bigint>>()
 
-  constructor(
-    private readonly world: MemoryWorld,
-    readonly address: Address,
-  ) {}
+  private readonly world: MemoryWorld
+  readonly address: Address
+  constructor(world: MemoryWorld, address: Address) {
+    this.world = world
+    this.address = address
+  }
 
   private get ctx() {
     return this.world.ctx

@@ -31,14 +31,19 @@ export class MemoryToken {
   // XERC20Token
   readonly bridges = new Map<Address, { readonly minter: BridgeLimit; readonly burner: BridgeLimit }>()
 
-  constructor(
-    readonly address: Address,
-    readonly symbol: string,
-    readonly decimals: number,
-    readonly kind: TokenKind,
-    /** Owner: the deployer (TestERC20's is immutable; the xERC20's could change, which clearsim never does). */
-    readonly owner: Address,
-  ) {}
+  readonly address: Address
+  readonly symbol: string
+  readonly decimals: number
+  readonly kind: TokenKind
+  /** Owner: the deployer (TestERC20's is immutable; the xERC20's could change, which clearsim never does). */
+  readonly owner: Address
+  constructor(address: Address, symbol: string, decimals: number, kind: TokenKind, owner: Address) {
+    this.address = address
+    this.symbol = symbol
+    this.decimals = decimals
+    this.kind = kind
+    this.owner = owner
+  }
 
   balanceOf(account: Address): bigint {
     return this.balances.get(account) ?? 0n

@@ -27,11 +27,12 @@ import { MemoryXERC20Module } from "./xerc20Module.ts"
 /** Intent calldata aimed at a contract the memory backend does not model. */
 export class UnsupportedMemoryCallError extends Error {
   override readonly name = "UnsupportedMemoryCallError"
-  constructor(
-    readonly target: Address,
-    readonly selector: string,
-  ) {
+  readonly target: Address
+  readonly selector: string
+  constructor(target: Address, selector: string) {
     super(`The memory backend cannot execute selector ${selector} on ${target}: only tokens, the test call target (which may forward a spoke fillIntent) and addresses without code are modelled as calldata targets.`)
+    this.target = target
+    this.selector = selector
   }
 }
 
@@ -52,7 +53,10 @@ const SELECTOR = {
 
 /** Calldata arguments with the checks of Solidity's dispatcher (short calldata or a dirty address reverts). */
 class Args {
-  constructor(private readonly data: Hex) {}
+  private readonly data: Hex
+  constructor(data: Hex) {
+    this.data = data
+  }
   private word(i: number): string {
     const start = 10 + 64 * i
     if (this.data.length < start + 64) return revertEmpty()
@@ -100,10 +104,9 @@ export class MemoryWorld implements ExecutionContext {
    */
   readonly native = new Map<Address, bigint>()
 
-  constructor(
-    readonly layout: SpokeLayout,
-    genesisTimestamp: number,
-  ) {
+  readonly layout: SpokeLayout
+  constructor(layout: SpokeLayout, genesisTimestamp: number) {
+    this.layout = layout
     const { addresses } = layout
     this.addresses = addresses
     this.domain = layout.domain

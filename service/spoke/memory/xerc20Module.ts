@@ -12,11 +12,14 @@ export class MemoryXERC20Module {
   /** `mintable[account][asset]`. */
   readonly mintable = new Map<Address, Map<Address, bigint>>()
 
-  constructor(
-    private readonly world: MemoryWorld,
-    readonly address: Address,
-    readonly spoke: Address,
-  ) {}
+  private readonly world: MemoryWorld
+  readonly address: Address
+  readonly spoke: Address
+  constructor(world: MemoryWorld, address: Address, spoke: Address) {
+    this.world = world
+    this.address = address
+    this.spoke = spoke
+  }
 
   private get ctx() {
     return this.world.ctx

@@ -207,10 +207,9 @@ export class OperationGenerator {
   private permitTurn = 0
   now = GENESIS
 
-  constructor(
-    seed: number,
-    private readonly memory: SpokesShape<MemorySpokeChain>,
-  ) {
+  private readonly memory: SpokesShape<MemorySpokeChain>
+  constructor(seed: number, memory: SpokesShape<MemorySpokeChain>) {
+    this.memory = memory
     this.rng = new TestRng(seed)
     this.permitRng = new TestRng(seed ^ 0x5045524d)
   }
