@@ -2,6 +2,7 @@
  * `npm run bench [-- filter...]`: runs every `*.bench.ts` of the project (or those whose path contains a
  * filter) one after another, each in its own process so that one suite's heap and JIT state do not skew the
  * next, with the V8 flags clearsim's own runs use (`bin/v8-flags.json`). Output is each suite's own table.
+ * Suites run as `clearsim` runs: with Node's own type stripping, or tsx's loader where Node has none.
  * `--list` lists the suites, `--help` says this; an unknown option or a filter that matches nothing exits 2 with
  * the list of suites.
  */
@@ -9,6 +10,7 @@ import { spawnSync } from "node:child_process"
 import { readdirSync, statSync } from "node:fs"
 import { basename, join, relative } from "node:path"
 import v8Flags from "../bin/v8-flags.json" with { type: "json" }
+import { typeScriptLoader } from "./typeScriptLoader.ts"
 
 const root = join(import.meta.dirname, "..")
 const skip = new Set(["node_modules", ".git", ".cache", ".scratch", "reports"])
@@ -66,7 +68,7 @@ const main = (): number => {
   let failed = 0
   for (const suite of plan.suites) {
     console.log(`\n=== ${suite}`)
-    const result = spawnSync(process.execPath, ["--import", "tsx", "--expose-gc", ...v8Flags.largeRun, suite], { cwd: root, stdio: "inherit" })
+    const result = spawnSync(process.execPath, [...typeScriptLoader, "--expose-gc", ...v8Flags.largeRun, suite], { cwd: root, stdio: "inherit" })
     if (result.status !== 0) failed++
   }
   return failed === 0 ? 0 : 1

@@ -16,6 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { Agent, request as httpRequest } from "node:http"
 import { join } from "node:path"
+import { typeScriptLoader } from "../bench/typeScriptLoader.ts"
 import type { ResponseLike } from "./lib/checks.ts"
 import { collectSetupData, type SetupData } from "./lib/data.ts"
 import { flowOf, SCRIPTS, type Script } from "./lib/flows.ts"
@@ -32,7 +33,7 @@ const root = join(import.meta.dirname, "..")
 /** The API of `api.bench.ts` (its `api` mode) in its own process; resolves with its URL once its world is built. */
 const startApi = (): Promise<{ url: string; child: ChildProcess }> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(root, "service/api/api.bench.ts"), "api"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, [...typeScriptLoader, join(root, "service/api/api.bench.ts"), "api"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
     let buffer = ""
     let url: string | undefined
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -26,6 +26,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { typeScriptLoader } from "../../bench/typeScriptLoader.ts"
 
 const mode = process.argv[2]
 
@@ -93,7 +94,7 @@ const pin = loadgen === "wrk" && onPath("taskset")
 
 const startChild = (childMode: string): Promise<Child> =>
   new Promise((resolve, reject) => {
-    const node = [process.execPath, "--import", "tsx", import.meta.filename, childMode]
+    const node = [process.execPath, ...typeScriptLoader, import.meta.filename, childMode]
     const command = pin ? ["taskset", "-c", "1", ...node] : node
     const child = spawn(command[0]!, command.slice(1), { stdio: ["ignore", "pipe", "inherit"] })
     const lines = new Map<string, string>()
