@@ -360,6 +360,44 @@ agents:
   })
 })
 
+describe("the settlement keeper's batch size", () => {
+  it("dispatches a batch whose gas is exactly the domain's gas limit (reference §3.7: the hub reverts only above it)", async () => {
+    // Gas of n settlements (mainnet gasConfig, §2.3): (40,000 + 50,000·n) + 10 % = 44,000 + 55,000·n; three are
+    // 209,000, the domain limit here, four 264,000. Five intents sent at 301..309 s are dispatched together at
+    // 360 s and enqueued for 31002 at 370 s (liquidity there): the 420 s turn sends three, the 480 s turn two.
+    const spec = twoChainUsdc(
+      "gas-boundary",
+      "{ seconds: 600 }",
+      `transport: { latency: { kind: fixed, seconds: 10 } }
+initialLiquidity: [{ chain: 31002, asset: USDC, tokens: 10000 }]
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [301, 303, 305, 307, 309] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }`,
+      { hub: "domainGasLimit: 209000" },
+    ).spec
+    const plan = planWorld(spec)
+    const { world, keepers } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+    const enqueued: number[] = []
+    const batches: [number, number][] = []
+    world.observe({
+      onHubEvent: (e) => {
+        if (e.kind === "SettlementEnqueued" && Number(e.domain) === 31002) enqueued.push(world.nowMs / 1000)
+        if (e.kind === "SettlementQueueProcessed" && e.domain === 31002) batches.push([world.nowMs / 1000, e.amount])
+      },
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect(enqueued).toEqual([370, 370, 370, 370, 370])
+    // A keeper that kept a batch strictly under the limit sent 2 at 420 s, 2 at 480 s and 1 at 540 s.
+    expect(batches).toEqual([
+      [420, 3],
+      [480, 2],
+    ])
+    expect(keepers.settlementDispatches).toBe(2)
+    expect(keepers.revertsByError).toEqual({})
+  })
+})
+
 describe("the processDepositsAndInvoices keeper", () => {
   it("calls it once an epoch when no invoice is open: when an epoch has closed since the last call", async () => {
     // Epochs of 40 blocks of 12 s (480 s) over 2,400 s; the liquidity deposited at the start leaves no invoice.
