@@ -398,6 +398,70 @@ agents:
   })
 })
 
+describe("the expired-intents keeper", () => {
+  /**
+   * One user sends fast-path intents (ttl `ttl`) 31001→31002 at `times`; an idle solver (it would react after
+   * 100,000 s) gives the fast path its inventory and fills nothing. Returns the intents' ids as added and their
+   * timestamps (virtual seconds), the keeper's `handleExpiredIntents` calls (time, ids) and its stats.
+   */
+  const expiring = async (times: readonly number[], ttl: number, bufferSeconds: number, horizonSeconds: number) => {
+    const spec = twoChainUsdc(
+      "expiring",
+      `{ seconds: ${horizonSeconds} }`,
+      `transport: { latency: { kind: fixed, seconds: 10 } }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [${times.join(", ")}] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1 }, paths: { fast: 1 }, fastTtlSeconds: ${ttl} }
+  solvers:
+    - { name: idle, count: 1, feeDbps: 20, reactionSeconds: { kind: fixed, seconds: 100000 }, inventory: [{ chain: 31002, asset: USDC, tokens: 10000 }] }`,
+      { hub: `expiryTimeBufferSeconds: ${bufferSeconds}` },
+    ).spec
+    const plan = planWorld(spec)
+    const calls: { t: number; intentIds: readonly string[] }[] = []
+    const { world, keepers } = assembleRun(spec, plan, {
+      seed: 1,
+      spokes: createMemorySpokes(plan.spokes),
+      trace: { config: () => {}, input: (input) => void (input.kind === "handleExpiredIntents" && calls.push({ t: world.nowMs / 1000, intentIds: input.intentIds })) },
+    })
+    const added: { id: string; timestamp: number; ttl: number }[] = []
+    world.observe({
+      onSpokeEvent: (e) => {
+        if (e.name === "IntentAdded") added.push({ id: e.intentId, timestamp: Number(e.intent.timestamp) - Number(plan.genesisTimestamp), ttl: Number(e.intent.ttl) })
+      },
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    return { added, calls, keepers }
+  }
+
+  it("hands an intent over at exactly timestamp + ttl + expiryTimeBuffer (reference §3.10: >=, not >)", async () => {
+    // Added at 300 s with ttl 600 and a 300 s buffer: expired at 1,200 s, a turn of the keeper (every 600 s from
+    // 0 s). A keeper that waited for a later second handed it over at 1,800 s.
+    const { added, calls, keepers } = await expiring([300], 600, 300, 1900)
+    expect(added.map((a) => [a.timestamp, a.ttl])).toEqual([[300, 600]])
+    expect(calls).toEqual([{ t: 1200, intentIds: [added[0]!.id] }])
+    expect(keepers.expiredHandled).toBe(1)
+    expect(keepers.revertsByError).toEqual({})
+  })
+
+  it("hands over at most 200 expired intents a call (MAX_SETTLEMENT_BATCH), the first 200 in order, the rest on its next turn", async () => {
+    // 201 intents sent one a second from 100 s (mined in the 2 s blocks from 100 s to 300 s; ttl 600, no buffer):
+    // none expired at the 600 s turn, all by 900 s. The 1,200 s turn takes the first 200, the 1,800 s turn the last.
+    const times = Array.from({ length: 201 }, (_, i) => 100 + i)
+    const { added, calls, keepers } = await expiring(times, 600, 0, 2000)
+    expect(added).toHaveLength(201)
+    expect(Math.min(...added.map((a) => a.timestamp))).toBe(100)
+    expect(Math.max(...added.map((a) => a.timestamp))).toBe(300)
+    const ids = added.map((a) => a.id)
+    expect(calls).toEqual([
+      { t: 1200, intentIds: ids.slice(0, 200) },
+      { t: 1800, intentIds: [ids[200]] },
+    ])
+    expect(keepers.expiredHandled).toBe(201)
+    expect(keepers.revertsByError).toEqual({})
+  })
+})
+
 describe("the processDepositsAndInvoices keeper", () => {
   it("calls it once an epoch when no invoice is open: when an epoch has closed since the last call", async () => {
     // Epochs of 40 blocks of 12 s (480 s) over 2,400 s; the liquidity deposited at the start leaves no invoice.
