@@ -160,6 +160,41 @@ describe("a rebalancer's sizes", () => {
     // sigma 0.5: a draw under 100 is 4.6 standard deviations below the median (odds about 2 · 10^-6).
     expect(await run("{ kind: lognormal, medianTokens: 1000, sigma: 0.5, maxTokens: 100 }", "300", "[30, 90, 150, 210]")).toEqual([{ basic: 3 }, { budgetExhausted: 1 }])
   })
+
+  it("capped at maxTokens on an 18-decimal token are that cap in the token's own units, below and past 10^9 tokens", async () => {
+    // A cap of 123,456.789 tokens is 123,456,789 · 10^15 units; one of 1,234,567,890.123456 is past 10^9 tokens,
+    // where the six rounded decimals no longer fit the exact double path (10^15 scaled units): converted at the
+    // token's 18 decimals there too, 1,234,567,890,123,456 · 10^12 units. No fees, so the intent's amount on the
+    // chain is the amount sent. sigma 0.5 around a median of 10^11: a draw under either cap is at least 8.9
+    // standard deviations below it.
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const { parseScenario } = await import("../scenario/load.ts")
+    const text = `
+name: cap-18
+horizon: { seconds: 300 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: WETH
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    protocolFeeDbps: 0
+    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]
+agents:
+  rebalancers:
+    - { name: fish, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "123456.789" }, paths: { basic: 1 } }
+    - { name: whale, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [90, 150] }, flows: [{ from: 31001, to: 31002 }], size: { kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "1234567890.123456" }, paths: { basic: 1 } }
+`
+    const { spec } = parseScenario(text, "cap-18.yaml")
+    const plan = planWorld(spec)
+    const { world } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+    const amounts: bigint[] = []
+    world.observe({ onSpokeEvent: (event) => void (event.name === "IntentAdded" && amounts.push(event.intent.amount)) })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect(amounts).toEqual([123_456_789_000_000_000_000_000n, 1_234_567_890_123_456_000_000_000_000n, 1_234_567_890_123_456_000_000_000_000n])
+  })
 })
 
 describe("a rebalancer's intent over the route's limit", () => {
