@@ -541,4 +541,63 @@ agents:
     expect(keepers.debtMints).toBeGreaterThan(0)
     expect(keepers.reverts).toBe(0)
   })
+
+  /**
+   * Its mint reverting while it is on its way (reference §4.5 step 5: `mintDebt` is anyone's to call), by hand, on
+   * the hand-computed debt of the metrics tests (sim/metrics/scripted.test.ts): 1,000.5 XT of 6 decimals sent at 10,
+   * settled on 31002 at 150 for 1,000.47999, over the 1,000 a day it may mint: all owed.
+   *  t=300  the keeper mints 1,000: 0.47999 owed.
+   *  t=895  31002 halts until 1,600 (nothing mined, calls wait in order).
+   *  t=896  someone else sends mintDebt of 0.1 for the receiver.
+   *  t=900  the keeper sends mintDebt of the 0.47999 owed (the limit has refilled by 6.94): on its way.
+   *  t=1500 owed 0.47999 less 0.47999 on its way: nothing to send, but the debt is kept while its mint is out.
+   *  t=1600 mined in order: the 0.1 (DebtMinted, 0.37999 owed), then the keeper's 0.47999, more than is owed:
+   *         XERC20Module_MintDebt_InsufficientMintable; nothing is on its way any more.
+   *  t=2100 the keeper mints the 0.37999 left: the receiver is paid once, at 2,100 (latency 2,090 s).
+   */
+  it("keeps a debt whose mint is on its way, and mints what that mint did not when it reverts", async () => {
+    const { buildRunResult, measureInFlight } = await import("../run.ts")
+    const text = `
+name: debt-mint-reverts
+horizon: { seconds: 2400 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: XT
+    prioritizedStrategy: xerc20
+    chains:
+      - { chain: 31001, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+      - { chain: 31002, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+transport:
+  latency: { kind: fixed, seconds: 30 }
+  faults: { outages: [{ domain: 31002, kind: halt, fromSeconds: 895, toSeconds: 1600 }] }
+agents:
+  rebalancers:
+    - { name: bridgers, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [10] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: "1000.5" } }
+`
+    const loaded = parseScenario(text, "debt-mint-reverts.yaml")
+    const plan = planWorld(loaded.spec, { userAccounts: 1 })
+    const assembly = assembleRun(loaded.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+    const { world, keepers } = assembly
+    const receiver = plan.agents.find((a) => a.population === "bridgers")!.account.address
+    const xt = plan.assets.get("XT:31002")!.address
+    const minted: [number, bigint][] = []
+    world.observe({ onSpokeEvent: (event) => void (event.name === "DebtMinted" && minted.push([world.nowMs / 1000, event.amount])) })
+    const other: string[] = []
+    world.scheduler.at(896_000, "someone else's mintDebt", () =>
+      world.submit(31002, plan.users[0]!.address, { kind: "xerc20Module.mintDebt", asset: xt, recipient: receiver, amount: 100_000n }, undefined, (r) => void other.push(r.status)),
+    )
+    await world.run(plan.horizonSeconds)
+    measureInFlight(plan, assembly)
+    const { report } = buildRunResult(loaded, assembly, { seed: 1, run: 0, backend: "memory", horizonSeconds: plan.horizonSeconds, wallSeconds: 0 })
+    const chain = world.chain(31002)
+    const [owed, balance] = [await chain.mintable(receiver, xt), await chain.erc20Balance(xt, receiver)]
+    world.close()
+    expect(other).toEqual(["success"])
+    expect(minted).toEqual([[300, 1_000_000_000n], [1600, 100_000n], [2100, 379_990n]])
+    expect(keepers).toMatchObject({ debtMints: 2, reverts: 1, revertsByError: { XERC20Module_MintDebt_InsufficientMintable: 1 } })
+    // Its 10^12 XT of funding at deployment and the 1,000.47999 settled, minted once.
+    expect([owed, balance]).toEqual([0n, 10n ** 18n + 1_000_479_990n])
+    expect(report.agents.find((a) => a.population === "bridgers")!.inFlight).toEqual({})
+    expect(report.latency).toMatchObject({ count: 1, max: 2090 })
+  })
 })
