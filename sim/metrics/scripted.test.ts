@@ -18,7 +18,7 @@
  */
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
 import { createMemorySpokes } from "../../service/spoke/spoke.ts"
 import type { SpokeReceipt } from "../../service/spoke/types.ts"
 import { createIntents, sendTransaction } from "../agents/common.ts"
@@ -474,6 +474,85 @@ describe("an xERC20 debt on a hand-computed scenario", () => {
     expect(report.latency).toMatchObject({ count: 1, max: 890 })
     expect(report.latency.settlement).toMatchObject({ count: 1, max: 140 })
     expect(report.coverage).toEqual(["xerc20DebtMinted", "xerc20MintDebt"])
+  })
+})
+
+/**
+ * An invoice settled on an xERC20 chain over its minting limit, by hand (reference §3.6 step 4: an XERC20
+ * destination settles the full invoice amount; §4.5 step 5: a failed mint is `mintable` debt of the recipient,
+ * minted later by `mintDebt`). XT is custodied on 31001 and 31002 (6 decimals) and an xERC20 on 31003 (18
+ * decimals, minting limit 1,000 a day), the default strategy first, no quote fees, protocol fee 2 dbps.
+ *
+ *  t=10   alice sends 1,000.5 XT 31001→31002; dispatched at 60, at the hub at 90: nothing custodied on 31002 and
+ *         no xERC20 among her destinations, so an invoice of 1,000.5 − 0.02001 = 1,000.47999.
+ *  t=100  alice registers her domains on the hub (as anyone may, through its JSON-RPC): 31002 and 31003.
+ *  t=120  processDepositsAndInvoices: still nothing on 31002, so the xERC20 domain 31003, for the whole
+ *         1,000.47999; sent at 180, on 31003 at 210.
+ *  t=210  the mint of 1,000.47999 · 10^18 units is over the limit (1,000): AssetMintFailed, then Settled: settled
+ *         (latency 200 s), alice owed 1,000.47999.
+ *  t=300  the debt keeper mints 1,000: 0.47999 owed.
+ *  t=900  the limit has refilled by 600 × 1,000 / 86,400 = 6.94: it mints the 0.47999 left; alice is paid
+ *         (latency 890 s).
+ */
+describe("an invoice settled on an xERC20 chain whose mint fails", () => {
+  it("is a settled invoice and a debt of its owner, paid when the debt is minted", async () => {
+    const text = `
+name: invoice-to-xerc20
+horizon: { seconds: 1200 }
+chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
+assets:
+  - symbol: XT
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    chains:
+      - { chain: 31001, decimals: 6 }
+      - { chain: 31002, decimals: 6 }
+      - { chain: 31003, decimals: 18, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+transport: { latency: { kind: fixed, seconds: 30 } }
+agents:
+  rebalancers:
+    - { name: alice, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [10] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: "1000.5" }, paths: { basic: 1 } }
+`
+    const run = async (seconds: number) => {
+      const loaded = parseScenario(text.replace("{ seconds: 1200 }", `{ seconds: ${seconds} }`), "invoice-to-xerc20.yaml")
+      const plan = planWorld(loaded.spec)
+      const assembly = assembleRun(loaded.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+      const w = assembly.world
+      const alice = plan.agents.find((a) => a.population === "alice")!.account.address
+      const hub: (string | undefined)[] = []
+      w.scheduler.at(100_000, "alice's domains", () => void hub.push(w.applyHub({ kind: "setUserSupportedDomains", user: addressToBytes32(alice), domains: [31002, 31003] })?.errorName))
+      const events: [number, string, bigint][] = []
+      w.observe({
+        onSpokeEvent: (e, context) => {
+          if (context.domain === 31003 && (e.name === "AssetMintFailed" || e.name === "DebtMinted" || e.name === "Settled")) events.push([w.nowMs / 1000, e.name, e.amount])
+        },
+      })
+      await w.run(plan.horizonSeconds)
+      measureInFlight(plan, assembly)
+      const { report } = buildRunResult(loaded, assembly, { seed: 1, run: 0, backend: "memory", horizonSeconds: plan.horizonSeconds, wallSeconds: 0 })
+      const owed = await w.chain(31003).mintable(alice, plan.assets.get("XT:31003")!.address)
+      w.close()
+      expect(hub).toEqual([undefined])
+      return { report, events, owed, inFlight: report.agents.find((a) => a.population === "alice")!.inFlight }
+    }
+    expect((await run(250)).inFlight).toEqual({ XT: 1000.47999 })
+    expect((await run(600)).inFlight).toEqual({ XT: 0.47999 })
+    const { report, events, owed } = await run(1200)
+    expect(events).toEqual([
+      [210, "AssetMintFailed", 1_000_479_990_000_000_000_000n],
+      [210, "Settled", 1_000_479_990_000_000_000_000n],
+      [300, "DebtMinted", 1_000_000_000_000_000_000_000n],
+      [900, "DebtMinted", 479_990_000_000_000_000n],
+    ])
+    expect(owed).toBe(0n)
+    expect(report.discounts).toMatchObject({ paid: "0", settledVolume: "1000.47999", invoicesCreated: 1, invoicesSettled: 1 })
+    expect(report.keepers).toMatchObject({ debtMints: 2, reverts: 0 })
+    expect(report.intents).toMatchObject({ created: 1, settled: 1 })
+    expect(report.latency).toMatchObject({ count: 1, max: 890 })
+    expect(report.latency.settlement).toMatchObject({ count: 1, max: 200 })
+    expect(report.agents.find((a) => a.population === "alice")!.inFlight).toEqual({})
+    // No mint succeeded at a settlement: no xerc20Settled.
+    expect(report.coverage).toEqual(["invoiceCreated", "invoiceSettled", "xerc20DebtMinted", "xerc20MintDebt"])
   })
 })
 
