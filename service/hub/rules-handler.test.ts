@@ -430,6 +430,22 @@ describe("xERC20: no custody, full amount after protocol fees to the first xERC2
     expect(fallback.events[1]).toEqual(ev.settlementEnqueued({ intentId: fallback.id, domain: DOMAIN_C, epoch: 10, amount: u(97), owner: RECEIVER, symbol: "XT" }))
     expect(t.custodies("XT")).toEqual({ ...zero, [DOMAIN_B]: u(53) })
   })
+
+  it("a default-prioritized ticker's invoice that later reaches an xERC20 domain falls back to it in full when no default destination covers it (§3.6 step 2 and 4)", () => {
+    const t = new TestHub(makeConfig({ tickers: [daiTicker(), xtTicker({ prioritizedStrategy: "default" })] }))
+    const x = t.submit({ symbol: "XT", origin: DOMAIN_A, destinations: [DOMAIN_B], amount: u(100) })
+    expect(x.events[1]).toEqual(ev.invoiceEnqueued(x.id, 10, u(97), RECEIVER, "XT"))
+    t.block(120)
+    t.step(() => t.hub.setUserSupportedDomains(RECEIVER, [DOMAIN_B, DOMAIN_C]))
+    // B holds 50 of a waiting ttl>0 intent: less than the 97, so the default search finds nothing; C, in full.
+    t.submit({ symbol: "XT", origin: DOMAIN_B, destinations: [DOMAIN_A], amount: u(50), ttl: 100_000 })
+    expect(t.process("XT")).toEqual([
+      ev.settlementEnqueued({ intentId: x.id, domain: DOMAIN_C, epoch: 12, amount: u(97), owner: RECEIVER, symbol: "XT" }),
+      ev.closedEpochsProcessed(11, "XT"),
+    ])
+    expect(t.status(x.id)).toBe("SETTLED")
+    expect(t.custodies("XT")).toEqual({ ...zero, [DOMAIN_B]: u(50) })
+  })
 })
 
 describe("fee vault: withdrawFees", () => {
