@@ -677,3 +677,85 @@ describe("solver rebalancing amounts and retries", () => {
     expect([solver.actions, solver.rejections]).toEqual([{ fill: 2, rebalance: 1, rebalanceDeposit: 1 }, { insufficientInventory: 1 }])
   })
 })
+
+/**
+ * The intents waiting for a chain are swept of expired ones when a new one would join 64 or more waiting, and then
+ * again at twice the number left, 64 at least (amortized O(1) a wait). SPEC says nothing of solvers' queues: the rule is
+ * solver.ts's own (an intent waits until it expires or another fills it; past its ttl the spoke refuses a fill,
+ * reference §4.3). A sweep leaves no trace but the queue's size: counted here as the looks again (`/retry` events) when
+ * the solver's one fill of the hour leaves its window (at about 3,668 s), one per intent still waiting then, expired
+ * or not. The first intent (60 s) is filled; every later one is refused for capacity and waits for 31002 (repayments
+ * go to 31001, the only chain with custody: no Settled on 31002 wakes them). Intents of ttl 300 s sent before
+ * 170 s or so have all expired by 500 s; those of 7,200 s outlive the run.
+ */
+describe("a solver's waiting intents swept of expired ones", () => {
+  const seconds = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i)
+  /** Users each sending fast intents of 100 USDC 31001→31002 of one ttl at `atSeconds`. */
+  const users = (groups: readonly { readonly name: string; readonly atSeconds: readonly number[]; readonly ttl: number }[]) =>
+    groups
+      .map(({ name, atSeconds, ttl }) => `    - { name: ${name}, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [${atSeconds.join(", ")}] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 }, fastTtlSeconds: ${ttl} }`)
+      .join("\n")
+  /** The looks again when capacity frees (once in the run), the intents refused for capacity and the fills (the first, then the oldest alive at the wake). */
+  const retries = async (groups: Parameters<typeof users>[0]) => {
+    const scenario = twoChainUsdc(
+      "solver-sweep",
+      "{ seconds: 3700 }",
+      `agents:
+  rebalancers:
+    - { name: first, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { fast: 1 } }
+${users(groups)}
+  solvers:
+    - { name: s, count: 1, feeDbps: 20, capacityPerHour: 1, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }] }`,
+    )
+    const labels: string[] = []
+    const at = Scheduler.prototype.at
+    const spy = vi.spyOn(Scheduler.prototype, "at").mockImplementation(function (this: Scheduler, timeMs, label, run) {
+      labels.push(label)
+      return at.call(this, timeMs, label, run)
+    })
+    let report
+    try {
+      report = (await runScenario(scenario, { seed: 1, backend: "memory" })).report
+    } finally {
+      spy.mockRestore()
+    }
+    const s = report.agents.find((x) => x.kind === "solver")!
+    return { looks: labels.filter((l) => l.endsWith("/retry")).length, capacity: s.rejections.capacity, fill: s.actions.fill }
+  }
+
+  it("first when a 65th would join 64 waiting (not 63, not 65): 64 expired ones swept, 1 left", async () => {
+    // 64 of ttl 300 s (100-163 s) wait, all alive at the 64th; one of 7,200 s at 1,000 s finds 64 waiting, all
+    // expired: swept, it waits alone. Swept at 63 (none expired then, next at 126) or at 65, all 65 are looked at.
+    expect(await retries([
+      { name: "short", atSeconds: seconds(100, 64), ttl: 300 },
+      { name: "long", atSeconds: [1000], ttl: 7200 },
+    ])).toEqual({ looks: 1, capacity: 65, fill: 2 })
+  })
+
+  it("next at 64 again when a sweep leaves fewer than 32 (not at twice what is left, not at 65)", async () => {
+    // As above: after 1,000 s one waits (L1), next sweep at max(64, 2 · 0) = 64. Then 3 of ttl 300 s (1,100-1,102 s)
+    // and one long at 2,000 s (L2): 5 waiting, below 64, no sweep (with no floor, a sweep at 4 takes the 3 expired
+    // ones out). Then 59 of ttl 300 s (2,100-2,158 s): 64 waiting; one long at 3,000 s (L3) sweeps the 62 expired
+    // ones: L1, L2, L3 wait (a floor of 65: 65 waiting).
+    expect(await retries([
+      { name: "a", atSeconds: seconds(100, 64), ttl: 300 },
+      { name: "b", atSeconds: seconds(1100, 3), ttl: 300 },
+      { name: "c", atSeconds: seconds(2100, 59), ttl: 300 },
+      { name: "long", atSeconds: [1000, 2000, 3000], ttl: 7200 },
+    ])).toEqual({ looks: 3, capacity: 64 + 3 + 59 + 3, fill: 2 })
+  })
+
+  it("next at twice the number left: 40 alive after the first sweep, next at 80", async () => {
+    // 24 of ttl 300 s (100-123 s) and 40 of 7,200 s (130-169 s) wait; one long at 1,000 s sweeps the 24 expired:
+    // 40 left, next at 80; it joins them (41). 23 of ttl 300 s (1,100-1,122 s): 64, below 80, and one long at
+    // 2,000 s: 65, no sweep (at max(64, 40) = 64, the 23 expired would go). 15 of ttl 300 s (2,100-2,114 s): 80, and
+    // one long at 3,000 s sweeps the 38 expired: 42 left, 43 with it.
+    expect(await retries([
+      { name: "a", atSeconds: seconds(100, 24), ttl: 300 },
+      { name: "alive", atSeconds: seconds(130, 40), ttl: 7200 },
+      { name: "b", atSeconds: seconds(1100, 23), ttl: 300 },
+      { name: "c", atSeconds: seconds(2100, 15), ttl: 300 },
+      { name: "long", atSeconds: [1000, 2000, 3000], ttl: 7200 },
+    ])).toEqual({ looks: 43, capacity: 24 + 40 + 23 + 15 + 3, fill: 2 })
+  })
+})
