@@ -373,3 +373,55 @@ agents:
     expect([stats.actions, stats.rejections]).toEqual([{}, {}])
   })
 })
+
+describe("arbitrageur settled nothing", () => {
+  it("takes a Settled of 0 (reference §4.5: normalized to 0 units, nothing paid) as no capital: not repaid, no capital opened on that chain", async () => {
+    // mm holds capital on 31001 only. At 60 s it sends itself 1 unit (0.000001 USDC, no API fee) from 31001 to
+    // 31002: 10^12 in 18 decimals, less the hub's 2 dbps (2·10^7) = 999,980,000,000, settled from the initial
+    // liquidity on 31002 as 999,980,000,000 / 10^12 = 0 units: Settled(mm, 0). A user's 10,000 to 31002 (custody
+    // 1,000 there), sent at 300 s, is invoiced after that; mm, with no capital on 31002, passes it over as
+    // noCapitalWhereBuyable. Had the 0 opened capital of 0 on 31002 (and counted a repayment), it would be noCapital.
+    const text = `
+name: arbitrageur-settled-zero
+horizon: { seconds: 1200 }
+hub: { epochLength: 20 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    discountPerEpochDbps: 100
+    maxDiscountDbps: 100
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    protocolFeeDbps: 2
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+initialLiquidity: [{ chain: 31002, asset: USDC, tokens: 1000 }]
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [300] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 10000 }, paths: { basic: 1 } }
+  arbitrageurs:
+    - { name: mm, count: 1, pollSeconds: 60, minInvoiceAgeSeconds: 1, capital: [{ chain: 31001, asset: USDC, tokens: 100000 }] }
+`
+    const spec = parseScenario(text, "arbitrageur-settled-zero.yaml").spec
+    const plan = planWorld(spec)
+    const { world, service, populations } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const mm = plan.agents.find((a) => a.kind === "arbitrageur")!.account.address
+    const settledToMm: { domain: number; amount: bigint; atSeconds: number }[] = []
+    let invoicedAtSeconds: number | undefined
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        if (event.name === "Settled" && event.account.toLowerCase() === mm.toLowerCase()) settledToMm.push({ domain: context.domain, amount: event.amount, atSeconds: world.nowMs / 1000 })
+      },
+      onHubEvent: (e) => void (e.kind === "InvoiceEnqueued" && invoicedAtSeconds === undefined && (invoicedAtSeconds = world.nowMs / 1000)),
+    })
+    world.scheduler.at(60_000, "one unit", async () => {
+      const tx = await createIntents(service, { origin: "31001", destinations: ["31002"], inputAsset: plan.assets.get("USDC:31001")!.address, amount: "1", to: mm, from: mm })
+      if (tx.ok) sendTransaction(world, mm, tx.value)
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect(settledToMm.map(({ domain, amount }) => [domain, amount])).toEqual([[31002, 0n]])
+    expect(settledToMm[0]!.atSeconds).toBeLessThan(invoicedAtSeconds!)
+    const stats = populations.find((p) => p.kind === "arbitrageur")!
+    expect([stats.actions, stats.rejections]).toEqual([{}, { noCapitalWhereBuyable: 1 }])
+  })
+})
