@@ -8,7 +8,8 @@
  *    already covers most of the invoice, the reward is a small share of the discount and the arbitrageur does
  *    not buy below its margin. Counting the full discount on the purchase, it bought at a loss.
  */
-import { describe, expect, it } from "vitest"
+import { Effect } from "effect"
+import { describe, expect, it, vi } from "vitest"
 import { createMemorySpokes } from "../../service/spoke/spoke.ts"
 import { assembleRun } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
@@ -335,6 +336,50 @@ agents:
   it("is the invoice's destination with the lowest min-amount where it holds capital, first or last", async () => {
     expect(await purchaseDomains(31003)).toEqual([31003])
     expect(await purchaseDomains(31002)).toEqual([31002])
+  })
+
+  it("is the lowest domain id of two with equal min-amounts (SPEC orders none), not the intent's or the capital's order", async () => {
+    // No custody on 31002 or 31003: 10,000 from 31001 to [31003, 31002] is invoiced with the same min-amount on both
+    // (~9,990). The arbitrageur takes a later domain only when strictly cheaper, over the min-amounts by domain,
+    // whose integer keys a JavaScript object lists in ascending order: the intent's destinations and the capital
+    // are listed the other way round here.
+    const rest = `
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [5000] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1 }, paths: { basic: 1 } }
+  arbitrageurs:
+    - { name: mm, count: 1, pollSeconds: 60, minInvoiceAgeSeconds: 1, capital: [{ chain: 31003, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }] }
+`
+    const spec = twoChainUsdc("arbitrageur-tie", "{ seconds: 1200 }", rest, THREE_CHAINS).spec
+    const plan = planWorld(spec)
+    const { world, service } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const user = plan.agents.find((a) => a.kind === "rebalancer")!.account.address
+    const mm = plan.agents.find((a) => a.kind === "arbitrageur")!.account.address.toLowerCase()
+    world.scheduler.at(60_000, "two destinations", async () => {
+      const tx = await createIntents(service, { origin: "31001", destinations: ["31003", "31002"], inputAsset: plan.assets.get("USDC:31001")!.address, amount: "10000000000", to: user, from: user })
+      if (tx.ok) sendTransaction(world, user, tx.value)
+    })
+    // The min-amounts the arbitrageur read.
+    const read: Record<string, string>[] = []
+    const getMinAmounts = service.getMinAmounts.bind(service)
+    const spy = vi.spyOn(service, "getMinAmounts").mockImplementation((id) => Effect.tap(getMinAmounts(id), (m) => Effect.sync(() => void read.push(m.minAmounts))))
+    const purchasedOn: number[] = []
+    world.observe({
+      onSpokeEvent: (event, context) => {
+        if (event.name === "IntentAdded" && context.receipt.from.toLowerCase() === mm) purchasedOn.push(context.domain)
+      },
+    })
+    try {
+      await world.run(plan.horizonSeconds)
+    } finally {
+      spy.mockRestore()
+      world.close()
+    }
+    // The invoice is 10,000 less the hub's 2 dbps, 9,999.8; on either chain a deposit D settles it when
+    // D >= 9,999.8 - D · 100 / 100,000: D = 9,999.8 · 100,000 / 100,100 = 9,989.810189810189810189.8..., rounded up.
+    const equal = "9989810189810189810190"
+    expect(read).toEqual([{ 31002: equal, 31003: equal }])
+    expect(purchasedOn).toEqual([31002])
   })
 })
 
