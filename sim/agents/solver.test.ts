@@ -732,6 +732,19 @@ ${users(groups)}
     ])).toEqual({ looks: 1, capacity: 65, fill: 2 })
   })
 
+  it("takes out an intent whose ttl runs out at the second of the sweep (the spoke refuses its fill then, §4.3), not one a second younger", async () => {
+    // 63 of ttl 300 s (100-162 s) and one at 200 s, then one long at 1,000 s: sent 800 s apart on 2 s blocks, seen
+    // 800 s apart, the long one 5 s after its timestamp. A ttl of 805 s runs out at that second: swept with the 63.
+    // Of 806 s, it is alive then and waits with the long one.
+    const edge = (ttl: number) => retries([
+      { name: "short", atSeconds: seconds(100, 63), ttl: 300 },
+      { name: "edge", atSeconds: [200], ttl },
+      { name: "long", atSeconds: [1000], ttl: 7200 },
+    ])
+    expect(await edge(805)).toEqual({ looks: 1, capacity: 65, fill: 2 })
+    expect(await edge(806)).toEqual({ looks: 2, capacity: 65, fill: 2 })
+  })
+
   it("next at 64 again when a sweep leaves fewer than 32 (not at twice what is left, not at 65)", async () => {
     // As above: after 1,000 s one waits (L1), next sweep at max(64, 2 · 0) = 64. Then 3 of ttl 300 s (1,100-1,102 s)
     // and one long at 2,000 s (L2): 5 waiting, below 64, no sweep (with no floor, a sweep at 4 takes the 3 expired
