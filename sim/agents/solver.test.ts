@@ -664,6 +664,32 @@ describe("solver rebalancing amounts and retries", () => {
     expect(held31001).toBe(4_000_000_000n)
   })
 
+  it("deposits nothing of a rebalance settled to its receiver as 0 (reference §4.5: 0 units, nothing paid)", async () => {
+    // 31001 holds 2 units (0.000002 USDC), floor 1: the fill leaving 31002 below half finds 1 unit to give there. No
+    // API fee: the rebalance is 1 unit, 10^12 in 18 decimals, less the hub's 2 dbps = 999,980,000,000, settled on
+    // 31002 (custody from the initial liquidity) as 0 units: Settled(receiver, 0), nothing to hand over or deposit.
+    const text = noFees(scenario(0.5))
+      .replace("horizon: { seconds: 1200 }", "horizon: { seconds: 3600 }")
+      .replace("{ chain: 31001, asset: USDC, tokens: 10000 }", '{ chain: 31001, asset: USDC, tokens: "0.000002" }')
+      .replace("agents:", "initialLiquidity:\n  - { chain: 31002, asset: USDC, tokens: 1000 }\nagents:")
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const spec = parseScenario(text, "solver-rebalance-zero.yaml").spec
+    const plan = planWorld(spec)
+    const { world, populations } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const receiver = plan.agents.find((a) => a.kind === "solver")!.rebalanceReceiver!.address.toLowerCase()
+    const settled: [number, bigint][] = []
+    world.observe({
+      onSpokeEvent: (event, context) => void (event.name === "Settled" && event.account.toLowerCase() === receiver && settled.push([context.domain, event.amount])),
+    })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    expect(settled).toEqual([[31002, 0n]])
+    const solver = populations.find((p) => p.kind === "solver")!
+    expect([solver.actions, solver.rejections]).toEqual([{ fill: 1, rebalance: 1 }, {}])
+  })
+
   it("fills an intent waiting for inventory once the rebalance is deposited on its chain", async () => {
     // Two intents of 6,000 at once: the second waits (the first's fill holds the inventory) and asks for a
     // rebalance. Repaid on 31001 only, 31002 gets inventory back from the rebalance alone.
