@@ -9,8 +9,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario, parseScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
-import { csvNumber, firstFailingEpochText, metricsOf, nettingRatioText, renderMarkdown, reportDifferences, type RunReport, tokensText, verdictText, writeReportFiles } from "./report.ts"
-import { runsSummaryLines, summarizeRuns } from "./runs.ts"
+import {
+  csvNumber,
+  firstFailingEpochText,
+  formatTokens18,
+  metricsOf,
+  nettingRatioText,
+  renderMarkdown,
+  renderTimeseriesCsv,
+  reportDifferences,
+  type RunReport,
+  tokensText,
+  verdictText,
+  writeReportFiles,
+} from "./report.ts"
+import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "./runs.ts"
 
 const out = mkdtempSync(join(tmpdir(), "clearsim-report-"))
 afterAll(() => rmSync(out, { recursive: true, force: true }))
@@ -207,6 +220,14 @@ describe("chart geometry", () => {
     expect(counts).not.toContain(`>0.2</text>`)
     // Over the run's epochs, given: epoch 5 of 0..10 is the middle of the x range.
     expect(lineChartSvg([{ name: "s", points: [[5, 1], [6, 2]] }], "x", { first: 0, last: 10 })).toContain(`<path d="M304,`)
+    // Values from 50 up are drawn from 0: 50 is half the height (y 99).
+    const high = lineChartSvg([{ name: "h", points: [[1, 50], [2, 100]] }], "tokens")
+    expect(high).toContain(`<path d="M64,99L544,12"`)
+    expect(high).toContain(`>0</text>`)
+    // A series with fractions keeps its fractional ticks, even with whole values among them.
+    expect(lineChartSvg([{ name: "f", points: [[1, 0], [2, 1.5]] }], "share")).toContain(`>0.5</text>`)
+    // A one-epoch chart: its point at the start of an x axis of two epochs.
+    expect(lineChartSvg([{ name: "one", points: [[3, 5]] }], "x")).toContain(`<circle cx="64.0" cy="12.0"`)
   })
 
   it("escapes names from scenario files", () => {
@@ -247,6 +268,171 @@ const minimalReport = () => ({
   runtime: { node: "22.23.3", v8: "12.4.254.21-node.33" },
 })
 
+/**
+ * A hand-made report with a figure of its own in every cell: two paths, two assets that sent intents (WETH's
+ * settled none out of custody) and one that sent none, a population of other senders and an arbitrageur's.
+ */
+const richReport = (): RunReport => {
+  const base = minimalReport() as unknown as RunReport
+  const lat = (count: number, p50: number, p90: number, p99: number, max: number) => ({ count, p50, p90, p99, max, mean: p50 })
+  return {
+    ...base,
+    intents: {
+      created: 8,
+      settled: 6,
+      byPath: { basic: { created: 5, settled: 4 }, fast: { created: 3, settled: 2 }, swap: { created: 0, settled: 0 }, xerc20: { created: 0, settled: 0 } },
+      byPopulation: { traders: { created: 7, settled: 5 }, mm: { created: 2, settled: 2 }, "(other senders)": { created: 1, settled: 1 } },
+      byTicker: { USDC: { created: 5, settled: 4 }, WETH: { created: 3, settled: 2 }, USDT: { created: 0, settled: 0 } },
+    },
+    netting: { ratio: 0.25, nettedVolume: "2.5", totalVolume: "10", bySource: {}, byLane: {}, byTicker: { USDC: { ratio: 0.25, nettedVolume: "2.5", totalVolume: "10" }, WETH: { ratio: 0, nettedVolume: "0", totalVolume: "0" } } },
+    discounts: {
+      paid: "1.5",
+      paidBps: 0.3,
+      settledVolume: "50000",
+      invoicesCreated: 3,
+      invoicesSettled: 2,
+      paidBpsOfInvoices: 15,
+      invoicedVolume: "1000",
+      byTicker: { USDC: { paid: "1.5", invoicedVolume: "1000", paidBpsOfInvoices: 15, invoicesSettled: 2 }, WETH: { paid: "0", invoicedVolume: "0", paidBpsOfInvoices: 0, invoicesSettled: 0 } },
+      perInvoiceBps: latency,
+    },
+    latency: {
+      ...lat(7, 2, 25, 29, 40),
+      byPath: { ...byPath, basic: lat(4, 10, 20, 30, 40), fast: lat(3, 1.5, 2.25, 3.125, 1234.5) },
+      byPopulation: { traders: lat(6, 2, 25, 29, 40), mm: lat(2, 0.5, 0.75, 0.875, 1), "(other senders)": lat(1, 3, 3, 3, 3) },
+      settlement: {
+        ...lat(6, 45, 55, 69, 80),
+        byPath: { ...byPath, basic: lat(4, 50, 60, 70, 80), fast: lat(2, 5, 6, 7, 8) },
+        byPopulation: { traders: lat(5, 45, 55, 69, 80), mm: lat(2, 1, 1, 1, 1), "(other senders)": lat(1, 9, 9, 9, 9) },
+      },
+    },
+    agents: [
+      { kind: "rebalancer", population: "traders", agents: 10, actions: { basic: 7 }, rejections: {}, fallbacks: {}, pnl: { USDC: -12.3456789 }, inFlight: { USDC: 0.5 } },
+      { kind: "arbitrageur", population: "mm", agents: 1, actions: { buy: 2 }, rejections: {}, fallbacks: {}, pnl: {}, inFlight: {} },
+    ],
+    world: { ...base.world, duplicateHubDeliveries: 2, refusedHubDeliveries: 3 },
+    properties: [{ name: "discountPaidBps >= 0.1", pass: true, value: 2.7067721 }],
+  }
+}
+
+describe("report figures on hand-made reports", () => {
+  it("writes 18-decimal amounts as whole tokens: no trailing zeros, a sign only below 0", () => {
+    expect([0n, 2n * 10n ** 18n, 15n * 10n ** 17n, 5n, -(10n ** 18n) - 1n].map(formatTokens18)).toEqual(["0", "2", "1.5", "0.000000000000000005", "-1.000000000000000001"])
+  })
+
+  it("gives properties no rate of nothing, and each metric its own figure", () => {
+    const base = minimalReport() as unknown as RunReport
+    // Nothing settled, no invoice settled, a population and an asset without intents, an asset without volume.
+    const none = metricsOf({
+      ...base,
+      intents: { ...base.intents, byPopulation: { idle: { created: 0, settled: 0 } }, byTicker: { USDT: { created: 0, settled: 0 } } },
+      netting: { ...base.netting, byTicker: { USDT: { ratio: 0, nettedVolume: "0", totalVolume: "0" } } },
+      discounts: { ...base.discounts, paidBpsOfInvoices: 0, invoicedVolume: "0" },
+    })
+    for (const name of ["discountPaidBps", "discounts.paidBps", "discountPaidBpsOfInvoices", "settledShare", "population.idle.settledShare", "asset.USDT.settledShare", "asset.USDT.nettingRatio"]) {
+      expect(none.has(name), name).toBe(false)
+    }
+    expect([none.get("population.idle.intents.created"), none.get("asset.USDT.intents.settled")]).toEqual([0, 0])
+    const m = metricsOf(richReport())
+    expect(m.get("settledShare")).toBe(0.75) // 6 of 8
+    expect([m.get("discountPaidBps"), m.get("discountPaidBpsOfInvoices"), m.get("asset.WETH.settledShare"), m.has("asset.WETH.nettingRatio")]).toEqual([0.3, 15, 2 / 3, false])
+    // User latency and settlement latency, overall and by path, each its own.
+    expect(["p99LatencySeconds", "p99SettlementLatencySeconds", "latency.settlement.p50", "latency.fast.p99", "latency.settlement.fast.p99", "latency.settlement.basic.max"].map((n) => m.get(n))).toEqual([29, 69, 45, 3.125, 7, 80])
+    expect(["population.traders.settledShare", "population.mm.latency.settlement.p99", "transport.refusedByHub"].map((n) => m.get(n))).toEqual([5 / 7, 1, 3])
+  })
+
+  it("writes report.md's figures in their own cells: headline lines, latency rows, properties, agents and the run's counters", () => {
+    const md = renderMarkdown(richReport())
+    expect(md).toContain("- users' intents created 8, settled 6; the agents' own (not in these figures) created 2, settled 2\n")
+    // USDT sent nothing: not listed; WETH settled nothing out of custody: no ratio.
+    expect(md).toContain("- by asset: USDC 5 created, 4 settled, netting ratio 0.2500; WETH 3 created, 2 settled (the token amounts")
+    expect(md).toContain("- netting ratio **0.2500** (2.5 tokens netted of the 10 tokens of user volume settled from custody)\n")
+    expect(md).toContain("- discount paid 1.5 tokens (0.3 bps of the 50,000 tokens the hub settled; 15 bps of the 1,000 tokens of the invoices it was taken from); invoices: 3 created, 2 settled\n")
+    // Only USDC's invoices were discounted: no line by asset.
+    expect(md).not.toContain("discount by asset")
+    for (const row of [
+      "| basic | 5 | 4 | 4 | 10 | 20 | 30 | 40 | 50 | 70 |",
+      "| fast | 3 | 2 | 3 | 1.5 | 2.25 | 3.125 | 1234.5 | 5 | 7 |",
+      "| swap | 0 | 0 | 0 | – | – | – | – | – | – |",
+      "| all | 8 | 6 | 7 | 2 | 25 | 29 | 40 | 45 | 69 |",
+      "| traders | 7 | 5 | 6 | 2 | 25 | 29 | 40 | 45 | 69 |",
+      "| mm (arbitrageur) | 2 | 2 | 2 | 0.5 | 0.75 | 0.875 | 1 | 1 | 1 |",
+      "| (other senders) | 1 | 1 | 1 | 3 | 3 | 3 | 3 | 9 | 9 |",
+      "| `discountPaidBps >= 0.1` | pass | 2.706772 | – |",
+      "| traders | rebalancer | 10 | basic 7 | – | – | USDC -12.345679 | USDC 0.5 |",
+    ]) {
+      expect(md).toContain(`\n${row}\n`)
+    }
+    expect(md).toContain("(of which 2 refused by the hub and 0 by spoke gateways; any other still in flight or dropped at the end), 0 reordered, 0 held by outages, 3 refused by the paused hub and redelivered\n")
+    // No invoice settled: no rate of the invoices.
+    const base = minimalReport() as unknown as RunReport
+    expect(renderMarkdown({ ...base, discounts: { ...base.discounts, paidBpsOfInvoices: 0, invoicedVolume: "0" } })).toContain("(0 bps of the 0 tokens the hub settled); invoices: 0 created, 0 settled\n")
+  })
+
+  it("writes report.html's KPIs, latency rows, property values and agents as the report's figures", () => {
+    const html = renderHtml(richReport(), [])
+    const kpi = (name: string, value: string) => `<div class="kpi"><span class="muted">${name}</span><b>${value}</b></div>`
+    for (const k of [
+      kpi("netting ratio", "0.2500"),
+      kpi("discount paid", "1.5 tokens"),
+      kpi("discount, bps of settled volume", "0.3"),
+      kpi("discount, bps of invoices", "15"),
+      kpi("user latency p50 / p99 (paid)", "2 / 29 s"),
+      kpi("settlement latency p99", "69 s"),
+      kpi("users&#39; intents settled", "6 of 8 (75.0%)"),
+      kpi("USDC intents settled", "4 of 5 (80.0%)"),
+      kpi("WETH intents settled", "2 of 3 (66.7%)"),
+      kpi("receivers paid", "7 of 8 (87.5%)"),
+      kpi("agents&#39; own intents settled", "2 of 2 (100.0%)"),
+    ]) {
+      expect(html).toContain(k)
+    }
+    expect(html).not.toContain("USDT intents settled")
+    expect(html).toContain("<tr><td>basic</td><td>5</td><td>4</td><td>4</td><td>10</td><td>20</td><td>30</td><td>40</td><td>50</td><td>70</td></tr>")
+    expect(html).toContain("<tr><td>fast</td><td>3</td><td>2</td><td>3</td><td>1.5</td><td>2.25</td><td>3.125</td><td>1,234.5</td><td>5</td><td>7</td></tr>")
+    expect(html).toContain("<tr><td>all</td><td>8</td><td>6</td><td>7</td><td>2</td><td>25</td><td>29</td><td>40</td><td>45</td><td>69</td></tr>")
+    expect(html).toContain("<tr><td>(other senders)</td><td>1</td><td>1</td><td>1</td><td>3</td>")
+    expect(html).toContain("<td>pass</td>".replace("pass", `<span class="pass">pass</span>`) + "<td>2.706772</td>")
+    expect(html).toContain("<td>USDC −12.345679</td><td>USDC 0.5</td>")
+  })
+
+  it("charts each line to its last value, a ticker's custody in its tokens, and a chart with one non-zero line", () => {
+    const rows = [0, 1, 2].flatMap((epoch) => [
+      { run: 0, seed: 1, epoch, metric: "invoicesOpen.USDC", value: epoch + 1 },
+      { run: 0, seed: 1, epoch, metric: "custody.USDC.31001", value: [1000.5, 1200.25, 1234.5][epoch]! },
+      { run: 0, seed: 1, epoch, metric: "depositsQueued.USDC", value: 0 },
+      { run: 0, seed: 1, epoch, metric: "depositsQueued.WETH", value: epoch * 2 },
+    ])
+    const html = renderHtml({ ...minimalReport(), epochs: { first: 0, last: 2, count: 3 } } as unknown as RunReport, rows)
+    expect(html).toContain(`</span>USDC <span class="muted">3</span></li>`)
+    expect(html).toContain(`<figcaption>Hub custody by chain, USDC <span class="muted">(USDC tokens)</span></figcaption>`)
+    // The legend to four significant digits, grouped (SI prefixes from ten thousand up).
+    expect(html).toContain(`</span>chain 31001 <span class="muted">1,235</span></li>`)
+    // USDC's queue stayed empty, WETH's did not: the chart is drawn, with both lines.
+    expect(html).not.toContain("0 in every epoch of this run (USDC, WETH)")
+    expect(html).toContain(`</span>USDC <span class="muted">0</span></li><li><span class="swatch" style="background:#f28e2b"></span>WETH <span class="muted">4</span></li>`)
+  })
+
+  it("writes timeseries.csv with its header alone when there are no rows, and a newline after each row", () => {
+    expect(renderTimeseriesCsv([])).toBe("run,seed,epoch,metric,value\n")
+    expect(renderTimeseriesCsv([{ run: 0, seed: 1, epoch: 2, metric: "m", value: 0.5 }])).toBe("run,seed,epoch,metric,value\n0,1,2,m,0.5\n")
+  })
+
+  it("writes runs.md: each KPI's distribution, a dash where no run has a value, a row per run; one run has no sd", () => {
+    const base = minimalReport() as unknown as RunReport
+    // p99 latencies 0.5 and 0.7 s: mean 0.6, sd sqrt(2 × 0.1² / 1), p5 0.5 + 0.05 × 0.2, p95 0.5 + 0.95 × 0.2.
+    const runs = [0.5, 0.7].map((p99, i) => ({ ...base, run: i, seed: 7 + i, passed: i === 0, intents: { ...base.intents, created: 4, settled: 3 + i }, latency: { ...base.latency, count: 4, p50: 1, p99 } }))
+    const file = summarizeRuns(runs)
+    const md = renderRunsMarkdown(file)
+    expect(md).toMatch(/^# x: 1 of 2 runs passed\n\nSeeds 7–8\./)
+    expect(md).toContain("\n| p99LatencySeconds | 2 | 0.6 | 0.141421 | 0.51 | 0.6 | 0.69 | 0.5 | 0.7 |\n")
+    expect(md).toContain("\n| discountPaidBps | 0 | – | – | – | – | – | – | – |\n")
+    expect(md).toContain(`\n| 0 | 7 | pass | \`0x0000000000000000…\` | – | 0.75 | 0.5 |\n| 1 | 8 | **fail** | \`0x0000000000000000…\` | – | 1 | 0.7 |\n`)
+    expect(runsSummaryLines(file.summary).find((l) => l.includes("discountPaidBps"))).toBe("  discountPaidBps    no value in any run")
+    expect(summarizeRuns(runs.slice(0, 1)).summary.kpis.p99LatencySeconds).toEqual({ runs: 1, mean: 0.5, sd: null, min: 0.5, p5: 0.5, p50: 0.5, p95: 0.5, max: 0.5 })
+  })
+})
+
 describe("agents' rejections and fallbacks", () => {
   it("count an intent sent another way than asked as a fallback, not a rejection (it was sent)", async () => {
     // fast-path-heavy with a tenth of the solvers' inventory: intents over it are refused the fast path.
@@ -269,6 +455,11 @@ describe("the discount per invoice", () => {
     // fast-path-heavy's 11 invoices, most bought at no discount: p99 0.057515 bps, max 0.063906, mean 0.00581
     // (three decimals read 0.058, 0.064 and 0.006).
     expect([d.p99, d.max, d.mean]).toEqual([0.057515, 0.063906, 0.00581])
+    // The rates, each of its own volume: 0.47904326469 tokens paid on invoices of 103,616.8344668631 tokens is
+    // 0.0462321849 bps of them (its one asset's alike), of the 1,360,367.3254... tokens the hub settled 0.0035214258.
+    const { paid, invoicedVolume, settledVolume, paidBps, paidBpsOfInvoices, byTicker } = report.discounts
+    expect([paid, invoicedVolume, settledVolume.slice(0, 12), paidBpsOfInvoices, paidBps]).toEqual(["0.47904326469", "103616.8344668631", "1360367.3254", 0.046232, 0.003521])
+    expect(byTicker).toEqual({ USDC: { paid, invoicedVolume, paidBpsOfInvoices: 0.046232, invoicesSettled: 11 } })
   })
 })
 
