@@ -1,12 +1,14 @@
 import fc from "fast-check"
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { TextSinkWorker } from "../../service/domain/textSink.ts"
 import { arbTrace, traceConfig } from "../../service/hub/arbitrary.ts"
 import type { HubInput } from "../../service/hub/hub.ts"
 import { encodeConfigLine, encodeInputLine } from "../../service/hub/inputLines.ts"
+import { runScenario } from "../run.ts"
+import { parseScenario } from "../scenario/load.ts"
 import { TraceFile } from "./traceFile.ts"
 
 const dirs: string[] = []
@@ -73,6 +75,22 @@ describe("TraceFile", () => {
     expect(() => worker.post(new Uint8Array(1))).toThrow(/ENOSPC/)
     worker.close()
     closeSync(fd)
+  })
+
+  it("fails its close when the buffered lines cannot be written (a full disk), and is closed all the same", () => {
+    const file = new TraceFile("/dev/full") // every write fails with ENOSPC
+    file.line("a line")
+    expect(() => file.close()).toThrow(/ENOSPC/)
+    expect(() => file.line("late")).toThrow(/closed/)
+    file.close() // once
+  })
+
+  it("fails a run whose trace could not be written, though the run itself went through", async () => {
+    // Two epochs of quickstart: a trace of less than the buffer, written only when the run closes it.
+    const text = readFileSync(new URL("../../scenarios/quickstart.yaml", import.meta.url), "utf8").replace(/^horizon: .*$/m, "horizon: { epochs: 2 }")
+    const out = dirname(tempFile())
+    symlinkSync("/dev/full", join(out, "trace.jsonl"))
+    await expect(runScenario(parseScenario(text, "quickstart.yaml"), { seed: 1, backend: "memory", outDir: out })).rejects.toThrow(/ENOSPC/)
   })
 
   it("truncates an existing file and keeps nothing when nothing is written", () => {
