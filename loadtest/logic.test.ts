@@ -8,10 +8,10 @@ import { IntentRecord as IntentRecordSchema, Invoice as InvoiceSchema, MinAmount
 import { API_INTENT_STATUSES } from "../service/indexer/records.ts"
 import { DOMAIN_A, DOMAIN_B } from "../service/api/deployment.ts"
 import { ASSET_CONFIG, failedChecks, INTENT_RECORD, INTENT_STATUSES, INVOICE, MIN_AMOUNTS, QUOTE, type ResponseLike } from "./lib/checks.ts"
-import { collectSetupData, compareAmounts, coverFee, type SetupData, SetupError } from "./lib/data.ts"
-import { type Flow, flowOf, INTENT_WEIGHTS, intentFlow, intentsFilter, QUOTE_WEIGHTS, quoteFlow, READ_WEIGHTS, readFlow, SCRIPTS } from "./lib/flows.ts"
+import { collectSetupData, compareAmounts, coverFee, DEV_ACCOUNTS, type SetupData, SetupError, tokenUnits } from "./lib/data.ts"
+import { type Flow, flowOf, INTENT_WEIGHTS, intentFlow, intentsFilter, mixedFlow, QUOTE_WEIGHTS, quoteFlow, READ_WEIGHTS, readFlow, SCRIPTS } from "./lib/flows.ts"
 import { iterationRandom, mulberry32 } from "./lib/random.ts"
-import { getIntent, listIntents, listInvoices, type RequestSpec } from "./lib/requests.ts"
+import { getIntent, getIntentUnknownId, listIntents, listInvoices, minAmounts, queryString, type RequestSpec } from "./lib/requests.ts"
 import { driveWithFetch, type Exchange, sendWithFetch, startWorld, type TestWorld } from "./testing/world.ts"
 
 let world: TestWorld
@@ -34,6 +34,33 @@ const run = async (flow: Flow): Promise<Exchange[]> => {
 
 const failures = (log: readonly Exchange[]) =>
   log.filter((e) => e.failed.length > 0 || !e.spec.expect.includes(e.response.status)).map((e) => `${e.spec.method} ${e.spec.path} -> ${e.response.status}: ${e.failed.join("; ")} ${String(e.response.body).slice(0, 300)}`)
+
+/** A canned JSON answer, as a response the flows and checks read. */
+const answer = (status: number, body: unknown): ResponseLike => ({ status, body: JSON.stringify(body), headers: { "Content-Type": "application/json" } })
+
+/** Runs `flow` on canned answers (`reply` for each request it yields) and returns the requests it sent. */
+const replay = <T>(flow: Generator<RequestSpec, T, ResponseLike>, reply: (spec: RequestSpec) => ResponseLike): RequestSpec[] => {
+  const sent: RequestSpec[] = []
+  let step = flow.next()
+  while (step.done !== true) {
+    sent.push(step.value)
+    step = flow.next(reply(step.value))
+  }
+  return sent
+}
+
+/** A quote that offers the fast path; the flows read only its fixed fee and the fast path's expected amount. */
+const QUOTE_OFFERING_FAST_PATH = {
+  fixedFeeUnits: "1000",
+  variableFeeBps: 1,
+  totalFeeBps: 2,
+  expectedAmount: "1",
+  currentLimit: "1",
+  splitCount: 1,
+  reqType: "bridge",
+  fastPathQuote: { fixedFeeUnits: "1000", variableFeeBps: 5, totalFeeBps: 6, expectedAmount: "1", expectedFillTime: "60" },
+  settlementEstimate: { p25Minutes: 1, p50Minutes: 2, p75Minutes: 3 },
+}
 
 describe("setup() reads what the traffic is built from", () => {
   it("routes, ids, senders and amounts come from the API's own data", () => {
@@ -74,6 +101,49 @@ describe("setup() reads what the traffic is built from", () => {
     const oneAsset = { local: "0x" + "11".repeat(20), adopted: "0x", canonical_id: "0x", canonical_domain: "1", domain: "10", key: "USDC", id: "0x", decimal: 6, adopted_decimal: 18 }
     noRoutes.next({ status: 200, body: JSON.stringify({ assets: [oneAsset] }), headers: {} })
     expect(() => noRoutes.next({ status: 200, body: JSON.stringify({ assets: [] }), headers: {} })).toThrow(/no ticker on two domains/)
+  })
+
+  it("it follows nextCursor, stops at a short page of assets, keeps the creation-time range, leaves zero amounts out, falls back to the dev accounts", () => {
+    // USDC on domains 1 and 2 (its local on 1 written in mixed case, as a checksummed address, and xERC20), and
+    // ten tickers on domain 3 alone: 12 assets, fewer than a page of 100.
+    const usdc1 = "0xAbCdEf0000000000000000000000000000000001"
+    const asset = (domain: string, local: string, key: string) => ({ local, adopted: local, canonical_id: `0x${"ab".repeat(32)}`, canonical_domain: "1", domain, key, id: "0x", decimal: 6, adopted_decimal: 6 })
+    const assets = [asset("1", usdc1, "USDC"), asset("2", `0x${"22".repeat(20)}`, "USDC"), ...Array.from({ length: 10 }, (_, k) => asset("3", `0x${String(k).repeat(40)}`, `T${k}`))]
+    const intent = (id: number, at: number, amount: string) => ({
+      intent_id: `0x${String(id).padStart(64, "0")}`,
+      status: "ADDED",
+      origin: "1",
+      input_asset: `0x${"0".repeat(24)}${usdc1.slice(2)}`,
+      origin_amount: amount,
+      intent_created_timestamp: at,
+      receiver: `0x${"0".repeat(24)}${"77".repeat(20)}`,
+      fee_adapter_initiator: null,
+      tx_origin: null,
+      transaction_hash: null,
+    })
+    const pages: Record<string, unknown> = {
+      "/health": { status: "ok", hubDomain: 9, hubBlockNumber: 1, epoch: 1, intents: 3, openInvoices: 0 },
+      "/configs/assets?page=1&limit=100": { assets },
+      "/configs/assets?page=1&limit=100&type=xerc20": { assets: [assets[0]] },
+      "/intents?limit=100": { intents: [intent(1, 30, "0"), intent(2, 10, "5000000")], nextCursor: "c1", prevCursor: null, maxCount: 3 },
+      "/intents?limit=100&cursor=c1": { intents: [intent(3, 20, "7000000")], nextCursor: "c2", prevCursor: "c1", maxCount: 3 },
+      "/invoices?limit=100": { invoices: [], nextCursor: null, prevCursor: null, maxCount: 0 },
+    }
+    const flow = collectSetupData({ intentPages: 2 })
+    const paths: string[] = []
+    let step = flow.next()
+    while (step.done !== true) {
+      paths.push(step.value.path)
+      step = flow.next(answer(200, pages[step.value.path] ?? { error: "NotFound", message: step.value.path }))
+    }
+    expect(paths).toEqual(Object.keys(pages))
+    const d = step.value
+    expect(d.routes.map((r) => `${r.origin}->${r.destination} xerc20 ${r.xerc20}`)).toEqual(["1->2 xerc20 true", "2->1 xerc20 false"])
+    expect(d.intentIds).toHaveLength(3)
+    expect(d.created).toEqual({ from: 10, to: 30 })
+    expect(d.amounts).toEqual({ [`1:${usdc1.toLowerCase()}`]: ["5000000", "7000000"] })
+    expect(d.users).toEqual(DEV_ACCOUNTS) // no intent names its sender
+    expect(d.receivers).toEqual([`0x${"77".repeat(20)}`])
   })
 })
 
@@ -164,6 +234,65 @@ describe("every check passes on valid traffic against the real API", () => {
   })
 })
 
+describe("what the flows send, on canned answers", () => {
+  const quoted = (spec: RequestSpec) => (spec.name === "POST /routes/quotes" ? answer(200, QUOTE_OFFERING_FAST_PATH) : answer(200, { to: "0x", data: "0x00", value: "0", chainId: 1 }))
+  const bodyOf = (spec: RequestSpec) => JSON.parse(spec.body!) as Record<string, unknown>
+
+  it("an xERC20 route's intent never asks for the fast path, even when the quote offers it, and carries max_fee 0", () => {
+    const xerc20: SetupData = { ...data, routes: data.routes.map((r) => ({ ...r, xerc20: true })) }
+    for (let seed = 1; seed <= 40; seed++) {
+      const sent = replay(intentFlow(xerc20, mulberry32(seed), "single"), quoted)
+      expect(sent.map((r) => r.name)).toEqual(["POST /routes/quotes", "POST /intents"])
+      expect(bodyOf(sent[1]!)).toMatchObject({ max_fee: "0" })
+      expect(bodyOf(sent[1]!)["isFastPath"]).toBeUndefined()
+    }
+  })
+
+  it("a single intent takes the offered fast path 30 % of the time; an order has 2 to 5 intents", () => {
+    let fast = 0
+    const sizes = new Set<number>()
+    for (let seed = 1; seed <= 2_000; seed++) {
+      const single = replay(intentFlow(data, mulberry32(seed), "single"), quoted)
+      if (bodyOf(single[1]!)["isFastPath"] === true) fast++
+    }
+    for (let seed = 1; seed <= 400; seed++) sizes.add((JSON.parse(replay(intentFlow(data, mulberry32(seed), "order"), quoted)[1]!.body!) as unknown[]).length)
+    expect(fast / 2_000).toBeCloseTo(0.3, 1)
+    expect([...sizes].sort()).toEqual([2, 3, 4, 5])
+  })
+
+  it("a quote that fails ends the iteration: no POST /intents follows", () => {
+    for (const kind of ["single", "order"] as const) {
+      const sent = replay(intentFlow(data, mulberry32(1), kind), () => answer(503, { error: "Unavailable", message: "down" }))
+      expect(sent.map((r) => r.name)).toEqual(["POST /routes/quotes"])
+    }
+  })
+
+  it("the mixed script: reads 70 %, quotes 20 %, intents 10 % of the iterations", () => {
+    const counts = { read: 0, quote: 0, intent: 0 }
+    for (let i = 0; i < 4_000; i++) {
+      const groups = replay(mixedFlow(data, iterationRandom(1, 1, i)), (spec) => (spec.api === "read" ? answer(200, { intents: [], invoices: [] }) : quoted(spec))).map((r) => r.api)
+      // An intents iteration is the one that sends to the intent group (a quote first, or the invalid sender alone).
+      counts[groups.includes("intent") ? "intent" : groups[0]!]++
+    }
+    expect(counts.read / 4_000).toBeCloseTo(0.7, 1)
+    expect(counts.quote / 4_000).toBeCloseTo(0.2, 1)
+    expect(counts.intent / 4_000).toBeCloseTo(0.1, 1)
+  })
+
+  it("min amounts of an invoice bought meanwhile: 404 InvoiceNotFound is an expected status, and passes the checks", async () => {
+    const spec = minAmounts(`0xdead${"0".repeat(60)}`)
+    const response = await sendWithFetch(world.server.url, spec)
+    expect(response.status).toBe(404)
+    expect(spec.expect).toContain(404)
+    expect(failedChecks(spec.checks, response)).toEqual([])
+  })
+
+  it("query strings: lists as repeated keys, undefined and null left out", () => {
+    expect(queryString({ limit: "10", cursor: null, page: undefined, origins: ["1", "2"], userAddress: "a b" })).toBe("?limit=10&origins=1&origins=2&userAddress=a%20b")
+    expect(queryString({ cursor: null })).toBe("")
+  })
+})
+
 describe("the checks fail on broken responses", () => {
   const real = async (spec: RequestSpec) => sendWithFetch(world.server.url, spec)
   const withBody = (r: ResponseLike, edit: (body: Record<string, unknown>) => unknown): ResponseLike => ({ ...r, body: JSON.stringify(edit(JSON.parse(r.body as string) as Record<string, unknown>)) })
@@ -242,6 +371,55 @@ describe("the checks fail on broken responses", () => {
     expect(failedChecks(min.spec.checks, { ...min.response, status: 404 })).toEqual(["GET /invoices/{intentId}/min-amounts: JSON min amounts or {error: InvoiceNotFound}"])
     expect(failedChecks(min.spec.checks, { ...min.response, status: 400 })).toEqual(Object.keys(min.spec.checks))
   })
+
+  it("records: null in a field that is never null, an amount with a leading zero, a short id, an unknown status in a page", async () => {
+    const spec = getIntent(data.intentIds[0]!)
+    const ok = await real(spec)
+    const intent = (b: Record<string, unknown>) => b["intent"] as Record<string, unknown>
+    const broken: [string, (b: Record<string, unknown>) => unknown][] = [
+      ["auto_id null", (b) => ((intent(b)["auto_id"] = null), b)],
+      ["filled null", (b) => ((intent(b)["filled"] = null), b)],
+      ["amount 0100", (b) => ((intent(b)["origin_amount"] = "0100"), b)],
+      ["intent_id of 2 bytes", (b) => ((intent(b)["intent_id"] = "0x1234"), b)],
+    ]
+    for (const [what, edit] of broken) expect(failedChecks(spec.checks, withBody(ok, edit)), what).toContain("GET /intents/{intentId}: JSON {intent}")
+    const list = listIntents({ limit: "10" })
+    const page = await real(list)
+    expect(failedChecks(list.checks, page)).toEqual([])
+    const lost = withBody(page, (b) => ({ ...b, intents: (b["intents"] as Record<string, unknown>[]).map((r, i) => (i === 0 ? { ...r, status: "LOST" } : r)) }))
+    expect(failedChecks(list.checks, lost)).toEqual(["GET /intents: JSON intents page"])
+  })
+
+  it("an empty error message, odd-length calldata, a fast-path error without its message, a 400 carrying InvoiceNotFound", async () => {
+    const bad = getIntentUnknownId(`0xdead${"0".repeat(60)}`)
+    const notFound = await real(bad)
+    expect(failedChecks(bad.checks, notFound)).toEqual([])
+    expect(failedChecks(bad.checks, withBody(notFound, (b) => ({ ...b, message: "" })))).toEqual([`${bad.name}: JSON {error, message}`])
+    const created = (await run(intentFlow(data, mulberry32(2), "single"))).find((e) => e.spec.api === "intent")!
+    expect(failedChecks(created.spec.checks, withBody(created.response, (b) => ({ ...b, data: "0x123" })))).toEqual(["POST /intents: JSON transaction request"])
+    const q = (await run(quoteFlow(data, mulberry32(2), "quote")))[0]!
+    expect(failedChecks(q.spec.checks, withBody(q.response, (b) => ({ ...b, fastPathQuote: { error: "FastPathUnavailable", message: "no solver liquidity" } })))).toEqual([])
+    expect(failedChecks(q.spec.checks, withBody(q.response, (b) => ({ ...b, fastPathQuote: { error: "FastPathUnavailable" } })))).toEqual(["POST /routes/quotes: JSON quote"])
+    const min = minAmounts(data.invoiceIds[0]!)
+    expect(failedChecks(min.checks, answer(400, { error: "InvoiceNotFound", message: "no such invoice" }))).toEqual(Object.keys(min.checks))
+  })
+
+  it("a page is newest first strictly: a record twice fails, and so does a next page that starts with the previous page's last record", async () => {
+    let log: Exchange[] = []
+    for (let seed = 1; log.length < 2; seed++) log = await run(readFlow(data, mulberry32(seed), "intentsPages"))
+    const [first, second] = log
+    const twice = withBody(first!.response, (b) => ({ ...b, intents: [(b["intents"] as unknown[])[0], ...(b["intents"] as unknown[])] }))
+    expect(failedChecks(first!.spec.checks, twice)).toEqual(["GET /intents: newest first"])
+    const firstRecords = JSON.parse(first!.response.body as string).intents as unknown[]
+    const overlapping = withBody(second!.response, (b) => ({ ...b, intents: [firstRecords[firstRecords.length - 1], ...(b["intents"] as unknown[])] }))
+    expect(failedChecks(second!.spec.checks, overlapping)).toEqual(["GET /intents: page continues after the previous one"])
+  })
+
+  it("a quote that delivers exactly the amount sent (no fee) passes the quote's sanity check", async () => {
+    const q = (await run(quoteFlow(data, mulberry32(2), "quote")))[0]!
+    const amount = (JSON.parse(q.spec.body!) as { amount: string }).amount
+    expect(failedChecks(q.spec.checks, withBody(q.response, (b) => ({ ...b, expectedAmount: amount })))).toEqual([])
+  })
 })
 
 describe("the shapes follow SPEC.md, as the service implements it", () => {
@@ -260,5 +438,10 @@ describe("the shapes follow SPEC.md, as the service implements it", () => {
     expect(compareAmounts("123456789012345678901234567890", "123456789012345678901234567891")).toBe(-1)
     expect(coverFee("500", "10000")).toBe("1000000")
     expect(coverFee("5000000", "10000")).toBe("5000000")
+    // No fixed fee: only an amount of 0 is raised, to 1 unit.
+    expect(coverFee("0", "0")).toBe("1")
+    expect(coverFee("7", "0")).toBe("7")
+    expect(tokenUnits(3, 6)).toBe("3000000")
+    expect(tokenUnits(2.9, 0)).toBe("2")
   })
 })
