@@ -4,13 +4,15 @@
  * line we expect against a live API and exits with k6's code; an old k6 and an API that is not up are refused.
  */
 import { spawn } from "node:child_process"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApiServer, startApiServer } from "../service/api/server.ts"
 import { makeTestService } from "../service/api/testing.ts"
-import { findOnPath, k6CommandLine, parseLoadtestArgs, UsageError } from "./run.ts"
+import { findOnPath, k6CommandLine, parseLoadtestArgs, preflight, UsageError } from "./run.ts"
 
 const root = join(import.meta.dirname, "..")
 let dir: string
@@ -26,6 +28,7 @@ beforeAll(async () => {
     `#!/bin/sh
 if [ "$1" = "version" ]; then echo "k6 v\${FAKE_K6_VERSION:-1.3.0} (commit/fake, go1.24.4, linux/amd64)"; exit 0; fi
 for arg in "$@"; do printf '%s\\n' "$arg" >> "$FAKE_K6_LOG"; done
+if [ -n "$FAKE_K6_SIGNAL" ]; then kill -"$FAKE_K6_SIGNAL" $$; fi
 exit "\${FAKE_K6_EXIT:-0}"
 `,
   )
@@ -109,6 +112,18 @@ describe("npm run loadtest", () => {
     expect(readFileSync(log, "utf8").trimEnd().split("\n")).toEqual(["run", "--env", `BASE_URL=${server.url}`, "--env", "PROFILE=smoke", "loadtest/mixed.ts"])
   })
 
+  it("k6 killed by a signal: exit 128 + the signal's number, as a shell reports it", async () => {
+    const { code } = await runner(["--base-url", server.url], dir, { FAKE_K6_LOG: join(dir, "args-signal.txt"), FAKE_K6_SIGNAL: "TERM" })
+    expect(code).toBe(143) // SIGTERM is 15
+  })
+
+  it("a k6 whose version it cannot read is run, not refused", async () => {
+    const log = join(dir, "args-unknown-version.txt")
+    const { code, stderr } = await runner(["--base-url", server.url], dir, { FAKE_K6_LOG: log, FAKE_K6_VERSION: "dev" })
+    expect(code, stderr).toBe(0)
+    expect(readFileSync(log, "utf8").trimEnd().split("\n").at(-1)).toBe("loadtest/mixed.ts")
+  })
+
   it("stops quietly when its output is piped into a reader that closed (| head)", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", "loadtest/run.ts", "--help"], { cwd: root, env: { PATH: emptyDir() } })
     child.stdout.destroy()
@@ -178,6 +193,22 @@ describe("arguments", () => {
     }
     const ok = parseLoadtestArgs(["--rate", "300", "--duration", "1h30m", "--vus", "5", "--iterations", "9", "--seed", "2", "--think-time", "0.25"], {})
     expect((ok as Exclude<typeof ok, "help">).env).toEqual({ RATE: "300", DURATION: "1h30m", VUS: "5", ITERATIONS: "9", SEED: "2", THINK_TIME: "0.25" })
+  })
+
+  it("--base-url wins over $BASE_URL", () => {
+    expect((parseLoadtestArgs(["--base-url", "http://a:1/"], { BASE_URL: "http://b:2" }) as Exclude<ReturnType<typeof parseLoadtestArgs>, "help">).baseUrl).toBe("http://a:1")
+  })
+
+  it("preflight: a /health that answers 200 but not status ok is not an API that is up", async () => {
+    const starting = createServer((_, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"status":"starting"}'))
+    await new Promise<void>((resolve) => starting.listen(0, "127.0.0.1", resolve))
+    const url = `http://127.0.0.1:${(starting.address() as AddressInfo).port}`
+    try {
+      expect(await preflight(url)).toBe(`GET ${url}/health answered 200 {"status":"starting"}`)
+      expect(await preflight(server.url)).toBeUndefined()
+    } finally {
+      await new Promise<void>((resolve) => starting.close(() => resolve()))
+    }
   })
 
   it("finds only executable files named k6 on PATH", () => {
