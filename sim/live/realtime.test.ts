@@ -56,4 +56,37 @@ describe("RealtimePacer", () => {
     expect(errors).toEqual(["boom: no chain"])
     await running
   })
+
+  it("an event scheduled from outside into an empty queue starts within a sleep; virtual time is never before 0", async () => {
+    const scheduler = new Scheduler()
+    const ran: string[] = []
+    const pacer = new RealtimePacer(scheduler, { originWallMs: Date.now(), maxSleepMs: 20 })
+    const running = pacer.run()
+    await sleep(30)
+    scheduler.at(scheduler.nowMs + 10, "e", () => void ran.push("e"))
+    await sleep(200)
+    expect(ran).toEqual(["e"])
+    await pacer.stop()
+    await running
+    // An origin still ahead of the wall clock: virtual time 0, not negative.
+    expect(new RealtimePacer(new Scheduler(), { originWallMs: Date.now() + 60_000 }).wallVirtualMs).toBe(0)
+  })
+
+  it("stop() during an event: the events due after it do not run, and its failure once stopped is not reported", async () => {
+    const scheduler = new Scheduler()
+    const ran: string[] = []
+    const errors: string[] = []
+    scheduler.at(0, "dies with the chains", async () => {
+      await sleep(50)
+      throw new Error("chain gone")
+    })
+    scheduler.at(0, "due next", () => void ran.push("due next"))
+    const pacer = new RealtimePacer(scheduler, { originWallMs: Date.now(), onError: (_, label) => errors.push(label) })
+    const running = pacer.run()
+    await sleep(10)
+    await pacer.stop()
+    await running
+    expect(ran).toEqual([])
+    expect(errors).toEqual([])
+  })
 })
