@@ -89,4 +89,20 @@ describe("RealtimePacer", () => {
     expect(ran).toEqual([])
     expect(errors).toEqual([])
   })
+
+  it("stop() during an event that completes: the scheduler's run ends there, the events due after it do not run", async () => {
+    const scheduler = new Scheduler()
+    const ran: string[] = []
+    scheduler.at(0, "slow", async () => {
+      await sleep(50)
+      ran.push("slow")
+    })
+    scheduler.at(0, "due next", () => void ran.push("due next"))
+    const pacer = new RealtimePacer(scheduler, { originWallMs: Date.now() })
+    const running = pacer.run()
+    await sleep(10)
+    await pacer.stop()
+    await running
+    expect(ran).toEqual(["slow"])
+  })
 })
