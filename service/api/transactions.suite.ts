@@ -245,6 +245,19 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
       expect((order.body as { message: string }).message).toContain("[1].permit2Params")
     })
 
+    it("accepts a nonce and deadline of 2^256 - 1, in decimal (78 digits) and as 0x and 64 hex digits, and encodes them", async () => {
+      const signature = `0x${"11".repeat(64)}1b`
+      const decimal = "115792089237316195423570985008687907853269984665640564039457584007913129639935"
+      const hex = `0x${"f".repeat(64)}`
+      expect(BigInt(decimal)).toBe(2n ** 256n - 1n)
+      for (const [nonce, deadline] of [[decimal, hex], [hex, decimal]]) {
+        const tx = await post("/intents", body("1000000", { nonce, deadline, signature }))
+        const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data })
+        expect(decoded.args).toHaveLength(10)
+        expect(decoded.args[8]).toEqual({ nonce: 2n ** 256n - 1n, deadline: 2n ** 256n - 1n, signature })
+      }
+    })
+
     it("intentPermit2TypedData refuses a nonce or deadline outside uint256 with BadRequest InvalidPermit2Params naming it", () => {
       const base = { origin: DOMAIN_B, inputAsset: usdcB(), amount: "1000000", nonce: 1n, deadline: d.time + 60n }
       expect(d.service.intentPermit2TypedData({ ...base, nonce: maxUint256, deadline: maxUint256 }).message).toMatchObject({ nonce: maxUint256, deadline: maxUint256 })
