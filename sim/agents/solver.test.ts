@@ -311,6 +311,21 @@ agents:
   })
 })
 
+/** Runs a scenario (seed 1, memory) and gives the label of every event it scheduled, in order. */
+const runLabelled = async (scenario: Parameters<typeof runScenario>[0]) => {
+  const labels: string[] = []
+  const at = Scheduler.prototype.at
+  const spy = vi.spyOn(Scheduler.prototype, "at").mockImplementation(function (this: Scheduler, timeMs, label, run) {
+    labels.push(label)
+    return at.call(this, timeMs, label, run)
+  })
+  try {
+    return { report: (await runScenario(scenario, { seed: 1, backend: "memory" })).report, labels }
+  } finally {
+    spy.mockRestore()
+  }
+}
+
 describe("solvers looking again", () => {
   it("fill an intent refused for capacity once the hour's oldest fill leaves the window, within its ttl", async () => {
     const text = twoChainUsdc(
@@ -331,18 +346,7 @@ describe("solvers looking again", () => {
 `,
     )
     // Every event the run schedules, by label: the solver's wait for capacity must be one event, not a poll.
-    const labels: string[] = []
-    const at = Scheduler.prototype.at
-    const spy = vi.spyOn(Scheduler.prototype, "at").mockImplementation(function (this: Scheduler, timeMs, label, run) {
-      labels.push(label)
-      return at.call(this, timeMs, label, run)
-    })
-    let report
-    try {
-      report = (await runScenario(text, { seed: 1, backend: "memory" })).report
-    } finally {
-      spy.mockRestore()
-    }
+    const { report, labels } = await runLabelled(text)
     // A wake-up as each of the two first fills (a block apart) leaves the window: the first looks at both waiting
     // intents and fills one, the second fills the other (it used to wake every millisecond of the second before
     // each: 2,000 wake-ups and 3,000 looks).
@@ -733,18 +737,7 @@ ${users(groups)}
   solvers:
     - { name: s, count: 1, feeDbps: 20, capacityPerHour: 1, reactionSeconds: { kind: fixed, seconds: 5 }, inventory: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }] }`,
     )
-    const labels: string[] = []
-    const at = Scheduler.prototype.at
-    const spy = vi.spyOn(Scheduler.prototype, "at").mockImplementation(function (this: Scheduler, timeMs, label, run) {
-      labels.push(label)
-      return at.call(this, timeMs, label, run)
-    })
-    let report
-    try {
-      report = (await runScenario(scenario, { seed: 1, backend: "memory" })).report
-    } finally {
-      spy.mockRestore()
-    }
+    const { report, labels } = await runLabelled(scenario)
     const s = report.agents.find((x) => x.kind === "solver")!
     return { looks: labels.filter((l) => l.endsWith("/retry")).length, capacity: s.rejections.capacity, fill: s.actions.fill }
   }
