@@ -77,6 +77,32 @@ describe("Permit2 in memory", () => {
     }
   })
 
+  test("a 64-byte EIP-2098 signature r ++ vs of either parity is accepted, and refused with the other parity bit, as on anvil", async () => {
+    const { chain, usdc } = await setup()
+    const permit = (nonce: bigint): Permit2Permit => ({ chainId: DOMAIN, token: usdc, amount: 1_000n, spender: BOB, nonce, deadline: T0 + 1_000n })
+    // Alice's first signatures from nonce 20 with y parity 0 and 1 (signing is deterministic).
+    const byParity = new Map<number, { nonce: bigint; r: Hex; s: Hex }>()
+    for (let nonce = 20n; byParity.size < 2; nonce++) {
+      const { r, s, yParity } = parseSignature(await sign(permit(nonce)))
+      if (!byParity.has(yParity)) byParity.set(yParity, { nonce, r, s })
+    }
+    /** EIP-2098: `vs` is `s` with the y parity in its top bit (s < n/2 leaves that bit free). */
+    const compact = (r: Hex, s: Hex, yParity: number): Hex => `${r}${((BigInt(yParity) << 255n) | BigInt(s)).toString(16).padStart(64, "0")}` as Hex
+    const before = chain.read.erc20Balance(usdc, BOB)
+    let t = T0 + 2n
+    let bits = 0n
+    for (const [yParity, { nonce, r, s }] of byParity) {
+      // The other parity: the point (r, s) of another key, not the zero address (InvalidSignature); the nonce stays unused.
+      chain.submit({ from: BOB, call: transfer(permit(nonce), compact(r, s, 1 - yParity)) })
+      expect(only(chain, t++), `y parity ${yParity} flipped`).toMatchObject({ status: "reverted", error: { name: "InvalidSigner" } })
+      chain.submit({ from: BOB, call: transfer(permit(nonce), compact(r, s, yParity)) })
+      expect(only(chain, t++).status, `y parity ${yParity}`).toBe("success")
+      bits |= 1n << nonce
+    }
+    expect(chain.world.permit2.bitmapWord(ALICE, 0n)).toBe(bits)
+    expect(chain.read.erc20Balance(usdc, BOB)).toBe(before + 2_000n)
+  })
+
   test("invalidateUnorderedNonces sets bits of the caller's word, with its event", async () => {
     const { chain, usdc } = await setup()
     chain.submit({ from: ALICE, call: Call.permit2.invalidateUnorderedNonces(1n, 0b110n) })

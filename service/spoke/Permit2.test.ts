@@ -126,13 +126,29 @@ describe("Permit2", () => {
     await expectRevert(transferFrom(f, p, `${signature.slice(0, 130)}00` as Hex), "InvalidSignature", [])
   })
 
-  it("accepts a 64-byte EIP-2098 signature", async () => {
+  it("accepts a 64-byte EIP-2098 signature of either parity, and refuses one with the other parity bit (InvalidSigner)", async () => {
     const f = fixture()
-    const p = await permit(f)
-    const compact = serializeCompactSignature(signatureToCompactSignature(parseSignature(await signPermit(p))))
-    expect((compact.length - 2) / 2).toBe(64)
-    await mined(f, transferFrom(f, p, compact))
-    expect(await bitmap(f, f.accounts[Role.user]!, 0n)).toBe(1n << 7n)
+    // The first permits from nonce 7 whose signatures have y parity 0 and 1 (the deadline follows the clock).
+    const byParity = new Map<number, { p: Permit2Permit; signature: Hex }>()
+    for (let nonce = 7n; byParity.size < 2; nonce++) {
+      const p = await permit(f, { nonce })
+      const signature = await signPermit(p)
+      const { yParity } = parseSignature(signature)
+      if (!byParity.has(yParity)) byParity.set(yParity, { p, signature })
+    }
+    let expected = 0n
+    for (const [yParity, { p, signature }] of byParity) {
+      const compact = serializeCompactSignature(signatureToCompactSignature(parseSignature(signature)))
+      expect((compact.length - 2) / 2).toBe(64)
+      const vs = BigInt(`0x${compact.slice(66)}`)
+      expect(vs >> 255n, "vs's top bit is the y parity").toBe(BigInt(yParity))
+      // The other parity bit: r and s are still a point, another key's.
+      const flipped = `${compact.slice(0, 66)}${(vs ^ (1n << 255n)).toString(16).padStart(64, "0")}` as Hex
+      await expectRevert(transferFrom(f, p, flipped), "InvalidSigner", [])
+      await mined(f, transferFrom(f, p, compact))
+      expected |= 1n << p.nonce
+    }
+    expect(await bitmap(f, f.accounts[Role.user]!, 0n)).toBe(expected)
   })
 
   it("accepts a high-s signature (ecrecover does not check s) and refuses r = 0 with InvalidSignature", async () => {
