@@ -3,7 +3,7 @@
  * with the contracts, `Permit2.test.ts` tests the contracts): transfers, nonce bits, reverts that change nothing,
  * signature forms, and `mineSync` (the twin recovers permit signatures synchronously).
  */
-import { encodeAbiParameters, type Hex, keccak256, maxUint256, parseSignature, serializeCompactSignature, serializeSignature, signatureToCompactSignature, zeroAddress } from "viem"
+import { concat, encodeAbiParameters, type Hex, hashDomain, hashStruct, keccak256, maxUint256, parseSignature, serializeCompactSignature, serializeSignature, signatureToCompactSignature, toHex, zeroAddress } from "viem"
 import { describe, expect, test } from "vitest"
 import { type Address, addressToBytes32 } from "../domain/hex.ts"
 import { ecrecover } from "./memory/permit2.ts"
@@ -101,6 +101,45 @@ describe("Permit2 in memory", () => {
     }
     expect(chain.world.permit2.bitmapWord(ALICE, 0n)).toBe(bits)
     expect(chain.read.erc20Balance(usdc, BOB)).toBe(before + 2_000n)
+  })
+
+  test("the EIP-712 domain is {name Permit2, chainId, verifyingContract} without a version: the DOMAIN_SEPARATOR the contract returns", async () => {
+    const { chain, usdc } = await setup()
+    // Permit2.sol's DOMAIN_SEPARATOR(): keccak256(abi.encode(typehash, keccak256("Permit2"), chainid, address(this))).
+    const separator = keccak256(
+      encodeAbiParameters(
+        [{ type: "bytes32" }, { type: "bytes32" }, { type: "uint256" }, { type: "address" }],
+        [keccak256(toHex("EIP712Domain(string name,uint256 chainId,address verifyingContract)")), keccak256(toHex("Permit2")), BigInt(DOMAIN), PERMIT2_ADDRESS],
+      ),
+    )
+    const domain = { name: "Permit2", chainId: DOMAIN, verifyingContract: PERMIT2_ADDRESS } as const
+    expect(separator).toBe(hashDomain({ domain: { ...domain, chainId: BigInt(DOMAIN) }, types: { EIP712Domain: [{ name: "name", type: "string" }, { name: "chainId", type: "uint256" }, { name: "verifyingContract", type: "address" }] } }))
+    const types = {
+      PermitTransferFrom: [
+        { name: "permitted", type: "TokenPermissions" },
+        { name: "spender", type: "address" },
+        { name: "nonce", type: "uint256" },
+        { name: "deadline", type: "uint256" },
+      ],
+      TokenPermissions: [
+        { name: "token", type: "address" },
+        { name: "amount", type: "uint256" },
+      ],
+    } as const
+    const message = (nonce: bigint) => ({ permitted: { token: usdc, amount: 1_000n }, spender: BOB, nonce, deadline: T0 + 1_000n })
+    const send = (nonce: bigint, signature: Hex) => transfer({ chainId: DOMAIN, token: usdc, amount: 1_000n, spender: BOB, nonce, deadline: T0 + 1_000n }, signature)
+    // Signed over another domain: with a version, another name, another chain, another verifying contract.
+    const others = [{ ...domain, version: "1" }, { ...domain, name: "Permit3" }, { ...domain, chainId: DOMAIN + 1 }, { ...domain, verifyingContract: BOB }]
+    let t = T0 + 2n
+    for (const other of others) {
+      chain.submit({ from: BOB, call: send(1n, await alice.signTypedData({ domain: other, types, primaryType: "PermitTransferFrom", message: message(1n) })) })
+      expect(only(chain, t++), JSON.stringify(other)).toMatchObject({ status: "reverted", error: { name: "InvalidSigner" } })
+    }
+    // The digest keccak256("\x19\x01" ++ separator ++ structHash), signed as a bare hash.
+    const digest = keccak256(concat(["0x1901", separator, hashStruct({ types, primaryType: "PermitTransferFrom", data: message(1n) })]))
+    chain.submit({ from: BOB, call: send(1n, await alice.sign({ hash: digest })) })
+    expect(only(chain, t++).status).toBe("success")
+    expect(chain.world.permit2.bitmapWord(ALICE, 0n)).toBe(1n << 1n)
   })
 
   test("invalidateUnorderedNonces sets bits of the caller's word, with its event", async () => {
