@@ -600,4 +600,64 @@ agents:
     expect(report.agents.find((a) => a.population === "bridgers")!.inFlight).toEqual({})
     expect(report.latency).toMatchObject({ count: 1, max: 2090 })
   })
+
+  /**
+   * A reverted mint gives back the share of the minting limit the keeper had set aside for it. The limit is tight:
+   * 1,000 a day refills 1,000,000,000 / 86,400 = 11,574 units (of 6 decimals) a second, and the reverted mint was
+   * the whole 1,000, more than the limit ever holds besides (it never exceeds 1,000); a keeper that kept it aside
+   * would never mint the debt. 1,500 XT sent at 10 settle on 31002 at 150 for 1,500 − 0.03 (2 dbps) = 1,499.97, over
+   * the limit: all owed.
+   *  t=295  31002 halts until 1,000 (nothing mined, calls wait in order).
+   *  t=296  someone else sends mintDebt of 600 for the receiver.
+   *  t=300  the keeper sends mintDebt of 1,000 (the whole limit): 1,000 of the limit set aside.
+   *  t=900  owed 1,499.97 less 1,000 on its way, limit 1,000 less the 1,000 set aside: nothing to send.
+   *  t=1000 mined in order: the 600 (limit 400 left, 899.97 owed), then the keeper's 1,000, more than is owed:
+   *         XERC20Module_MintDebt_InsufficientMintable; its 1,000 is no longer set aside.
+   *  t=1500 the limit is 400 + 500 × 11,574 = 405.787: the keeper mints that much of the 899.97 owed.
+   *  t=2100 the limit has refilled by 600 × 11,574 = 6.9444: minted; 899.97 − 405.787 − 6.9444 = 487.2386 owed.
+   */
+  it("gives back the minting limit set aside for a mint that reverts: the debt is minted from it on the next turns", async () => {
+    const text = `
+name: debt-mint-reverts-tight-limit
+horizon: { seconds: 2400 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: XT
+    prioritizedStrategy: xerc20
+    chains:
+      - { chain: 31001, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+      - { chain: 31002, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+transport:
+  latency: { kind: fixed, seconds: 30 }
+  faults: { outages: [{ domain: 31002, kind: halt, fromSeconds: 295, toSeconds: 1000 }] }
+agents:
+  rebalancers:
+    - { name: bridgers, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [10] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1500 } }
+`
+    const loaded = parseScenario(text, "debt-mint-reverts-tight-limit.yaml")
+    const plan = planWorld(loaded.spec, { userAccounts: 1 })
+    const { world, keepers } = assembleRun(loaded.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+    const receiver = plan.agents.find((a) => a.population === "bridgers")!.account.address
+    const xt = plan.assets.get("XT:31002")!.address
+    const owedAt: [number, bigint][] = []
+    const minted: [number, bigint][] = []
+    world.observe({
+      onSpokeEvent: (event) => {
+        if (event.name === "AssetMintFailed") owedAt.push([world.nowMs / 1000, event.amount])
+        if (event.name === "DebtMinted") minted.push([world.nowMs / 1000, event.amount])
+      },
+    })
+    const other: string[] = []
+    world.scheduler.at(296_000, "someone else's mintDebt", () =>
+      world.submit(31002, plan.users[0]!.address, { kind: "xerc20Module.mintDebt", asset: xt, recipient: receiver, amount: 600_000_000n }, undefined, (r) => void other.push(r.status)),
+    )
+    await world.run(plan.horizonSeconds)
+    const owed = await world.chain(31002).mintable(receiver, xt)
+    world.close()
+    expect(owedAt).toEqual([[150, 1_499_970_000n]])
+    expect(other).toEqual(["success"])
+    expect(minted).toEqual([[1000, 600_000_000n], [1500, 405_787_000n], [2100, 6_944_400n]])
+    expect(keepers).toMatchObject({ debtMints: 2, reverts: 1, revertsByError: { XERC20Module_MintDebt_InsufficientMintable: 1 } })
+    expect(owed).toBe(487_238_600n)
+  })
 })
