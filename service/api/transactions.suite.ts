@@ -4,6 +4,7 @@
  * intent(s) the request described, and the read model and the API follow them through the hub to settlement and
  * calldata execution.
  */
+import { Effect } from "effect"
 import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, maxUint256, zeroAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Address, type Hex } from "../domain/hex.ts"
@@ -162,6 +163,44 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
       // The same signed permit again: the API cannot know the nonce is used; Permit2 refuses on-chain.
       const again = (await d.send(await post("/intents", body("40000000", params)))).receipts[0]!
       expect(again).toMatchObject({ status: "reverted", error: { name: "InvalidNonce", args: [] } })
+    })
+
+    it("carries a fast-path intent's ttl (or isFastPath's default ttl) and max fee into the Permit2 overload; it executes with them", async () => {
+      const a = d.accounts
+      const usdcA = d.token(DOMAIN_A, "USDC")
+      const cases = [
+        { over: { ttl: 900, max_fee: "250" }, nonce: 90n, ttl: 900, maxFee: 250 },
+        { over: { isFastPath: true, maxFee: "75" }, nonce: 91n, ttl: 3_600, maxFee: 75 },
+      ]
+      for (const c of cases) {
+        const before = await d.chain(DOMAIN_B).erc20Balance(usdcB(), a.alice.address)
+        const params = await signedParams("20000000", c.nonce, d.time + 3_600n)
+        const request = { ...body("20000000", params), ...c.over }
+        const tx = await post("/intents", request)
+        expect(tx).toMatchObject({ to: d.chain(DOMAIN_B).addresses.feeAdapter, chainId: DOMAIN_B, value: "0" })
+        const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data })
+        expect(decoded.functionName).toBe("newIntent")
+        expect(decoded.args).toHaveLength(10)
+        const [destinations, receiver, inputAsset, outputAsset, amount, maxFee, ttl, data, permit2, feeParams] = decoded.args as unknown as [number[], Address, Address, Address, bigint, number, number, Hex, unknown, { fee: bigint }]
+        expect({ destinations, receiver: receiver.toLowerCase(), inputAsset: inputAsset.toLowerCase(), outputAsset: outputAsset.toLowerCase(), maxFee, ttl, data }, JSON.stringify(c.over)).toEqual({
+          destinations: [DOMAIN_A],
+          receiver: a.bob.address.toLowerCase(),
+          inputAsset: usdcB().toLowerCase(),
+          outputAsset: usdcA.toLowerCase(),
+          maxFee: c.maxFee,
+          ttl: c.ttl,
+          data: "0x",
+        })
+        // The fast path charges the fixed fee only (0.01 USDC) through the adapter; Permit2 pulls amount + fee, the signed amount.
+        expect([amount, feeParams.fee]).toEqual([20_000_000n - 10_000n, 10_000n])
+        expect(permit2).toEqual({ nonce: c.nonce, deadline: d.time + 3_600n, signature: params.signature })
+        // The in-process caller gets the same typed call.
+        const { call } = await Effect.runPromise(d.service.createIntentsWithCall(request as never))
+        expect(call).toMatchObject({ kind: "feeAdapter.newIntentPermit2", ttl: c.ttl, maxFee: c.maxFee, outputAsset: usdcA.toLowerCase(), permit2Params: { nonce: c.nonce } })
+        const [added] = eventsNamed(success(await d.send(tx)).events, "IntentAdded")
+        expect(added!.intent).toMatchObject({ ttl: c.ttl, maxFee: c.maxFee, outputAsset: addressToBytes32(usdcA), destinations: [DOMAIN_A] })
+        expect(await d.chain(DOMAIN_B).erc20Balance(usdcB(), a.alice.address)).toBe(before - 20_000_000n)
+      }
     })
 
     it("a permit signed for another amount, expired, or signed by someone else reverts with Permit2's error", async () => {
