@@ -163,6 +163,42 @@ describe("POST /intents: fast path, orders and the fee deadline", () => {
     expect((await refusal([intentBody(), intentBody({ inputAsset: USDC_A, amount: "1000000000" })])).message).toBe("[1].inputAsset: every intent of an order must have the same input asset.")
   })
 
+  it("refuse an order entry's bad parameter with 400 naming the entry and the field, and take the entry with good values", async () => {
+    const x = makeTestService()
+    const order = (over: Record<string, unknown>) => [intentBody(), intentBody(over)] as never
+    const cases: readonly [Record<string, unknown>, string, string][] = [
+      [{ destinations: [String(B), String(B)] }, "InvalidDomain", "[1].destinations[1]: domain 10 is listed twice."],
+      [{ destinations: ["0"] }, "InvalidDomain", "[1].destinations[0]: expected a chain id"],
+      [{ to: `0x${"0".repeat(40)}` }, "InvalidAddress", "[1].to: expected the receiver's address, got the zero address."],
+      [{ to: "0x123" }, "InvalidAddress", "[1].to: expected a 0x-prefixed 20-byte address"],
+      [{ from: "0x12" }, "InvalidAddress", "[1].from: expected a 0x-prefixed 20-byte address"],
+      [{ inputAsset: "nope" }, "InvalidAddress", "[1].inputAsset: expected a 0x-prefixed 20-byte address"],
+      [{ outputAsset: "0x12" }, "InvalidAddress", "[1].outputAsset: expected a 0x-prefixed 20-byte address"],
+      [{ outputAsset: USDC_B }, "SwapNeedsFastPath", "[1].outputAsset: a swap into another asset is filled by a solver"],
+      [{ amount: "0" }, "InvalidAmount", "[1].amount: expected an amount above 0"],
+      [{ amount: "10" }, "InvalidAmount", "[1].amount: 10 does not cover the fee"],
+      [{ callData: "0x123" }, "InvalidCalldata", "[1].callData: expected 0x-prefixed hex bytes of even length"],
+      [{ max_fee: "100001" }, "InvalidMaxFee", "[1].max_fee: expected an integer between 0 and 100000"],
+      [{ maxFee: "100001" }, "InvalidMaxFee", "[1].maxFee: expected an integer between 0 and 100000"],
+      [{ max_fee: "1", maxFee: "2" }, "InvalidMaxFee", "[1].max_fee: max_fee (1) and maxFee (2) disagree"],
+      [{ ttl: 2 ** 48 }, "InvalidTtl", `[1].ttl: expected an integer between 0 and ${2 ** 48 - 1}`],
+      [{ ttl: 60, isFastPath: false }, "InvalidTtl", "[1].ttl: a ttl above 0 selects the fast path, but isFastPath is false."],
+      [{ ttl: 0, isFastPath: true }, "InvalidTtl", "[1].ttl: a ttl of 0 selects the basic path, but isFastPath is true"],
+      [{ ttl: 600, destinations: [String(B), String(C)] }, "InvalidRoute", "[1].destinations: the fast path needs exactly one destination."],
+    ]
+    for (const [over, code, message] of cases) {
+      const refusal = await failure(x.service.createIntents(order(over)))
+      expect(refusal, JSON.stringify(over)).toBeInstanceOf(BadRequest)
+      expect((refusal as BadRequest).error, JSON.stringify(over)).toBe(code)
+      expect((refusal as BadRequest).message.startsWith(message), `${JSON.stringify(over)}: ${(refusal as BadRequest).message}`).toBe(true)
+    }
+    // The same entry with good values: a fast-path entry with a ttl and a max fee, and calldata.
+    const good = { ttl: 600, max_fee: "40", maxFee: "40", callData: "0x1234", destinations: [String(B)], to: OTHER, isFastPath: true }
+    const tx = await Effect.runPromise(x.service.createIntents(order(good)))
+    const params = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data as Hex }).args[3] as readonly { ttl: number; maxFee: number; data: string; receiver: string }[]
+    expect(params.map((p) => [p.ttl, p.maxFee, p.data, p.receiver.toLowerCase()])).toEqual([[0, 0, "0x", USER], [600, 40, "0x1234", OTHER]])
+  })
+
   it("refuse an amount of a token of more than 18 decimals that is below one unit at the hub's 18 decimals", async () => {
     // USDC with 24 decimals on A and no API fee: 10^6 units are one 18-decimal unit (the spoke refuses a zero normalized amount, reference §4.1).
     const usdc = usdcTicker()

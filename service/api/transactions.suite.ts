@@ -113,6 +113,36 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
       const total = added.reduce((sum, e) => sum + normalizeDecimals(e.intent.amount, NORMALIZED_DECIMALS, 6), 0n)
       expect(total + order!.tokenFee).toBe(6_000_000n)
     })
+
+    it("builds newOrder with a fast-path entry's ttl, max fee and output asset and another entry's calldata, each in its place; the spoke stores them", async () => {
+      const a = d.accounts
+      const usdcA = d.token(DOMAIN_A, "USDC")
+      const usdcB = d.token(DOMAIN_B, "USDC")
+      const target = d.chain(DOMAIN_B).addresses.callTarget!
+      const callData = encodeAbiParameters([{ type: "address" }, { type: "bytes" }], [target, encodeFunctionData({ abi: TestCallTargetAbi, functionName: "record", args: [11n] })])
+      const entry = (amount: string, over: Record<string, unknown> = {}) => ({ origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to: a.bob.address, from: a.alice.address, inputAsset: usdcA, amount, ...over })
+      const tx = await post("/intents", [entry("1000000", { max_fee: "0" }), entry("2000000", { ttl: 1_200, max_fee: "40" }), entry("3000000", { callData })])
+      const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data })
+      expect(decoded.functionName).toBe("newOrder")
+      const params = (decoded.args[3] as readonly { receiver: Address; inputAsset: Address; outputAsset: Address; amount: bigint }[]).map((p) => ({
+        ...p,
+        receiver: p.receiver.toLowerCase(),
+        inputAsset: p.inputAsset.toLowerCase(),
+        outputAsset: p.outputAsset.toLowerCase(),
+      }))
+      const basic = { destinations: [DOMAIN_B], receiver: a.bob.address.toLowerCase(), inputAsset: usdcA.toLowerCase(), outputAsset: zeroAddress, maxFee: 0, ttl: 0, data: "0x" }
+      expect(params.map(({ amount: _, ...p }) => p)).toEqual([basic, { ...basic, outputAsset: usdcB.toLowerCase(), maxFee: 40, ttl: 1_200 }, { ...basic, data: callData }])
+      // The fast-path entry pays the fixed fee only (0.01 USDC): the solver takes its fee from what it delivers.
+      expect(params[1]!.amount).toBe(2_000_000n - 10_000n)
+      const receipt = success(await d.send(tx))
+      const added = eventsNamed(receipt.events, "IntentAdded")
+      expect(added.map((e) => ({ ttl: e.intent.ttl, maxFee: e.intent.maxFee, outputAsset: e.intent.outputAsset, data: e.intent.data }))).toEqual([
+        { ttl: 0, maxFee: 0, outputAsset: addressToBytes32(zeroAddress), data: "0x" },
+        { ttl: 1_200, maxFee: 40, outputAsset: addressToBytes32(usdcB), data: "0x" },
+        { ttl: 0, maxFee: 0, outputAsset: addressToBytes32(zeroAddress), data: callData },
+      ])
+      expect(eventsNamed(receipt.events, "OrderCreated")[0]!.intentIds).toEqual(added.map((e) => e.intentId))
+    })
   })
 
   describe(`POST /intents with permit2Params on the ${backend} spokes`, () => {
