@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
 import { daiTicker, SOLVER, u, usdcTicker, xtTicker } from "../hub/testing.ts"
-import { FeeAdapterAbi } from "../spoke/abi.ts"
+import { ClearingSpokeAbi, FeeAdapterAbi } from "../spoke/abi.ts"
 import { type ClearingClient, makeClearingClient } from "./client.ts"
 import { BadRequest, NotFound } from "./errors.ts"
 import { feeDigest } from "./feeSigner.ts"
@@ -348,6 +348,42 @@ describe("POST /intents/{intentId}/execute and /return-unsupported", () => {
     } finally {
       await s.close()
     }
+  })
+
+  it("build executeIntentCalldata with every destination of a two-destination intent, in order", async () => {
+    const x = makeTestService()
+    const w = x.world
+    w.hub.setUserSupportedDomains(SOLVER, [B, C])
+    w.newIntent({ origin: B, destinations: [A], amount: u(1000) }) // DAI custody on B: the intent below settles there
+    w.dispatch(B)
+    const two = w.newIntent({ origin: A, destinations: [B, C], amount: u(100), data: "0x1234", maxFee: 7, timestamp: 1_700_000_123 })
+    w.dispatch(A)
+    w.epoch(11)
+    w.process("DAI")
+    w.settle(B)
+    const tx = await Effect.runPromise(x.service.executeIntent(two.id, { domain: String(B) }))
+    expect(tx).toMatchObject({ to: registry(B).spoke, chainId: B, value: "0" })
+    const { functionName, args } = decodeFunctionData({ abi: ClearingSpokeAbi, data: tx.data as Hex })
+    expect(functionName).toBe("executeIntentCalldata")
+    const decoded = args[0] as { destinations: readonly number[] }
+    expect(decoded.destinations).toEqual([B, C])
+    // The whole intent as the spoke stored it (its id is the hash of exactly these fields).
+    const expected = {
+      initiator: two.intent.initiator,
+      receiver: two.intent.receiver,
+      inputAsset: addressToBytes32(DAI_A),
+      outputAsset: `0x${"0".repeat(64)}`,
+      maxFee: 7,
+      origin: A,
+      nonce: two.intent.nonce,
+      timestamp: 1_700_000_123,
+      ttl: 0,
+      amount: u(100),
+      destinations: [B, C],
+      data: "0x1234",
+    } as const
+    expect(decoded).toEqual(expected)
+    expect(tx.data).toBe(encodeFunctionData({ abi: ClearingSpokeAbi, functionName: "executeIntentCalldata", args: [expected] }))
   })
 
   it("build returnUnsupportedIntent for the hub", async () => {
