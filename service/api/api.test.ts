@@ -5,7 +5,7 @@
  */
 import { connect } from "node:net"
 import { Cause, Effect, Exit } from "effect"
-import { decodeFunctionData, decodeFunctionResult, encodeFunctionData, type Hex, recoverMessageAddress } from "viem"
+import { decodeFunctionData, decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex, recoverMessageAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
@@ -451,6 +451,24 @@ describe("alternative chains", () => {
     } finally {
       await altServer.close()
     }
+  })
+})
+
+describe("POST /altchain1/create-lookup-table", () => {
+  it("builds the input asset's approve(fee adapter, 2^256 - 1) from the user, on the alternative chain, with value 0", async () => {
+    const alt = makeTestService({ altchains: true })
+    const usdcD = addr(alt.world.assetOf("USDC", D))
+    const tx = await Effect.runPromise(alt.service.createLookupTable({ inputAsset: usdcD, user: USER }))
+    expect(tx).toEqual({
+      to: usdcD,
+      from: USER,
+      chainId: D,
+      value: "0",
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [registry(D).feeAdapter, 2n ** 256n - 1n] }),
+    })
+    const { functionName, args } = decodeFunctionData({ abi: erc20Abi, data: tx.data as Hex })
+    expect(functionName).toBe("approve")
+    expect([(args[0] as string).toLowerCase(), args[1]]).toEqual([registry(D).feeAdapter, 2n ** 256n - 1n])
   })
 })
 
