@@ -2,7 +2,7 @@ import { maxUint256, zeroAddress } from "viem"
 import { describe, expect, test } from "vitest"
 import type { Address, Bytes32, Hex } from "../domain/hex.ts"
 import { type Intent, Strategy } from "../domain/protocol.ts"
-import { Call, decodeSpokeCall, encodeSpokeCall, InvalidSpokeCallError, type SpokeCall, type SpokeCallKind, validateSpokeCall } from "./calls.ts"
+import { Call, decodeSpokeCall, encodeSpokeCall, InvalidSpokeCallError, type NewIntentParams, type SpokeCall, type SpokeCallKind, validateSpokeCall } from "./calls.ts"
 import { planSpokeLayout } from "./layout.ts"
 
 const A = "0x00000000000000000000000000000000000000a1" as Address
@@ -176,5 +176,78 @@ describe("validateSpokeCall", () => {
       expect((error as InvalidSpokeCallError).field).toBe(field)
     }
     expect(() => encodeSpokeCall(addresses, call)).toThrowError(InvalidSpokeCallError)
+  })
+})
+
+describe("validateSpokeCall on the fee adapter's order and fee parameters", () => {
+  const order = (entry: Partial<NewIntentParams>, fee: Partial<typeof feeParams> = {}) => Call.feeAdapter.newOrder({ ...feeParams, ...fee }, [params, { ...params, ...entry }])
+  const intent = (fee: Partial<typeof feeParams>) => Call.feeAdapter.newIntent({ ...params, feeParams: { ...feeParams, ...fee } })
+  const permit2 = (fee: Partial<typeof feeParams>, permit: Partial<typeof permit2Params> = {}) =>
+    Call.feeAdapter.newIntentPermit2({ ...params, feeParams: { ...feeParams, ...fee }, permit2Params: { ...permit2Params, ...permit } })
+
+  test.each([
+    // newOrder: the one fee of the order, then each field of each entry, named by its index.
+    ["order fee above uint256", order({}, { fee: maxUint256 + 1n }), "feeAdapter.newOrder", "fee"],
+    ["negative order fee", order({}, { fee: -1n }), "feeAdapter.newOrder", "fee"],
+    ["order deadline above uint256", order({}, { deadline: maxUint256 + 1n }), "feeAdapter.newOrder", "deadline"],
+    ["odd hex order sig", order({}, { sig: "0xabc" as Hex }), "feeAdapter.newOrder", "sig"],
+    ["order destination above uint32", order({ destinations: [10, 2 ** 32] }), "feeAdapter.newOrder", "params[1].destinations[1]"],
+    ["malformed order receiver", order({ receiver: "0x1234" as Address }), "feeAdapter.newOrder", "params[1].receiver"],
+    ["malformed order inputAsset", order({ inputAsset: `${usdc}00` as Address }), "feeAdapter.newOrder", "params[1].inputAsset"],
+    ["malformed order outputAsset", order({ outputAsset: "0x" as Address }), "feeAdapter.newOrder", "params[1].outputAsset"],
+    ["negative order amount", order({ amount: -1n }), "feeAdapter.newOrder", "params[1].amount"],
+    ["order amount above uint256", order({ amount: maxUint256 + 1n }), "feeAdapter.newOrder", "params[1].amount"],
+    ["order maxFee above uint24", order({ maxFee: 2 ** 24 }), "feeAdapter.newOrder", "params[1].maxFee"],
+    ["order ttl above uint48", order({ ttl: 2 ** 48 }), "feeAdapter.newOrder", "params[1].ttl"],
+    ["negative order ttl", order({ ttl: -1 }), "feeAdapter.newOrder", "params[1].ttl"],
+    ["order data that is not hex", order({ data: "0xzz" as Hex }), "feeAdapter.newOrder", "params[1].data"],
+    // newIntent's feeParams.
+    ["newIntent fee above uint256", intent({ fee: maxUint256 + 1n }), "feeAdapter.newIntent", "feeParams.fee"],
+    ["newIntent deadline above uint256", intent({ deadline: maxUint256 + 1n }), "feeAdapter.newIntent", "feeParams.deadline"],
+    ["newIntent negative deadline", intent({ deadline: -1n }), "feeAdapter.newIntent", "feeParams.deadline"],
+    ["newIntent sig without 0x", intent({ sig: "ab".repeat(65) as Hex }), "feeAdapter.newIntent", "feeParams.sig"],
+    // The Permit2 overload's feeParams and permit.
+    ["Permit2 newIntent negative fee", permit2({ fee: -1n }), "feeAdapter.newIntentPermit2", "feeParams.fee"],
+    ["Permit2 newIntent deadline above uint256", permit2({ deadline: maxUint256 + 1n }), "feeAdapter.newIntentPermit2", "feeParams.deadline"],
+    ["Permit2 newIntent odd hex sig", permit2({ sig: "0x1" as Hex }), "feeAdapter.newIntentPermit2", "feeParams.sig"],
+    ["Permit2 deadline above uint256", permit2({}, { deadline: maxUint256 + 1n }), "feeAdapter.newIntentPermit2", "permit2Params.deadline"],
+    ["Permit2 negative nonce", permit2({}, { nonce: -1n }), "feeAdapter.newIntentPermit2", "permit2Params.nonce"],
+  ])("refuses %s, naming the call and the argument", (_name, call, kind, field) => {
+    let thrown: unknown
+    try {
+      validateSpokeCall(call)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(InvalidSpokeCallError)
+    expect(thrown).toMatchObject({ kind, field })
+    expect((thrown as Error).message).toMatch(new RegExp(`^${kind.replace(".", "\\.")}: argument \`${field.replace(/[[\]]/g, "\\$&")}\` `))
+    expect(() => encodeSpokeCall(addresses, call)).toThrowError(InvalidSpokeCallError)
+  })
+
+  test("refuses a Permit2 overload without permit2Params", () => {
+    const call = { ...permit2({}), permit2Params: null } as unknown as SpokeCall
+    expect(() => validateSpokeCall(call)).toThrowError(expect.objectContaining({ kind: "feeAdapter.newIntentPermit2", field: "permit2Params" }))
+  })
+
+  test("accepts every order and fee parameter at the ends of its ABI type, and the calls encode and decode unchanged", () => {
+    const low = { destinations: [0], receiver: zeroAddress, inputAsset: usdc, outputAsset: zeroAddress, amount: 0n, maxFee: 0, ttl: 0, data: "0x" as Hex }
+    const high = { destinations: [2 ** 32 - 1, 1], receiver: A, inputAsset: usdc, outputAsset: B, amount: maxUint256, maxFee: 2 ** 24 - 1, ttl: 2 ** 48 - 1, data: `0x${"ff".repeat(33)}` as Hex }
+    const lowFee = { fee: 0n, deadline: 0n, sig: "0x" as Hex }
+    const highFee = { fee: maxUint256, deadline: maxUint256, sig: `0x${"ab".repeat(65)}` as Hex }
+    const calls = [
+      Call.feeAdapter.newOrder(lowFee, [low, high]),
+      Call.feeAdapter.newOrder(highFee, [high, low]),
+      Call.feeAdapter.newIntent({ ...high, feeParams: highFee }),
+      Call.feeAdapter.newIntent({ ...low, feeParams: lowFee }),
+      Call.feeAdapter.newIntentPermit2({ ...high, feeParams: highFee, permit2Params: { nonce: maxUint256, deadline: maxUint256, signature: `0x${"cd".repeat(65)}` } }),
+      Call.feeAdapter.newIntentPermit2({ ...low, feeParams: lowFee, permit2Params: { nonce: 0n, deadline: 0n, signature: "0x" } }),
+    ]
+    for (const call of calls) {
+      expect(() => validateSpokeCall(call)).not.toThrow()
+      const { to, data } = encodeSpokeCall(addresses, call)
+      expect(to).toBe(addresses.feeAdapter)
+      expect(decodeSpokeCall(addresses, to, data)).toEqual(call)
+    }
   })
 })
