@@ -5,7 +5,7 @@
  * calldata execution.
  */
 import { Effect } from "effect"
-import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, maxUint256, zeroAddress } from "viem"
+import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, keccak256, maxUint256, recoverMessageAddress, zeroAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Address, type Hex } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
@@ -142,6 +142,25 @@ export const describeTransactionBuilders = (backend: string, setup: () => Promis
         { ttl: 0, maxFee: 0, outputAsset: addressToBytes32(zeroAddress), data: callData },
       ])
       expect(eventsNamed(receipt.events, "OrderCreated")[0]!.intentIds).toEqual(added.map((e) => e.intentId))
+    })
+
+    it("builds newOrder with value 0, the native fee its fee signature covers: sent with 1 wei more, the adapter refuses the signature", async () => {
+      const a = d.accounts
+      const usdcA = d.token(DOMAIN_A, "USDC")
+      const entry = (amount: string) => ({ origin: String(DOMAIN_A), destinations: [String(DOMAIN_B)], to: a.bob.address, from: a.alice.address, inputAsset: usdcA, amount })
+      const tx = await post("/intents", [entry("1500000"), entry("2500000")])
+      expect(tx).toMatchObject({ to: d.chain(DOMAIN_A).addresses.feeAdapter, from: a.alice.address.toLowerCase(), chainId: DOMAIN_A, value: "0" })
+      const decoded = decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data })
+      expect(decoded.functionName).toBe("newOrder")
+      const [fee, deadline, sig] = decoded.args as unknown as [bigint, bigint, Hex]
+      // Reference §5.1: the fee signer signs keccak256(abi.encode(tokenFee, nativeFee = msg.value, inputAsset, deadline)), EIP-191.
+      const digest = (nativeFee: bigint) => keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "uint256" }, { type: "address" }, { type: "uint256" }], [fee, nativeFee, usdcA, deadline]))
+      expect(await recoverMessageAddress({ message: { raw: digest(BigInt(tx.value)) }, signature: sig })).toBe(a.feeSigner.address)
+      expect(await recoverMessageAddress({ message: { raw: digest(1n) }, signature: sig })).not.toBe(a.feeSigner.address)
+      const withValue = (await d.send({ ...tx, value: "1" })).receipts[0]!
+      expect(withValue).toMatchObject({ status: "reverted", error: { name: "FeeAdapter_InvalidSignature", args: [] } })
+      const receipt = success(await d.send(tx))
+      expect(eventsNamed(receipt.events, "OrderCreated")[0]).toMatchObject({ tokenFee: fee, nativeFee: 0n, initiator: addressToBytes32(a.alice.address) })
     })
   })
 

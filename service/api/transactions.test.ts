@@ -10,9 +10,22 @@ import { Deployment, DOMAIN_A, DOMAIN_B, HUB_ADDRESS, HUB_DOMAIN } from "./deplo
 import { HubAbi } from "./hubAbi.ts"
 import { type ApiServer, startApiServer } from "./server.ts"
 import { request } from "./testing.ts"
+import { transactionRequest } from "./transactions.ts"
 import { describeTransactionBuilders } from "./transactions.suite.ts"
 
 describeTransactionBuilders("memory", async () => Deployment.memory())
+
+describe("transactionRequest", () => {
+  const to: Address = "0x00000000000000000000000000000000000000f1"
+  const from: Address = "0x00000000000000000000000000000000000000a1"
+  it("writes the native value in wei as a decimal string, 0 when none is given, and from only when given", () => {
+    // A native fee above 2^53 (1 ether and 1 wei): written exactly, not through a float.
+    expect(transactionRequest({ to, from, data: "0x1234", chainId: DOMAIN_A, value: 10n ** 18n + 1n })).toEqual({ to, from, data: "0x1234", value: "1000000000000000001", chainId: DOMAIN_A })
+    expect(transactionRequest({ to, data: "0x", chainId: DOMAIN_B, value: 7n })).toEqual({ to, data: "0x", value: "7", chainId: DOMAIN_B })
+    expect(transactionRequest({ to, from, data: "0x", chainId: DOMAIN_B })).toEqual({ to, from, data: "0x", value: "0", chainId: DOMAIN_B })
+    expect(Object.keys(transactionRequest({ to, from: undefined, data: "0x", chainId: DOMAIN_B }))).toEqual(["to", "data", "value", "chainId"])
+  })
+})
 
 let d: Deployment
 let server: ApiServer
