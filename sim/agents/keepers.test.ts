@@ -498,6 +498,28 @@ agents:
   })
 })
 
+/**
+ * Two xERC20 chains with a 1,000-a-day minting limit, 30 s messages, chain 31002 halted over [haltFrom, haltTo),
+ * and one bridger sending `tokens` XT from 31001 to 31002 at t=10 (the debt keepers' scenarios).
+ */
+const debtMintScenario = (name: string, o: { readonly haltFrom: number; readonly haltTo: number; readonly tokens: string }): string => `
+name: ${name}
+horizon: { seconds: 2400 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: XT
+    prioritizedStrategy: xerc20
+    chains:
+      - { chain: 31001, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+      - { chain: 31002, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
+transport:
+  latency: { kind: fixed, seconds: 30 }
+  faults: { outages: [{ domain: 31002, kind: halt, fromSeconds: ${o.haltFrom}, toSeconds: ${o.haltTo} }] }
+agents:
+  rebalancers:
+    - { name: bridgers, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [10] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: ${o.tokens} } }
+`
+
 describe("the xERC20 debt keeper", () => {
   // 1,500 XT sent to 31002, whose module may mint 1,000 a day: 1,000 minted, about 500 owed as debt.
   const scenario = (horizon: string, outages = "") =>
@@ -557,23 +579,7 @@ agents:
    */
   it("keeps a debt whose mint is on its way, and mints what that mint did not when it reverts", async () => {
     const { buildRunResult, measureInFlight } = await import("../run.ts")
-    const text = `
-name: debt-mint-reverts
-horizon: { seconds: 2400 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: XT
-    prioritizedStrategy: xerc20
-    chains:
-      - { chain: 31001, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
-      - { chain: 31002, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
-transport:
-  latency: { kind: fixed, seconds: 30 }
-  faults: { outages: [{ domain: 31002, kind: halt, fromSeconds: 895, toSeconds: 1600 }] }
-agents:
-  rebalancers:
-    - { name: bridgers, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [10] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: "1000.5" } }
-`
+    const text = debtMintScenario("debt-mint-reverts", { haltFrom: 895, haltTo: 1600, tokens: '"1000.5"' })
     const loaded = parseScenario(text, "debt-mint-reverts.yaml")
     const plan = planWorld(loaded.spec, { userAccounts: 1 })
     const assembly = assembleRun(loaded.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
@@ -617,23 +623,7 @@ agents:
    *  t=2100 the limit has refilled by 600 × 11,574 = 6.9444: minted; 899.97 − 405.787 − 6.9444 = 487.2386 owed.
    */
   it("gives back the minting limit set aside for a mint that reverts: the debt is minted from it on the next turns", async () => {
-    const text = `
-name: debt-mint-reverts-tight-limit
-horizon: { seconds: 2400 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: XT
-    prioritizedStrategy: xerc20
-    chains:
-      - { chain: 31001, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
-      - { chain: 31002, decimals: 6, strategy: xerc20, mintLimit: 1000, burnLimit: 10000000 }
-transport:
-  latency: { kind: fixed, seconds: 30 }
-  faults: { outages: [{ domain: 31002, kind: halt, fromSeconds: 295, toSeconds: 1000 }] }
-agents:
-  rebalancers:
-    - { name: bridgers, count: 1, asset: XT, arrival: { kind: scripted, atSeconds: [10] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1500 } }
-`
+    const text = debtMintScenario("debt-mint-reverts-tight-limit", { haltFrom: 295, haltTo: 1000, tokens: "1500" })
     const loaded = parseScenario(text, "debt-mint-reverts-tight-limit.yaml")
     const plan = planWorld(loaded.spec, { userAccounts: 1 })
     const { world, keepers } = assembleRun(loaded.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
