@@ -1,7 +1,8 @@
 /**
  * Loading a scenario file: YAML → Effect Schema decode → cross-field checks → a normalized `Scenario` with
- * every default filled in. Every problem is reported with the file, the path in the document, its line and
- * column, and what was expected. The scenario hash (keccak256 of the file bytes) goes into every report.
+ * every default filled in (a transport section's latency among them) and scripted times in time order. Every
+ * problem is reported with the file, the path in the document, its line and column, and what was expected. The
+ * scenario hash (keccak256 of the file bytes) goes into every report.
  */
 import { readFileSync } from "node:fs"
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml"
@@ -15,6 +16,7 @@ import { assetMetricNames, knownMetricNames, METRIC_NAMES, populationMetricNames
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
 import { horizonSeconds as horizonSecondsOf } from "../world/plan.ts"
 import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, ScenarioSpec } from "./schema.ts"
+import { scriptedInTimeOrder, timelineWarnings } from "./timeline.ts"
 
 export class ScenarioError extends Error {
   override readonly name = "ScenarioError"
@@ -76,7 +78,10 @@ export interface LoadedScenario {
   readonly spec: ScenarioSpec
   /** keccak256 of the file's bytes. */
   readonly scenarioHash: `0x${string}`
-  /** Settings that cannot change the run as written (a reorder window without reorders, say): told, not refused. */
+  /**
+   * Settings that cannot change the run as written (a reorder window without reorders, say), scripted times and
+   * outages after the horizon, scripted times out of order, a run expected to make millions of intents: told, not refused.
+   */
   readonly warnings: readonly ScenarioWarning[]
 }
 
@@ -108,10 +113,12 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   const decoded = decodeWithProblems(ScenarioSpec, value, { strict: true })
   const located = (problems: readonly InputProblem[]) => problems.map((p) => ({ ...p, ...locate(doc, lineCounter, p.path) }))
   if (!decoded.ok) throw new ScenarioError(file, located(decoded.problems))
-  const spec = decoded.value
-  const crossProblems = checkReferences(spec)
+  const crossProblems = checkReferences(decoded.value)
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
-  return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), warnings: located(settingsWithoutEffect(spec)) }
+  const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
+  // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
+  const warnings = [...settingsWithoutEffect(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
+  return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), warnings: located(warnings) }
 }
 
 /**

@@ -6,7 +6,7 @@
  * Units are in the names: `...Seconds`, `...Dbps` (1/100,000), `...Bps` (1/10,000), token amounts in whole
  * tokens (numbers or decimal strings, converted with the token's decimals).
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { LatencySpec } from "../../service/transport/latency.ts"
 import { TransportSpec } from "../../service/transport/transport.ts"
 
@@ -126,7 +126,7 @@ export const KeeperSpec = Schema.Struct({
 })
 
 export const Arrival = Schema.Union([
-  /** Exactly at these times (seconds from the start), cycling over the population's agents. */
+  /** Exactly at these times (seconds from the start), taken in time order (the loader sorts them), cycling over the population's agents. */
   Schema.Struct({ kind: Schema.Literal("scripted"), atSeconds: Schema.Array(Seconds).check(Schema.isMinLength(1, { expected: "at least one time" })) }),
   Schema.Struct({ kind: Schema.Literal("poisson"), perHour: Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive rate" })) }),
   /** Bursts of `size` intents every `everySeconds` on average (Poisson bursts), spread over `spreadSeconds`. */
@@ -148,7 +148,7 @@ export const RebalancerSpec = Schema.Struct({
   name: described(PopulationName, "the population's name (reports, population.<name>.* properties)"),
   count: described(AgentCount, "agents in the population, each with its funded account"),
   asset: described(Symbol, "the asset it moves"),
-  arrival: described(Arrival, "when its intents come: poisson (perHour, the population's total), bursty, or scripted times"),
+  arrival: described(Arrival, "when its intents come: poisson (perHour, the population's total), bursty, or scripted times (taken in time order, the agents sending them in turn)"),
   flows: described(
     Schema.Array(Schema.Struct({ from: ChainId, to: ChainId, weight: Schema.optionalKey(described(Weight, "relative weight of this flow (default 1)")) })).check(
       Schema.isMinLength(1, { expected: "at least one flow" }),
@@ -216,6 +216,17 @@ export const Property = Schema.Union([
   Schema.Struct({ coverage: described(Schema.String, "a coverage predicate, e.g. maxDiscountReached") }),
 ])
 
+/** The latency of every route when the scenario gives none (no `transport` section, or one without `latency`). */
+export const DEFAULT_TRANSPORT_LATENCY: LatencySpec = { kind: "lognormal", medianSeconds: 60, sigma: 0.4, maxSeconds: 600 }
+
+/** The transport section: its `latency` may be left out (a section that gives only faults), and is then the default. */
+export const ScenarioTransport = Schema.Struct({
+  ...TransportSpec.fields,
+  latency: TransportSpec.fields.latency
+    .annotate({ description: "latency of every route without its own entry: fixed, uniform, lognormal or empirical quantiles (default: lognormal, median 60 s, sigma 0.4, at most 600 s)" })
+    .pipe(Schema.withDecodingDefaultKey(Effect.succeed(DEFAULT_TRANSPORT_LATENCY))),
+})
+
 export const ScenarioSpec = Schema.Struct({
   name: Name,
   description: Schema.optionalKey(described(Schema.String, "one line shown under the report's title")),
@@ -233,7 +244,7 @@ export const ScenarioSpec = Schema.Struct({
   chains: described(Schema.Array(ChainSpec).check(Schema.isMinLength(2, { expected: "at least two chains" })), "the spoke chains (at least two)"),
   assets: described(Schema.Array(AssetSpec).check(Schema.isMinLength(1, { expected: "at least one asset" })), "assets (tickers) and their deployment on each chain"),
   keepers: Schema.optionalKey(described(KeeperSpec, "keepers' crons and queue thresholds (defaults of the reference, §2.4)")),
-  transport: Schema.optionalKey(described(TransportSpec, "latency and faults of messages between the spokes and the hub (default: lognormal, median 60 s, sigma 0.4, at most 600 s; no faults)")),
+  transport: Schema.optionalKey(described(ScenarioTransport, "latency and faults of messages between the spokes and the hub (default: lognormal, median 60 s, sigma 0.4, at most 600 s; no faults)")),
   agents: described(
     Schema.Struct({
       rebalancers: Schema.optionalKey(described(Schema.Array(RebalancerSpec), "users: populations moving an asset between chains along a flow matrix")),

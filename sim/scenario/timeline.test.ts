@@ -1,0 +1,105 @@
+/**
+ * The loader against the horizon: a run expected to make millions of intents, scripted times out of order or after
+ * the horizon, outages that start after it. Told as warnings (the scenario loads), with the path in the file.
+ */
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import { runScenario } from "../run.ts"
+import { loadScenario, scenarioWarningLines } from "./load.ts"
+import { twoChainUsdc } from "./testing.ts"
+import { LARGE_RUN_INTENTS } from "./timeline.ts"
+
+const population = (name: string, arrival: string, count = 10) =>
+  `    - { name: ${name}, count: ${count}, asset: USDC, arrival: ${arrival}, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }`
+const rebalancers = (...lines: string[]) => `agents:\n  rebalancers:\n${lines.join("\n")}`
+const warningsOf = (horizon: string, rest: string) => twoChainUsdc("timeline", horizon, rest).warnings.map((w) => [w.path, w.message])
+
+describe("a run expected to make more than five million intents", () => {
+  it("is told at load, at the horizon, with the count and each population's share, rate and the horizon", () => {
+    const loaded = twoChainUsdc("huge", "{ hours: 24 }", rebalancers(population("users", "{ kind: poisson, perHour: 300000 }")))
+    expect(loaded.warnings.map((w) => [w.path, w.message])).toEqual([
+      [
+        "horizon",
+        "about 7,200,000 intents expected over the horizon of 24 h (86,400 s): users 7,200,000 (poisson, 300,000 per hour). " +
+          "A run's time and memory grow with its intents (stress-1m's one million take about half a minute and 1.7 GB), " +
+          "and `clearsim run` tells its progress in percent of virtual time (a line every 10 % when stderr is not a terminal): the first may be long in coming",
+      ],
+    ])
+    // The line the CLI prints, at the horizon's place in the file (line 2 of twoChainUsdc's text).
+    expect(scenarioWarningLines(loaded)[0]).toMatch(/^clearsim: warning: huge\.yaml:2:10: horizon: about 7,200,000 intents expected/u)
+    expect(loaded.spec.agents.rebalancers?.[0]?.arrival).toEqual({ kind: "poisson", perHour: 300000 })
+  })
+
+  it("adds every population's arrivals, largest first: poisson, bursts and scripted times within the horizon", () => {
+    const [path, message] = warningsOf(
+      "{ epochs: 10000 }",
+      rebalancers(
+        population("trickle", "{ kind: scripted, atSeconds: [60, 120] }"),
+        population("steady", "{ kind: poisson, perHour: 10000 }"),
+        population("bursts", "{ kind: bursty, everySeconds: 60, size: 100 }"),
+      ),
+    )[0]!
+    // 10,000 epochs of 40 blocks of 12 s: 4,800,000 s, 1,333.33 h.
+    expect([path, message!.split(". ")[0]]).toEqual([
+      "horizon",
+      "about 21,333,335 intents expected over the horizon of 10000 epochs (4,800,000 s): steady 13,333,333 (poisson, 10,000 per hour), bursts 8,000,000 (bursts of 100 every 60 s, 6,000 per hour), trickle 2 (2 scripted times)",
+    ])
+  })
+
+  it(`is not told at ${LARGE_RUN_INTENTS.toLocaleString("en-US")} or fewer (stress-1m's million, the shipped scenarios)`, () => {
+    expect(LARGE_RUN_INTENTS).toBe(5_000_000)
+    expect(warningsOf("{ seconds: 3600 }", rebalancers(population("users", "{ kind: poisson, perHour: 5000000 }")))).toEqual([])
+    expect(warningsOf("{ seconds: 3600 }", rebalancers(population("users", "{ kind: poisson, perHour: 5000001 }"))).map(([path]) => path)).toEqual(["horizon"])
+    expect(loadScenario(fileURLToPath(new URL("../../scenarios/stress-1m.yaml", import.meta.url))).warnings).toEqual([])
+  })
+})
+
+describe("scripted times", () => {
+  it("out of order are sorted; with one agent silently (nothing changes), with several told at the first out of order", () => {
+    const one = twoChainUsdc("order", "{ seconds: 900 }", rebalancers(population("users", "{ kind: scripted, atSeconds: [300, 60, 120, 60] }", 1)))
+    expect(one.spec.agents.rebalancers?.[0]?.arrival).toEqual({ kind: "scripted", atSeconds: [60, 60, 120, 300] })
+    expect(one.warnings).toEqual([])
+    const three = twoChainUsdc("order", "{ seconds: 900 }", rebalancers(population("users", "{ kind: scripted, atSeconds: [60, 300, 120] }", 3)))
+    expect(three.spec.agents.rebalancers?.[0]?.arrival).toEqual({ kind: "scripted", atSeconds: [60, 120, 300] })
+    expect(three.warnings.map((w) => [w.path, w.message])).toEqual([
+      [
+        "agents.rebalancers[0].arrival.atSeconds[2]",
+        "120 s comes before the time above it (300 s): the times are taken in time order, and the population's 3 agents send them in turn in that order, not in the list's",
+      ],
+    ])
+    // In order, with equal times, nothing to tell.
+    expect(warningsOf("{ seconds: 900 }", rebalancers(population("users", "{ kind: scripted, atSeconds: [60, 60, 120] }", 3)))).toEqual([])
+  })
+
+  it("out of order run as in order with one agent: the same trace hash", async () => {
+    const hash = async (times: string) => {
+      const loaded = twoChainUsdc("order-run", "{ seconds: 1200 }", rebalancers(population("users", `{ kind: scripted, atSeconds: ${times} }`, 1)))
+      const { report } = await runScenario(loaded, { seed: 1, backend: "memory" })
+      expect(report.intents.created).toBe(3)
+      return report.traceHash
+    }
+    expect(await hash("[400, 60, 200]")).toBe(await hash("[60, 200, 400]"))
+  })
+
+  it("after the horizon are told at the first of them, with how many: they are never sent; one at the horizon itself is sent", () => {
+    expect(warningsOf("{ seconds: 600 }", rebalancers(population("users", "{ kind: scripted, atSeconds: [60, 900, 600, 601, 30] }", 1)))).toEqual([
+      ["agents.rebalancers[0].arrival.atSeconds[1]", "900 s and 1 more of these times are after the horizon (600 s): the run ends first, so these intents are never sent"],
+    ])
+    expect(warningsOf("{ hours: 0.5 }", rebalancers(population("a", "{ kind: poisson, perHour: 1 }"), population("b", "{ kind: scripted, atSeconds: [1800.0004, 1800.0006] }", 1)))).toEqual([
+      ["agents.rebalancers[1].arrival.atSeconds[1]", "1800.0006 s is after the horizon (0.5 h (1,800 s)): the run ends first, so this intent is never sent"],
+    ])
+  })
+})
+
+describe("an outage that starts after the horizon", () => {
+  it("is told at its fromSeconds: it never happens; one starting at the horizon itself is not", () => {
+    const outages = (list: string) => warningsOf("{ seconds: 600 }", `transport:\n  faults:\n    outages: [${list}]\n${rebalancers(population("users", "{ kind: poisson, perHour: 60 }"))}`)
+    expect(outages("{ domain: 31002, kind: partition, fromSeconds: 100, toSeconds: 700 }, { domain: 31001, kind: halt, fromSeconds: 600.5, toSeconds: 900 }, { domain: 25327, kind: pause, fromSeconds: 1200, toSeconds: 1300 }")).toEqual([
+      ["transport.faults.outages[1].fromSeconds", "the halt of chain 31001 starts at 600.5 s, after the horizon (600 s): the run ends first, so it never happens"],
+      ["transport.faults.outages[2].fromSeconds", "the pause of the hub starts at 1200 s, after the horizon (600 s): the run ends first, so it never happens"],
+    ])
+    // At the horizon's millisecond the world still acts on it; from the next one (600.0004 s starts at 600,001 ms), never.
+    expect(outages("{ domain: 31002, kind: partition, fromSeconds: 600, toSeconds: 700 }")).toEqual([])
+    expect(outages("{ domain: 31002, kind: partition, fromSeconds: 600.0004, toSeconds: 700 }").map(([path]) => path)).toEqual(["transport.faults.outages[0].fromSeconds"])
+  })
+})
