@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { lstatSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { outputFileError, prepareOutputDir, UsageError } from "./cli/userErrors.ts"
-import { makeDirectories } from "./files.ts"
+import { checkRunOutputs, outputFileError, prepareOutputDir, UsageError } from "./cli/userErrors.ts"
+import { kindOf, makeDirectories, pathKind } from "./files.ts"
 
 const root = mkdtempSync(join(tmpdir(), "clearsim-files-"))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -56,5 +57,31 @@ describe("output path errors", () => {
   it("tell a missing directory from one that refuses the file", () => {
     expect(writeError(join(root, "missing", "x.json"))).toEqual(new UsageError(`--out ${join(root, "missing", "x.json")}: expected a file to write in an existing directory, but ${join(root, "missing")} does not exist`))
     if (process.platform === "linux") expect(writeError("/proc/x.json")).toEqual(new UsageError("--out /proc/x.json: expected a file to write, but /proc allows no file x.json there (ENOENT)"))
+  })
+})
+
+describe("what a path is", () => {
+  it("tells a file, a directory, a symbolic link and nothing apart", () => {
+    const file = join(root, "kind-file")
+    writeFileSync(file, "x")
+    const link = join(root, "kind-link")
+    symlinkSync(file, link)
+    expect([pathKind(file), pathKind(root), pathKind(link), kindOf(lstatSync(link)), pathKind(join(root, "nothing"))]).toEqual(["a file", "a directory", "a file", "a symbolic link", undefined])
+  })
+
+  // /dev/null is no file: "it is a file" sent users looking for a file they never made.
+  it.runIf(process.platform === "linux")("names /dev/null a character device and a FIFO a named pipe where a directory is expected", () => {
+    expect(pathKind("/dev/null")).toBe("a character device")
+    const expected = "expected a directory to write into (created when missing), but it is"
+    expect(() => prepareOutputDir("--out", "/dev/null")).toThrow(new UsageError(`--out /dev/null: ${expected} a character device`))
+    expect(() => checkRunOutputs("--out", "/dev/null", "/dev/null", ["report.json"])).toThrow(new UsageError("--out /dev/null: expected to write into the directory /dev/null, but it is a character device"))
+    const fifo = join(root, "fifo")
+    if (spawnSync("mkfifo", [fifo]).status === 0) {
+      expect(() => prepareOutputDir("--out", fifo)).toThrow(new UsageError(`--out ${fifo}: ${expected} a named pipe (FIFO)`))
+    }
+    // A file is still a file.
+    const file = join(root, "plain")
+    writeFileSync(file, "")
+    expect(() => prepareOutputDir("--out", file)).toThrow(new UsageError(`--out ${file}: ${expected} a file`))
   })
 })

@@ -1,6 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, relative } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
@@ -8,6 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { runScenario } from "../run.ts"
 import { loadScenario } from "../scenario/load.ts"
 import { checkScenarios, compareCommand } from "./check.ts"
+import { UsageError } from "./userErrors.ts"
+
+const root = join(import.meta.dirname, "..", "..")
 
 const scenario = `
 name: compare-me
@@ -69,7 +73,8 @@ describe("clearsim compare", () => {
     expect(renamed.err).toBe(
       'clearsim compare: warning: the reports are not runs of the same scenario and seed (scenario "compare-me" vs "something-else"): their trace hashes differ by construction, and KPI differences may come from the scenarios, not from clearsim',
     )
-    expect(renamed.out).toMatch(/^something-else: same/)
+    // The heading names both scenarios, the reference first.
+    expect(renamed.out).toMatch(/^compare-me -> something-else: same\n/)
     // The same name, another scenario file (its bytes' hash differs): warned too.
     const edited = write("edited.json", { ...report, scenario: { ...report.scenario, hash: `0x${"ee".repeat(32)}` } })
     expect((await compare([a, edited])).err).toBe(
@@ -136,7 +141,7 @@ describe("clearsim compare", () => {
     await checkScenarios({ scenarios: [a], baselineDir: baselines, update: true, kpisOnly: false })
     writeFileSync(join(baselines, "old-name.json"), readFileSync(join(baselines, "compare-me.json")))
     await expect(checkScenarios({ scenarios: [], baselineDir: baselines, update: false, kpisOnly: false })).rejects.toThrow(
-      `the baselines ${join(baselines, "compare-me.json")} and ${join(baselines, "old-name.json")} are both of scenario "compare-me" (${relative(process.cwd(), a)}): remove the stale one`,
+      `the baselines ${join(baselines, "compare-me.json")} and ${join(baselines, "old-name.json")} are both of scenario "compare-me" (${a}): remove the stale one`,
     )
     rmSync(baselines, { recursive: true, force: true })
   })
@@ -229,5 +234,65 @@ describe("clearsim compare", () => {
     expect(refused.err).toMatch(new RegExp(`^clearsim compare: ${dir}: cannot read a report or a baseline \\(EISDIR`))
     expect(refused.err).not.toContain("\n    at ")
     expect(process.exitCode).toBe(2)
+  })
+
+  it("check --update refuses a baseline path that is a directory, saying so, before running anything", async () => {
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-dir-"))
+    mkdirSync(join(baselines, "compare-me.json"))
+    const file = join(dir, "compare-me.yaml")
+    await expect(checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(
+      new UsageError(`--baseline-dir ${baselines}: cannot write the baseline ${join(baselines, "compare-me.json")}: it is a directory, not a file`),
+    )
+    // Checking (no --update) reads the baseline: a directory there is one it cannot read.
+    await expect(checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: false })).rejects.toThrow(/compare-me\.json: cannot read a baseline \(EISDIR/)
+    // A directory among the baselines of a directory checked whole is named as one.
+    await expect(checkScenarios({ scenarios: [], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(
+      `${join(baselines, "compare-me.json")}: expected a baseline file, but it is a directory`,
+    )
+    expect(readdirSync(join(baselines, "compare-me.json"))).toEqual([])
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
+  it.runIf(process.platform === "linux")("check names a baseline directory that is not one by what it is (/dev/null: a character device)", async () => {
+    await expect(checkScenarios({ scenarios: [], baselineDir: "/dev/null", update: false, kpisOnly: false })).rejects.toThrow(
+      "/dev/null: expected a directory of baselines, but it is a character device",
+    )
+  })
+
+  it("check finds a baseline's scenario relative to the baseline file, from any working directory", async () => {
+    const project = mkdtempSync(join(tmpdir(), "clearsim-check-relative-"))
+    const baselines = join(project, "gate", "baselines")
+    const scenarioFile = join(project, "scenarios", "compare-me.yaml")
+    mkdirSync(dirname(scenarioFile), { recursive: true })
+    writeFileSync(scenarioFile, scenario)
+    await checkScenarios({ scenarios: [scenarioFile], baselineDir: baselines, update: true, kpisOnly: false })
+    // Written relative to the baseline's directory, with "/" whatever the platform.
+    expect(JSON.parse(readFileSync(join(baselines, "compare-me.json"), "utf8")).file).toBe("../../scenarios/compare-me.yaml")
+    // From the baseline directory and from an unrelated one (neither has scenarios/ below it): the same scenario.
+    for (const cwd of [baselines, tmpdir()]) {
+      const checked = spawnSync(process.execPath, [join(root, "bin/clearsim.js"), "check", "--baseline-dir", relative(cwd, baselines) || "."], { cwd, encoding: "utf8" })
+      expect(checked.stderr).toBe("")
+      expect(checked.stdout).toMatch(/^compare-me: same\n/)
+      expect(checked.status).toBe(0)
+    }
+    // A scenario file that is gone is named where it was looked for: beside the baseline.
+    rmSync(scenarioFile)
+    const warnings: string[] = []
+    const gone = await checkScenarios({ scenarios: [], baselineDir: baselines, update: false, kpisOnly: false, warn: (line) => warnings.push(line) })
+    expect(gone.exitCode).toBe(2)
+    expect(warnings).toEqual([`clearsim check: ${join(baselines, "compare-me.json")}: its scenario file ${scenarioFile} cannot be read: it does not exist (ENOENT)`])
+    rmSync(project, { recursive: true, force: true })
+  })
+
+  it("check still reads a baseline written before, whose scenario file is relative to the project root it ran in", async () => {
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-legacy-"))
+    // Tests run in the project root: the shipped scenarios are at scenarios/ from here.
+    expect(existsSync("scenarios/balanced-two-chain.yaml")).toBe(true)
+    const committed = JSON.parse(readFileSync(join(root, "reports", "baseline", "balanced-two-chain.json"), "utf8"))
+    writeFileSync(join(baselines, "balanced-two-chain.json"), JSON.stringify({ ...committed, file: "scenarios/balanced-two-chain.yaml" }))
+    const checked = await checkScenarios({ scenarios: [], baselineDir: baselines, update: false, kpisOnly: false })
+    expect(checked.output.split("\n")[0]).toBe("balanced-two-chain: same")
+    expect(checked.exitCode).toBe(0)
+    rmSync(baselines, { recursive: true, force: true })
   })
 })

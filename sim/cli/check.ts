@@ -2,7 +2,8 @@
  * `clearsim check [scenario.yaml ...] [--baseline-dir DIR] [--update] [--kpis-only]`: runs scenarios (memory
  * backend, the baseline's seed) and compares their KPIs with the committed baselines in `reports/baseline/`;
  * exits 1 on a regression (or, without `--kpis-only`, on a changed trace hash) with a readable diff. Without
- * scenario arguments it checks every baseline in the directory. `--update` writes the baselines instead.
+ * scenario arguments it checks every baseline in the directory. `--update` writes the baselines instead. A baseline
+ * names its scenario file relative to itself, so `check` runs from any directory.
  *
  * `clearsim compare <baseline report.json> <current report.json>`: the same comparison between two reports, with
  * a warning on stderr when they are not runs of the same scenario and seed.
@@ -10,13 +11,14 @@
  * Both exit 2 on a usage error (a bad scenario, baseline or report file, or path).
  */
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs"
-import { join, relative, resolve } from "node:path"
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { kindOf, pathKind } from "../files.ts"
 import { type Baseline, BaselineFileError, baselineOf, checkReportKpiFields, compareBaselines, readBaseline, readJsonFile, renderComparison } from "../report/baseline.ts"
 import { runScenario } from "../run.ts"
 import { type LoadedScenario, loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
-import { checkRunOutputs, describeCommandError, prepareOutputDir } from "./userErrors.ts"
+import { checkRunOutputs, describeCommandError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
 
@@ -25,6 +27,26 @@ class CheckInputError extends Error {
 }
 
 const baselinePath = (dir: string, scenario: string): string => join(dir, `${scenario}.json`)
+
+/** A path as messages show it: relative to the working directory when under it, else absolute. */
+const shownPath = (path: string): string => {
+  const fromHere = relative(process.cwd(), path)
+  return fromHere === "" || fromHere === ".." || fromHere.startsWith(`..${sep}`) || isAbsolute(fromHere) ? path : fromHere
+}
+
+/**
+ * The scenario file a baseline names (`file`), resolved against the baseline's directory, where `--update` writes
+ * it from. A baseline written before names it relative to the directory `check` ran in (the project root): when
+ * nothing is beside the baseline there and the file is found from the working directory, that one is it.
+ */
+const scenarioFileOf = (baselinePath: string, file: string): string => {
+  const besideBaseline = resolve(dirname(baselinePath), file)
+  if (isAbsolute(file) || existsSync(besideBaseline) || !existsSync(file)) return shownPath(besideBaseline)
+  return file
+}
+
+/** `scenarioFile` as a baseline in `dir` names it: relative to `dir`, with `/` (a committed baseline reads the same everywhere). */
+const fileFromBaselineDir = (dir: string, scenarioFile: string): string => relative(resolve(dir), resolve(scenarioFile)).split(sep).join("/")
 
 /** The scenario a baseline names (its `file`); one that cannot be read is named with the baseline that points at it. */
 const scenarioOfBaseline = (baselinePath: string, file: string): LoadedScenario => {
@@ -42,12 +64,18 @@ const scenarioOfBaseline = (baselinePath: string, file: string): LoadedScenario 
 /** Every baseline file of `dir` with its path, sorted by name. */
 const baselinesIn = (dir: string): { readonly path: string; readonly baseline: Baseline }[] => {
   if (!existsSync(dir)) throw new CheckInputError(`${dir}: no baseline directory (write one with: npx clearsim check <scenario.yaml ...> --update)`)
-  if (!statSync(dir).isDirectory()) throw new CheckInputError(`${dir}: expected a directory of baselines, but it is a file`)
+  const stats = statSync(dir)
+  if (!stats.isDirectory()) throw new CheckInputError(`${dir}: expected a directory of baselines, but it is ${kindOf(stats)}`)
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
     .sort()
   if (files.length === 0) throw new CheckInputError(`${dir}: no baselines (write them with: npx clearsim check <scenario.yaml ...> --update)`)
-  return files.map((f) => ({ path: join(dir, f), baseline: readBaseline(join(dir, f)) }))
+  return files.map((f) => {
+    const path = join(dir, f)
+    const kind = pathKind(path)
+    if (kind !== undefined && kind !== "a file") throw new CheckInputError(`${path}: expected a baseline file, but it is ${kind}`)
+    return { path, baseline: readBaseline(path) }
+  })
 }
 
 /**
@@ -104,6 +132,11 @@ export const checkScenarios = async (options: {
       ? options.scenarios.map((file) => {
           const loaded = loadScenario(file)
           const path = baselinePath(options.baselineDir, loaded.spec.name)
+          // --update writes the file: a directory (or anything but a file) there is what stops it, not a failed read.
+          const kind = pathKind(path)
+          if (options.update && kind !== undefined && kind !== "a file") {
+            throw new UsageError(`--baseline-dir ${options.baselineDir}: cannot write the baseline ${path}: it is ${kind}, not a file`)
+          }
           const baseline = existsSync(path) ? readBaseline(path) : undefined
           if (baseline === undefined && !options.update) throw new CheckInputError(`${file}: no baseline at ${path} (write it with --update)`)
           return { file, loaded, baseline }
@@ -111,7 +144,8 @@ export const checkScenarios = async (options: {
       : baselinesIn(options.baselineDir).flatMap(({ path, baseline }) => {
           // A baseline whose scenario cannot be read is told and left out: the others are still checked.
           try {
-            return [{ file: baseline.file, loaded: scenarioOfBaseline(path, baseline.file), baseline, baselineFile: path }]
+            const file = scenarioFileOf(path, baseline.file)
+            return [{ file, loaded: scenarioOfBaseline(path, file), baseline, baselineFile: path }]
           } catch (error) {
             if (!(error instanceof CheckInputError)) throw error
             unchecked.push(error.message)
@@ -135,7 +169,7 @@ export const checkScenarios = async (options: {
     for (const line of scenarioWarningLines(loaded)) warn(line)
     const seed = target.baseline?.seed ?? loaded.spec.seed ?? 1
     const result = await runScenario(loaded, { seed, backend: "memory" })
-    const current = baselineOf(result.report, relative(process.cwd(), target.file) || target.file)
+    const current = baselineOf(result.report, fileFromBaselineDir(options.baselineDir, target.file))
     if (options.update) {
       const path = baselinePath(options.baselineDir, current.scenario)
       writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`)

@@ -6,11 +6,11 @@
  * `withUsageExitCode`) or one the command refuses (a negative seed, an unreadable or invalid input file, an
  * output path that cannot be written).
  */
-import { existsSync, lstatSync, readlinkSync, statSync } from "node:fs"
+import { existsSync, lstatSync, readlinkSync, type Stats, statSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { Effect } from "effect"
 import { CliError } from "effect/cli"
-import { makeDirectories } from "../files.ts"
+import { kindOf, makeDirectories } from "../files.ts"
 
 /** A usage error found by a command: its message names the flag or path and what was expected. */
 export class UsageError extends Error {
@@ -91,15 +91,16 @@ const codeOf = (error: unknown): string | undefined => (isFsError(error) ? error
 export const prepareOutputDir = (flag: string, dir: string): void => {
   if (dir === "") throw new UsageError(`${flag}: expected a directory path, got an empty one`)
   const expected = `${flag} ${dir}: expected a directory to write into (created when missing)`
-  let isDirectory: boolean | undefined
+  let stats: Stats | undefined
   try {
-    isDirectory = statSync(dir).isDirectory()
+    stats = statSync(dir)
   } catch (error) {
     if (codeOf(error) === "ENOTDIR") throw new UsageError(`${expected}, but a part of the path is a file`)
     if (codeOf(error) !== "ENOENT") throw isFsError(error) ? new UsageError(`${expected}, but ${fsErrorLine(error, dir)}`) : error
   }
-  if (isDirectory === false) throw new UsageError(`${expected}, but it is a file`)
-  if (isDirectory === true) return
+  if (stats?.isDirectory() === true) return
+  // Named as what it is: not every non-directory is a file (`/dev/null` is a character device).
+  if (stats !== undefined) throw new UsageError(`${expected}, but it is ${kindOf(stats)}`)
   if (isSymbolicLink(dir)) throw new UsageError(`${expected}, but it is a symbolic link to a missing target`)
   try {
     makeDirectories(dir)
@@ -119,14 +120,14 @@ export const prepareOutputDir = (flag: string, dir: string): void => {
  */
 export const checkRunOutputs = (flag: string, base: string, dir: string, names: readonly string[]): void => {
   const prefix = `${flag} ${base}`
-  let isDirectory: boolean
+  let stats: Stats
   try {
-    isDirectory = statSync(dir).isDirectory()
+    stats = statSync(dir)
   } catch (error) {
     if (codeOf(error) === "ENOENT") return
     throw isFsError(error) ? new UsageError(`${prefix}: expected to write into ${dir}, but ${fsErrorLine(error, dir)}`) : error
   }
-  if (!isDirectory) throw new UsageError(`${prefix}: expected to write into the directory ${dir}, but it is a file`)
+  if (!stats.isDirectory()) throw new UsageError(`${prefix}: expected to write into the directory ${dir}, but it is ${kindOf(stats)}`)
   for (const name of names) {
     const path = join(dir, name)
     let isFile: boolean

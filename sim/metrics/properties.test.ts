@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { evaluateProperties, parseComparison } from "./properties.ts"
+import { evaluateProperties, metricValue, parseComparison, truncateRatio } from "./properties.ts"
 
 describe("scenario properties", () => {
   it("parses comparisons", () => {
@@ -24,7 +24,7 @@ describe("scenario properties", () => {
     expect(result).toMatchObject({ pass: false, reason: expect.stringMatching(/^unknown coverage predicate/) })
   })
 
-  it("evaluates final values, names the first failing epoch, and checks coverage", () => {
+  it("evaluates final values, names the epoch a failure has lasted since, and checks coverage", () => {
     const metrics = new Map([
       ["nettingRatio", 0.42],
       ["latency.p99", 1200],
@@ -48,5 +48,42 @@ describe("scenario properties", () => {
     expect(results[5]).toMatchObject({ pass: false, reason: expect.stringMatching(/^unknown coverage predicate/) })
     const noSamples = evaluateProperties(["latency.fast.p90 <= 120"], metrics, epochs, new Set(), ["latency.fast.p90"])
     expect(noSamples[0]).toMatchObject({ pass: false, reason: "no samples: the run produced no value for latency.fast.p90" })
+  })
+
+  it("names the start of the failing stretch that lasted to the end, not a first epoch that failed and then passed", () => {
+    // A cumulative ratio starts at 0: the first epoch fails, the run then passes for a while, and fails from epoch 13 on.
+    const share = (values: readonly (number | undefined)[]) =>
+      values.map((v, i) => ({ epoch: 10 + i, metrics: new Map(v === undefined ? [] : [["settledShare", v]]) }))
+    const run = (values: readonly (number | undefined)[], final: number) => evaluateProperties(["settledShare >= 0.5"], new Map([["settledShare", final]]), share(values), new Set())[0]
+    expect(run([0, 0.6, 0.7, 0.45, 0.4], 0.4)).toEqual({ name: "settledShare >= 0.5", pass: false, value: 0.4, firstFailingEpoch: 13 })
+    // Epochs without a value neither pass nor end the stretch.
+    expect(run([0, 0.6, undefined, 0.45, undefined, 0.4], 0.4)?.firstFailingEpoch).toBe(13)
+    expect(run([0, 0.6, 0.45, undefined], 0.45)?.firstFailingEpoch).toBe(12)
+    // Never passed: the stretch is the whole run, from the first epoch with a value.
+    expect(run([undefined, 0, 0.2, 0.3], 0.3)?.firstFailingEpoch).toBe(11)
+    // Failing only in the last epoch: that epoch.
+    expect(run([0.6, 0.6, 0.45], 0.45)?.firstFailingEpoch).toBe(12)
+    // The last epoch passes (an epoch's own latency can while the run's fails): no stretch reaches the end.
+    const latency = evaluateProperties(["latency.p99 <= 600"], new Map([["latency.p99", 700]]), [
+      { epoch: 1, metrics: new Map([["latency.p99", 900]]) },
+      { epoch: 2, metrics: new Map([["latency.p99", 300]]) },
+    ], new Set())[0]
+    expect(latency).toEqual({ name: "latency.p99 <= 600", pass: false, value: 700 })
+  })
+
+  it("gives settled shares to 6 decimals, truncated like the netting ratio, and judges that value", () => {
+    expect(truncateRatio(497 / 508)).toBe(0.978346)
+    expect(truncateRatio(2 / 3)).toBe(0.666666)
+    // Quotients with 6 decimals or fewer keep them (41 / 80 * 1e6 is 512499.99999999994 in floating point).
+    expect([41 / 80, 41 / 320, 29 / 100, 1, 0, 0.699988, 1 / 1_000_000, 999_999 / 1_000_000].map(truncateRatio)).toEqual([0.5125, 0.128125, 0.29, 1, 0, 0.699988, 0.000001, 0.999999])
+    expect(metricValue("settledShare", 497 / 508)).toBe(0.978346)
+    expect(metricValue("population.users.settledShare", 1 / 3)).toBe(0.333333)
+    expect(metricValue("asset.USDC.settledShare", 1 / 3)).toBe(0.333333)
+    expect(metricValue("p99LatencySeconds", 497.4444444)).toBe(497.4444444)
+    const [share] = evaluateProperties(["settledShare >= 0.5"], new Map([["settledShare", 497 / 508]]), [], new Set())
+    expect(share).toEqual({ name: "settledShare >= 0.5", pass: true, value: 0.978346 })
+    // 0.4999996 is below one half, whatever its rounding would say.
+    const [below] = evaluateProperties(["settledShare >= 0.5"], new Map([["settledShare", 0.4999996]]), [{ epoch: 7, metrics: new Map([["settledShare", 0.4999996]]) }], new Set())
+    expect(below).toEqual({ name: "settledShare >= 0.5", pass: false, value: 0.499999, firstFailingEpoch: 7 })
   })
 })

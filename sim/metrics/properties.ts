@@ -1,8 +1,9 @@
 /**
  * Scenario properties: comparisons of a metric with a number (`nettingRatio >= 0.5`,
  * `latency.p99 <= 3600`) and coverage predicates (`{ coverage: maxDiscountReached }`) proving that a
- * green run exercised what matters. Evaluated on the final metrics and on every epoch's snapshot, so a failure
- * names the first epoch where it failed.
+ * green run exercised what matters. Judged on the final metrics; a failure also names, from every epoch's snapshot,
+ * the epoch it has failed since (the start of the failing stretch that lasted to the end of the run: a cumulative
+ * ratio is 0 in the first epoch, so the first epoch that failed says nothing).
  */
 
 export type PropertySpec = string | { readonly coverage: string }
@@ -12,7 +13,12 @@ export interface PropertyResult {
   readonly pass: boolean
   /** Final value of the metric (comparisons). */
   readonly value?: number
-  /** First epoch whose snapshot failed the property (comparisons evaluated per epoch), if any. */
+  /**
+   * The epoch the property has failed since (comparisons evaluated per epoch): the first epoch after the last one
+   * whose snapshot passed it, from which every snapshot with a value fails it to the end of the run (the first
+   * snapshot with a value when none passed). Absent when the property passes, its metric is not recorded per
+   * epoch, or the last epoch with a value passes it (an epoch's own latencies can pass while the run's fail).
+   */
   readonly firstFailingEpoch?: number
   readonly reason?: string
 }
@@ -59,6 +65,20 @@ export const COVERAGE_PREDICATES = {
 export type CoverageName = keyof typeof COVERAGE_PREDICATES
 
 /**
+ * A ratio to 6 decimals, truncated, as the netting ratio is computed (`ratioOf`). The small addend keeps a quotient
+ * whose exact value has 6 decimals (41 of 80) from losing its last digit to the floating-point product.
+ */
+export const truncateRatio = (ratio: number): number => Math.floor(ratio * 1e6 + 1e-9) / 1e6
+
+/**
+ * A metric's value as reports, baselines and properties give it: settled shares (`settledShare`,
+ * `population.<N>.settledShare`, `asset.<S>.settledShare`), a quotient of two counts, to 6 decimals like the
+ * other ratios rather than with 16 digits; other metrics as they are.
+ */
+export const metricValue = (metric: string, value: number): number =>
+  metric === "settledShare" || metric.endsWith(".settledShare") ? truncateRatio(value) : value
+
+/**
  * Evaluates every property. `metrics` maps metric names to final values; `epochs` gives per-epoch snapshots
  * (epoch, metric values) in order; `coverage` the predicates the run satisfied.
  */
@@ -80,17 +100,22 @@ export const evaluateProperties = (
     }
     const c = parseComparison(spec)
     const name = `${c.metric} ${c.op} ${c.threshold}`
-    const value = metrics.get(c.metric)
-    if (value === undefined) {
+    const raw = metrics.get(c.metric)
+    if (raw === undefined) {
       return knownMetrics.includes(c.metric)
         ? { name, pass: false, reason: `no samples: the run produced no value for ${c.metric}` }
         : { name, pass: false, reason: `unknown metric ${c.metric} (known: ${knownMetrics.join(", ")})` }
     }
+    const value = metricValue(c.metric, raw)
     const pass = OPS[c.op](value, c.threshold)
     if (pass) return { name, pass, value }
-    const first = epochs.find((e) => {
+    // The failing stretch that reaches the end: a passing epoch ends any stretch before it; epochs without a value neither.
+    let since: number | undefined
+    for (const e of epochs) {
       const v = e.metrics.get(c.metric)
-      return v !== undefined && !OPS[c.op](v, c.threshold)
-    })
-    return first === undefined ? { name, pass, value } : { name, pass, value, firstFailingEpoch: first.epoch }
+      if (v === undefined) continue
+      if (OPS[c.op](metricValue(c.metric, v), c.threshold)) since = undefined
+      else since ??= e.epoch
+    }
+    return since === undefined ? { name, pass, value } : { name, pass, value, firstFailingEpoch: since }
   })

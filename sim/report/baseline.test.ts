@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { checkScenarios } from "../cli/check.ts"
 import { type Baseline, compareBaselines, readBaseline, renderComparison } from "./baseline.ts"
@@ -33,6 +33,12 @@ describe("compareBaselines", () => {
     expect([c.regressed, c.traceChanged, c.diffs, c.newlyFailing]).toEqual([false, false, [], []])
     expect(renderComparison(c)).toContain("s: same")
     expect(renderComparison(c)).not.toContain("CHANGELOG")
+  })
+
+  it("names both scenarios in the heading when they differ, the reference first, and one when they are the same", () => {
+    expect(renderComparison(compareBaselines({ ...base, scenario: "before" }, { ...base, scenario: "after" })).split("\n")[0]).toBe("before -> after: same")
+    expect(renderComparison(compareBaselines(base, withKpis({ nettingRatio: 0.7 }, { scenario: "t" }))).split("\n")[0]).toBe("s -> t: REGRESSION")
+    expect(renderComparison(compareBaselines(base, base)).split("\n")[0]).toBe("s: same")
   })
 
   it("says when the two were written by different clearsim versions (KPI definitions may differ)", () => {
@@ -167,6 +173,12 @@ describe("clearsim check and compare", () => {
     expect(written.exitCode).toBe(0)
     const baseline = readBaseline(join(dir, "quickstart.json"))
     expect(baseline.traceHash).toBe(readBaseline(join(root, "reports/baseline/quickstart.json")).traceHash)
+    // The settled share to 6 decimals, truncated as the netting ratio is (497 of 508 intents: 0.97834645...).
+    expect([baseline.counts.intentsSettled, baseline.counts.intentsCreated, baseline.kpis.settledShare]).toEqual([497, 508, 0.978346])
+    expect(readFileSync(join(dir, "quickstart.json"), "utf8")).toContain('"settledShare": 0.978346,\n')
+    expect(baseline.kpis).toEqual(readBaseline(join(root, "reports/baseline/quickstart.json")).kpis)
+    // The scenario named relative to the baseline's directory.
+    expect(baseline.file).toBe(relative(dir, quickstart))
     const checked = await checkScenarios({ scenarios: [], baselineDir: dir, update: false, kpisOnly: false })
     expect(checked.exitCode).toBe(0)
     expect(checked.output).toContain("quickstart: same")
@@ -208,7 +220,8 @@ describe("clearsim check and compare", () => {
     writeFileSync(gone, JSON.stringify({ ...good, scenario: "gone", file: "scenarios/gone.yaml" }))
     const partial = run()
     expect(partial.status).toBe(2)
-    expect(partial.stderr).toBe(`clearsim check: ${gone}: its scenario file scenarios/gone.yaml cannot be read: it does not exist (ENOENT)\n`)
+    // Looked for beside the baseline (and, for a baseline written before, from the working directory: not there either).
+    expect(partial.stderr).toBe(`clearsim check: ${gone}: its scenario file ${join(dir, "scenarios/gone.yaml")} cannot be read: it does not exist (ENOENT)\n`)
     expect(partial.stdout).toContain("quickstart: same")
     expect(partial.stdout).toContain("1 scenario checked: 0 with regressions, 0 with a changed trace hash; 1 baseline not checked (its scenario cannot be read, above)")
     rmSync(gone)

@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs"
 import { Schema } from "effect"
 import { decodeWithProblems, formatProblems } from "../../service/domain/schemas.ts"
 import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
+import { metricValue } from "../metrics/properties.ts"
 import type { RunReport } from "./report.ts"
 import { metricsOf } from "./report.ts"
 
@@ -56,7 +57,11 @@ const Share = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, {
 
 export const Baseline = Schema.Struct({
   scenario: Schema.String,
-  /** The scenario file, relative to the directory `clearsim check` runs in (the project root). */
+  /**
+   * The scenario file, relative to the baseline file's directory (`../../scenarios/quickstart.yaml`), so that
+   * `clearsim check` finds it from any directory. Baselines written before named it relative to the directory
+   * `clearsim check` ran in (the project root): `check` still reads them from there when nothing is at the first place.
+   */
   file: Schema.String,
   /** keccak256 of the scenario file's bytes when the baseline was written (absent in older baselines). */
   scenarioHash: Schema.optionalKey(Schema.String),
@@ -106,10 +111,20 @@ export const checkReportKpiFields = (path: string, data: unknown): RunReport => 
   return data as RunReport
 }
 
-/** The baseline of a run's report. */
-export const baselineOf = (report: RunReport, file: string): Baseline => {
+/** A report's values of the metrics `names` as a baseline records them (null: no value; shares to 6 decimals). */
+export const recordedMetrics = (report: RunReport, names: readonly string[]): Record<string, number | null> => {
   const metrics = metricsOf(report)
-  const pick = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, metrics.get(n) ?? null]))
+  return Object.fromEntries(
+    names.map((n) => {
+      const value = metrics.get(n)
+      return [n, value === undefined ? null : metricValue(n, value)]
+    }),
+  )
+}
+
+/** The baseline of a run's report; `file` names its scenario file (relative to where the baseline is written). */
+export const baselineOf = (report: RunReport, file: string): Baseline => {
+  const pick = (names: readonly string[]) => recordedMetrics(report, names)
   return {
     scenario: report.scenario.name,
     file,
@@ -156,7 +171,10 @@ export interface KpiDiff {
 }
 
 export interface Comparison {
+  /** The scenario of the current side. */
   readonly scenario: string
+  /** The scenario of the baseline side (another one when two reports of different scenarios are compared). */
+  readonly baselineScenario: string
   readonly traceChanged: boolean
   readonly baselineTrace: string
   readonly currentTrace: string
@@ -213,6 +231,7 @@ export const compareBaselines = (baseline: Baseline, current: Baseline): Compari
   const dropped = Object.keys(baseline.properties).filter((name) => !Object.hasOwn(current.properties, name))
   return {
     scenario: current.scenario,
+    baselineScenario: baseline.scenario,
     traceChanged: baseline.traceHash !== current.traceHash,
     baselineTrace: baseline.traceHash,
     currentTrace: current.traceHash,
@@ -239,11 +258,14 @@ const change = (d: KpiDiff): string => {
   return `${delta > 0 ? "+" : ""}${show(delta)}${pct}`
 }
 
-/** A readable diff: one line per changed KPI, aligned, with the verdict. */
+/**
+ * A readable diff: a heading naming the scenario (both, baseline first, when they differ), then one line per
+ * changed KPI, aligned, with the verdict.
+ */
 export const renderComparison = (c: Comparison): string => {
   const lines: string[] = []
   const status = c.regressed ? "REGRESSION" : c.traceChanged || c.diffs.length > 0 ? "CHANGED" : "same"
-  lines.push(`${c.scenario}: ${status}`)
+  lines.push(`${c.baselineScenario === c.scenario ? c.scenario : `${c.baselineScenario} -> ${c.scenario}`}: ${status}`)
   if (c.traceChanged && c.baselineTraceAlgorithm !== c.currentTraceAlgorithm) {
     lines.push(
       `  trace hash ${c.baselineTrace} (${c.baselineTraceAlgorithm}) -> ${c.currentTrace} (${c.currentTraceAlgorithm}): the hashes were made by different functions and cannot be compared; the KPIs below still can (rewrite the baseline with --update once they are as expected)`,

@@ -5,8 +5,8 @@
  * then the summary) and `runs.md`; the CLI prints the main lines.
  */
 import { mean, quantileSorted, sampleStandardDeviation } from "simple-statistics"
-import { COUNTS, KPIS } from "./baseline.ts"
-import { markdownText, metricsOf, type RunReport } from "./report.ts"
+import { COUNTS, KPIS, recordedMetrics } from "./baseline.ts"
+import { markdownText, type RunReport } from "./report.ts"
 
 /** One KPI over the runs that have a value for it (a run without intents paid has no latency). */
 export interface KpiDistribution {
@@ -73,18 +73,15 @@ const distributionOf = (values: readonly number[]): KpiDistribution | null => {
 /** The rows and summary of a scenario's runs (at least one, in run order). */
 export const summarizeRuns = (reports: readonly RunReport[]): RunsFile => {
   if (reports.length === 0) throw new Error("summarizeRuns: no runs")
-  const rows: RunRow[] = reports.map((r) => {
-    const metrics = metricsOf(r)
-    return {
-      run: r.run,
-      seed: r.seed,
-      passed: r.passed,
-      traceHash: r.traceHash,
-      nettingRatio: r.netting.ratio,
-      p99LatencySeconds: r.latency.p99,
-      kpis: Object.fromEntries(NAMES.map((n) => [n, metrics.get(n) ?? null])),
-    }
-  })
+  const rows: RunRow[] = reports.map((r) => ({
+    run: r.run,
+    seed: r.seed,
+    passed: r.passed,
+    traceHash: r.traceHash,
+    nettingRatio: r.netting.ratio,
+    p99LatencySeconds: r.latency.p99,
+    kpis: recordedMetrics(r, NAMES),
+  }))
   const kpis = Object.fromEntries(
     NAMES.map((name) => [name, distributionOf(rows.map((row) => row.kpis[name]).filter((v): v is number => v !== null && v !== undefined))]),
   )
