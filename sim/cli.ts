@@ -1,11 +1,14 @@
 /**
  * The `clearsim` command. Exit codes: 0 success; 1 what a command checks failed (properties, a regression, a
- * changed trace hash, a conservation violation) or an unexpected error; 2 a usage error (`cli/userErrors.ts`).
+ * changed trace hash, a conservation violation) or an unexpected error; 2 a usage error (`cli/userErrors.ts`) or
+ * a standard output that cannot be written (a full disk); 141 when standard output's reader went away (EPIPE:
+ * `clearsim hub replay trace.jsonl | head -1`), silently, as a Unix tool that SIGPIPE stops.
  */
 // The two modules by their paths: the package's index loads every module it has (its redis client among them).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect } from "effect"
+import { getSystemErrorMessage } from "node:util"
+import { Console, Effect, type Fiber, Runtime } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ConservationViolation } from "../service/hub/errors.ts"
 import { InputLineError } from "../service/hub/inputs.ts"
@@ -15,15 +18,43 @@ import { runCommand } from "./cli/run.ts"
 import { upCommand } from "./cli/up.ts"
 import { renderScenarioJsonSchema } from "./scenario/jsonSchema.ts"
 import { writeFileSync } from "node:fs"
-import { describeCommandError, inputFileError, outputFileError, UsageError, withUsageExitCode } from "./cli/userErrors.ts"
+import { describeCommandError, inputFileError, outputFileError, USAGE_EXIT_CODE, UsageError, withUsageExitCode } from "./cli/userErrors.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
 
-/** Buffered stdout writer: millions of event lines without a syscall each. */
+/** The exit code when standard output's reader went away: 128 + SIGPIPE, what a shell reports for `yes | head -1`'s `yes`. */
+export const BROKEN_PIPE_EXIT_CODE = 141
+
+/** Why standard output failed, once it has (its first error); the command is stopped then. */
+let stdoutFailure: NodeJS.ErrnoException | undefined
+/** The command's fiber, interrupted when standard output fails. */
+let commandFiber: Fiber.Fiber<unknown, unknown> | undefined
+
+const stdoutExitCode = (error: NodeJS.ErrnoException): number => (error.code === "EPIPE" ? BROKEN_PIPE_EXIT_CODE : USAGE_EXIT_CODE)
+
+/**
+ * Every write to standard output (the replay's events, the run's summaries, `console.log`) fails here, not as an
+ * unhandled stream error with its stack: a reader gone (EPIPE) stops the command silently, any other failure
+ * (ENOSPC on /dev/full) after one line on stderr. The command is interrupted as a Ctrl-C does (chains stopped, a
+ * run's unfinished files removed), then exits with `stdoutExitCode`.
+ */
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (stdoutFailure !== undefined) return
+  stdoutFailure = error
+  if (error.code !== "EPIPE") {
+    const reason = typeof error.errno === "number" ? `${getSystemErrorMessage(error.errno)} (${error.code})` : error.message
+    process.stderr.write(`clearsim: cannot write standard output: ${reason}\n`)
+  }
+  // The exit code when the command has finished already (the failed write was its last).
+  process.exitCode = stdoutExitCode(error)
+  commandFiber?.interruptUnsafe(commandFiber.id)
+})
+
+/** Buffered stdout writer: millions of event lines without a syscall each (nothing once standard output failed). */
 const stdoutLines = () => {
   let buffer: string[] = []
   let size = 0
   const flush = () => {
-    if (buffer.length > 0) process.stdout.write(buffer.join(""))
+    if (buffer.length > 0 && stdoutFailure === undefined) process.stdout.write(buffer.join(""))
     buffer = []
     size = 0
   }
@@ -54,6 +85,8 @@ const replayCommand = (name: string) =>
         // A bad line is named as file:line, as compilers do.
         catch: (error) => (error instanceof InputLineError ? new UsageError(`${trace}:${error.line}: ${error.detail}`) : inputFileError("the trace", trace, error, "a trace.jsonl file")),
       }).pipe(Effect.ensuring(Effect.sync(out.flush)))
+      // A trace cut at a line boundary has no bad line: only its missing end line tells.
+      if (result.end === undefined) yield* Console.error(`clearsim: note: ${trace} has no end line ({"kind":"end",...}), which clearsim run writes when a run completes: if a run wrote this trace, it may be cut short`)
       return result
     }, Effect.catch((error) => fail(error))),
   ).pipe(
@@ -88,9 +121,22 @@ const hub = Command.make("hub").pipe(Command.withDescription("Hub engine tools")
 
 const clearsim = Command.make("clearsim").pipe(
   Command.withDescription(
-    "Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service. Exit codes: 0 success; 1 failing properties, a regression, a changed trace hash, a conservation violation or an unexpected error; 2 a usage error (a bad flag, argument, input file or output path)",
+    "Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service. Exit codes: 0 success; 1 failing properties, a regression, a changed trace hash, a conservation violation or an unexpected error; 2 a usage error (a bad flag, argument, input file or output path) or a standard output that cannot be written; 141 when the reader of standard output went away (as SIGPIPE)",
   ),
   Command.withSubcommands([runCommand, checkCommand, compareCommand, upCommand, hub, replayCommand("replay"), schemaCommand]),
 )
 
-clearsim.pipe(Command.run({ version: CLEARSIM_VERSION }), withUsageExitCode, Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+clearsim.pipe(
+  Command.run({ version: CLEARSIM_VERSION }),
+  withUsageExitCode,
+  Effect.provide(NodeServices.layer),
+  (command) =>
+    Effect.withFiber((fiber) => {
+      commandFiber = fiber
+      return command
+    }),
+  NodeRuntime.runMain({
+    // A command stopped because standard output failed exits with that failure's code, not as interrupted (130).
+    teardown: (exit, onExit) => (stdoutFailure === undefined ? Runtime.defaultTeardown(exit, onExit) : onExit(stdoutExitCode(stdoutFailure))),
+  }),
+)

@@ -37,7 +37,10 @@ export interface RunOptions {
   readonly seed: number
   readonly run?: number
   readonly backend: Backend
-  /** Where trace.jsonl goes (the directory is created); no trace file when undefined. */
+  /**
+   * Where trace.jsonl goes (the directory is created; ended by its end line when the run completes); no trace file
+   * when undefined.
+   */
   readonly outDir?: string
   /** Called about once per virtual minute with the virtual time. */
   readonly onProgress?: (nowMs: number, horizonMs: number) => void
@@ -297,12 +300,14 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
       horizonSeconds: plan.horizonSeconds,
       wallSeconds: (wallClock() - started) / 1000,
     })
+    // The trace's end line says the run completed (a failed write fails the run).
+    trace?.end()
     failed = false
     return result
   } finally {
     finished?.close()
     try {
-      // What was traced so far is kept, an interrupted run's included.
+      // What was traced so far is kept, an interrupted run's included, without an end line.
       trace?.close()
     } catch (error) {
       // A failure of the run itself is the one to report; a trace that could not be written fails a run that did not.

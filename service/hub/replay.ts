@@ -1,6 +1,11 @@
 /**
  * Hub trace replay: a config line, then one input per line; prints every hub event as a JSON line and ends
  * with `{"kind":"summary","traceHash":"0x..","events":N}`. The engine's regression interface.
+ *
+ * A trace may end with an end line, `{"kind":"end","inputs":N}` (`encodeEndLine`), which `clearsim run` writes when
+ * a run completes: it is no input (the hub's events and the trace hash are the same without it), and a trace that
+ * lacks it may have been cut short at a line boundary, which no line's check can see. Traces without one (written
+ * by hand, by `clearsim up`, by earlier versions) replay as before; the summary says whether there was one.
  */
 import { createReadStream, statSync } from "node:fs"
 import { createInterface } from "node:readline"
@@ -22,7 +27,33 @@ export interface ReplaySummary {
   readonly traceHash: Bytes32
   readonly events: number
   readonly inputs: number
+  /** The trace's end line, when it has one (its line number). */
+  readonly end?: { readonly line: number }
 }
+
+/** The line that ends a complete trace: the number of inputs before it. */
+export const encodeEndLine = (inputs: number): string => `{"kind":"end","inputs":${inputs}}`
+
+/** Whether a line is an end line (checked by `checkEndLine`); input lines never start so. */
+const isEndLine = (text: string): boolean => /^\{\s*"kind"\s*:\s*"end"\s*[,}]/.test(text)
+
+/** An end line counts the inputs above it; nothing but blank lines may follow it. */
+const checkEndLine = (text: string, lineNumber: number, inputs: number): void => {
+  let value: Record<string, unknown>
+  try {
+    value = JSON.parse(text) as Record<string, unknown>
+  } catch (error) {
+    throw new InputLineError(lineNumber, `not valid JSON (${(error as Error).message})`)
+  }
+  const { kind: _kind, inputs: counted, ...others } = value
+  const unknown = Object.keys(others)[0]
+  if (unknown !== undefined) throw new InputLineError(lineNumber, `${unknown}: unknown key (an end line has kind and inputs)`)
+  if (counted === undefined) throw new InputLineError(lineNumber, "inputs: Missing key")
+  if (counted !== inputs) throw new InputLineError(lineNumber, `inputs: expected ${inputs}, the number of inputs above this end line, got ${JSON.stringify(counted)}`)
+}
+
+const afterEnd = (lineNumber: number, endLine: number): InputLineError =>
+  new InputLineError(lineNumber, `expected nothing after the end line (line ${endLine}), found another line`)
 
 /** Replays a trace given as lines (any iterable, sync or async). Throws `InputLineError` on a bad line. */
 export const replayLines = async (lines: AsyncIterable<string> | Iterable<string>, options: ReplayOptions): Promise<ReplaySummary> => {
@@ -30,14 +61,21 @@ export const replayLines = async (lines: AsyncIterable<string> | Iterable<string
   let hasher: TraceHasher | undefined
   let lineNumber = 0
   let inputs = 0
+  let endLine: number | undefined
   try {
     for await (const raw of lines) {
       lineNumber++
       const text = raw.trim()
       if (text === "") continue
+      if (endLine !== undefined) throw afterEnd(lineNumber, endLine)
       if (hub === undefined) {
         hasher = new TraceHasher((line) => options.onLine(line))
         hub = hubOfConfigLine(text, lineNumber, hasher)
+        continue
+      }
+      if (isEndLine(text)) {
+        checkEndLine(text, lineNumber, inputs)
+        endLine = lineNumber
         continue
       }
       const input = decodeInputLine(text, lineNumber)
@@ -48,7 +86,7 @@ export const replayLines = async (lines: AsyncIterable<string> | Iterable<string
     }
     if (hub === undefined || hasher === undefined) throw emptyTrace(lineNumber)
     checkAt(hub, lineNumber)
-    const summary = { traceHash: hasher.digest(), events: hasher.events, inputs }
+    const summary = { traceHash: hasher.digest(), events: hasher.events, inputs, ...(endLine === undefined ? {} : { end: { line: endLine } }) }
     options.onLine(JSON.stringify({ kind: "summary", traceHash: summary.traceHash, events: summary.events }))
     return summary
   } finally {
@@ -81,18 +119,21 @@ const emptyTrace = (lineNumber: number): InputLineError => new InputLineError(li
 
 /**
  * Checks every line of a trace as `replayLines` reads it (the config the hub accepts, each input's fields, blocks
- * never going back), applying nothing and printing nothing: a malformed trace is refused before its first event
- * is printed. What only running the hub finds (a conservation violation) is left to the replay. Returns the number
- * of lines read.
+ * never going back, an end line's count and nothing after it), applying nothing and printing nothing: a malformed
+ * trace is refused before its first event is printed. What only running the hub finds (a conservation violation)
+ * is left to the replay. Returns the number of lines read.
  */
 export const checkTraceLines = async (lines: AsyncIterable<string> | Iterable<string>): Promise<number> => {
   let lineNumber = 0
   let configured = false
+  let inputs = 0
+  let endLine: number | undefined
   const clock = { blockNumber: 0, timestamp: 0 }
   for await (const raw of lines) {
     lineNumber++
     const text = raw.trim()
     if (text === "") continue
+    if (endLine !== undefined) throw afterEnd(lineNumber, endLine)
     if (!configured) {
       const hub = hubOfConfigLine(text, lineNumber, { emit: () => {} })
       clock.blockNumber = hub.state.blockNumber
@@ -100,7 +141,13 @@ export const checkTraceLines = async (lines: AsyncIterable<string> | Iterable<st
       configured = true
       continue
     }
+    if (isEndLine(text)) {
+      checkEndLine(text, lineNumber, inputs)
+      endLine = lineNumber
+      continue
+    }
     const input = decodeInputLine(text, lineNumber)
+    inputs++
     checkBlock(clock, input, lineNumber)
     if (input.kind === "block") {
       clock.blockNumber = input.number

@@ -1,24 +1,113 @@
 /**
  * `clearsim run <scenario> [--seed N] [--runs N] [--chains memory|anvil] [--out DIR] [--check-determinism]`:
  * runs a scenario (each run with seed, seed+1, ...), writes report.json, report.md, report.html, timeseries.csv and
- * trace.jsonl per run, prints a summary, and exits 1 with the failing properties and the replay command (2 on a
+ * trace.jsonl per run (all at once when the run completes, see `STAGING_PREFIX`), prints a summary, and exits 1 with the failing properties and the replay command (2 on a
  * usage error: a bad flag, scenario file or output directory; see `userErrors.ts`).
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
 import { createHash } from "node:crypto"
-import { createReadStream, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, createReadStream, lstatSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { agentIntentsSuffix, firstFailingEpochText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, tokensText, writeReportFiles, type RunReport } from "../report/report.ts"
 import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
+import { makeDirectories } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
-import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, fsErrorLine, isFsError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
+
+/** The files of one run, in its directory. */
+const RUN_FILES = [...REPORT_FILES, "trace.jsonl"] as const
+/** The files that take a Monte Carlo set together, in its base directory. */
+const SET_FILES = ["runs.json", "runs.md"] as const
+
+/**
+ * Where a run's files are written before they take their final names: a directory `.clearsim-partial-<pid>-XXXXXX`
+ * inside the one they go to (so on the same file system, where a rename is atomic). They are moved into place
+ * together once the run has completed; an interrupted or failed run (Ctrl-C, an error, a reader of standard output
+ * gone) removes its staging directory and leaves the directory as it was, an earlier run's files included, never
+ * a new partial trace beside them. A staging directory whose process is gone (killed outright) is removed by the
+ * next run into that directory.
+ */
+const STAGING_PREFIX = ".clearsim-partial-"
+
+const processRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Creates `dir` when missing and a staging directory in it, after removing those of processes gone. */
+const openStaging = (flag: string, dir: string): string => {
+  try {
+    makeDirectories(dir)
+    for (const name of readdirSync(dir)) {
+      const staging = /^\.clearsim-partial-(\d+)-/.exec(name)
+      if (staging !== null && !processRunning(Number(staging[1]))) rmSync(join(dir, name), { recursive: true, force: true })
+    }
+    return mkdtempSync(join(dir, `${STAGING_PREFIX}${process.pid}-`))
+  } catch (error) {
+    throw isFsError(error) ? new UsageError(`${flag} ${dir}: expected a directory to write into, but ${fsErrorLine(error, dir)}`) : error
+  }
+}
+
+const isSymbolicLink = (path: string): boolean => {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+/** Copies `from` into the file `to` (a link's target: written through, as a run writing to `to` would). */
+const copyInto = (from: string, to: string): void => {
+  const source = openSync(from, "r")
+  try {
+    const target = openSync(to, "w")
+    try {
+      const chunk = Buffer.allocUnsafe(1 << 20)
+      for (let read: number; (read = readSync(source, chunk, 0, chunk.length, null)) > 0; ) {
+        for (let written = 0; written < read; ) written += writeSync(target, chunk, written, read - written)
+      }
+    } finally {
+      closeSync(target)
+    }
+  } finally {
+    closeSync(source)
+  }
+}
+
+/**
+ * Moves the files `names` from `staging` to their final names in `dir`, in one synchronous step (no signal
+ * handler runs in between). A name that is a symbolic link there is written through, as the files were before.
+ */
+const publish = (flag: string, staging: string, dir: string, names: readonly string[]): void => {
+  for (const name of names) {
+    const target = join(dir, name)
+    try {
+      if (isSymbolicLink(target)) copyInto(join(staging, name), target)
+      else renameSync(join(staging, name), target)
+    } catch (error) {
+      throw outputFileError(flag, target, error)
+    }
+  }
+}
+
+/** Runs `use` with a staging directory in `dir` (see `STAGING_PREFIX`), removed afterwards whatever happens. */
+const withStaging = <A, E>(flag: string, dir: string, use: (staging: string) => Effect.Effect<A, E>): Effect.Effect<A, unknown> =>
+  Effect.acquireUseRelease(
+    Effect.try({ try: () => openStaging(flag, dir), catch: (error) => error }),
+    use,
+    (staging) => Effect.sync(() => rmSync(staging, { recursive: true, force: true })),
+  )
 
 /** Whether two files have the same bytes (streamed: a million-intent trace is most of a gigabyte). */
 const sameFileBytes = async (a: string, b: string): Promise<boolean> => {
@@ -113,29 +202,48 @@ export const runCommand = Command.make(
     yield* Effect.try({
       try: () => {
         prepareOutputDir(outFlag, baseDir)
-        if (count === 1) checkRunOutputs(outFlag, baseDir, baseDir, [...REPORT_FILES, "trace.jsonl"])
+        if (count === 1) checkRunOutputs(outFlag, baseDir, baseDir, RUN_FILES)
         else {
-          checkRunOutputs(outFlag, baseDir, baseDir, ["runs.json", "runs.md"])
+          checkRunOutputs(outFlag, baseDir, baseDir, SET_FILES)
           // Only run directories that exist can be in the way: the entries there, not `count` paths (--runs 1e8).
           for (const name of readdirSync(baseDir)) {
             const run = /^run-(\d+)-seed-(\d+)$/.exec(name)
             const i = run === null ? -1 : Number(run[1]) - firstRun
-            if (i >= 0 && i < count && runDir(i) === join(baseDir, name)) checkRunOutputs(outFlag, baseDir, runDir(i), [...REPORT_FILES, "trace.jsonl"])
+            if (i >= 0 && i < count && runDir(i) === join(baseDir, name)) checkRunOutputs(outFlag, baseDir, runDir(i), RUN_FILES)
           }
         }
       },
       catch: (error) => error,
     })
+    if (count > 1) {
+      // An earlier set's summary would describe run directories this set is about to replace: it goes now, and
+      // this set's is written once every run has completed. (A link stays: this set's summary is written through it.)
+      for (const name of SET_FILES) {
+        const path = join(baseDir, name)
+        if (!isSymbolicLink(path)) yield* Effect.try({ try: () => rmSync(path, { force: true }), catch: (error) => outputFileError(outFlag, path, error) })
+      }
+    }
     const reports: RunReport[] = []
     let failed = false
     for (let i = 0; i < count; i++) {
       const runSeed = firstSeed + i
       const dir = runDir(i)
-      const result = yield* Effect.tryPromise({
-        try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: dir, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
-        catch: (error) => error,
-      })
-      yield* Effect.try({ try: () => writeReportFiles(dir, result.report, result.timeseries), catch: (error) => outputFileError(outFlag, (error as { readonly path?: string }).path ?? dir, error) })
+      // The trace and the reports are written in a staging directory and moved into `dir` once all are written.
+      const result = yield* withStaging(outFlag, dir, (staging) =>
+        Effect.gen(function* () {
+          const result = yield* Effect.tryPromise({
+            try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: staging, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
+            catch: (error) => error,
+          })
+          yield* Effect.try({
+            try: () => writeReportFiles(staging, result.report, result.timeseries),
+            // Named by its final path: the staging directory is an implementation detail.
+            catch: (error) => outputFileError(outFlag, join(dir, basename((error as { readonly path?: string }).path ?? "")), error),
+          })
+          yield* Effect.try({ try: () => publish(outFlag, staging, dir, RUN_FILES), catch: (error) => error })
+          return result
+        }),
+      )
       reports.push(result.report)
       yield* Console.log(summary(result.report, dir))
       if (checkDeterminism) {
@@ -168,12 +276,17 @@ export const runCommand = Command.make(
     }
     if (count > 1) {
       const runs = summarizeRuns(reports)
-      for (const [name, text] of [
-        ["runs.json", `${JSON.stringify(runs, null, 2)}\n`],
-        ["runs.md", renderRunsMarkdown(runs)],
-      ] as const) {
-        yield* Effect.try({ try: () => writeFileSync(join(baseDir, name), text), catch: (error) => outputFileError(outFlag, join(baseDir, name), error) })
-      }
+      yield* withStaging(outFlag, baseDir, (staging) =>
+        Effect.gen(function* () {
+          for (const [name, text] of [
+            ["runs.json", `${JSON.stringify(runs, null, 2)}\n`],
+            ["runs.md", renderRunsMarkdown(runs)],
+          ] as const) {
+            yield* Effect.try({ try: () => writeFileSync(join(staging, name), text), catch: (error) => outputFileError(outFlag, join(baseDir, name), error) })
+          }
+          yield* Effect.try({ try: () => publish(outFlag, staging, baseDir, SET_FILES), catch: (error) => error })
+        }),
+      )
       yield* Console.log(`${runs.summary.passed} of ${count} runs passed; over the ${count} seeds (${join(baseDir, "runs.md")}, runs.json):`)
       for (const line of runsSummaryLines(runs.summary)) yield* Console.log(line)
     }

@@ -7,6 +7,7 @@ import { TextSinkWorker } from "../../service/domain/textSink.ts"
 import { arbTrace, traceConfig } from "../../service/hub/arbitrary.ts"
 import type { HubInput } from "../../service/hub/hub.ts"
 import { encodeConfigLine, encodeInputLine } from "../../service/hub/inputLines.ts"
+import { encodeEndLine, replayFile } from "../../service/hub/replay.ts"
 import { runScenario } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
 import { TraceFile } from "./traceFile.ts"
@@ -65,6 +66,43 @@ describe("TraceFile", () => {
     expect(readFileSync(here).equals(expected)).toBe(true)
     expect(readFileSync(offloadedPath).equals(expected)).toBe(true)
     expect(() => offloaded.input(inputs[0]!)).toThrow(/closed/)
+  })
+
+  it("ends a complete trace with its end line, the number of inputs written, here and from the worker thread", () => {
+    const config = traceConfig()
+    const inputs: HubInput[] = fc.sample(arbTrace(), { numRuns: 400, seed: 5 }).flat()
+    const here = tempFile()
+    const offloadedPath = tempFile()
+    const local = new TraceFile(here, { offloadAfterBytes: Number.POSITIVE_INFINITY })
+    const offloaded = new TraceFile(offloadedPath, { offloadAfterBytes: 16 << 10 })
+    for (const file of [local, offloaded]) {
+      file.config(config)
+      for (const input of inputs) file.input(input)
+      file.end()
+      expect(() => file.end()).toThrow(/closed/)
+    }
+    expect(offloaded.offloaded).toBe(true)
+    const expected = `${[encodeConfigLine(config), ...inputs.map(encodeInputLine), encodeEndLine(inputs.length)].join("\n")}\n`
+    expect(readFileSync(here, "utf8")).toBe(expected)
+    expect(readFileSync(offloadedPath, "utf8")).toBe(expected)
+    // close() alone leaves no end line (what an interrupted run leaves).
+    const cut = tempFile()
+    const file = new TraceFile(cut)
+    file.config(config)
+    file.input(inputs[0]!)
+    file.close()
+    expect(readFileSync(cut, "utf8")).toBe(`${encodeConfigLine(config)}\n${encodeInputLine(inputs[0]!)}\n`)
+  })
+
+  it("a completed run's trace ends with its end line, and replays to the run's trace hash", async () => {
+    const text = readFileSync(new URL("../../scenarios/quickstart.yaml", import.meta.url), "utf8").replace(/^horizon: .*$/m, "horizon: { epochs: 2 }")
+    const out = dirname(tempFile())
+    const { report } = await runScenario(parseScenario(text, "quickstart.yaml"), { seed: 1, backend: "memory", outDir: out })
+    const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trimEnd().split("\n")
+    expect(lines.at(-1)).toBe(encodeEndLine(report.hubInputs))
+    expect(lines).toHaveLength(report.hubInputs + 2)
+    const replayed = await replayFile(join(out, "trace.jsonl"), { onLine: () => {} })
+    expect(replayed).toMatchObject({ traceHash: report.traceHash, inputs: report.hubInputs, end: { line: report.hubInputs + 2 } })
   })
 
   it("fails the writer when the worker thread cannot write", () => {

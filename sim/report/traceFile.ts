@@ -10,12 +10,16 @@
  * to it in packed batches (`packInput`) and it makes the lines (`encodeInputLine`, the same text) and appends
  * them, on the other core. `close()` waits until it has written everything; its failures fail the next post or
  * the close.
+ *
+ * `end()` closes a complete trace with its end line (`{"kind":"end","inputs":N}`, see `service/hub/replay.ts`), by
+ * which `clearsim hub replay` tells it from one cut short; `close()` alone leaves the trace without it.
  */
 import { closeSync, openSync, writeSync } from "node:fs"
 import { workersLoadTypeScript, TextSinkWorker } from "../../service/domain/textSink.ts"
 import type { HubConfigInput } from "../../service/hub/config.ts"
 import type { HubInput } from "../../service/hub/hub.ts"
 import { encodeConfigLine, encodeInputLine, type HubInputTrace, packInput } from "../../service/hub/inputLines.ts"
+import { encodeEndLine } from "../../service/hub/replay.ts"
 
 const CHUNK_BYTES = 1 << 20
 /** Packed values gathered before a batch is posted to the worker (a few thousand intents). */
@@ -38,6 +42,7 @@ export class TraceFile implements HubInputTrace {
   private worker: TextSinkWorker | undefined = undefined
   private batch: unknown[] = []
   private closed = false
+  private inputs = 0
 
   readonly path: string
   /** Creates (or truncates) the file at `path`. */
@@ -57,6 +62,7 @@ export class TraceFile implements HubInputTrace {
   }
 
   input(input: HubInput): void {
+    this.inputs++
     if (this.worker !== undefined) {
       this.assertOpen()
       // Inputs are never changed after they are applied: posting them a little later posts the same fields.
@@ -100,6 +106,12 @@ export class TraceFile implements HubInputTrace {
     const bytes = this.chunk.subarray(0, this.length)
     this.length = 0
     this.writeAll(bytes)
+  }
+
+  /** Appends the end line (the number of inputs written), then closes the file: the trace is complete. */
+  end(): void {
+    this.line(encodeEndLine(this.inputs))
+    this.close()
   }
 
   /**
