@@ -212,7 +212,7 @@ describe("clearsim run", () => {
     expect(process.exitCode).toBe(2)
   })
 
-  it("snapshots the epoch the horizon cuts short: its time-series rows, and a property failing only there has a first failing epoch", async () => {
+  it("snapshots the epoch the horizon cuts short: its time-series rows, and a property failing only there has failed since that epoch", async () => {
     dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
     // 20 minutes: two whole epochs of 480 s and a third cut short after 240 s, with one rebalancer.
     const text = `
@@ -257,7 +257,7 @@ properties:
     expect(created.map((r) => Number(r.split(",")[4]))).toEqual([report.intents.created])
     // 10, 29, then 42 intents by the end of each epoch: the property fails only in the epoch cut short.
     expect(report.properties[0]!.firstFailingEpoch).toBe(report.epochs.last)
-    expect(result.out).toContain(`first at epoch ${report.epochs.last}`)
+    expect(result.out).toContain(`  FAILED intentsCreated <= 35 (value ${report.intents.created}), failing since epoch ${report.epochs.last}\n`)
   })
 
   it("prints each population's user p99 when more than one population was paid", async () => {

@@ -147,7 +147,7 @@ const summary = (r: RunReport, dir: string): string => {
   const paid = populationLatencyRows(r).filter((p) => p.user.p99 !== null)
   if (paid.length > 1) lines.splice(3, 0, `  p99 by population (creation to paid): ${paid.map((p) => `${p.label} ${Math.round(p.user.p99!)}s`).join(", ")}`)
   for (const p of r.properties.filter((p) => !p.pass)) {
-    lines.push(`  FAILED ${p.name}${p.value === undefined ? "" : ` (value ${p.value})`}${p.firstFailingEpoch === undefined ? "" : `, first at epoch ${firstFailingEpochText(p)}`}${p.reason === undefined ? "" : `: ${p.reason}`}`)
+    lines.push(`  FAILED ${p.name}${p.value === undefined ? "" : ` (value ${p.value})`}${p.firstFailingEpoch === undefined ? "" : `, failing since epoch ${firstFailingEpochText(p)}`}${p.reason === undefined ? "" : `: ${p.reason}`}`)
   }
   lines.push(`  report: ${join(dir, "report.html")} (also report.md, report.json, timeseries.csv, trace.jsonl)`)
   return lines.join("\n")

@@ -228,7 +228,7 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
     ...(agentIntents === undefined ? [] : [["agents' own intents settled", ofTotal(agentIntents.settled, agentIntents.created)] as [string, string]]),
   ]
   out.push(`<div class="kpis">${kpis.map(([k, v]) => `<div class="kpi"><span class="muted">${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</div>`)
-  out.push(`<h2>Properties</h2><table><tr><th>property</th><th>result</th><th>value</th><th>first failing epoch</th></tr>`)
+  out.push(`<h2>Properties</h2><table><tr><th>property</th><th>result</th><th>value</th><th>failing since epoch</th></tr>`)
   for (const p of r.properties) {
     const result = p.pass ? `<span class="pass">pass</span>` : `<span class="fail">fail</span>${p.reason === undefined ? "" : `: ${escapeHtml(p.reason)}`}`
     // The value to six decimals, as the metrics show it (a property on discountPaidBps reads 2.706772, not 2.70677).

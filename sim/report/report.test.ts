@@ -35,6 +35,22 @@ describe("report files of a run", () => {
     writeReportFiles(out, result.report, result.timeseries)
   })
 
+  it("gives the settled share to 6 decimals, truncated, alike in timeseries.csv, the metrics and the properties", () => {
+    // 497 of 508 intents settled: 0.978346456..., which the time series wrote with 16 digits.
+    const r = result.report
+    expect([r.intents.settled, r.intents.created]).toEqual([497, 508])
+    expect(metricsOf(r).get("settledShare")).toBe(0.978346)
+    const users = r.intents.byPopulation!.users!
+    expect(metricsOf(r).get("population.users.settledShare")).toBe(Math.floor((users.settled / users.created) * 1e6 + 1e-9) / 1e6)
+    const shares = result.timeseries.filter((row) => row.metric === "settledShare")
+    expect(shares.at(-1)).toMatchObject({ epoch: r.epochs.last, value: 0.978346 })
+    for (const { value } of shares) expect(value).toBe(Math.floor(value * 1e6 + 1e-9) / 1e6)
+    const csv = readFileSync(join(out, "timeseries.csv"), "utf8")
+    expect(csv).toContain(`,${r.epochs.last},settledShare,0.978346\n`)
+    expect(csv).not.toMatch(/,settledShare,\d\.\d{7,}/)
+    expect(r.properties.find((p) => p.name.startsWith("settledShare "))?.value).toBe(0.978346)
+  })
+
   it("gives properties and baselines no netting ratio when no user volume was settled out of custody", () => {
     expect(metricsOf(result.report).get("nettingRatio")).toBe(result.report.netting.ratio)
     const none = { ...result.report, netting: { ...result.report.netting, ratio: 0, nettedVolume: "0", totalVolume: "0" } }
@@ -115,9 +131,9 @@ describe("report files of a run", () => {
     for (const name of ["users&#39; intents created", "users&#39; intents settled", "invoices created", "invoices settled"]) expect(html).toContain(`</span>${name} <span class="muted">`)
   })
 
-  it("says that a latency property's first failing epoch is that epoch's own latencies", () => {
-    expect(firstFailingEpochText({ name: "p99LatencySeconds <= 500", firstFailingEpoch: 500015 })).toBe("500015 (that epoch's own latencies)")
-    expect(firstFailingEpochText({ name: "latency.settlement.p90 <= 500", firstFailingEpoch: 7 })).toBe("7 (that epoch's own latencies)")
+  it("says that the epoch a latency property has failed since is judged on each epoch's own latencies", () => {
+    expect(firstFailingEpochText({ name: "p99LatencySeconds <= 500", firstFailingEpoch: 500015 })).toBe("500015 (each epoch's own latencies)")
+    expect(firstFailingEpochText({ name: "latency.settlement.p90 <= 500", firstFailingEpoch: 7 })).toBe("7 (each epoch's own latencies)")
     expect(firstFailingEpochText({ name: "intentsSettled >= 600", firstFailingEpoch: 7 })).toBe("7")
     expect(firstFailingEpochText({ name: "nettingRatio >= 0.5", firstFailingEpoch: 3 })).toBe("3")
     expect(firstFailingEpochText({ name: "nettingRatio >= 0.5" })).toBe("–")
@@ -335,10 +351,11 @@ describe("report figures on hand-made reports", () => {
     expect([none.get("population.idle.intents.created"), none.get("asset.USDT.intents.settled")]).toEqual([0, 0])
     const m = metricsOf(richReport())
     expect(m.get("settledShare")).toBe(0.75) // 6 of 8
-    expect([m.get("discountPaidBps"), m.get("discountPaidBpsOfInvoices"), m.get("asset.WETH.settledShare"), m.has("asset.WETH.nettingRatio")]).toEqual([0.3, 15, 2 / 3, false])
+    // Shares to 6 decimals, truncated: 2 of 3 is 0.666666.
+    expect([m.get("discountPaidBps"), m.get("discountPaidBpsOfInvoices"), m.get("asset.WETH.settledShare"), m.has("asset.WETH.nettingRatio")]).toEqual([0.3, 15, 0.666666, false])
     // User latency and settlement latency, overall and by path, each its own.
     expect(["p99LatencySeconds", "p99SettlementLatencySeconds", "latency.settlement.p50", "latency.fast.p99", "latency.settlement.fast.p99", "latency.settlement.basic.max"].map((n) => m.get(n))).toEqual([29, 69, 45, 3.125, 7, 80])
-    expect(["population.traders.settledShare", "population.mm.latency.settlement.p99", "transport.refusedByHub"].map((n) => m.get(n))).toEqual([5 / 7, 1, 3])
+    expect(["population.traders.settledShare", "population.mm.latency.settlement.p99", "transport.refusedByHub"].map((n) => m.get(n))).toEqual([0.714285, 1, 3])
   })
 
   it("writes report.md's figures in their own cells: headline lines, latency rows, properties, agents and the run's counters", () => {
@@ -358,11 +375,15 @@ describe("report figures on hand-made reports", () => {
       "| traders | 7 | 5 | 6 | 2 | 25 | 29 | 40 | 45 | 69 |",
       "| mm (arbitrageur) | 2 | 2 | 2 | 0.5 | 0.75 | 0.875 | 1 | 1 | 1 |",
       "| (other senders) | 1 | 1 | 1 | 3 | 3 | 3 | 3 | 9 | 9 |",
+      "| property | result | value | failing since epoch |",
       "| `discountPaidBps >= 0.1` | pass | 2.706772 | – |",
       "| traders | rebalancer | 10 | basic 7 | – | – | USDC -12.345679 | USDC 0.5 |",
     ]) {
       expect(md).toContain(`\n${row}\n`)
     }
+    // A failing property: the epoch it has failed since under "failing since epoch".
+    const failing = renderMarkdown({ ...richReport(), properties: [{ name: "p99LatencySeconds <= 20", pass: false, value: 29, firstFailingEpoch: 500003 }] })
+    expect(failing).toContain("\n| `p99LatencySeconds <= 20` | **fail** | 29 | 500003 (each epoch's own latencies) |\n")
     expect(md).toContain("(of which 2 refused by the hub and 0 by spoke gateways; any other still in flight or dropped at the end), 0 reordered, 0 held by outages, 3 refused by the paused hub and redelivered\n")
     // No invoice settled: no rate of the invoices.
     const base = minimalReport() as unknown as RunReport
@@ -392,6 +413,9 @@ describe("report figures on hand-made reports", () => {
     expect(html).toContain("<tr><td>fast</td><td>3</td><td>2</td><td>3</td><td>1.5</td><td>2.25</td><td>3.125</td><td>1,234.5</td><td>5</td><td>7</td></tr>")
     expect(html).toContain("<tr><td>all</td><td>8</td><td>6</td><td>7</td><td>2</td><td>25</td><td>29</td><td>40</td><td>45</td><td>69</td></tr>")
     expect(html).toContain("<tr><td>(other senders)</td><td>1</td><td>1</td><td>1</td><td>3</td>")
+    expect(html).toContain("<tr><th>property</th><th>result</th><th>value</th><th>failing since epoch</th></tr>")
+    const failing = renderHtml({ ...richReport(), properties: [{ name: "nettingRatio >= 0.5", pass: false, value: 0.25, firstFailingEpoch: 500003 }] }, [])
+    expect(failing).toMatch(/<td><code>nettingRatio &gt;= 0\.5<\/code><\/td><td>.*fail.*<\/td><td>0\.25<\/td><td>500003<\/td><\/tr>/)
     expect(html).toContain("<td>pass</td>".replace("pass", `<span class="pass">pass</span>`) + "<td>2.706772</td>")
     expect(html).toContain("<td>USDC −12.345679</td><td>USDC 0.5</td>")
   })
@@ -534,8 +558,10 @@ describe("intents by asset", () => {
     expect(Object.values(byTicker).reduce((n, c) => n + c.created, 0)).toBe(report.intents.created)
     expect(Object.values(byTicker).reduce((n, c) => n + c.settled, 0)).toBe(report.intents.settled)
     const weth = report.properties.find((p) => p.name === "asset.WETH.settledShare >= 0.9")!
-    expect(weth.value).toBe(byTicker.WETH!.settled / byTicker.WETH!.created)
-    expect(weth.pass).toBe(byTicker.WETH!.settled / byTicker.WETH!.created >= 0.9)
+    // The share to 6 decimals, truncated, as every settled share is given (and judged).
+    const wethShare = Math.floor((byTicker.WETH!.settled / byTicker.WETH!.created) * 1e6 + 1e-9) / 1e6
+    expect(weth.value).toBe(wethShare)
+    expect(weth.pass).toBe(wethShare >= 0.9)
     expect(report.properties.find((p) => p.name === "asset.USDC.intents.created > 0")!.pass).toBe(true)
     // Netting per asset, in its own tokens: the assets' volumes add up to the overall figure.
     const netting = report.netting.byTicker!

@@ -13,7 +13,7 @@ import type { KeeperStats } from "../agents/keepers.ts"
 import { bpsOf, type IntentPath, type MetricsCollector, PATHS } from "../metrics/collector.ts"
 import { type NettingTotalsView, ratioOf } from "../metrics/netting.ts"
 import { type Percentiles, toMilliseconds } from "../metrics/percentiles.ts"
-import type { PropertyResult } from "../metrics/properties.ts"
+import { type PropertyResult, truncateRatio } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
 import { renderHtml, type SeriesRow } from "./html.ts"
 import { makeDirectories } from "../files.ts"
@@ -205,7 +205,7 @@ const populationMetrics = (
 ): [string, number | null][] => [
   [`population.${name}.intents.created`, r?.created ?? null],
   [`population.${name}.intents.settled`, r?.settled ?? null],
-  [`population.${name}.settledShare`, r === undefined || r.created === 0 ? null : r.settled / r.created],
+  [`population.${name}.settledShare`, r === undefined || r.created === 0 ? null : truncateRatio(r.settled / r.created)],
   ...QUANTILES.flatMap((q): [string, number | null][] => [
     [`population.${name}.latency.${q}`, r?.user?.[q] ?? null],
     [`population.${name}.latency.settlement.${q}`, r?.settlement?.[q] ?? null],
@@ -220,7 +220,7 @@ const assetMetrics = (
 ): [string, number | null][] => [
   [`asset.${symbol}.intents.created`, c?.created ?? null],
   [`asset.${symbol}.intents.settled`, c?.settled ?? null],
-  [`asset.${symbol}.settledShare`, c === undefined || c.created === 0 ? null : c.settled / c.created],
+  [`asset.${symbol}.settledShare`, c === undefined || c.created === 0 ? null : truncateRatio(c.settled / c.created)],
   [`asset.${symbol}.nettingRatio`, netting === undefined || netting.totalVolume === "0" ? null : netting.ratio],
 ]
 export const assetMetricNames = (symbol: string): string[] => assetMetrics(symbol, undefined).map(([metric]) => metric)
@@ -232,7 +232,10 @@ export const knownMetricNames = (populationNames: readonly string[], assetSymbol
   ...assetSymbols.flatMap(assetMetricNames),
 ]
 
-/** The values of `METRIC_NAMES` for a report; a metric without samples (no fast intents, say) is absent. */
+/**
+ * The values of `METRIC_NAMES` for a report; a metric without samples (no fast intents, say) is absent. Settled
+ * shares are to 6 decimals, truncated (`truncateRatio`), the value the time series, properties and baselines give.
+ */
 export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map<string, number> => {
   const m = new Map<string, number>()
   const put = (name: string, value: number | null) => {
@@ -254,7 +257,7 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
   put("invoicesSettled", report.discounts.invoicesSettled)
   put("intentsCreated", report.intents.created)
   put("intentsSettled", report.intents.settled)
-  put("settledShare", report.intents.created === 0 ? null : report.intents.settled / report.intents.created)
+  put("settledShare", report.intents.created === 0 ? null : truncateRatio(report.intents.settled / report.intents.created))
   for (const q of ["p50", "p90", "p99", "max"] as const) {
     put(`${q}LatencySeconds`, report.latency[q])
     put(`latency.${q}`, report.latency[q])
@@ -367,15 +370,16 @@ export const markdownText = (text: string): string =>
     .replace(/^(\d+)([.)])/gm, "$1\\$2")
 
 /**
- * A property's first failing epoch as shown to people: for a latency, the first epoch whose own samples failed it
- * (the per-epoch figures are each epoch's, not the run's so far), which the text says.
+ * The epoch a failing property has failed since (`firstFailingEpoch`: the first of the failing stretch that lasted
+ * to the end of the run), as shown to people under "failing since epoch": for a latency, the epochs' own samples
+ * failed it from there on (the per-epoch figures are each epoch's, not the run's so far), which the text says.
  */
 export const firstFailingEpochText = (p: Pick<PropertyResult, "name" | "firstFailingEpoch">): string => {
   if (p.firstFailingEpoch === undefined) return "–"
   // The per-epoch latency metrics: `p99LatencySeconds`, `latency.p99`, `p99SettlementLatencySeconds`, `latency.settlement.p99`.
   const metric = /^\s*([A-Za-z][A-Za-z0-9._-]*)/.exec(p.name)?.[1] ?? ""
   const ownLatencies = /^(p50|p90|p99|max)(Settlement)?LatencySeconds$/.test(metric) || /^latency\.(settlement\.)?(p50|p90|p99|max)$/.test(metric)
-  return ownLatencies ? `${p.firstFailingEpoch} (that epoch's own latencies)` : String(p.firstFailingEpoch)
+  return ownLatencies ? `${p.firstFailingEpoch} (each epoch's own latencies)` : String(p.firstFailingEpoch)
 }
 
 /** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
@@ -386,7 +390,7 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push(`# ${r.scenario.name}: ${verdictText(r)}`, "")
   if (r.scenario.description !== undefined) lines.push(markdownText(r.scenario.description), "")
   lines.push(`seed ${r.seed}, run ${r.run}, backend ${r.backend}, clearsim ${r.version}, trace hash \`${r.traceHash}\``, "")
-  lines.push("## Properties", "", "| property | result | value | first failing epoch |", "|---|---|---|---|")
+  lines.push("## Properties", "", "| property | result | value | failing since epoch |", "|---|---|---|---|")
   for (const p of r.properties) lines.push(`| \`${p.name}\` | ${p.pass ? "pass" : `**fail**${p.reason === undefined ? "" : `: ${p.reason}`}`} | ${p.value === undefined ? "–" : Number.isInteger(p.value) ? p.value : Number(p.value.toFixed(6))} | ${firstFailingEpochText(p)} |`)
   if (r.properties.length === 0) lines.push("| (none) | | | |")
   lines.push("", "## Metrics", "")
