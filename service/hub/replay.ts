@@ -3,9 +3,10 @@
  * with `{"kind":"summary","traceHash":"0x..","events":N}`. The engine's regression interface.
  *
  * A trace may end with an end line, `{"kind":"end","inputs":N}` (`encodeEndLine`), which `clearsim run` writes when
- * a run completes: it is no input (the hub's events and the trace hash are the same without it), and a trace that
- * lacks it may have been cut short at a line boundary, which no line's check can see. Traces without one (written
- * by hand, by `clearsim up`, by earlier versions) replay as before; the summary says whether there was one.
+ * a run completes and `clearsim up` when its session stops: it is no input (the hub's events and the trace hash are
+ * the same without it), and a trace that lacks it may have been cut short at a line boundary, which no line's check
+ * can see. Traces without one (written by hand, by a session still running, by earlier versions) replay as before;
+ * the summary says whether there was one.
  */
 import { createReadStream, statSync } from "node:fs"
 import { createInterface } from "node:readline"

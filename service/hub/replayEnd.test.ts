@@ -3,9 +3,11 @@
  * input, so the events and the trace hash are those of the trace without it; its count is checked, nothing may
  * follow it, and the summary says whether the trace had one (a trace cut at a line boundary has none).
  */
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { InputLineError } from "./inputs.ts"
 import { checkTraceLines, encodeEndLine, replayFile, replayLines } from "./replay.ts"
@@ -14,8 +16,10 @@ const example = new URL("../../scenarios/hub-trace-example.jsonl", import.meta.u
 const dir = mkdtempSync(join(tmpdir(), "clearsim-replay-end-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** The shipped example trace's lines (a config line and its inputs, no end line), blank lines dropped. */
-const exampleLines = (): string[] => readFileSync(example, "utf8").split("\n").filter((line) => line.trim() !== "")
+/** The shipped example trace's lines, blank lines dropped. */
+const exampleFileLines = (): string[] => readFileSync(example, "utf8").split("\n").filter((line) => line.trim() !== "")
+/** The example trace without its end line: a config line and its inputs, as a trace before end lines was. */
+const exampleLines = (): string[] => exampleFileLines().slice(0, -1)
 
 const replay = async (lines: readonly string[]) => {
   const out: string[] = []
@@ -24,6 +28,19 @@ const replay = async (lines: readonly string[]) => {
 }
 
 describe("replay: a trace's end line", () => {
+  it("ends the shipped example trace (README's), which replays to the hash of its inputs alone", async () => {
+    const file = exampleFileLines()
+    expect(file.at(-1)).toBe(encodeEndLine(file.length - 2))
+    const complete = await replay(file)
+    expect(complete.summary.end).toEqual({ line: file.length })
+    expect(complete.out).toEqual((await replay(exampleLines())).out)
+    // As README has users replay it: exit 0, no note that it may be cut short.
+    const cli = spawnSync(process.execPath, [fileURLToPath(new URL("../../bin/clearsim.js", import.meta.url)), "hub", "replay", fileURLToPath(example)], { encoding: "utf8", timeout: 60_000 })
+    expect(cli.status, cli.stderr).toBe(0)
+    expect(cli.stderr).toBe("")
+    expect(cli.stdout).toBe(`${complete.out.join("\n")}\n`)
+  })
+
   it("is no input: the same events and trace hash as without it, and the summary names its line", async () => {
     const lines = exampleLines()
     const inputs = lines.length - 1

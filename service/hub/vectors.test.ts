@@ -1,6 +1,8 @@
 /**
  * The reference's vectors (everclear-protocol-facts §7 A, D, E, F) replayed from trace files through the
- * replay interface; the expected amounts are the reference's, written out by hand.
+ * replay interface; the expected amounts are the reference's, written out by hand. Vectors A, D and F end with
+ * an end line (`{"kind":"end","inputs":N}`); vector E is kept in the format of traces written before end lines, and
+ * proves that such traces still replay.
  */
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
@@ -112,5 +114,18 @@ describe("vector F: one-epoch discounts consume this epoch's deposits FIFO", () 
     // Deposit 2 absorbed the remaining 850 of invoice 2; custody on S no longer covers it, so it is invoiced.
     expect(invoices[2]).toMatchObject({ amount: (1_000n * E18 + (850n * E18 * 50n * E18) / (950n * E18)).toString() })
     expect(invoices[3]).toMatchObject({ amount: (1_000n * E18).toString() })
+  })
+})
+
+describe("the vector traces' end lines", () => {
+  it("end A, D and F (counting their inputs, checked by the replay), and not E, the earlier format", async () => {
+    for (const [name, inputs] of [["vector-a.jsonl", 9], ["vector-d.jsonl", 5], ["vector-f.jsonl", 10]] as const) {
+      const { summary } = await replay(name)
+      expect(summary).toMatchObject({ inputs, end: { line: inputs + 2 } })
+    }
+    // A trace without an end line, as every trace was before them, replays all the same.
+    const { summary } = await replay("vector-e.jsonl")
+    expect(summary.inputs).toBe(6)
+    expect(summary.end).toBeUndefined()
   })
 })

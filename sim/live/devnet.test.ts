@@ -3,9 +3,10 @@
  * of one-second blocks and crons; an external user creates an intent through `POST /intents`, signs the returned
  * transaction with a viem wallet and sends it to the chain's RPC URL; the devnet mines it, indexes it and the
  * keepers carry it in real time to its settlement on the destination. A hub transaction goes through `/hub/rpc`.
- * SIGINT then stops everything: exit 0, the session's files written, the hub transaction in the trace, no anvil left.
+ * SIGINT then stops everything: exit 0, the session's files written, the hub transaction in the trace, no anvil left;
+ * the trace ends with its end line, so that `clearsim hub replay` replays it to the session's hash without a note.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -13,6 +14,7 @@ import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, ma
 import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HubAbi } from "../../service/api/hubAbi.ts"
+import { encodeEndLine } from "../../service/hub/replay.ts"
 import type { DevnetInfo } from "./devnet.ts"
 
 const root = new URL("../../", import.meta.url).pathname
@@ -188,6 +190,17 @@ describe("clearsim up", () => {
     expect(pids.some(alive)).toBe(false)
     expect(anvilPids().filter((pid) => pids.includes(pid))).toEqual([])
   }, 20_000)
+
+  it("ends the stopped session's trace with its end line: hub replay gives the session's trace hash, exit 0, no note", () => {
+    const session = JSON.parse(readFileSync(join(out, "session.json"), "utf8")) as { traceHash: string; hubInputs: number }
+    const lines = readFileSync(join(out, "trace.jsonl"), "utf8").trimEnd().split("\n")
+    expect(lines.at(-1)).toBe(encodeEndLine(session.hubInputs))
+    expect(lines).toHaveLength(session.hubInputs + 2) // the config line, the inputs, the end line
+    const replay = spawnSync(process.execPath, [bin, "hub", "replay", join(out, "trace.jsonl")], { cwd: root, encoding: "utf8", timeout: 30_000 })
+    expect(replay.status, replay.stderr).toBe(0)
+    expect(replay.stderr).toBe("")
+    expect(JSON.parse(replay.stdout.trimEnd().split("\n").at(-1)!)).toMatchObject({ kind: "summary", traceHash: session.traceHash })
+  }, 40_000)
 
   it("refuses a bad flag with a one-line message and exit code 2, before starting anything", () => {
     let status: number | null = 0

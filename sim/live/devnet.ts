@@ -7,7 +7,9 @@
  * so block timestamps are wall-clock unix seconds); other clients take part (transactions users sign and send to
  * a chain's RPC URL are mined at the chain's next block tick and every transaction of a block is processed; hub
  * transactions sent to `/hub/rpc` go through the world, so they are traced and their SETTLEMENT messages
- * transported); and it runs until `stop()`, which writes the trace and a report of the session.
+ * transported); and it runs until `stop()`, which ends the trace with its end line (as a completed run's, see
+ * `service/hub/replay.ts`) and writes a report of the session. A session that does not stop (killed outright, or
+ * failing to start) leaves its trace without the end line.
  */
 import { createWriteStream, writeFileSync, type WriteStream } from "node:fs"
 import { createServer } from "node:net"
@@ -15,7 +17,8 @@ import { join } from "node:path"
 import { startApiServer, type ApiServer } from "../../service/api/server.ts"
 import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
-import { lineTrace } from "../../service/hub/inputLines.ts"
+import { encodeConfigLine, encodeInputLine, type HubInputTrace } from "../../service/hub/inputLines.ts"
+import { encodeEndLine } from "../../service/hub/replay.ts"
 import { type AnvilSpokeChain, createAnvilSpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
 import { ChainPool, TEST_MNEMONIC } from "../chains/index.ts"
 import { writeReportFiles, type RunReport } from "../report/report.ts"
@@ -37,7 +40,7 @@ export interface DevnetOptions {
   readonly userAccounts: number
   /** Seed of the agents' and transport's randomness (default: the scenario's, else 1). */
   readonly seed?: number
-  /** Where devnet.json (at start), trace.jsonl, report.* and session.json (at stop) go. */
+  /** Where devnet.json (at start), trace.jsonl (as the hub takes inputs; its end line at stop), report.* and session.json (at stop) go. */
   readonly outDir: string
   /** Activity lines: transactions of other clients, hub JSON-RPC transactions, errors, status. */
   readonly log?: (line: string) => void
@@ -114,7 +117,7 @@ export interface DevnetSession {
 
 export interface Devnet {
   readonly info: DevnetInfo
-  /** Stops the pacer, the API server and the chains, and writes the trace and the session's report (idempotent). */
+  /** Stops the pacer, the API server and the chains, ends the trace with its end line and writes the session's report (idempotent). */
   stop(): Promise<DevnetSession>
 }
 
@@ -163,12 +166,13 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
     const spokes = await createAnvilSpokes(pool, plan.spokes)
     makeDirectories(options.outDir)
     const traceStream = (trace = createWriteStream(join(options.outDir, "trace.jsonl")))
+    const traceLines = countingLineTrace((line) => void traceStream.write(`${line}\n`))
     const counters = { foreignTransactions: 0, hubRpcTransactions: 0, handlerErrors: 0 }
     const assembly = assembleRun(spec, plan, {
       seed,
       spokes,
       agents: options.agents,
-      trace: lineTrace((line) => void traceStream.write(`${line}\n`)),
+      trace: traceLines,
       foreignTransactions: foreignSource(spokes, (domain, block, tx) => {
         counters.foreignTransactions++
         const events = tx.events.map((e) => e.name).join(", ") || "no events"
@@ -220,7 +224,10 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
           conservation = error instanceof Error ? error.message : String(error)
         }
         await pool.stop()
-        await new Promise<void>((resolve) => traceStream.end(resolve))
+        // Every input is traced by now (the hub's last block included): the end line says the session stopped, so
+        // that replaying its trace does not take it for one cut short. A conservation violation does not keep it
+        // off: the trace is complete, and its replay finds the violation.
+        await new Promise<void>((resolve) => traceStream.end(`${encodeEndLine(traceLines.inputs())}\n`, resolve))
         return writeSession(options.outDir, loaded, plan, assembly, seed, counters, conservation, (wallClockMs() - startedWall) / 1000)
       })())
     return { info, stop }
@@ -229,6 +236,19 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
     await pool.stop()
     if (trace !== undefined) await new Promise<void>((resolve) => trace!.end(resolve))
     throw error
+  }
+}
+
+/** A trace whose lines go to `onLine` (without their newlines), counting the inputs for the end line. */
+const countingLineTrace = (onLine: (line: string) => void): HubInputTrace & { inputs(): number } => {
+  let inputs = 0
+  return {
+    config: (config) => onLine(encodeConfigLine(config)),
+    input: (input) => {
+      inputs++
+      onLine(encodeInputLine(input))
+    },
+    inputs: () => inputs,
   }
 }
 
