@@ -101,6 +101,35 @@ const publish = (flag: string, staging: string, dir: string, names: readonly str
   }
 }
 
+/** Where a run that failed (not one interrupted) leaves the hub inputs it traced, beside the earlier run's files. */
+const FAILED_TRACE = "trace.failed.jsonl"
+
+/** A run's failure, with where its hub inputs were kept (`keepFailedTrace`), told after the failure itself. */
+class RunFailure {
+  readonly error: unknown
+  readonly failedTrace: string
+  constructor(error: unknown, failedTrace: string) {
+    this.error = error
+    this.failedTrace = failedTrace
+  }
+}
+
+/**
+ * A run that failed (an engine invariant broken, a chain gone, a defect) keeps the hub inputs it traced up to the
+ * failure as `trace.failed.jsonl` in `dir` (no end line: `clearsim hub replay` reproduces what the hub did up to
+ * there); its reports are not written. An interrupted run keeps nothing (`withStaging`), and a run that completes
+ * removes an earlier run's `trace.failed.jsonl` (`publish`).
+ */
+const keepFailedTrace = (error: unknown, staging: string, dir: string): unknown => {
+  const to = join(dir, FAILED_TRACE)
+  try {
+    renameSync(join(staging, "trace.jsonl"), to)
+    return new RunFailure(error, to)
+  } catch {
+    return error // no trace (the run failed before it opened one, or without --out), or none can be moved there
+  }
+}
+
 /** Runs `use` with a staging directory in `dir` (see `STAGING_PREFIX`), removed afterwards whatever happens. */
 const withStaging = <A, E>(flag: string, dir: string, use: (staging: string) => Effect.Effect<A, E>): Effect.Effect<A, unknown> =>
   Effect.acquireUseRelease(
@@ -234,13 +263,15 @@ export const runCommand = Command.make(
           const result = yield* Effect.tryPromise({
             try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: staging, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
             catch: (error) => error,
-          })
+          }).pipe(Effect.mapError((error) => keepFailedTrace(error, staging, dir)))
           yield* Effect.try({
             try: () => writeReportFiles(staging, result.report, result.timeseries),
             // Named by its final path: the staging directory is an implementation detail.
             catch: (error) => outputFileError(outFlag, join(dir, basename((error as { readonly path?: string }).path ?? "")), error),
           })
           yield* Effect.try({ try: () => publish(outFlag, staging, dir, RUN_FILES), catch: (error) => error })
+          // An earlier failed run's trace describes a run these files replace.
+          yield* Effect.try({ try: () => rmSync(join(dir, FAILED_TRACE), { force: true }), catch: (error) => outputFileError(outFlag, join(dir, FAILED_TRACE), error) })
           return result
         }),
       )
@@ -293,8 +324,9 @@ export const runCommand = Command.make(
     if (failed) process.exitCode = 1
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {
-      const { message, exitCode } = describeCommandError(error, (e) => e instanceof ScenarioError)
+      const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError)
       yield* Console.error(`clearsim: ${message}`)
+      if (error instanceof RunFailure) yield* Console.error(`  the hub inputs traced up to the failure: ${error.failedTrace} (replay the hub: npx clearsim hub replay ${shellWord(error.failedTrace)})`)
       process.exitCode = exitCode
     }),
   )),

@@ -92,3 +92,46 @@ describe("clearsim run: the files of a run appear together, when it completes", 
     expect(existsSync(join(out, "runs.json"))).toBe(false)
   })
 })
+
+describe("clearsim run: a run that fails keeps the hub inputs it traced", () => {
+  it("a conservation violation mid-run leaves trace.failed.jsonl beside the earlier run's files, replayable, and names it; the next completed run removes it", () => {
+    const out = join(dir, "failed")
+    const first = clearsim("run", "scenarios/balanced-two-chain.yaml", "--out", out)
+    expect(first.code, first.stderr).toBe(0)
+    const before = contents(out)
+    // The hub's fourth conservation check fails, as a hub whose books do not balance would (an engine defect).
+    const breaker = join(dir, "break-conservation.ts")
+    writeFileSync(
+      breaker,
+      [
+        `import { Hub } from ${JSON.stringify(join(root, "service", "hub", "hub.ts"))}`,
+        `import { ConservationViolation } from ${JSON.stringify(join(root, "service", "hub", "errors.ts"))}`,
+        "let checks = 0",
+        "const check = Hub.prototype.checkConservation",
+        "Hub.prototype.checkConservation = function (this: Hub) {",
+        '  if (++checks === 4) throw new ConservationViolation("USDC", "custodied", 1n, 2n)',
+        "  check.call(this)",
+        "}",
+      ].join("\n"),
+    )
+    const r = spawnSync(process.execPath, ["--import", breaker, bin, "run", "scenarios/balanced-two-chain.yaml", "--out", out], { cwd: root, encoding: "utf8", timeout: 90_000 })
+    expect(r.status, r.stderr).toBe(1)
+    const failedTrace = join(out, "trace.failed.jsonl")
+    expect(r.stderr).toContain("conservation violated for USDC: custodied is 2, expected 1")
+    expect(r.stderr).toContain(`the hub inputs traced up to the failure: ${failedTrace} (replay the hub: npx clearsim hub replay ${failedTrace})`)
+    // The earlier run's files are as they were; the failed run's inputs are beside them, without an end line.
+    const after = contents(out)
+    expect(Object.keys(after)).toEqual([...RUN_FILES.slice(0, 4), "trace.failed.jsonl", "trace.jsonl"])
+    for (const name of RUN_FILES) expect(after[name], name).toBe(before[name])
+    const lines = after["trace.failed.jsonl"]!.trimEnd().split("\n")
+    expect(lines.length).toBeGreaterThan(1)
+    expect(lines.at(-1)).not.toContain('"kind":"end"')
+    const replay = clearsim("hub", "replay", failedTrace)
+    expect(replay.code, replay.stderr).toBe(0)
+    expect(replay.stderr).toContain("may be cut short")
+    // A run that completes there replaces the files and removes the failed run's trace.
+    const again = clearsim("run", "scenarios/balanced-two-chain.yaml", "--out", out)
+    expect(again.code, again.stderr).toBe(0)
+    expect(Object.keys(contents(out))).toEqual(RUN_FILES)
+  })
+})
