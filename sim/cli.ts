@@ -86,7 +86,7 @@ const replayCommand = (name: string) =>
         catch: (error) => (error instanceof InputLineError ? new UsageError(`${trace}:${error.line}: ${error.detail}`) : inputFileError("the trace", trace, error, "a trace.jsonl file")),
       }).pipe(Effect.ensuring(Effect.sync(out.flush)))
       // A trace cut at a line boundary has no bad line: only its missing end line tells.
-      if (result.end === undefined) yield* Console.error(`clearsim: note: ${trace} has no end line ({"kind":"end",...}), which clearsim run writes when a run completes: if a run wrote this trace, it may be cut short`)
+      if (result.end === undefined) yield* Console.error(`clearsim: note: ${trace} has no end line ({"kind":"end",...}), which clearsim run writes when a run completes and clearsim up when its session stops: if either wrote this trace, it may be cut short`)
       return result
     }, Effect.catch((error) => fail(error))),
   ).pipe(

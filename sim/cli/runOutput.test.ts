@@ -75,7 +75,7 @@ describe("clearsim run: the files of a run appear together, when it completes", 
     writeFileSync(cut, `${lines.slice(0, 1001).join("\n")}\n`)
     const cutReplay = clearsim("hub", "replay", cut)
     expect(cutReplay.code).toBe(0)
-    expect(cutReplay.stderr).toBe(`clearsim: note: ${cut} has no end line ({"kind":"end",...}), which clearsim run writes when a run completes: if a run wrote this trace, it may be cut short\n`)
+    expect(cutReplay.stderr).toBe(`clearsim: note: ${cut} has no end line ({"kind":"end",...}), which clearsim run writes when a run completes and clearsim up when its session stops: if either wrote this trace, it may be cut short\n`)
   })
 
   it("a Monte Carlo set removes an earlier set's runs.json and runs.md at start, and writes its own once every run completed", async () => {
