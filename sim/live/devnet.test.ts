@@ -5,9 +5,11 @@
  * keepers carry it in real time to its settlement on the destination. A hub transaction goes through `/hub/rpc`.
  * SIGINT then stops everything: exit 0, the session's files written, the hub transaction in the trace, no anvil left;
  * the trace ends with its end line, so that `clearsim hub replay` replays it to the session's hash without a note.
+ * A second session, whose trace.jsonl is a link to /dev/full, says once that it cannot write its trace, goes on
+ * serving, and stops with exit 0 and the failure in session.json.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, maxUint256 } from "viem"
@@ -56,21 +58,43 @@ const anvilPids = (): number[] => {
   }
 }
 
+/**
+ * Starts `clearsim up` on the test scenario on free ports, writing into `outDir`; its stdout and stderr go to
+ * `onOutput` as they come. `devnet()` waits for its devnet.json.
+ */
+const startUp = (outDir: string, onOutput: (text: string) => void) => {
+  let output = ""
+  const child = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--accounts", "2", "--out", outDir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+  const gather = (chunk: Buffer) => {
+    output += chunk.toString()
+    onOutput(chunk.toString())
+  }
+  child.stdout!.on("data", gather)
+  child.stderr!.on("data", gather)
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  // `until` takes a failed probe for "not yet": an early exit is raced instead, to fail at once with the output.
+  const devnet = () =>
+    Promise.race([
+      until("devnet.json", 25_000, async () => {
+        const file = join(outDir, "devnet.json")
+        return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DevnetInfo) : undefined
+      }),
+      exited.then((code): never => {
+        throw new Error(`clearsim up exited with ${code}:\n${output}`)
+      }),
+    ])
+  return { child, exited, devnet }
+}
+
 let child: ChildProcess
 let stdout = ""
 let exited: Promise<number | null>
 let info: DevnetInfo
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--accounts", "2", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-  child.stdout!.on("data", (chunk: Buffer) => void (stdout += chunk.toString()))
-  child.stderr!.on("data", (chunk: Buffer) => void (stdout += chunk.toString()))
-  exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)))
-  info = await until("devnet.json", 25_000, async () => {
-    if (child.exitCode !== null) throw new Error(`clearsim up exited with ${child.exitCode}:\n${stdout}`)
-    const file = join(out, "devnet.json")
-    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DevnetInfo) : undefined
-  })
+  const up = startUp(out, (text) => void (stdout += text))
+  ;({ child, exited } = up)
+  info = await up.devnet()
 }, 40_000)
 
 afterAll(async () => {
@@ -201,6 +225,38 @@ describe("clearsim up", () => {
     expect(replay.stderr).toBe("")
     expect(JSON.parse(replay.stdout.trimEnd().split("\n").at(-1)!)).toMatchObject({ kind: "summary", traceHash: session.traceHash })
   }, 40_000)
+
+  it("goes on serving when trace.jsonl cannot be written (a full disk): one line, no stack, the failure in session.json, exit 0 at the stop", async () => {
+    const full = mkdtempSync(join(tmpdir(), "clearsim-up-full-"))
+    // The write stream follows the link: its first write fails with ENOSPC, as on a full disk.
+    symlinkSync("/dev/full", join(full, "trace.jsonl"))
+    let output = ""
+    const up = startUp(full, (text) => void (output += text))
+    try {
+      const devnet = await up.devnet()
+      const failure = "trace.jsonl cannot be written: no space left on device (ENOSPC); the session goes on without its trace"
+      await until("the trace failure line", 10_000, async () => (output.includes(failure) ? true : undefined))
+      expect(await getJson(`${devnet.apiUrl}/health`)).toMatchObject({ status: 200, body: { status: "ok" } })
+      const pids = devnet.chains.map((c) => c.pid)
+      up.child.kill("SIGINT")
+      expect(await up.exited).toBe(0)
+      expect(output.split(failure)).toHaveLength(2) // told once
+      expect(output).not.toMatch(/^\s+at /m) // no stack
+      expect(output).toContain("trace.jsonl is incomplete")
+      expect(output).toContain("clearsim up stopped after")
+      const session = JSON.parse(readFileSync(join(full, "session.json"), "utf8")) as { traceError?: unknown; conservation: string; hubInputs: number }
+      expect(session.traceError).toEqual({ code: "ENOSPC", reason: "no space left on device" })
+      expect(session.conservation).toBe("ok")
+      expect(session.hubInputs).toBeGreaterThan(0)
+      expect(existsSync(join(full, "report.json"))).toBe(true)
+      expect(pids.some(alive)).toBe(false)
+      expect(anvilPids().filter((pid) => pids.includes(pid))).toEqual([])
+    } finally {
+      if (up.child.exitCode === null) up.child.kill("SIGKILL")
+      await up.exited
+      rmSync(full, { recursive: true, force: true })
+    }
+  }, 60_000)
 
   it("refuses a bad flag with a one-line message and exit code 2, before starting anything", () => {
     let status: number | null = 0

@@ -10,10 +10,18 @@
  * transported); and it runs until `stop()`, which ends the trace with its end line (as a completed run's, see
  * `service/hub/replay.ts`) and writes a report of the session. A session that does not stop (killed outright, or
  * failing to start) leaves its trace without the end line.
+ *
+ * A trace that cannot be written (a full disk) does not stop the session, unlike a run's (`report/traceFile.ts`
+ * throws and the run fails): a run is reproducible from its seed, so failing it loses nothing that cannot be made
+ * again, and its trace is what it is for; a live session cannot be made again (real time and other clients decide
+ * what happens), its users are in the middle of using it, and stopping it would save none of the trace. So the
+ * failure is told once, the trace is no longer written, and the session goes on: `session.json` and the stop name
+ * the failure (`traceError`), since the trace left is incomplete and does not replay to the session's trace hash.
  */
 import { createWriteStream, writeFileSync, type WriteStream } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
+import { finished } from "node:stream/promises"
 import { startApiServer, type ApiServer } from "../../service/api/server.ts"
 import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
@@ -109,10 +117,19 @@ export interface DevnetSession {
   readonly hubRpcTransactions: number
   /** Errors of event handlers (logged; the devnet went on). */
   readonly handlerErrors: number
+  /** The hash of every hub input of the session (kept in memory: a trace file that failed does not change it). */
   readonly traceHash: Hex
   readonly hubInputs: number
   readonly report: RunReport
   readonly conservation: "ok" | string
+  /** Why trace.jsonl could not be written, when it could not: it holds the session's beginning at most. */
+  readonly traceError?: TraceWriteError
+}
+
+/** A write of trace.jsonl that failed (`reason` as the system words it: "no space left on device"). */
+export interface TraceWriteError {
+  readonly code: string
+  readonly reason: string
 }
 
 export interface Devnet {
@@ -166,7 +183,16 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
     const spokes = await createAnvilSpokes(pool, plan.spokes)
     makeDirectories(options.outDir)
     const traceStream = (trace = createWriteStream(join(options.outDir, "trace.jsonl")))
-    const traceLines = countingLineTrace((line) => void traceStream.write(`${line}\n`))
+    // The stream fails once (it is destroyed then): the session goes on without its trace (see the header).
+    let traceError: TraceWriteError | undefined
+    traceStream.on("error", (error: NodeJS.ErrnoException) => {
+      if (traceError !== undefined) return
+      traceError = traceWriteError(error)
+      log(`trace.jsonl cannot be written: ${traceError.reason} (${traceError.code}); the session goes on without its trace`)
+    })
+    const traceLines = countingLineTrace((line) => {
+      if (traceError === undefined) traceStream.write(`${line}\n`)
+    })
     const counters = { foreignTransactions: 0, hubRpcTransactions: 0, handlerErrors: 0 }
     const assembly = assembleRun(spec, plan, {
       seed,
@@ -226,17 +252,36 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
         await pool.stop()
         // Every input is traced by now (the hub's last block included): the end line says the session stopped, so
         // that replaying its trace does not take it for one cut short. A conservation violation does not keep it
-        // off: the trace is complete, and its replay finds the violation.
-        await new Promise<void>((resolve) => traceStream.end(`${encodeEndLine(traceLines.inputs())}\n`, resolve))
-        return writeSession(options.outDir, loaded, plan, assembly, seed, counters, conservation, (wallClockMs() - startedWall) / 1000)
+        // off: the trace is complete, and its replay finds the violation. A failed trace gets none: it is not complete.
+        await closeTrace(traceStream, traceError === undefined ? `${encodeEndLine(traceLines.inputs())}\n` : undefined)
+        if (traceError !== undefined) log(`trace.jsonl is incomplete (${traceError.reason}, ${traceError.code}): it does not replay to the session's trace hash`)
+        return writeSession(options.outDir, loaded, plan, assembly, seed, { ...counters, ...(traceError === undefined ? {} : { traceError }) }, conservation, (wallClockMs() - startedWall) / 1000)
       })())
     return { info, stop }
   } catch (error) {
     await server?.close().catch(() => undefined)
     await pool.stop()
-    if (trace !== undefined) await new Promise<void>((resolve) => trace!.end(resolve))
+    if (trace !== undefined) await closeTrace(trace)
     throw error
   }
+}
+
+/**
+ * Ends the trace stream, `last` written first, and waits until its file is closed or the stream has failed (its
+ * 'error' listener tells why). A stream that failed already has nothing to end: it closed its file as it failed.
+ */
+const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => {
+  if (stream.destroyed) return
+  stream.end(last)
+  await finished(stream).catch(() => undefined)
+}
+
+/** The code and the system's words of a failed write ("ENOSPC: no space left on device, write" as ENOSPC and "no space left on device"). */
+const traceWriteError = (error: NodeJS.ErrnoException): TraceWriteError => {
+  const code = error.code ?? "unknown"
+  const words = error.message.startsWith(`${code}: `) ? error.message.slice(code.length + 2) : error.message
+  const reason = error.syscall !== undefined && words.endsWith(`, ${error.syscall}`) ? words.slice(0, -(error.syscall.length + 2)) : words
+  return { code, reason }
 }
 
 /** A trace whose lines go to `onLine` (without their newlines), counting the inputs for the end line. */
@@ -329,7 +374,7 @@ const writeSession = (
   plan: WorldPlan,
   assembly: RunAssembly,
   seed: number,
-  counters: { foreignTransactions: number; hubRpcTransactions: number; handlerErrors: number },
+  counters: { foreignTransactions: number; hubRpcTransactions: number; handlerErrors: number; traceError?: TraceWriteError },
   conservation: string,
   wallSeconds: number,
 ): DevnetSession => {
