@@ -71,7 +71,9 @@ const renderSession = (session: DevnetSession, outDir: string): string => {
     `clearsim up stopped after ${session.wallSeconds.toFixed(1)} s: ${r.intents.created} user intents created, ${r.intents.settled} settled${agentIntentsSuffix(r)}; ${session.foreignTransactions} chain and ${session.hubRpcTransactions} hub transactions from other clients${session.handlerErrors > 0 ? `; ${session.handlerErrors} handler errors (see the log)` : ""}`,
     `  hub conservation: ${session.conservation}; trace hash ${session.traceHash} (${session.hubInputs} hub inputs)`,
     `  scenario properties on this session (informational): ${holding} of ${r.properties.length} hold`,
-    `  report: ${join(outDir, "report.html")}; replay the hub: npx clearsim hub replay ${shellWord(join(outDir, "trace.jsonl"))}`,
+    session.traceError === undefined
+      ? `  report: ${join(outDir, "report.html")}; replay the hub: npx clearsim hub replay ${shellWord(join(outDir, "trace.jsonl"))}`
+      : `  report: ${join(outDir, "report.html")}; trace.jsonl is incomplete (${session.traceError.reason}, ${session.traceError.code}): it cannot replay the session`,
   ].join("\n")
 }
 

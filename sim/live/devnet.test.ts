@@ -244,6 +244,9 @@ describe("clearsim up", () => {
       expect(output).not.toMatch(/^\s+at /m) // no stack
       expect(output).toContain("trace.jsonl is incomplete")
       expect(output).toContain("clearsim up stopped after")
+      // The stop summary says the trace cannot replay the session, and offers no replay command.
+      expect(output).toContain("trace.jsonl is incomplete (no space left on device, ENOSPC): it cannot replay the session")
+      expect(output).not.toContain("replay the hub:")
       const session = JSON.parse(readFileSync(join(full, "session.json"), "utf8")) as { traceError?: unknown; conservation: string; hubInputs: number }
       expect(session.traceError).toEqual({ code: "ENOSPC", reason: "no space left on device" })
       expect(session.conservation).toBe("ok")
