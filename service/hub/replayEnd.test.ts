@@ -64,6 +64,16 @@ describe("replay: a trace's end line", () => {
     const out: string[] = []
     await expect(replayFile(file, { onLine: (line) => out.push(line) })).rejects.toMatchObject({ line: lines.length, detail: expected.detail })
     expect(out).toEqual([])
+    // The second input (setUserSupportedDomains, valid anywhere) given twice: the end line counts one input fewer.
+    const added = [...lines.slice(0, 3), lines[2]!, ...lines.slice(3), encodeEndLine(inputs)]
+    const addedExpected = new InputLineError(lines.length + 2, `inputs: expected ${inputs + 1}, the number of inputs above this end line, got ${inputs}`)
+    await expect(checkTraceLines(added)).rejects.toThrow(addedExpected.message)
+    const addedFile = join(dir, "added.jsonl")
+    writeFileSync(addedFile, `${added.join("\n")}\n`)
+    await expect(replayFile(addedFile, { onLine: (line) => out.push(line) })).rejects.toMatchObject({ line: lines.length + 2, detail: addedExpected.detail })
+    expect(out).toEqual([])
+    // Without its end line the same trace replays: the count alone refused it.
+    expect((await replay(added.slice(0, -1))).summary.inputs).toBe(inputs + 1)
   })
 
   it("refuses anything but blank lines after the end line, and keys other than kind and inputs", async () => {

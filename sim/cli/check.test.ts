@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { NodeServices } from "@effect/platform-node"
@@ -240,15 +240,23 @@ describe("clearsim compare", () => {
     const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-dir-"))
     mkdirSync(join(baselines, "compare-me.json"))
     const file = join(dir, "compare-me.yaml")
-    await expect(checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(
+    // Given first, a scenario whose baseline could be written: had it run, its baseline and a line about it would be there.
+    const first = join(dir, "runs-first.yaml")
+    writeFileSync(first, scenario.replace("name: compare-me", "name: runs-first"))
+    const lines: string[] = []
+    const said = { log: (line: string) => lines.push(line), warn: (line: string) => lines.push(line) }
+    await expect(checkScenarios({ scenarios: [first, file], baselineDir: baselines, update: true, kpisOnly: false, ...said })).rejects.toThrow(
       new UsageError(`--baseline-dir ${baselines}: cannot write the baseline ${join(baselines, "compare-me.json")}: it is a directory, not a file`),
     )
     // Checking (no --update) reads the baseline: a directory there is one it cannot read.
-    await expect(checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: false })).rejects.toThrow(/compare-me\.json: cannot read a baseline \(EISDIR/)
+    await expect(checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: false, ...said })).rejects.toThrow(/compare-me\.json: cannot read a baseline \(EISDIR/)
     // A directory among the baselines of a directory checked whole is named as one.
-    await expect(checkScenarios({ scenarios: [], baselineDir: baselines, update: true, kpisOnly: false })).rejects.toThrow(
+    await expect(checkScenarios({ scenarios: [], baselineDir: baselines, update: true, kpisOnly: false, ...said })).rejects.toThrow(
       `${join(baselines, "compare-me.json")}: expected a baseline file, but it is a directory`,
     )
+    // Nothing ran: no baseline written, nothing said (not even a scenario's warnings, told just before it runs).
+    expect(lines).toEqual([])
+    expect(readdirSync(baselines)).toEqual(["compare-me.json"])
     expect(readdirSync(join(baselines, "compare-me.json"))).toEqual([])
     rmSync(baselines, { recursive: true, force: true })
   })
@@ -281,6 +289,28 @@ describe("clearsim compare", () => {
     const gone = await checkScenarios({ scenarios: [], baselineDir: baselines, update: false, kpisOnly: false, warn: (line) => warnings.push(line) })
     expect(gone.exitCode).toBe(2)
     expect(warnings).toEqual([`clearsim check: ${join(baselines, "compare-me.json")}: its scenario file ${scenarioFile} cannot be read: it does not exist (ENOENT)`])
+    rmSync(project, { recursive: true, force: true })
+  })
+
+  it("check finds a baseline's scenario through a symbolic link to the baseline directory as through its real path", async () => {
+    const project = realpathSync(mkdtempSync(join(tmpdir(), "clearsim-check-link-")))
+    const scenarioFile = join(project, "work", "scenarios", "compare-me.yaml")
+    const real = join(project, "store", "ci", "baselines")
+    const link = join(project, "work", "baselines")
+    mkdirSync(dirname(scenarioFile), { recursive: true })
+    mkdirSync(real, { recursive: true })
+    writeFileSync(scenarioFile, scenario)
+    symlinkSync(real, link, "dir")
+    // Written through either path, read through either: the file is named from where the baselines are.
+    for (const [write, read] of [[link, real], [real, link], [link, link]] as const) {
+      await checkScenarios({ scenarios: [scenarioFile], baselineDir: write, update: true, kpisOnly: false })
+      expect(JSON.parse(readFileSync(join(real, "compare-me.json"), "utf8")).file).toBe("../../../work/scenarios/compare-me.yaml")
+      const warnings: string[] = []
+      const checked = await checkScenarios({ scenarios: [], baselineDir: read, update: false, kpisOnly: false, warn: (line) => warnings.push(line) })
+      expect(warnings).toEqual([])
+      expect(checked.output.split("\n")[0]).toBe("compare-me: same")
+      expect(checked.exitCode).toBe(0)
+    }
     rmSync(project, { recursive: true, force: true })
   })
 

@@ -10,8 +10,8 @@
  *
  * Both exit 2 on a usage error (a bad scenario, baseline or report file, or path).
  */
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs"
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
+import { existsSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs"
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { kindOf, pathKind } from "../files.ts"
@@ -35,18 +35,25 @@ const shownPath = (path: string): string => {
 }
 
 /**
- * The scenario file a baseline names (`file`), resolved against the baseline's directory, where `--update` writes
- * it from. A baseline written before names it relative to the directory `check` ran in (the project root): when
+ * The scenario file a baseline names (`file`), resolved against the baseline's directory as it is on disk (its real
+ * path, as `--update` writes it from: a directory reached through a symbolic link gives the same file by either
+ * path). A baseline written before names it relative to the directory `check` ran in (the project root): when
  * nothing is beside the baseline there and the file is found from the working directory, that one is it.
  */
 const scenarioFileOf = (baselinePath: string, file: string): string => {
-  const besideBaseline = resolve(dirname(baselinePath), file)
+  const besideBaseline = resolve(realpathSync(dirname(baselinePath)), file)
   if (isAbsolute(file) || existsSync(besideBaseline) || !existsSync(file)) return shownPath(besideBaseline)
   return file
 }
 
-/** `scenarioFile` as a baseline in `dir` names it: relative to `dir`, with `/` (a committed baseline reads the same everywhere). */
-const fileFromBaselineDir = (dir: string, scenarioFile: string): string => relative(resolve(dir), resolve(scenarioFile)).split(sep).join("/")
+/**
+ * `scenarioFile` as a baseline in `dir` names it: relative to `dir`'s real path (a `--baseline-dir` given through
+ * a symbolic link names the scenario from where the baselines are, which is where reading them resolves it from),
+ * with `/` (a committed baseline reads the same everywhere). The scenario's directory is taken by its real path too,
+ * so a project reached through a link still writes `../../scenarios/x.yaml`.
+ */
+const fileFromBaselineDir = (dir: string, scenarioFile: string): string =>
+  relative(realpathSync(dir), join(realpathSync(dirname(resolve(scenarioFile))), basename(scenarioFile))).split(sep).join("/")
 
 /** The scenario a baseline names (its `file`); one that cannot be read is named with the baseline that points at it. */
 const scenarioOfBaseline = (baselinePath: string, file: string): LoadedScenario => {

@@ -14,7 +14,7 @@ import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
 import { type CustodySource, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
 import { SampleUnion, Samples, toMilliseconds } from "./percentiles.ts"
-import { truncateRatio } from "./properties.ts"
+import { shareOf } from "./properties.ts"
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
 export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
@@ -493,8 +493,8 @@ export class MetricsCollector implements WorldObserver {
     const settled = PATHS.reduce((n, p) => n + this.settled[p], 0)
     push("intentsCreated", created)
     push("intentsSettled", settled)
-    // To 6 decimals, truncated, as the netting ratio and the report, properties and baselines give it.
-    if (created > 0) push("settledShare", truncateRatio(settled / created))
+    // To 6 decimals, truncated, as the netting ratio and the report give it; properties take it as it is.
+    if (created > 0) push("settledShare", shareOf(settled, created))
     push("invoicesCreated", this.invoicesCreated)
     push("invoicesSettled", this.invoicesSettled)
     push("discountPaidTokens", this.tokens18(this.discountPaid18))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { evaluateProperties, metricValue, parseComparison, truncateRatio } from "./properties.ts"
+import { evaluateProperties, parseComparison, shareOf } from "./properties.ts"
 
 describe("scenario properties", () => {
   it("parses comparisons", () => {
@@ -71,19 +71,22 @@ describe("scenario properties", () => {
     expect(latency).toEqual({ name: "latency.p99 <= 600", pass: false, value: 700 })
   })
 
-  it("gives settled shares to 6 decimals, truncated like the netting ratio, and judges that value", () => {
-    expect(truncateRatio(497 / 508)).toBe(0.978346)
-    expect(truncateRatio(2 / 3)).toBe(0.666666)
-    // Quotients with 6 decimals or fewer keep them (41 / 80 * 1e6 is 512499.99999999994 in floating point).
-    expect([41 / 80, 41 / 320, 29 / 100, 1, 0, 0.699988, 1 / 1_000_000, 999_999 / 1_000_000].map(truncateRatio)).toEqual([0.5125, 0.128125, 0.29, 1, 0, 0.699988, 0.000001, 0.999999])
-    expect(metricValue("settledShare", 497 / 508)).toBe(0.978346)
-    expect(metricValue("population.users.settledShare", 1 / 3)).toBe(0.333333)
-    expect(metricValue("asset.USDC.settledShare", 1 / 3)).toBe(0.333333)
-    expect(metricValue("p99LatencySeconds", 497.4444444)).toBe(497.4444444)
-    const [share] = evaluateProperties(["settledShare >= 0.5"], new Map([["settledShare", 497 / 508]]), [], new Set())
+  it("gives a settled share to 6 decimals, truncated in integers like the netting ratio, and judges the value it is given", () => {
+    expect(shareOf(497, 508)).toBe(0.978346)
+    expect(shareOf(2, 3)).toBe(0.666666)
+    // Quotients with 6 decimals or fewer keep them (in floating point, 41 / 80 * 1e6 is 512499.99999999994).
+    expect([[41, 80], [41, 320], [29, 100], [7, 7], [0, 7], [699_988, 1_000_000], [1, 1_000_000], [999_999, 1_000_000]].map(([p, w]) => shareOf(p!, w!))).toEqual([
+      0.5125, 0.128125, 0.29, 1, 0, 0.699988, 0.000001, 0.999999,
+    ])
+    // Exact at any count: 1000 of 1,000,000,001 is 0.000000999999999 and 2^53 - 2 of 2^53 - 1 just under 1, which
+    // the floating-point quotient (times 1e6, plus 1e-9, floored) gave as 0.000001 and 1.
+    expect(shareOf(1000, 1_000_000_001)).toBe(0)
+    expect(shareOf(Number.MAX_SAFE_INTEGER - 1, Number.MAX_SAFE_INTEGER)).toBe(0.999999)
+    expect(shareOf(0, 0)).toBe(0)
+    const [share] = evaluateProperties(["settledShare >= 0.5"], new Map([["settledShare", shareOf(497, 508)]]), [], new Set())
     expect(share).toEqual({ name: "settledShare >= 0.5", pass: true, value: 0.978346 })
-    // 0.4999996 is below one half, whatever its rounding would say.
+    // Truncated once, where a share is made: a property takes the value as given, and 0.4999996 is below one half.
     const [below] = evaluateProperties(["settledShare >= 0.5"], new Map([["settledShare", 0.4999996]]), [{ epoch: 7, metrics: new Map([["settledShare", 0.4999996]]) }], new Set())
-    expect(below).toEqual({ name: "settledShare >= 0.5", pass: false, value: 0.499999, firstFailingEpoch: 7 })
+    expect(below).toEqual({ name: "settledShare >= 0.5", pass: false, value: 0.4999996, firstFailingEpoch: 7 })
   })
 })

@@ -65,22 +65,18 @@ export const COVERAGE_PREDICATES = {
 export type CoverageName = keyof typeof COVERAGE_PREDICATES
 
 /**
- * A ratio to 6 decimals, truncated, as the netting ratio is computed (`ratioOf`). The small addend keeps a quotient
- * whose exact value has 6 decimals (41 of 80) from losing its last digit to the floating-point product.
+ * The settled share `part / whole` of two counts (`settledShare`, `population.<N>.settledShare`,
+ * `asset.<S>.settledShare`) to 6 decimals, truncated, in integers as the netting ratio is (`ratioOf`): 41 of 80 is
+ * 0.5125, 2 of 3 0.666666, with no floating-point product to lose or gain a last digit; 0 when `whole` is 0. Applied
+ * once, where a share is made (the collector's epochs, `metricsOf`): properties, baselines and runs.json take it as is.
  */
-export const truncateRatio = (ratio: number): number => Math.floor(ratio * 1e6 + 1e-9) / 1e6
-
-/**
- * A metric's value as reports, baselines and properties give it: settled shares (`settledShare`,
- * `population.<N>.settledShare`, `asset.<S>.settledShare`), a quotient of two counts, to 6 decimals like the
- * other ratios rather than with 16 digits; other metrics as they are.
- */
-export const metricValue = (metric: string, value: number): number =>
-  metric === "settledShare" || metric.endsWith(".settledShare") ? truncateRatio(value) : value
+export const shareOf = (part: number, whole: number): number =>
+  whole === 0 ? 0 : Number((BigInt(part) * 1_000_000n) / BigInt(whole)) / 1_000_000
 
 /**
  * Evaluates every property. `metrics` maps metric names to final values; `epochs` gives per-epoch snapshots
- * (epoch, metric values) in order; `coverage` the predicates the run satisfied.
+ * (epoch, metric values) in order; `coverage` the predicates the run satisfied. Values are judged as given (settled
+ * shares come to 6 decimals from where they are made, `shareOf`).
  */
 export const evaluateProperties = (
   specs: readonly PropertySpec[],
@@ -100,13 +96,12 @@ export const evaluateProperties = (
     }
     const c = parseComparison(spec)
     const name = `${c.metric} ${c.op} ${c.threshold}`
-    const raw = metrics.get(c.metric)
-    if (raw === undefined) {
+    const value = metrics.get(c.metric)
+    if (value === undefined) {
       return knownMetrics.includes(c.metric)
         ? { name, pass: false, reason: `no samples: the run produced no value for ${c.metric}` }
         : { name, pass: false, reason: `unknown metric ${c.metric} (known: ${knownMetrics.join(", ")})` }
     }
-    const value = metricValue(c.metric, raw)
     const pass = OPS[c.op](value, c.threshold)
     if (pass) return { name, pass, value }
     // The failing stretch that reaches the end: a passing epoch ends any stretch before it; epochs without a value neither.
@@ -114,7 +109,7 @@ export const evaluateProperties = (
     for (const e of epochs) {
       const v = e.metrics.get(c.metric)
       if (v === undefined) continue
-      if (OPS[c.op](metricValue(c.metric, v), c.threshold)) since = undefined
+      if (OPS[c.op](v, c.threshold)) since = undefined
       else since ??= e.epoch
     }
     return since === undefined ? { name, pass, value } : { name, pass, value, firstFailingEpoch: since }

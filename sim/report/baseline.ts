@@ -14,7 +14,6 @@ import { readFileSync } from "node:fs"
 import { Schema } from "effect"
 import { decodeWithProblems, formatProblems } from "../../service/domain/schemas.ts"
 import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
-import { metricValue } from "../metrics/properties.ts"
 import type { RunReport } from "./report.ts"
 import { metricsOf } from "./report.ts"
 
@@ -111,15 +110,10 @@ export const checkReportKpiFields = (path: string, data: unknown): RunReport => 
   return data as RunReport
 }
 
-/** A report's values of the metrics `names` as a baseline records them (null: no value; shares to 6 decimals). */
+/** A report's values of the metrics `names` as a baseline records them: `metricsOf`'s (null: no value). */
 export const recordedMetrics = (report: RunReport, names: readonly string[]): Record<string, number | null> => {
   const metrics = metricsOf(report)
-  return Object.fromEntries(
-    names.map((n) => {
-      const value = metrics.get(n)
-      return [n, value === undefined ? null : metricValue(n, value)]
-    }),
-  )
+  return Object.fromEntries(names.map((n) => [n, metrics.get(n) ?? null]))
 }
 
 /** The baseline of a run's report; `file` names its scenario file (relative to where the baseline is written). */

@@ -13,7 +13,7 @@ import type { KeeperStats } from "../agents/keepers.ts"
 import { bpsOf, type IntentPath, type MetricsCollector, PATHS } from "../metrics/collector.ts"
 import { type NettingTotalsView, ratioOf } from "../metrics/netting.ts"
 import { type Percentiles, toMilliseconds } from "../metrics/percentiles.ts"
-import { type PropertyResult, truncateRatio } from "../metrics/properties.ts"
+import { type PropertyResult, shareOf } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
 import { renderHtml, type SeriesRow } from "./html.ts"
 import { makeDirectories } from "../files.ts"
@@ -205,7 +205,7 @@ const populationMetrics = (
 ): [string, number | null][] => [
   [`population.${name}.intents.created`, r?.created ?? null],
   [`population.${name}.intents.settled`, r?.settled ?? null],
-  [`population.${name}.settledShare`, r === undefined || r.created === 0 ? null : truncateRatio(r.settled / r.created)],
+  [`population.${name}.settledShare`, r === undefined || r.created === 0 ? null : shareOf(r.settled, r.created)],
   ...QUANTILES.flatMap((q): [string, number | null][] => [
     [`population.${name}.latency.${q}`, r?.user?.[q] ?? null],
     [`population.${name}.latency.settlement.${q}`, r?.settlement?.[q] ?? null],
@@ -220,7 +220,7 @@ const assetMetrics = (
 ): [string, number | null][] => [
   [`asset.${symbol}.intents.created`, c?.created ?? null],
   [`asset.${symbol}.intents.settled`, c?.settled ?? null],
-  [`asset.${symbol}.settledShare`, c === undefined || c.created === 0 ? null : truncateRatio(c.settled / c.created)],
+  [`asset.${symbol}.settledShare`, c === undefined || c.created === 0 ? null : shareOf(c.settled, c.created)],
   [`asset.${symbol}.nettingRatio`, netting === undefined || netting.totalVolume === "0" ? null : netting.ratio],
 ]
 export const assetMetricNames = (symbol: string): string[] => assetMetrics(symbol, undefined).map(([metric]) => metric)
@@ -234,7 +234,8 @@ export const knownMetricNames = (populationNames: readonly string[], assetSymbol
 
 /**
  * The values of `METRIC_NAMES` for a report; a metric without samples (no fast intents, say) is absent. Settled
- * shares are to 6 decimals, truncated (`truncateRatio`), the value the time series, properties and baselines give.
+ * shares are to 6 decimals, truncated (`shareOf`): the value the time series gives, which properties, baselines and
+ * runs.json take as it is.
  */
 export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map<string, number> => {
   const m = new Map<string, number>()
@@ -257,7 +258,7 @@ export const metricsOf = (report: Omit<RunReport, "properties" | "passed">): Map
   put("invoicesSettled", report.discounts.invoicesSettled)
   put("intentsCreated", report.intents.created)
   put("intentsSettled", report.intents.settled)
-  put("settledShare", report.intents.created === 0 ? null : truncateRatio(report.intents.settled / report.intents.created))
+  put("settledShare", report.intents.created === 0 ? null : shareOf(report.intents.settled, report.intents.created))
   for (const q of ["p50", "p90", "p99", "max"] as const) {
     put(`${q}LatencySeconds`, report.latency[q])
     put(`latency.${q}`, report.latency[q])

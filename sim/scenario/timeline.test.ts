@@ -21,7 +21,7 @@ describe("a run expected to make more than five million intents", () => {
       [
         "horizon",
         "about 7,200,000 intents expected over the horizon of 24 h (86,400 s): users 7,200,000 (poisson, 300,000 per hour). " +
-          "A run's time and memory grow with its intents (stress-1m's one million take half a minute to a minute here, and 1.7 GB), " +
+          "A run's time and memory grow with its intents (stress-1m's one million take about a minute here, and 1.7 GB), " +
           "and `clearsim run` tells its progress in percent of virtual time (a line every 10 % when stderr is not a terminal): the first may be long in coming",
       ],
     ])

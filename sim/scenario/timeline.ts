@@ -68,7 +68,7 @@ export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
       path: "horizon",
       message:
         `about ${count(total)} intents expected over the horizon of ${horizon}: ${shares.join(", ")}. ` +
-        `A run's time and memory grow with its intents (stress-1m's one million take half a minute to a minute here, and 1.7 GB), ` +
+        `A run's time and memory grow with its intents (stress-1m's one million take about a minute here, and 1.7 GB), ` +
         `and \`clearsim run\` tells its progress in percent of virtual time (a line every 10 % when stderr is not a terminal): the first may be long in coming`,
     })
   }
