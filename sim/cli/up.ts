@@ -1,18 +1,19 @@
 /**
  * `clearsim up [scenario.yaml] [--port 8080] [--host 127.0.0.1] [--no-agents] [--accounts 5] [--seed N] [--out DIR]`:
  * a live local devnet in real time (`sim/live/devnet.ts`) until SIGINT/SIGTERM/SIGHUP, then a clean shutdown
- * (API server, scheduler, chains), the trace and a report of the session in DIR, and exit 0.
- * The wall-clock time of log lines comes from the real-time adapter.
+ * (API server, scheduler, chains), the trace and a report of the session in DIR, and exit 0 (141 or 2 when its
+ * standard output failed during the session, see `runUp`). The wall-clock time of log lines comes from the
+ * real-time adapter.
  */
 import { join } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { type DevnetInfo, DevnetListenError, type DevnetSession, probeListen, startDevnet } from "../live/devnet.ts"
+import { DEVNET_FILES, type DevnetInfo, DevnetListenError, type DevnetSession, probeListen, startDevnet, traceFailureText } from "../live/devnet.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { agentIntentsSuffix } from "../report/report.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
-import { describeCommandError, parseIntegerFlag, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { checkRunOutputs, describeCommandError, parseIntegerFlag, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 /** A flag value `up` cannot use (the message names the flag and what was expected). */
 export class UpInputError extends UsageError {
@@ -64,7 +65,8 @@ export const renderDevnetInfo = (info: DevnetInfo): string => {
   return lines.join("\n")
 }
 
-const renderSession = (session: DevnetSession, outDir: string): string => {
+/** The stop summary: what the session did, its trace hash, and where its report and trace are. */
+export const renderSession = (session: DevnetSession, outDir: string): string => {
   const r = session.report
   const holding = r.properties.filter((p) => p.pass).length
   return [
@@ -73,7 +75,7 @@ const renderSession = (session: DevnetSession, outDir: string): string => {
     `  scenario properties on this session (informational): ${holding} of ${r.properties.length} hold`,
     session.traceError === undefined
       ? `  report: ${join(outDir, "report.html")}; replay the hub: npx clearsim hub replay ${shellWord(join(outDir, "trace.jsonl"))}`
-      : `  report: ${join(outDir, "report.html")}; trace.jsonl is incomplete (${session.traceError.reason}, ${session.traceError.code}): it cannot replay the session`,
+      : `  report: ${join(outDir, "report.html")}; ${traceFailureText(session.traceError)}`,
   ].join("\n")
 }
 
@@ -115,6 +117,11 @@ export const stopRequests = (onRequest: (signal: NodeJS.Signals, n: number) => v
  * Runs the devnet until a signal, stops it, prints the session and exits the process with 0 (1 when the shutdown
  * failed). A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
  * start rejects, for the command to report.
+ *
+ * A standard output that fails (its reader went away: `clearsim up | head -2`; a full disk) does not stop the
+ * devnet, unlike other commands, which `sim/cli.ts` interrupts then (this one runs uninterruptible): users' clients
+ * are using it, and the log is all that is lost. The stop then exits with the code `sim/cli.ts` set for the failure
+ * (141 for a reader gone, 2 otherwise), so that a script sees that the session's log, stop summary included, was lost.
  */
 const runUp = async (options: Parameters<typeof startDevnet>[0]): Promise<never> => {
   let received: NodeJS.Signals | undefined
@@ -137,7 +144,8 @@ const runUp = async (options: Parameters<typeof startDevnet>[0]): Promise<never>
   try {
     const session = await devnet.stop()
     process.stdout.write(`${renderSession(session, options.outDir)}\n`)
-    process.exit(0)
+    // Set by sim/cli.ts's handler of standard output's 'error' event (nothing else sets it while the devnet runs).
+    process.exit(typeof process.exitCode === "number" ? process.exitCode : 0)
   } catch (error) {
     process.stderr.write(`clearsim: the shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
     process.exit(1)
@@ -179,7 +187,17 @@ export const upCommand = Command.make(
       }
       // Nothing is written, not even the output directory, when the API cannot listen.
       yield* Effect.tryPromise({ try: () => probeListen(host, port), catch: (error) => error })
-      yield* Effect.try({ try: () => prepareOutputDir(Option.isSome(out) ? "--out" : "the output directory", options.outDir), catch: (error) => error })
+      // Every file the session will write is checked before the chains start, as `clearsim run` checks its own: a
+      // directory where trace.jsonl goes would otherwise leave the whole session without its trace, and one where
+      // session.json goes would fail its stop.
+      const outFlag = Option.isSome(out) ? "--out" : "the output directory"
+      yield* Effect.try({
+        try: () => {
+          prepareOutputDir(outFlag, options.outDir)
+          checkRunOutputs(outFlag, options.outDir, options.outDir, DEVNET_FILES)
+        },
+        catch: (error) => error,
+      })
       // Uninterruptible: the runtime's own SIGINT handling must not cut the shutdown short. `runUp` handles the
       // signals and exits the process once the session is written.
       yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(options), catch: (error) => error }))

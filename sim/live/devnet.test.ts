@@ -5,11 +5,13 @@
  * keepers carry it in real time to its settlement on the destination. A hub transaction goes through `/hub/rpc`.
  * SIGINT then stops everything: exit 0, the session's files written, the hub transaction in the trace, no anvil left;
  * the trace ends with its end line, so that `clearsim hub replay` replays it to the session's hash without a note.
- * A second session, whose trace.jsonl is a link to /dev/full, says once that it cannot write its trace, goes on
- * serving, and stops with exit 0 and the failure in session.json.
+ * A second session, whose standard output's reader goes away, goes on serving and exits 141 at the stop. A third,
+ * started in this process (`clearsim up` refuses a trace.jsonl that is not a file, see sim/cli/up.test.ts), has
+ * its trace.jsonl linked to /dev/full: it says once that it cannot write its trace, goes on serving, and stops with
+ * the failure in session.json.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, maxUint256 } from "viem"
@@ -17,7 +19,9 @@ import { privateKeyToAccount } from "viem/accounts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HubAbi } from "../../service/api/hubAbi.ts"
 import { encodeEndLine } from "../../service/hub/replay.ts"
-import type { DevnetInfo } from "./devnet.ts"
+import { loadScenario } from "../scenario/load.ts"
+import { renderSession } from "../cli/up.ts"
+import { type DevnetInfo, startDevnet, traceWriteError } from "./devnet.ts"
 
 const root = new URL("../../", import.meta.url).pathname
 const bin = join(root, "bin/clearsim.js")
@@ -60,10 +64,11 @@ const anvilPids = (): number[] => {
 
 /**
  * Starts `clearsim up` on the test scenario on free ports, writing into `outDir`; its stdout and stderr go to
- * `onOutput` as they come. `devnet()` waits for its devnet.json.
+ * `onOutput` as they come (stderr also to `stderr()`). `devnet()` waits for its devnet.json.
  */
 const startUp = (outDir: string, onOutput: (text: string) => void) => {
   let output = ""
+  let stderr = ""
   const child = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--accounts", "2", "--out", outDir], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
   const gather = (chunk: Buffer) => {
     output += chunk.toString()
@@ -71,6 +76,7 @@ const startUp = (outDir: string, onOutput: (text: string) => void) => {
   }
   child.stdout!.on("data", gather)
   child.stderr!.on("data", gather)
+  child.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()))
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   // `until` takes a failed probe for "not yet": an early exit is raced instead, to fail at once with the output.
   const devnet = () =>
@@ -83,7 +89,7 @@ const startUp = (outDir: string, onOutput: (text: string) => void) => {
         throw new Error(`clearsim up exited with ${code}:\n${output}`)
       }),
     ])
-  return { child, exited, devnet }
+  return { child, exited, devnet, stderr: () => stderr }
 }
 
 let child: ChildProcess
@@ -226,40 +232,86 @@ describe("clearsim up", () => {
     expect(JSON.parse(replay.stdout.trimEnd().split("\n").at(-1)!)).toMatchObject({ kind: "summary", traceHash: session.traceHash })
   }, 40_000)
 
-  it("goes on serving when trace.jsonl cannot be written (a full disk): one line, no stack, the failure in session.json, exit 0 at the stop", async () => {
+  it("goes on serving when its standard output's reader goes away (clearsim up | head -2), and exits 141 at the stop", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-up-pipe-"))
+    let stdout = ""
+    const up = startUp(dir, (text) => void (stdout += text))
+    try {
+      const devnet = await up.devnet()
+      await until("the start-up text", 5000, async () => (stdout.includes("Create an intent") ? true : undefined))
+      // The reader goes away: the devnet's next line to stdout (the hub transaction's below) fails with EPIPE.
+      up.child.stdout!.destroy()
+      const user = privateKeyToAccount(devnet.accounts[0]!.privateKey)
+      const hubChain = defineChain({ id: devnet.hub.domain, name: "clearsim hub", nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [devnet.hub.rpcUrl] } } })
+      const hubWallet = createWalletClient({ chain: hubChain, transport: http(), account: user })
+      const hubClient = createPublicClient({ chain: hubChain, transport: http(), pollingInterval: 100 })
+      const first = await hubWallet.writeContract({ address: devnet.hub.address, abi: HubAbi, functionName: "setUpdateVirtualBalance", args: [true] })
+      expect((await hubClient.waitForTransactionReceipt({ hash: first })).status).toBe("success")
+      // Still serving after its log line failed: another transaction goes through, the API answers.
+      const second = await hubWallet.writeContract({ address: devnet.hub.address, abi: HubAbi, functionName: "setUpdateVirtualBalance", args: [false] })
+      expect((await hubClient.waitForTransactionReceipt({ hash: second })).status).toBe("success")
+      expect(await getJson(`${devnet.apiUrl}/health`)).toMatchObject({ status: 200, body: { status: "ok" } })
+      expect(up.child.exitCode).toBe(null)
+      const pids = devnet.chains.map((c) => c.pid)
+      up.child.kill("SIGINT")
+      expect(await up.exited).toBe(141)
+      expect(up.stderr()).toBe("") // silently, as other commands on EPIPE
+      // The stop completed: the session's files are written, its trace ends with its end line.
+      const session = JSON.parse(readFileSync(join(dir, "session.json"), "utf8")) as { hubRpcTransactions: number; hubInputs: number }
+      expect(session.hubRpcTransactions).toBe(2)
+      expect(readFileSync(join(dir, "trace.jsonl"), "utf8").trimEnd().split("\n").at(-1)).toBe(encodeEndLine(session.hubInputs))
+      expect(pids.some(alive)).toBe(false)
+    } finally {
+      if (up.child.exitCode === null) up.child.kill("SIGKILL")
+      await up.exited
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it("goes on serving when trace.jsonl cannot be written (a full disk): told once, the failure in session.json and the summary", async () => {
     const full = mkdtempSync(join(tmpdir(), "clearsim-up-full-"))
     // The write stream follows the link: its first write fails with ENOSPC, as on a full disk.
     symlinkSync("/dev/full", join(full, "trace.jsonl"))
-    let output = ""
-    const up = startUp(full, (text) => void (output += text))
+    const lines: string[] = []
+    const devnet = await startDevnet({ loaded: loadScenario(scenario), port: 0, host: "127.0.0.1", agents: true, userAccounts: 1, outDir: full, statusEverySeconds: 0, log: (line) => void lines.push(line) })
+    let stopped = false
     try {
-      const devnet = await up.devnet()
       const failure = "trace.jsonl cannot be written: no space left on device (ENOSPC); the session goes on without its trace"
-      await until("the trace failure line", 10_000, async () => (output.includes(failure) ? true : undefined))
-      expect(await getJson(`${devnet.apiUrl}/health`)).toMatchObject({ status: 200, body: { status: "ok" } })
-      const pids = devnet.chains.map((c) => c.pid)
-      up.child.kill("SIGINT")
-      expect(await up.exited).toBe(0)
-      expect(output.split(failure)).toHaveLength(2) // told once
-      expect(output).not.toMatch(/^\s+at /m) // no stack
-      expect(output).toContain("trace.jsonl is incomplete")
-      expect(output).toContain("clearsim up stopped after")
-      // The stop summary says the trace cannot replay the session, and offers no replay command.
-      expect(output).toContain("trace.jsonl is incomplete (no space left on device, ENOSPC): it cannot replay the session")
-      expect(output).not.toContain("replay the hub:")
-      const session = JSON.parse(readFileSync(join(full, "session.json"), "utf8")) as { traceError?: unknown; conservation: string; hubInputs: number }
-      expect(session.traceError).toEqual({ code: "ENOSPC", reason: "no space left on device" })
-      expect(session.conservation).toBe("ok")
-      expect(session.hubInputs).toBeGreaterThan(0)
+      await until("the trace failure line", 10_000, async () => (lines.includes(failure) ? true : undefined))
+      expect(await getJson(`${devnet.info.apiUrl}/health`)).toMatchObject({ status: 200, body: { status: "ok" } })
+      const pids = devnet.info.chains.map((c) => c.pid)
+      const session = await devnet.stop()
+      stopped = true
+      expect(lines.filter((line) => line.includes("trace.jsonl"))).toEqual([failure]) // told once
+      // Nothing of the trace was written (its first write failed): it could not be written, it is not "incomplete".
+      expect(session.traceError).toEqual({ code: "ENOSPC", reason: "no space left on device", bytesWritten: 0 })
+      const summary = renderSession(session, full)
+      expect(summary).toContain("trace.jsonl could not be written (no space left on device, ENOSPC): the session has no trace to replay")
+      expect(summary).not.toContain("replay the hub:")
+      const written = JSON.parse(readFileSync(join(full, "session.json"), "utf8")) as { traceError?: unknown; conservation: string; hubInputs: number }
+      expect(written.traceError).toEqual(session.traceError)
+      expect(written.conservation).toBe("ok")
+      expect(written.hubInputs).toBeGreaterThan(0)
       expect(existsSync(join(full, "report.json"))).toBe(true)
       expect(pids.some(alive)).toBe(false)
       expect(anvilPids().filter((pid) => pids.includes(pid))).toEqual([])
     } finally {
-      if (up.child.exitCode === null) up.child.kill("SIGKILL")
-      await up.exited
+      if (!stopped) await devnet.stop().catch(() => undefined)
       rmSync(full, { recursive: true, force: true })
     }
   }, 60_000)
+
+  it("words a trace that cannot be opened by the system's words for its error, without the call and path of the message", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-up-open-"))
+    try {
+      const stream = createWriteStream(dir) // a directory: the open fails with EISDIR
+      const error = await new Promise<NodeJS.ErrnoException>((resolve) => stream.once("error", resolve))
+      expect(error.message).toContain(`open '${dir}'`)
+      expect(traceWriteError(error, 0)).toEqual({ code: "EISDIR", reason: "illegal operation on a directory", bytesWritten: 0 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 
   it("refuses a bad flag with a one-line message and exit code 2, before starting anything", () => {
     let status: number | null = 0

@@ -16,20 +16,23 @@
  * again, and its trace is what it is for; a live session cannot be made again (real time and other clients decide
  * what happens), its users are in the middle of using it, and stopping it would save none of the trace. So the
  * failure is told once, the trace is no longer written, and the session goes on: `session.json` and the stop name
- * the failure (`traceError`), since the trace left is incomplete and does not replay to the session's trace hash.
+ * the failure (`traceError`), since the trace left (if any) is incomplete and does not replay to the session's trace
+ * hash. `clearsim up` checks the files below before it starts (`DEVNET_FILES`), so what is left to fail here is
+ * what cannot be foreseen: a disk that fills up, a file changed under the session.
  */
 import { createWriteStream, writeFileSync, type WriteStream } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { finished } from "node:stream/promises"
+import { getSystemErrorMessage } from "node:util"
 import { startApiServer, type ApiServer } from "../../service/api/server.ts"
 import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
-import { encodeConfigLine, encodeInputLine, type HubInputTrace } from "../../service/hub/inputLines.ts"
+import { lineTrace } from "../../service/hub/inputLines.ts"
 import { encodeEndLine } from "../../service/hub/replay.ts"
 import { type AnvilSpokeChain, createAnvilSpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
 import { ChainPool, TEST_MNEMONIC } from "../chains/index.ts"
-import { writeReportFiles, type RunReport } from "../report/report.ts"
+import { REPORT_FILES, writeReportFiles, type RunReport } from "../report/report.ts"
 import { assembleRun, buildRunResult, HUB_ADDRESS, measureInFlight, type RunAssembly } from "../run.ts"
 import type { LoadedScenario } from "../scenario/load.ts"
 import { planWorld, type WorldPlan } from "../world/plan.ts"
@@ -130,7 +133,12 @@ export interface DevnetSession {
 export interface TraceWriteError {
   readonly code: string
   readonly reason: string
+  /** Bytes of the trace written before the failure: 0 when the file could not be opened or its first write failed. */
+  readonly bytesWritten: number
 }
+
+/** The files a session writes into its output directory (`clearsim up` checks them all before it starts). */
+export const DEVNET_FILES = ["devnet.json", "trace.jsonl", ...REPORT_FILES, "session.json"] as const
 
 export interface Devnet {
   readonly info: DevnetInfo
@@ -187,10 +195,10 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
     let traceError: TraceWriteError | undefined
     traceStream.on("error", (error: NodeJS.ErrnoException) => {
       if (traceError !== undefined) return
-      traceError = traceWriteError(error)
+      traceError = traceWriteError(error, traceStream.bytesWritten)
       log(`trace.jsonl cannot be written: ${traceError.reason} (${traceError.code}); the session goes on without its trace`)
     })
-    const traceLines = countingLineTrace((line) => {
+    const traceLines = lineTrace((line) => {
       if (traceError === undefined) traceStream.write(`${line}\n`)
     })
     const counters = { foreignTransactions: 0, hubRpcTransactions: 0, handlerErrors: 0 }
@@ -253,8 +261,9 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
         // Every input is traced by now (the hub's last block included): the end line says the session stopped, so
         // that replaying its trace does not take it for one cut short. A conservation violation does not keep it
         // off: the trace is complete, and its replay finds the violation. A failed trace gets none: it is not complete.
-        await closeTrace(traceStream, traceError === undefined ? `${encodeEndLine(traceLines.inputs())}\n` : undefined)
-        if (traceError !== undefined) log(`trace.jsonl is incomplete (${traceError.reason}, ${traceError.code}): it does not replay to the session's trace hash`)
+        // (The world counts every input it traces: the end line's count is the number of input lines written.)
+        // A failed trace is not logged again here: the session returned names it (`traceError`, `traceFailureText`).
+        await closeTrace(traceStream, traceError === undefined ? `${encodeEndLine(world.stats.hubInputs)}\n` : undefined)
         return writeSession(options.outDir, loaded, plan, assembly, seed, { ...counters, ...(traceError === undefined ? {} : { traceError }) }, conservation, (wallClockMs() - startedWall) / 1000)
       })())
     return { info, stop }
@@ -276,26 +285,23 @@ const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => 
   await finished(stream).catch(() => undefined)
 }
 
-/** The code and the system's words of a failed write ("ENOSPC: no space left on device, write" as ENOSPC and "no space left on device"). */
-const traceWriteError = (error: NodeJS.ErrnoException): TraceWriteError => {
-  const code = error.code ?? "unknown"
-  const words = error.message.startsWith(`${code}: `) ? error.message.slice(code.length + 2) : error.message
-  const reason = error.syscall !== undefined && words.endsWith(`, ${error.syscall}`) ? words.slice(0, -(error.syscall.length + 2)) : words
-  return { code, reason }
-}
+/**
+ * The code and the system's words of a failed open or write of the trace (ENOSPC: "no space left on device";
+ * EISDIR: "illegal operation on a directory"), after `bytesWritten` bytes of it were written.
+ */
+export const traceWriteError = (error: NodeJS.ErrnoException, bytesWritten: number): TraceWriteError => ({
+  code: error.code ?? "unknown",
+  // The system's words for the number, as `sim/cli.ts` gives a failed standard output's: not the message, which
+  // adds the call and the path ("..., open '/tmp/u/trace.jsonl'").
+  reason: typeof error.errno === "number" ? getSystemErrorMessage(error.errno) : error.message,
+  bytesWritten,
+})
 
-/** A trace whose lines go to `onLine` (without their newlines), counting the inputs for the end line. */
-const countingLineTrace = (onLine: (line: string) => void): HubInputTrace & { inputs(): number } => {
-  let inputs = 0
-  return {
-    config: (config) => onLine(encodeConfigLine(config)),
-    input: (input) => {
-      inputs++
-      onLine(encodeInputLine(input))
-    },
-    inputs: () => inputs,
-  }
-}
+/** What a failed trace left, and why: nothing (it could not be written), or a beginning that cannot replay the session. */
+export const traceFailureText = (error: TraceWriteError): string =>
+  error.bytesWritten === 0
+    ? `trace.jsonl could not be written (${error.reason}, ${error.code}): the session has no trace to replay`
+    : `trace.jsonl is incomplete (${error.reason}, ${error.code}): it cannot replay the session`
 
 /** Listens on `host:port` and closes at once: a `DevnetListenError` if that cannot be done. */
 export const probeListen = (host: string, port: number): Promise<void> =>

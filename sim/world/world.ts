@@ -40,6 +40,7 @@ import type { SpokesShape } from "../../service/spoke/spoke.ts"
 import type { MinedSpokeBlock, SpokeChain, SpokeReceipt } from "../../service/spoke/types.ts"
 import { type Delivery, outageMs, Transport, type TransportSpec } from "../../service/transport/transport.ts"
 import { RngStreams } from "../rng.ts"
+import { DEFAULT_TRANSPORT_LATENCY } from "../scenario/schema.ts"
 import { Scheduler } from "../scheduler.ts"
 import type { WorldPlan } from "./plan.ts"
 
@@ -226,7 +227,7 @@ export class World {
     this.foreign = options.foreignTransactions
     this.model = new ReadModel({ solvers: plan.agents.filter((a) => a.kind === "solver").map((a) => a.account.address) })
     this.hasher = new TraceHasher()
-    const transportSpec: TransportSpec = plan.scenario.transport ?? { latency: { kind: "lognormal", medianSeconds: 60, sigma: 0.4, maxSeconds: 600 } }
+    const transportSpec: TransportSpec = plan.scenario.transport ?? { latency: DEFAULT_TRANSPORT_LATENCY }
     const hubOutages = (kind: "halt" | "pause") =>
       mergeWindows((transportSpec.faults?.outages ?? []).filter((o) => o.kind === kind && o.domain === plan.hubDomain).map((o) => ({ from: o.fromSeconds, to: o.toSeconds })))
     this.hubHalts = hubOutages("halt").map((h) => ({ fromMs: outageMs(h.from), toMs: outageMs(h.to) }))

@@ -1,0 +1,103 @@
+/**
+ * `clearsim up` checks every file its session will write before it starts anything, as `clearsim run` does: a
+ * directory (or a device) where one of them goes is refused in one line, exit 2, no chain started, nothing written.
+ * Before, a directory where trace.jsonl goes left the whole session without its trace, and one where session.json
+ * goes failed the stop with a stack after the whole session. The session's summary words a failed trace by what it
+ * left (nothing, or a beginning).
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { DEVNET_FILES, type DevnetSession } from "../live/devnet.ts"
+import { renderSession } from "./up.ts"
+
+const root = new URL("../../", import.meta.url).pathname
+const bin = join(root, "bin/clearsim.js")
+const scenario = join(root, "sim/live/testdata/live-smoke.yaml")
+const dirs: string[] = []
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+/**
+ * The one line of `checkRunOutputs` (sim/cli/userErrors.ts) for `path` given with `flag`, whatever its words for
+ * what is in the way: those are that module's to choose.
+ */
+const refusal = (flag: string, path: string, what: RegExp) => new RegExp(`^clearsim: ${escape(flag)}: expected to write the file ${escape(path)}, but [^\n]*${what.source}[^\n]*\n$`)
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** `clearsim up --out <out>`; a session that starts anyway (the defect) is stopped by SIGTERM at the timeout. */
+const up = (out: string) =>
+  spawnSync(process.execPath, [bin, "up", scenario, "--port", "0", "--accounts", "1", "--out", out], { cwd: root, encoding: "utf8", timeout: 30_000, killSignal: "SIGTERM" })
+
+describe("clearsim up's output files", () => {
+  it("are the files the session writes", () => {
+    expect([...DEVNET_FILES].sort()).toEqual(["devnet.json", "report.html", "report.json", "report.md", "session.json", "timeseries.csv", "trace.jsonl"])
+  })
+
+  it.each(["trace.jsonl", "session.json", "report.html"])("refuses a directory where %s goes: one line, exit 2, nothing started or written", (name) => {
+    const out = mkdtempSync(join(tmpdir(), "clearsim-up-files-"))
+    dirs.push(out)
+    mkdirSync(join(out, name))
+    const result = up(out)
+    expect(result.status, result.stdout + result.stderr).toBe(2)
+    expect(result.stderr).toMatch(refusal(`--out ${out}`, join(out, name), /directory/))
+    expect(result.stdout).toBe("") // no start-up text: no chain was started
+    expect(existsSync(join(out, "devnet.json"))).toBe(false)
+  }, 40_000)
+
+  it("refuses a character device where trace.jsonl goes (a link to /dev/full), as clearsim run does", () => {
+    const out = mkdtempSync(join(tmpdir(), "clearsim-up-files-"))
+    dirs.push(out)
+    symlinkSync("/dev/full", join(out, "trace.jsonl"))
+    const result = up(out)
+    expect(result.status, result.stdout + result.stderr).toBe(2)
+    expect(result.stderr).toMatch(refusal(`--out ${out}`, join(out, "trace.jsonl"), /./))
+    expect(existsSync(join(out, "devnet.json"))).toBe(false)
+  }, 40_000)
+
+  it("names the default output directory as such when it is in the way", () => {
+    const cwd = mkdtempSync(join(tmpdir(), "clearsim-up-cwd-"))
+    dirs.push(cwd)
+    const out = join("reports", "out", "live-live-smoke")
+    mkdirSync(join(cwd, out, "session.json"), { recursive: true })
+    const result = spawnSync(process.execPath, [bin, "up", scenario, "--port", "0"], { cwd, encoding: "utf8", timeout: 30_000, killSignal: "SIGTERM" })
+    expect(result.status, result.stdout + result.stderr).toBe(2)
+    expect(result.stderr).toMatch(refusal(`the output directory ${out}`, join(out, "session.json"), /directory/))
+    expect(existsSync(join(cwd, out, "devnet.json"))).toBe(false)
+  }, 40_000)
+})
+
+describe("clearsim up's stop summary", () => {
+  const session = (traceError?: DevnetSession["traceError"]): DevnetSession =>
+    ({
+      wallSeconds: 12.5,
+      virtualSeconds: 12,
+      foreignTransactions: 0,
+      hubRpcTransactions: 0,
+      handlerErrors: 0,
+      traceHash: "0x01",
+      hubInputs: 7,
+      report: { intents: { created: 1, settled: 1 }, properties: [] },
+      conservation: "ok",
+      ...(traceError === undefined ? {} : { traceError }),
+    }) as unknown as DevnetSession
+
+  it("offers the replay of a written trace", () => {
+    expect(renderSession(session(), "/tmp/s")).toContain("replay the hub: npx clearsim hub replay /tmp/s/trace.jsonl")
+  })
+
+  it("says a trace none of which was written could not be written, not that it is incomplete", () => {
+    const text = renderSession(session({ code: "EISDIR", reason: "illegal operation on a directory", bytesWritten: 0 }), "/tmp/s")
+    expect(text).toContain("trace.jsonl could not be written (illegal operation on a directory, EISDIR): the session has no trace to replay")
+    expect(text).not.toContain("incomplete")
+    expect(text).not.toContain("replay the hub:")
+  })
+
+  it("says a trace whose beginning was written is incomplete", () => {
+    const text = renderSession(session({ code: "ENOSPC", reason: "no space left on device", bytesWritten: 4096 }), "/tmp/s")
+    expect(text).toContain("trace.jsonl is incomplete (no space left on device, ENOSPC): it cannot replay the session")
+    expect(text).not.toContain("replay the hub:")
+  })
+})
