@@ -7,7 +7,6 @@
 // The two modules by their paths: the package's index loads every module it has (its redis client among them).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { getSystemErrorMessage } from "node:util"
 import { Console, Effect, type Fiber, Runtime } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ConservationViolation } from "../service/hub/errors.ts"
@@ -18,43 +17,45 @@ import { runCommand } from "./cli/run.ts"
 import { upCommand } from "./cli/up.ts"
 import { renderScenarioJsonSchema } from "./scenario/jsonSchema.ts"
 import { writeFileSync } from "node:fs"
+import { systemErrorText } from "./files.ts"
 import { describeCommandError, inputFileError, outputFileError, USAGE_EXIT_CODE, UsageError, withUsageExitCode } from "./cli/userErrors.ts"
 import { CLEARSIM_VERSION } from "./version.ts"
 
 /** The exit code when standard output's reader went away: 128 + SIGPIPE, what a shell reports for `yes | head -1`'s `yes`. */
 export const BROKEN_PIPE_EXIT_CODE = 141
 
-/** Why standard output failed, once it has (its first error); the command is stopped then. */
-let stdoutFailure: NodeJS.ErrnoException | undefined
-/** The command's fiber, interrupted when standard output fails. */
+/** Which output stream failed first, and why; the command is stopped then. */
+let outputFailure: { readonly stream: "stdout" | "stderr"; readonly error: NodeJS.ErrnoException } | undefined
+/** The command's fiber, interrupted when standard output or standard error fails. */
 let commandFiber: Fiber.Fiber<unknown, unknown> | undefined
 
-const stdoutExitCode = (error: NodeJS.ErrnoException): number => (error.code === "EPIPE" ? BROKEN_PIPE_EXIT_CODE : USAGE_EXIT_CODE)
+const outputExitCode = (error: NodeJS.ErrnoException): number => (error.code === "EPIPE" ? BROKEN_PIPE_EXIT_CODE : USAGE_EXIT_CODE)
 
 /**
- * Every write to standard output (the replay's events, the run's summaries, `console.log`) fails here, not as an
- * unhandled stream error with its stack: a reader gone (EPIPE) stops the command silently, any other failure
- * (ENOSPC on /dev/full) after one line on stderr. The command is interrupted as a Ctrl-C does (chains stopped, a
- * run's unfinished files removed), then exits with `stdoutExitCode`.
+ * Every write to standard output (the replay's events, the run's summaries, `console.log`) and to standard error
+ * (a run's progress lines, `console.error`) fails here, not as an unhandled stream error with its stack (exit 1,
+ * a run's staging directory left behind): a reader gone (EPIPE) stops the command silently, any other failure
+ * (ENOSPC on /dev/full) after one line on stderr when stdout failed, silently when stderr did (there is nowhere to
+ * tell it). The command is interrupted as a Ctrl-C does (chains stopped, a run's unfinished files removed), then
+ * exits with `outputExitCode`.
  */
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (stdoutFailure !== undefined) return
-  stdoutFailure = error
-  if (error.code !== "EPIPE") {
-    const reason = typeof error.errno === "number" ? `${getSystemErrorMessage(error.errno)} (${error.code})` : error.message
-    process.stderr.write(`clearsim: cannot write standard output: ${reason}\n`)
-  }
+const onOutputError = (stream: "stdout" | "stderr") => (error: NodeJS.ErrnoException) => {
+  if (outputFailure !== undefined) return
+  outputFailure = { stream, error }
+  if (stream === "stdout" && error.code !== "EPIPE") process.stderr.write(`clearsim: cannot write standard output: ${systemErrorText(error)}\n`)
   // The exit code when the command has finished already (the failed write was its last).
-  process.exitCode = stdoutExitCode(error)
+  process.exitCode = outputExitCode(error)
   commandFiber?.interruptUnsafe(commandFiber.id)
-})
+}
+process.stdout.on("error", onOutputError("stdout"))
+process.stderr.on("error", onOutputError("stderr"))
 
-/** Buffered stdout writer: millions of event lines without a syscall each (nothing once standard output failed). */
+/** Buffered stdout writer: millions of event lines without a syscall each (nothing once an output failed: the command is stopping). */
 const stdoutLines = () => {
   let buffer: string[] = []
   let size = 0
   const flush = () => {
-    if (buffer.length > 0 && stdoutFailure === undefined) process.stdout.write(buffer.join(""))
+    if (buffer.length > 0 && outputFailure === undefined) process.stdout.write(buffer.join(""))
     buffer = []
     size = 0
   }
@@ -121,7 +122,7 @@ const hub = Command.make("hub").pipe(Command.withDescription("Hub engine tools")
 
 const clearsim = Command.make("clearsim").pipe(
   Command.withDescription(
-    "Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service. Exit codes: 0 success; 1 failing properties, a regression, a changed trace hash, a conservation violation or an unexpected error; 2 a usage error (a bad flag, argument, input file or output path) or a standard output that cannot be written; 141 when the reader of standard output went away (as SIGPIPE)",
+    "Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service. Exit codes: 0 success; 1 failing properties, a regression, a changed trace hash, a conservation violation or an unexpected error; 2 a usage error (a bad flag, argument, input file or output path) or a standard output or error that cannot be written; 141 when the reader of either went away (as SIGPIPE)",
   ),
   Command.withSubcommands([runCommand, checkCommand, compareCommand, upCommand, hub, replayCommand("replay"), schemaCommand]),
 )
@@ -136,7 +137,7 @@ clearsim.pipe(
       return command
     }),
   NodeRuntime.runMain({
-    // A command stopped because standard output failed exits with that failure's code, not as interrupted (130).
-    teardown: (exit, onExit) => (stdoutFailure === undefined ? Runtime.defaultTeardown(exit, onExit) : onExit(stdoutExitCode(stdoutFailure))),
+    // A command stopped because standard output or error failed exits with that failure's code, not as interrupted (130).
+    teardown: (exit, onExit) => (outputFailure === undefined ? Runtime.defaultTeardown(exit, onExit) : onExit(outputExitCode(outputFailure.error))),
   }),
 )

@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process"
-import { lstatSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { checkRunOutputs, outputFileError, prepareOutputDir, UsageError } from "./cli/userErrors.ts"
-import { kindOf, makeDirectories, pathKind } from "./files.ts"
+import { isSymbolicLink, kindOf, makeDirectories, pathKind, replaceFiles, systemErrorReason, systemErrorText } from "./files.ts"
 
 const root = mkdtempSync(join(tmpdir(), "clearsim-files-"))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -69,6 +69,20 @@ describe("what a path is", () => {
     expect([pathKind(file), pathKind(root), pathKind(link), kindOf(lstatSync(link)), pathKind(join(root, "nothing"))]).toEqual(["a file", "a directory", "a file", "a symbolic link", undefined])
   })
 
+  it("names what is where a run's file goes, a link by what it leads to (was: 'something else is there (a directory?)')", () => {
+    const dir = join(root, "in-the-way")
+    mkdirSync(join(dir, "report.json"), { recursive: true })
+    expect(() => checkRunOutputs("--out", dir, dir, ["report.json"])).toThrow(new UsageError(`--out ${dir}: expected to write the file ${join(dir, "report.json")}, but it is a directory`))
+    rmSync(join(dir, "report.json"), { recursive: true })
+    symlinkSync(root, join(dir, "report.json"))
+    expect(() => checkRunOutputs("--out", dir, dir, ["report.json"])).toThrow(new UsageError(`--out ${dir}: expected to write the file ${join(dir, "report.json")}, but it is a symbolic link to a directory`))
+    if (process.platform === "linux") {
+      symlinkSync("/dev/null", join(dir, "report.md"))
+      expect(() => checkRunOutputs("--out", dir, dir, ["report.md"])).toThrow(new UsageError(`--out ${dir}: expected to write the file ${join(dir, "report.md")}, but it is a symbolic link to a character device`))
+    }
+    expect([isSymbolicLink(join(dir, "report.json")), isSymbolicLink(dir), isSymbolicLink(join(dir, "nothing"))]).toEqual([true, false, false])
+  })
+
   // /dev/null is no file: "it is a file" sent users looking for a file they never made.
   it.runIf(process.platform === "linux")("names /dev/null a character device and a FIFO a named pipe where a directory is expected", () => {
     expect(pathKind("/dev/null")).toBe("a character device")
@@ -83,5 +97,58 @@ describe("what a path is", () => {
     const file = join(root, "plain")
     writeFileSync(file, "")
     expect(() => prepareOutputDir("--out", file)).toThrow(new UsageError(`--out ${file}: ${expected} a file`))
+  })
+})
+
+describe("systemErrorText", () => {
+  it("words a failed system call as the system does, from its errno or else its code, with the code", () => {
+    expect(systemErrorText(Object.assign(new Error("ENOSPC: no space left on device, write"), { errno: -28, code: "ENOSPC" }))).toBe("no space left on device (ENOSPC)")
+    expect(systemErrorText(Object.assign(new Error("made up"), { code: "ENOENT" }))).toBe("no such file or directory (ENOENT)")
+    expect(systemErrorReason(Object.assign(new Error("EACCES: permission denied, open '/x'"), { errno: -13, code: "EACCES" }))).toBe("permission denied")
+    // Neither errno nor a known code: its message.
+    expect(systemErrorText(Object.assign(new Error("it broke"), { code: "ERR_SOMETHING" }))).toBe("it broke (ERR_SOMETHING)")
+    expect(systemErrorReason(new Error("it broke"))).toBe("it broke")
+  })
+})
+
+describe("replaceFiles", () => {
+  /** A directory with the files `files` (name to text), and links `links` (name to target). */
+  const directory = (name: string, files: Record<string, string>, links: Record<string, string> = {}): string => {
+    const dir = join(root, name)
+    mkdirSync(dir, { recursive: true })
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text)
+    for (const [link, target] of Object.entries(links)) symlinkSync(target, join(dir, link))
+    return dir
+  }
+
+  it("renames plain names and writes through symbolic links, the links kept, a missing target created", () => {
+    const elsewhere = directory("replace-elsewhere", { "b.txt": "old b" })
+    const staged = directory("replace-staged", { "a.txt": "new a", "b.txt": "new b", "c.txt": "new c" })
+    const out = directory("replace-out", { "a.txt": "old a" }, { "b.txt": join(elsewhere, "b.txt"), "c.txt": "../replace-elsewhere/c.txt" })
+    replaceFiles(["a.txt", "b.txt", "c.txt"].map((name) => ({ from: join(staged, name), to: join(out, name) })))
+    expect(["a.txt", "b.txt", "c.txt"].map((name) => readFileSync(join(out, name), "utf8"))).toEqual(["new a", "new b", "new c"])
+    expect([isSymbolicLink(join(out, "a.txt")), isSymbolicLink(join(out, "b.txt")), isSymbolicLink(join(out, "c.txt"))]).toEqual([false, true, true])
+    expect(readdirSync(elsewhere).sort()).toEqual(["b.txt", "c.txt"])
+    expect(readdirSync(staged).sort()).toEqual(["b.txt", "c.txt"]) // copied through the links, not moved
+  })
+
+  it("replaces nothing when a copy through a link fails: every name keeps what it had, no temporary stays, the error names the link", () => {
+    const elsewhere = directory("replace-fail-elsewhere", { "b.txt": "old b", "c.txt": "old c" })
+    const staged = directory("replace-fail-staged", { "a.txt": "new a", "b.txt": "new b" }) // no c.txt: its copy fails
+    const out = directory("replace-fail-out", { "a.txt": "old a" }, { "b.txt": join(elsewhere, "b.txt"), "c.txt": join(elsewhere, "c.txt") })
+    expect(() => replaceFiles(["a.txt", "b.txt", "c.txt"].map((name) => ({ from: join(staged, name), to: join(out, name) })))).toThrow(expect.objectContaining({ code: "ENOENT", path: join(out, "c.txt") }))
+    expect(["a.txt", "b.txt", "c.txt"].map((name) => readFileSync(join(out, name), "utf8"))).toEqual(["old a", "old b", "old c"])
+    expect(readdirSync(elsewhere).sort()).toEqual(["b.txt", "c.txt"])
+    expect(readdirSync(staged).sort()).toEqual(["a.txt", "b.txt"])
+  })
+
+  it("keeps a link's target's mode", () => {
+    const elsewhere = directory("replace-mode-elsewhere", { "x.sh": "old" })
+    chmodSync(join(elsewhere, "x.sh"), 0o751)
+    const staged = directory("replace-mode-staged", { "x.sh": "new" })
+    const out = directory("replace-mode-out", {}, { "x.sh": join(elsewhere, "x.sh") })
+    replaceFiles([{ from: join(staged, "x.sh"), to: join(out, "x.sh") }])
+    expect(statSync(join(elsewhere, "x.sh")).mode & 0o777).toBe(0o751)
+    expect(readFileSync(join(out, "x.sh"), "utf8")).toBe("new")
   })
 })

@@ -1,13 +1,17 @@
 /**
- * Paths of clearsim's outputs: what a path is, in words (`pathKind`), and `mkdir -p` (`makeDirectories`).
+ * Paths of clearsim's outputs: what a path is, in words (`pathKind`, `isSymbolicLink`), a failed system call in the
+ * system's words (`systemErrorText`), `mkdir -p` (`makeDirectories`) and files replaced together, links written
+ * through (`replaceFiles`).
  *
  * `mkdir -p` for clearsim's output directories, without Node's recursive `mkdirSync`: that one loops forever
  * (100 % CPU, deaf to signals) when a directory cannot be created although its parent exists, as anywhere
  * under /proc, where mkdir answers ENOENT. Here each missing directory is created in turn from the nearest
  * existing ancestor, and the first failure is thrown as the file-system error it is (with its code and path).
  */
-import { mkdirSync, type Stats, statSync } from "node:fs"
-import { dirname, resolve } from "node:path"
+import { randomBytes } from "node:crypto"
+import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeSync } from "node:fs"
+import { basename, dirname, join, resolve } from "node:path"
+import { getSystemErrorMap } from "node:util"
 
 const codeOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
 
@@ -35,6 +39,29 @@ export const pathKind = (path: string): string | undefined => {
   }
 }
 
+/** Whether `path` itself is a symbolic link (whatever it points at, a missing target included). */
+export const isSymbolicLink = (path: string): boolean => {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Why a system call failed, in the system's words, without the code: "no space left on device" for ENOSPC (from
+ * the error's errno, else its code; the error's message when it has neither). What `ls` or `cp` would say.
+ */
+export const systemErrorReason = (error: NodeJS.ErrnoException): string => {
+  const errors = getSystemErrorMap()
+  const byErrno = typeof error.errno === "number" ? errors.get(error.errno) : undefined
+  const entry = byErrno ?? (error.code === undefined ? undefined : [...errors.values()].find(([name]) => name === error.code))
+  return entry?.[1] ?? error.message
+}
+
+/** `systemErrorReason` and the code: "no space left on device (ENOSPC)". */
+export const systemErrorText = (error: NodeJS.ErrnoException): string => `${systemErrorReason(error)}${error.code === undefined ? "" : ` (${error.code})`}`
+
 export const makeDirectories = (path: string): void => {
   const missing: string[] = []
   let current = resolve(path)
@@ -60,5 +87,81 @@ export const makeDirectories = (path: string): void => {
       // Made meanwhile by another process (parallel test workers): fine if it is a directory now.
       if (codeOf(error) !== "EEXIST" || !statSync(missing[i]!).isDirectory()) throw error
     }
+  }
+}
+
+/** Where the symbolic link `link` leads, its directories resolved; the file there may not exist yet (it is written through). */
+const linkTarget = (link: string): string => {
+  let path = link
+  for (let hops = 0; isSymbolicLink(path); hops++) {
+    if (hops === 40) throw Object.assign(new Error(`ELOOP: too many symbolic links encountered, open '${link}'`), { code: "ELOOP", errno: -40, syscall: "open", path: link })
+    path = resolve(dirname(path), readlinkSync(path))
+  }
+  return join(realpathSync(dirname(path)), basename(path))
+}
+
+/** Copies the file `from` to a new file `to` (created, never an existing one), with the mode `mode` when given. */
+const copyToNewFile = (from: string, to: string, mode: number | undefined): void => {
+  const source = openSync(from, "r")
+  try {
+    const target = openSync(to, "wx")
+    try {
+      if (mode !== undefined) fchmodSync(target, mode)
+      const chunk = Buffer.allocUnsafe(1 << 20)
+      for (let read: number; (read = readSync(source, chunk, 0, chunk.length, null)) > 0; ) {
+        for (let written = 0; written < read; ) written += writeSync(target, chunk, written, read - written)
+      }
+    } finally {
+      closeSync(target)
+    }
+  } finally {
+    closeSync(source)
+  }
+}
+
+/** A file `replaceFiles` moves: `from` takes the name `to`. */
+export interface FileMove {
+  readonly from: string
+  readonly to: string
+}
+
+/**
+ * Moves each file `from` to its name `to`, replacing what is there, as nearly together as a file system allows: a
+ * `to` that is a symbolic link is written through (its target replaced, the link kept), by first copying `from` to
+ * a temporary file beside the link's target (same directory, so same file system) with the target's mode. Only
+ * once every such copy succeeded is anything renamed: the temporaries onto the links' targets, the other files
+ * onto their names, in one synchronous step. A failed copy removes the temporaries and leaves every `to` as it was;
+ * the error thrown is the file-system error with `path` set to the `to` it was for (not the temporary's name).
+ */
+export const replaceFiles = (moves: readonly FileMove[]): void => {
+  const temporaries: string[] = []
+  const renames: { readonly from: string; readonly to: string; readonly name: string }[] = []
+  let current = ""
+  try {
+    for (const { from, to } of moves) {
+      current = to
+      if (!isSymbolicLink(to)) {
+        renames.push({ from, to, name: to })
+        continue
+      }
+      const target = linkTarget(to)
+      let mode: number | undefined
+      try {
+        mode = statSync(target).mode & 0o7777
+      } catch {
+        mode = undefined // not there yet: created as a new file would be
+      }
+      const temporary = join(dirname(target), `.${basename(target)}.clearsim-${process.pid}-${randomBytes(4).toString("hex")}`)
+      temporaries.push(temporary)
+      copyToNewFile(from, temporary, mode)
+      renames.push({ from: temporary, to: target, name: to })
+    }
+    for (const { from, to, name } of renames) {
+      current = name
+      renameSync(from, to)
+    }
+  } catch (error) {
+    for (const temporary of temporaries) rmSync(temporary, { force: true })
+    throw error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" ? Object.assign(error, { path: current }) : error
   }
 }

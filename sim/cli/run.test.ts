@@ -114,7 +114,7 @@ describe("clearsim run", () => {
     const first = join(dir, "first")
     mkdirSync(join(first, "run-0-seed-5", "report.md"), { recursive: true })
     const refused = await run([file, "--out", first])
-    expect(refused.err).toBe(`clearsim: --out ${first}: expected to write the file ${join(first, "run-0-seed-5", "report.md")}, but something else is there (a directory?)`)
+    expect(refused.err).toBe(`clearsim: --out ${first}: expected to write the file ${join(first, "run-0-seed-5", "report.md")}, but it is a directory`)
     expect(refused.out).toBe("")
     expect(process.exitCode).toBe(2)
     process.exitCode = undefined
@@ -172,7 +172,7 @@ describe("clearsim run", () => {
     const single = join(dir, "single")
     mkdirSync(join(single, "report.json"), { recursive: true })
     const refused = await run([file, "--runs", "1", "--out", single])
-    expect(refused.err).toBe(`clearsim: --out ${single}: expected to write the file ${join(single, "report.json")}, but something else is there (a directory?)`)
+    expect(refused.err).toBe(`clearsim: --out ${single}: expected to write the file ${join(single, "report.json")}, but it is a directory`)
     expect(refused.out).toBe("")
     expect(process.exitCode).toBe(2)
     expect(existsSync(join(single, "trace.jsonl"))).toBe(false)
@@ -181,7 +181,7 @@ describe("clearsim run", () => {
     const many = join(dir, "many")
     mkdirSync(join(many, "run-2-seed-7", "trace.jsonl"), { recursive: true })
     const second = await run([file, "--out", many])
-    expect(second.err).toBe(`clearsim: --out ${many}: expected to write the file ${join(many, "run-2-seed-7", "trace.jsonl")}, but something else is there (a directory?)`)
+    expect(second.err).toBe(`clearsim: --out ${many}: expected to write the file ${join(many, "run-2-seed-7", "trace.jsonl")}, but it is a directory`)
     expect(second.out).toBe("")
     expect(process.exitCode).toBe(2)
     // Nothing was run or created for the runs before it.

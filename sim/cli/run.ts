@@ -6,14 +6,14 @@
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
 import { createHash } from "node:crypto"
-import { closeSync, createReadStream, lstatSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs"
+import { createReadStream, existsSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { basename, join } from "node:path"
+import { join, relative, sep } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { agentIntentsSuffix, firstFailingEpochText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, tokensText, writeReportFiles, type RunReport } from "../report/report.ts"
 import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
-import { makeDirectories } from "../files.ts"
+import { isSymbolicLink, makeDirectories, replaceFiles } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
@@ -23,6 +23,10 @@ const wallClock = () => performance.now()
 
 /** The files of one run, in its directory. */
 const RUN_FILES = [...REPORT_FILES, "trace.jsonl"] as const
+/** Where a run that failed (not one interrupted) leaves the hub inputs it traced, beside the earlier run's files. */
+const FAILED_TRACE = "trace.failed.jsonl"
+/** What a run may write in its directory, checked before any run starts. */
+const RUN_OUTPUTS = [...RUN_FILES, FAILED_TRACE] as const
 /** The files that take a Monte Carlo set together, in its base directory. */
 const SET_FILES = ["runs.json", "runs.md"] as const
 
@@ -59,50 +63,17 @@ const openStaging = (flag: string, dir: string): string => {
   }
 }
 
-const isSymbolicLink = (path: string): boolean => {
-  try {
-    return lstatSync(path).isSymbolicLink()
-  } catch {
-    return false
-  }
-}
-
-/** Copies `from` into the file `to` (a link's target: written through, as a run writing to `to` would). */
-const copyInto = (from: string, to: string): void => {
-  const source = openSync(from, "r")
-  try {
-    const target = openSync(to, "w")
-    try {
-      const chunk = Buffer.allocUnsafe(1 << 20)
-      for (let read: number; (read = readSync(source, chunk, 0, chunk.length, null)) > 0; ) {
-        for (let written = 0; written < read; ) written += writeSync(target, chunk, written, read - written)
-      }
-    } finally {
-      closeSync(target)
-    }
-  } finally {
-    closeSync(source)
-  }
-}
-
 /**
- * Moves the files `names` from `staging` to their final names in `dir`, in one synchronous step (no signal
- * handler runs in between). A name that is a symbolic link there is written through, as the files were before.
+ * Moves the files `names` from `staging` to their final names in `dir` together (`replaceFiles`: a name that is a
+ * symbolic link there is written through, its target replaced only once every file is ready).
  */
 const publish = (flag: string, staging: string, dir: string, names: readonly string[]): void => {
-  for (const name of names) {
-    const target = join(dir, name)
-    try {
-      if (isSymbolicLink(target)) copyInto(join(staging, name), target)
-      else renameSync(join(staging, name), target)
-    } catch (error) {
-      throw outputFileError(flag, target, error)
-    }
+  try {
+    replaceFiles(names.map((name) => ({ from: join(staging, name), to: join(dir, name) })))
+  } catch (error) {
+    throw outputFileError(flag, (error as { readonly path?: string }).path ?? dir, error)
   }
 }
-
-/** Where a run that failed (not one interrupted) leaves the hub inputs it traced, beside the earlier run's files. */
-const FAILED_TRACE = "trace.failed.jsonl"
 
 /** A run's failure, with where its hub inputs were kept (`keepFailedTrace`), told after the failure itself. */
 class RunFailure {
@@ -114,15 +85,26 @@ class RunFailure {
   }
 }
 
+/** The path in `staging` that `error` names (a file the run writes there could not be written), if any. */
+const stagedPathOf = (error: unknown, staging: string): string | undefined => {
+  const path = (error as { readonly path?: unknown } | undefined)?.path
+  return typeof path === "string" && path.startsWith(`${staging}${sep}`) ? path : undefined
+}
+
 /**
  * A run that failed (an engine invariant broken, a chain gone, a defect) keeps the hub inputs it traced up to the
  * failure as `trace.failed.jsonl` in `dir` (no end line: `clearsim hub replay` reproduces what the hub did up to
  * there); its reports are not written. An interrupted run keeps nothing (`withStaging`), and a run that completes
- * removes an earlier run's `trace.failed.jsonl` (`publish`).
+ * removes an earlier run's `trace.failed.jsonl` (`publish`). A run that failed because a file of its own could not
+ * be written (its trace, on a full disk) keeps nothing either: that trace may be cut mid-line, and keeping it would
+ * keep the disk full; its error names the file by its final name in `dir`, as the reports' errors do.
  */
-const keepFailedTrace = (error: unknown, staging: string, dir: string): unknown => {
+const keepFailedTrace = (flag: string, error: unknown, staging: string, dir: string): unknown => {
+  const staged = stagedPathOf(error, staging)
+  if (staged !== undefined) return outputFileError(flag, join(dir, relative(staging, staged)), error)
   const to = join(dir, FAILED_TRACE)
   try {
+    // Not through a link: `checkRunOutputs` refused one there.
     renameSync(join(staging, "trace.jsonl"), to)
     return new RunFailure(error, to)
   } catch {
@@ -130,12 +112,25 @@ const keepFailedTrace = (error: unknown, staging: string, dir: string): unknown 
   }
 }
 
-/** Runs `use` with a staging directory in `dir` (see `STAGING_PREFIX`), removed afterwards whatever happens. */
+/**
+ * Runs `use` with a staging directory in `dir` (see `STAGING_PREFIX`), removed afterwards whatever happens; `dir`
+ * too when this made it and nothing else is in it then (an interrupted run of a Monte Carlo set leaves no empty
+ * `run-<i>-seed-<s>/`).
+ */
 const withStaging = <A, E>(flag: string, dir: string, use: (staging: string) => Effect.Effect<A, E>): Effect.Effect<A, unknown> =>
   Effect.acquireUseRelease(
-    Effect.try({ try: () => openStaging(flag, dir), catch: (error) => error }),
-    use,
-    (staging) => Effect.sync(() => rmSync(staging, { recursive: true, force: true })),
+    Effect.try({ try: () => ({ existed: existsSync(dir), staging: openStaging(flag, dir) }), catch: (error) => error }),
+    ({ staging }) => use(staging),
+    ({ existed, staging }) =>
+      Effect.sync(() => {
+        rmSync(staging, { recursive: true, force: true })
+        if (existed) return
+        try {
+          rmdirSync(dir) // only when empty
+        } catch {
+          // something is in it (a completed run's files, a failed run's trace): it stays
+        }
+      }),
   )
 
 /** Whether two files have the same bytes (streamed: a million-intent trace is most of a gigabyte). */
@@ -231,14 +226,14 @@ export const runCommand = Command.make(
     yield* Effect.try({
       try: () => {
         prepareOutputDir(outFlag, baseDir)
-        if (count === 1) checkRunOutputs(outFlag, baseDir, baseDir, RUN_FILES)
+        if (count === 1) checkRunOutputs(outFlag, baseDir, baseDir, RUN_OUTPUTS, [FAILED_TRACE])
         else {
           checkRunOutputs(outFlag, baseDir, baseDir, SET_FILES)
           // Only run directories that exist can be in the way: the entries there, not `count` paths (--runs 1e8).
           for (const name of readdirSync(baseDir)) {
             const run = /^run-(\d+)-seed-(\d+)$/.exec(name)
             const i = run === null ? -1 : Number(run[1]) - firstRun
-            if (i >= 0 && i < count && runDir(i) === join(baseDir, name)) checkRunOutputs(outFlag, baseDir, runDir(i), RUN_FILES)
+            if (i >= 0 && i < count && runDir(i) === join(baseDir, name)) checkRunOutputs(outFlag, baseDir, runDir(i), RUN_OUTPUTS, [FAILED_TRACE])
           }
         }
       },
@@ -263,11 +258,11 @@ export const runCommand = Command.make(
           const result = yield* Effect.tryPromise({
             try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: staging, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
             catch: (error) => error,
-          }).pipe(Effect.mapError((error) => keepFailedTrace(error, staging, dir)))
+          }).pipe(Effect.mapError((error) => keepFailedTrace(outFlag, error, staging, dir)))
           yield* Effect.try({
             try: () => writeReportFiles(staging, result.report, result.timeseries),
             // Named by its final path: the staging directory is an implementation detail.
-            catch: (error) => outputFileError(outFlag, join(dir, basename((error as { readonly path?: string }).path ?? "")), error),
+            catch: (error) => outputFileError(outFlag, join(dir, relative(staging, stagedPathOf(error, staging) ?? staging)), error),
           })
           yield* Effect.try({ try: () => publish(outFlag, staging, dir, RUN_FILES), catch: (error) => error })
           // An earlier failed run's trace describes a run these files replace.

@@ -5,7 +5,7 @@
  * reports; a completed run's trace ends with its end line, and `clearsim hub replay` notes a trace cut short.
  */
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -38,6 +38,50 @@ const interruptWhen = (when: RegExp, ...args: string[]): Promise<{ code: number 
     })
     child.on("close", (code) => resolve({ code, stderr }))
   })
+
+/**
+ * Writes a module for `node --import` that makes the disk full for the files whose path `full` (a regular
+ * expression) matches: every write to them fails with ENOSPC as Node's own does (no path), after `partial` bytes
+ * of the first one landed when given (a write cut mid-line, as a disk filling up cuts it). Node's named exports of
+ * node:fs follow the patched functions (`syncBuiltinESMExports`), so the CLI's own imports see them.
+ */
+const fullDisk = (name: string, full: RegExp, partial = false): string => {
+  const path = join(dir, name)
+  writeFileSync(
+    path,
+    [
+      'import fs from "node:fs"',
+      'import { syncBuiltinESMExports } from "node:module"',
+      `const full = ${full.toString()}`,
+      "const writes = new Map()",
+      "const { openSync, closeSync, writeSync } = fs",
+      "fs.openSync = function (path, ...rest) {",
+      "  const fd = openSync.call(this, path, ...rest)",
+      '  if (typeof path === "string" && full.test(path)) writes.set(fd, 0)',
+      "  return fd",
+      "}",
+      "fs.closeSync = function (fd) {",
+      "  writes.delete(fd)",
+      "  return closeSync.call(this, fd)",
+      "}",
+      "fs.writeSync = function (fd, buffer, offset = 0, length = buffer.length - offset, ...rest) {",
+      "  if (!writes.has(fd)) return writeSync.call(this, fd, buffer, offset, length, ...rest)",
+      "  const count = writes.get(fd)",
+      "  writes.set(fd, count + 1)",
+      `  if (count === 0 && ${partial} && length > 1) return writeSync.call(this, fd, buffer, offset, Math.floor(length / 2), ...rest)`,
+      '  throw Object.assign(new Error("ENOSPC: no space left on device, write"), { errno: -28, code: "ENOSPC", syscall: "write" })',
+      "}",
+      "syncBuiltinESMExports()",
+    ].join("\n"),
+  )
+  return path
+}
+
+/** `clearsim <args>` with the module `imported` loaded first (`node --import`). */
+const clearsimWith = (imported: string, ...args: string[]) => {
+  const r = spawnSync(process.execPath, ["--import", imported, bin, ...args], { cwd: root, encoding: "utf8", timeout: 90_000 })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
 
 /** Every entry of `path`: a file's text, or "(directory)". */
 const contents = (path: string): Record<string, string> =>
@@ -91,6 +135,40 @@ describe("clearsim run: the files of a run appear together, when it completes", 
     expect(contents(join(out, "run-0-seed-1"))).toEqual(earlier)
     expect(existsSync(join(out, "runs.json"))).toBe(false)
   })
+
+  it("an interrupted Monte Carlo set leaves no empty run directory it made", async () => {
+    const out = join(dir, "set-new")
+    const r = await interruptWhen(/seed 1: 20% of virtual time/, "run", "scenarios/quickstart.yaml", "--chains", "memory", "--runs", "2", "--seed", "1", "--out", out)
+    expect(r.code, r.stderr).toBe(130)
+    expect(readdirSync(out)).toEqual([])
+  })
+
+  it("a trace.jsonl that links elsewhere is replaced together with the reports or not at all: a copy through the link that fails leaves every file as it was", () => {
+    const out = join(dir, "linked")
+    const elsewhere = join(dir, "elsewhere")
+    mkdirSync(out)
+    mkdirSync(elsewhere)
+    symlinkSync(join(elsewhere, "trace.jsonl"), join(out, "trace.jsonl")) // to a file not there yet: written through
+    const first = clearsim("run", "scenarios/quickstart.yaml", "--chains", "memory", "--out", out)
+    expect(first.code, first.stderr).toBe(0)
+    expect(lstatSync(join(out, "trace.jsonl")).isSymbolicLink()).toBe(true)
+    const before = contents(out)
+    const target = readFileSync(join(elsewhere, "trace.jsonl"), "utf8")
+    expect(before["trace.jsonl"]).toBe(target)
+    // The disk of the link's target is full: the run completes, but its trace cannot be copied there.
+    const failed = clearsimWith(fullDisk("elsewhere-full.mjs", new RegExp(`^${elsewhere}/`)), "run", "scenarios/quickstart.yaml", "--chains", "memory", "--seed", "2", "--out", out)
+    expect(failed.stderr.endsWith(`\nclearsim: --out ${join(out, "trace.jsonl")}: expected a file to write, but no space left on device (ENOSPC)\n`), failed.stderr).toBe(true)
+    expect(failed.code).toBe(2)
+    expect(contents(out)).toEqual(before)
+    expect(readFileSync(join(elsewhere, "trace.jsonl"), "utf8")).toBe(target)
+    expect(readdirSync(elsewhere)).toEqual(["trace.jsonl"]) // no temporary copy left
+    // Room again: the link is kept and its target replaced.
+    const again = clearsim("run", "scenarios/quickstart.yaml", "--chains", "memory", "--seed", "2", "--out", out)
+    expect(again.code, again.stderr).toBe(0)
+    expect(lstatSync(join(out, "trace.jsonl")).isSymbolicLink()).toBe(true)
+    expect(readFileSync(join(elsewhere, "trace.jsonl"), "utf8")).not.toBe(target)
+    expect(readdirSync(elsewhere)).toEqual(["trace.jsonl"])
+  })
 })
 
 describe("clearsim run: a run that fails keeps the hub inputs it traced", () => {
@@ -133,5 +211,35 @@ describe("clearsim run: a run that fails keeps the hub inputs it traced", () => 
     const again = clearsim("run", "scenarios/balanced-two-chain.yaml", "--out", out)
     expect(again.code, again.stderr).toBe(0)
     expect(Object.keys(contents(out))).toEqual(RUN_FILES)
+  })
+
+  it("a run whose own trace.jsonl cannot be written (a full disk) names it and keeps no trace.failed.jsonl: the trace is cut mid-line", () => {
+    const out = join(dir, "trace-full")
+    const first = clearsim("run", "scenarios/quickstart.yaml", "--chains", "memory", "--out", out)
+    expect(first.code, first.stderr).toBe(0)
+    const before = contents(out)
+    // Half of the staged trace's only write lands (it is less than the 1 MB buffer), then the disk is full.
+    const full = fullDisk("trace-full.mjs", /\.clearsim-partial-[^/]+\/trace\.jsonl$/, true)
+    const r = clearsimWith(full, "run", "scenarios/quickstart.yaml", "--chains", "memory", "--seed", "2", "--out", out)
+    // One line after the progress lines: the trace named by its final name, no replay offered for a cut trace.
+    expect(r.stderr.endsWith(`% of virtual time\nclearsim: --out ${join(out, "trace.jsonl")}: expected a file to write, but no space left on device (ENOSPC)\n`), r.stderr).toBe(true)
+    expect(r.code).toBe(2)
+    expect(contents(out)).toEqual(before)
+  })
+
+  it("refuses a trace.failed.jsonl that is a directory or a symbolic link before running", () => {
+    const out = join(dir, "failed-in-the-way")
+    mkdirSync(join(out, "trace.failed.jsonl"), { recursive: true })
+    const directory = clearsim("run", "scenarios/balanced-two-chain.yaml", "--out", out)
+    expect(directory.stderr).toBe(`clearsim: --out ${out}: expected to write the file ${join(out, "trace.failed.jsonl")}, but it is a directory\n`)
+    expect(directory.code).toBe(2)
+    expect(readdirSync(out)).toEqual(["trace.failed.jsonl"])
+    rmSync(join(out, "trace.failed.jsonl"), { recursive: true })
+    writeFileSync(join(dir, "kept-elsewhere.jsonl"), "")
+    symlinkSync(join(dir, "kept-elsewhere.jsonl"), join(out, "trace.failed.jsonl"))
+    const link = clearsim("run", "scenarios/balanced-two-chain.yaml", "--out", out)
+    expect(link.stderr).toBe(`clearsim: --out ${out}: expected to write the file ${join(out, "trace.failed.jsonl")}, but it is a symbolic link, and trace.failed.jsonl is not written through one (a run that completes removes it): remove the link\n`)
+    expect(link.code).toBe(2)
+    expect(readdirSync(out)).toEqual(["trace.failed.jsonl"])
   })
 })

@@ -3,10 +3,11 @@
  * (`clearsim hub replay trace.jsonl | head -1`: EPIPE) stops the command silently with 141, as SIGPIPE stops a Unix
  * tool; a write that fails otherwise (stdout on /dev/full: ENOSPC) is one line on stderr and exit 2. Before, both
  * died with an unhandled 'error' event and its stack (exit 1), and `run`, `compare` or `schema` on /dev/full
- * exited 0 having printed nothing.
+ * exited 0 having printed nothing. Standard error the same, silently (a run's progress lines go there): before, a
+ * run died with exit 1 and left its staging directory.
  */
 import { spawn, spawnSync } from "node:child_process"
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync } from "node:fs"
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -18,6 +19,9 @@ const out = join(dir, "quickstart")
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const NO_SPACE = "clearsim: cannot write standard output: no space left on device (ENOSPC)\n"
+
+/** Every entry of `path`, hidden ones (a staging directory) included. */
+const entries = (path: string): string[] => readdirSync(path).sort()
 
 /** `clearsim <args>` with its standard output on /dev/full. */
 const onDevFull = (...args: string[]) => {
@@ -76,5 +80,39 @@ describe.skipIf(!existsSync("/dev/full"))("clearsim with a standard output that 
     expect(run.stderr).not.toContain("    at ")
     expect(run.code).toBe(2)
     expect(readdirSync(again).sort()).toEqual(["report.html", "report.json", "report.md", "timeseries.csv", "trace.jsonl"])
+  })
+})
+
+describe.skipIf(!existsSync("/dev/full"))("clearsim run with a standard error that fails", () => {
+  it("2>&1 | head -1: the progress line's reader gone stops the run silently with exit 141, and leaves no staging directory", async () => {
+    const stopped = join(dir, "stderr-pipe")
+    const child = spawn(process.execPath, [bin, "run", "scenarios/balanced-two-chain.yaml", "--out", stopped], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    let first = ""
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      first += text
+      if (first.includes("\n")) child.stderr.destroy()
+    })
+    const code = await new Promise<number | null>((resolve) => child.on("close", (status) => resolve(status)))
+    expect(first.split("\n")[0]).toBe("balanced-two-chain seed 11: 10% of virtual time")
+    expect(stdout).toBe("")
+    expect(code).toBe(141)
+    expect(entries(stopped)).toEqual([])
+  })
+
+  it("2> /dev/full: the run stops at its first progress line with exit 2, printing nothing, and leaves the earlier run's files as they were", () => {
+    const earlier = join(out, "report.json")
+    const before = readFileSync(earlier, "utf8")
+    const full = openSync("/dev/full", "w")
+    try {
+      const r = spawnSync(process.execPath, [bin, "run", "scenarios/quickstart.yaml", "--chains", "memory", "--seed", "2", "--out", out], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", full], timeout: 60_000 })
+      expect(r.stdout).toBe("")
+      expect(r.status).toBe(2)
+    } finally {
+      closeSync(full)
+    }
+    expect(entries(out)).toEqual(["report.html", "report.json", "report.md", "timeseries.csv", "trace.jsonl"])
+    expect(readFileSync(earlier, "utf8")).toBe(before)
   })
 })

@@ -6,11 +6,11 @@
  * `withUsageExitCode`) or one the command refuses (a negative seed, an unreadable or invalid input file, an
  * output path that cannot be written).
  */
-import { existsSync, lstatSync, readlinkSync, type Stats, statSync } from "node:fs"
+import { existsSync, readlinkSync, type Stats, statSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { Effect } from "effect"
 import { CliError } from "effect/cli"
-import { kindOf, makeDirectories } from "../files.ts"
+import { isSymbolicLink, kindOf, makeDirectories, systemErrorText } from "../files.ts"
 
 /** A usage error found by a command: its message names the flag or path and what was expected. */
 export class UsageError extends Error {
@@ -49,38 +49,18 @@ export const parseIntegerFlag = (flag: string, text: string, expected: string, m
   return value
 }
 
-const REASONS: Readonly<Record<string, string>> = {
-  ENOENT: "does not exist",
-  ENOTDIR: "a part of the path is not a directory",
-  EISDIR: "is a directory",
-  EEXIST: "already exists",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EROFS: "read-only file system",
-  ENOSPC: "no space left on the device",
-  ENAMETOOLONG: "the name is too long",
-  ELOOP: "too many symbolic links",
-}
+/** The codes of file-system errors a user can act on (a path refused, a full disk), told as one line. */
+const FS_CODES: ReadonlySet<string> = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EEXIST", "EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "EFBIG", "ENAMETOOLONG", "ELOOP"])
 
 /** A Node file-system error (not a failed `spawn`, whose ENOENT is a missing program). */
 export const isFsError = (error: unknown): error is NodeJS.ErrnoException =>
   error instanceof Error &&
   typeof (error as NodeJS.ErrnoException).code === "string" &&
-  (error as NodeJS.ErrnoException).code! in REASONS &&
+  FS_CODES.has((error as NodeJS.ErrnoException).code!) &&
   !String((error as NodeJS.ErrnoException).syscall ?? "").startsWith("spawn")
 
-/** `<path>: <reason> (<code>)`, the path from the error (or `path` when the error has none, as a failed read). */
-export const fsErrorLine = (error: NodeJS.ErrnoException, path?: string): string =>
-  `${error.path ?? path ?? "(unknown path)"}: ${REASONS[error.code!] ?? error.message} (${error.code})`
-
-/** Whether `path` itself is a symbolic link (whatever it points at, a missing target included). */
-const isSymbolicLink = (path: string): boolean => {
-  try {
-    return lstatSync(path).isSymbolicLink()
-  } catch {
-    return false
-  }
-}
+/** `<path>: <reason> (<code>)` (`systemErrorText`), the path from the error (or `path` when the error has none, as a failed read). */
+export const fsErrorLine = (error: NodeJS.ErrnoException, path?: string): string => `${error.path ?? path ?? "(unknown path)"}: ${systemErrorText(error)}`
 
 const codeOf = (error: unknown): string | undefined => (isFsError(error) ? error.code : undefined)
 
@@ -116,9 +96,11 @@ export const prepareOutputDir = (flag: string, dir: string): void => {
  * Checks, before the runs start, the directory `dir` a run will write into (`base`, given with `flag`, or a
  * directory under it) and the files `names` it will write there, creating nothing: a missing directory or file is
  * fine (the run creates it); a file where the directory goes, or a directory (or anything but a file) where a file
- * goes, would otherwise fail the write after the whole run, and is a usage error now.
+ * goes, would otherwise fail the write after the whole run, and is a usage error now. A name of `notThroughLinks`
+ * (a file the run removes as well as writes, as `trace.failed.jsonl`) may not be a symbolic link: the others are
+ * written through theirs.
  */
-export const checkRunOutputs = (flag: string, base: string, dir: string, names: readonly string[]): void => {
+export const checkRunOutputs = (flag: string, base: string, dir: string, names: readonly string[], notThroughLinks: readonly string[] = []): void => {
   const prefix = `${flag} ${base}`
   let stats: Stats
   try {
@@ -130,9 +112,12 @@ export const checkRunOutputs = (flag: string, base: string, dir: string, names: 
   if (!stats.isDirectory()) throw new UsageError(`${prefix}: expected to write into the directory ${dir}, but it is ${kindOf(stats)}`)
   for (const name of names) {
     const path = join(dir, name)
-    let isFile: boolean
+    if (notThroughLinks.includes(name) && isSymbolicLink(path)) {
+      throw new UsageError(`${prefix}: expected to write the file ${path}, but it is a symbolic link, and ${name} is not written through one (a run that completes removes it): remove the link`)
+    }
+    let target: Stats
     try {
-      isFile = statSync(path).isFile()
+      target = statSync(path)
     } catch (error) {
       if (codeOf(error) === "ENOENT" && !isSymbolicLink(path)) continue
       // A link to a file not there yet is written through (the write creates its target), if the target's directory exists.
@@ -140,7 +125,8 @@ export const checkRunOutputs = (flag: string, base: string, dir: string, names: 
       if (codeOf(error) === "ENOENT") throw new UsageError(`${prefix}: expected to write the file ${path}, but it is a symbolic link into a missing directory`)
       throw isFsError(error) ? new UsageError(`${prefix}: expected to write ${path}, but ${fsErrorLine(error, path)}`) : error
     }
-    if (!isFile) throw new UsageError(`${prefix}: expected to write the file ${path}, but something else is there (a directory?)`)
+    // Named as what it is: a directory, a character device, a named pipe, or a link to one of those.
+    if (!target.isFile()) throw new UsageError(`${prefix}: expected to write the file ${path}, but it is ${isSymbolicLink(path) ? `a symbolic link to ${kindOf(target)}` : kindOf(target)}`)
   }
 }
 
@@ -161,7 +147,8 @@ export const outputFileError = (flag: string, path: string, error: unknown): unk
     case undefined:
       return error
     default:
-      return new UsageError(`${expected}, but ${fsErrorLine(error as NodeJS.ErrnoException, path)}`)
+      // The reason alone: `path` is the file's name; the error's own path may be a staging or temporary name.
+      return new UsageError(`${expected}, but ${systemErrorText(error as NodeJS.ErrnoException)}`)
   }
 }
 

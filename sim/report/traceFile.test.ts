@@ -123,6 +123,17 @@ describe("TraceFile", () => {
     file.close() // once
   })
 
+  it("fails with its own path: writeSync's errors name no file, and a full disk would read '(unknown path)'", () => {
+    const link = tempFile()
+    symlinkSync("/dev/full", link) // every write fails with ENOSPC
+    const file = new TraceFile(link)
+    file.line("a line")
+    expect(() => file.close()).toThrow(expect.objectContaining({ code: "ENOSPC", syscall: "write", path: link }))
+    const long = new TraceFile(link)
+    expect(() => long.line("x".repeat(1 << 20))).toThrow(expect.objectContaining({ code: "ENOSPC", path: link }))
+    long.close()
+  })
+
   it("fails a run whose trace could not be written, though the run itself went through", async () => {
     // Two epochs of quickstart: a trace of less than the buffer, written only when the run closes it.
     const text = readFileSync(new URL("../../scenarios/quickstart.yaml", import.meta.url), "utf8").replace(/^horizon: .*$/m, "horizon: { epochs: 2 }")

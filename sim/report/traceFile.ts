@@ -11,6 +11,10 @@
  * them, on the other core. `close()` waits until it has written everything; its failures fail the next post or
  * the close.
  *
+ * Every failure to write the file is thrown with the file's `path` (`writeSync`'s own errors have none, so a full
+ * disk would read "(unknown path): no space left on device"): the file-system error itself, or the worker's
+ * failure as an `Error` carrying `path`. A caller tells by it that the trace, not the run, failed.
+ *
  * `end()` closes a complete trace with its end line (`{"kind":"end","inputs":N}`, see `service/hub/replay.ts`), by
  * which `clearsim hub replay` tells it from one cut short; `close()` alone leaves the trace without it.
  */
@@ -79,7 +83,8 @@ export class TraceFile implements HubInputTrace {
     this.assertOpen()
     if (this.worker !== undefined) {
       this.postBatch()
-      this.worker.post(new Uint8Array(Buffer.from(`${text}\n`, "utf8")))
+      const bytes = new Uint8Array(Buffer.from(`${text}\n`, "utf8"))
+      this.writing(() => this.worker!.post(bytes))
       return
     }
     // A UTF-16 unit takes at most 3 UTF-8 bytes; the newline one more.
@@ -99,7 +104,7 @@ export class TraceFile implements HubInputTrace {
   flush(): void {
     if (this.worker !== undefined) {
       this.postBatch()
-      this.worker.sync()
+      this.writing(() => this.worker!.sync())
       return
     }
     if (this.length === 0) return
@@ -128,10 +133,10 @@ export class TraceFile implements HubInputTrace {
     } finally {
       this.closed = true
       const worker = this.worker
-      if (worker === undefined) closeSync(this.fd)
+      if (worker === undefined) this.writing(() => closeSync(this.fd))
       else if (flushed) {
         void worker.close()
-        closeSync(this.fd)
+        this.writing(() => closeSync(this.fd))
       } else void worker.close().then(() => closeSync(this.fd))
     }
   }
@@ -149,7 +154,7 @@ export class TraceFile implements HubInputTrace {
     if (this.batch.length === 0) return
     const batch = this.batch
     this.batch = []
-    this.worker!.postValues([batch])
+    this.writing(() => this.worker!.postValues([batch]))
   }
 
   private assertOpen(): void {
@@ -157,7 +162,19 @@ export class TraceFile implements HubInputTrace {
   }
 
   private writeAll(bytes: Uint8Array): void {
-    for (let written = 0; written < bytes.length; ) written += writeSync(this.fd, bytes, written, bytes.length - written)
+    this.writing(() => {
+      for (let written = 0; written < bytes.length; ) written += writeSync(this.fd, bytes, written, bytes.length - written)
+    })
     this.writtenBytes += bytes.length
+  }
+
+  /** Runs `write`, its failure thrown with this file's path (see the module's comment). */
+  private writing<A>(write: () => A): A {
+    try {
+      return write()
+    } catch (error) {
+      if (error instanceof Error && (error as NodeJS.ErrnoException).path === undefined) Object.assign(error, { path: this.path })
+      throw error
+    }
   }
 }
