@@ -55,6 +55,8 @@ export class TextSinkWorker {
   private readonly owner: string
   private posted = 0
   private failure: string | undefined = undefined
+  /** The code and errno of the worker's failure, when it was a system error. */
+  private failureSystem: { readonly code: string; readonly errno: number } | undefined = undefined
   private closed = false
 
   constructor(options: TextSinkOptions) {
@@ -81,11 +83,15 @@ export class TextSinkWorker {
   }
 
   private check(): void {
-    if (Atomics.load(this.control, CONTROL_STATE) === STATE_FAILED) {
+    if (Atomics.load(this.control, CONTROL_STATE) === STATE_FAILED && this.failure === undefined) {
+      // The worker's message, and for a system error its code and errno after NULs (`textSinkWorker.js`'s `fail`).
       const bytes = new Uint8Array(this.controlBuffer, CONTROL_MESSAGE_OFFSET)
-      this.failure ??= new TextDecoder().decode(bytes.subarray(0, Math.max(0, bytes.indexOf(0)))) || "the worker failed"
+      const [message, code, errno] = new TextDecoder().decode(bytes).replace(/\0+$/, "").split("\0")
+      this.failure = message || "the worker failed"
+      if (code !== undefined && errno !== undefined) this.failureSystem = { code, errno: Number(errno) }
     }
-    if (this.failure !== undefined) throw new Error(`${this.owner}: ${this.failure}`)
+    // A system error (a full disk) keeps its code and errno, so that callers report it as one (`code`: "ENOSPC").
+    if (this.failure !== undefined) throw Object.assign(new Error(`${this.owner}: ${this.failure}`), this.failureSystem)
     if (this.closed) throw new Error(`${this.owner}: closed`)
   }
 

@@ -29,11 +29,19 @@ const CONTROL_MESSAGE_OFFSET = 16
 const { control: controlBuffer, hash: hashing, fd, formatter } = workerData
 const control = new Int32Array(controlBuffer, 0, 4)
 
-/** Records the first failure where the posting thread reads it, and wakes any wait. */
+/**
+ * Records the first failure where the posting thread reads it, and wakes any wait: its message, then, for a system
+ * error (a full disk), a NUL and its code and errno, so that the posting thread throws it as one (`TextSinkWorker`).
+ */
 const fail = (error) => {
   if (Atomics.load(control, CONTROL_STATE) === STATE_FAILED) return
-  const text = new TextEncoder().encode(String(error instanceof Error ? error.message : error))
-  new Uint8Array(controlBuffer, CONTROL_MESSAGE_OFFSET).set(text.subarray(0, controlBuffer.byteLength - CONTROL_MESSAGE_OFFSET - 1))
+  const encoder = new TextEncoder()
+  const system = encoder.encode(typeof error?.code === "string" && typeof error?.errno === "number" ? `\0${error.code}\0${error.errno}` : "")
+  const room = controlBuffer.byteLength - CONTROL_MESSAGE_OFFSET - 1 - system.length
+  const message = encoder.encode(String(error instanceof Error ? error.message : error).replaceAll("\0", " ")).subarray(0, room)
+  const target = new Uint8Array(controlBuffer, CONTROL_MESSAGE_OFFSET)
+  target.set(message)
+  target.set(system, message.length)
   Atomics.store(control, CONTROL_STATE, STATE_FAILED)
   Atomics.notify(control, CONTROL_STATE)
   Atomics.notify(control, CONTROL_DONE)

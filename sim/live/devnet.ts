@@ -24,7 +24,6 @@ import { createWriteStream, writeFileSync, type WriteStream } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { finished } from "node:stream/promises"
-import { getSystemErrorMessage } from "node:util"
 import { startApiServer, type ApiServer } from "../../service/api/server.ts"
 import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
@@ -38,7 +37,7 @@ import type { LoadedScenario } from "../scenario/load.ts"
 import { planWorld, type WorldPlan } from "../world/plan.ts"
 import type { ForeignTransaction, ForeignTransactionSource } from "../world/world.ts"
 import { RealtimePacer, wallClockMs, wallClockSeconds, withTimeout } from "./realtime.ts"
-import { makeDirectories } from "../files.ts"
+import { makeDirectories, systemErrorReason } from "../files.ts"
 
 export interface DevnetOptions {
   readonly loaded: LoadedScenario
@@ -291,9 +290,9 @@ const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => 
  */
 export const traceWriteError = (error: NodeJS.ErrnoException, bytesWritten: number): TraceWriteError => ({
   code: error.code ?? "unknown",
-  // The system's words for the number, as `sim/cli.ts` gives a failed standard output's: not the message, which
-  // adds the call and the path ("..., open '/tmp/u/trace.jsonl'").
-  reason: typeof error.errno === "number" ? getSystemErrorMessage(error.errno) : error.message,
+  // The system's words, as every command gives a file error's (`systemErrorReason`): not the message, which adds
+  // the call and the path ("..., open '/tmp/u/trace.jsonl'").
+  reason: systemErrorReason(error),
   bytesWritten,
 })
 
