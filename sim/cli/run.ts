@@ -1,23 +1,25 @@
 /**
  * `clearsim run <scenario> [--seed N] [--runs N] [--chains memory|anvil] [--out DIR] [--check-determinism]`:
  * runs a scenario (each run with seed, seed+1, ...), writes report.json, report.md, report.html, timeseries.csv and
- * trace.jsonl per run (all at once when the run completes, see `STAGING_PREFIX`), prints a summary, and exits 1 with the failing properties and the replay command (2 on a
- * usage error: a bad flag, scenario file or output directory; see `userErrors.ts`).
+ * trace.jsonl per run (all at once when the run completes: `staging.ts`), prints a summary, and exits 1 with the
+ * failing properties and the replay command (2 on a usage error: a bad flag, scenario file or output directory;
+ * see `userErrors.ts`).
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
 import { createHash } from "node:crypto"
-import { createReadStream, existsSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from "node:fs"
+import { createReadStream, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, relative, sep } from "node:path"
+import { join, relative } from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { agentIntentsSuffix, firstFailingEpochText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, tokensText, writeReportFiles, type RunReport } from "../report/report.ts"
 import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
-import { isSymbolicLink, makeDirectories, replaceFiles } from "../files.ts"
+import { isSymbolicLink } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { shellWord } from "./shell.ts"
-import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, fsErrorLine, isFsError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { publish, stagedPathOf, withStaging } from "./staging.ts"
+import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
 
@@ -30,51 +32,6 @@ const RUN_OUTPUTS = [...RUN_FILES, FAILED_TRACE] as const
 /** The files that take a Monte Carlo set together, in its base directory. */
 const SET_FILES = ["runs.json", "runs.md"] as const
 
-/**
- * Where a run's files are written before they take their final names: a directory `.clearsim-partial-<pid>-XXXXXX`
- * inside the one they go to (so on the same file system, where a rename is atomic). They are moved into place
- * together once the run has completed; an interrupted or failed run (Ctrl-C, an error, a reader of standard output
- * gone) removes its staging directory and leaves the directory as it was, an earlier run's files included, never
- * a new partial trace beside them. A staging directory whose process is gone (killed outright) is removed by the
- * next run into that directory.
- */
-const STAGING_PREFIX = ".clearsim-partial-"
-
-const processRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
-/** Creates `dir` when missing and a staging directory in it, after removing those of processes gone. */
-const openStaging = (flag: string, dir: string): string => {
-  try {
-    makeDirectories(dir)
-    for (const name of readdirSync(dir)) {
-      const staging = /^\.clearsim-partial-(\d+)-/.exec(name)
-      if (staging !== null && !processRunning(Number(staging[1]))) rmSync(join(dir, name), { recursive: true, force: true })
-    }
-    return mkdtempSync(join(dir, `${STAGING_PREFIX}${process.pid}-`))
-  } catch (error) {
-    throw isFsError(error) ? new UsageError(`${flag} ${dir}: expected a directory to write into, but ${fsErrorLine(error, dir)}`) : error
-  }
-}
-
-/**
- * Moves the files `names` from `staging` to their final names in `dir` together (`replaceFiles`: a name that is a
- * symbolic link there is written through, its target replaced only once every file is ready).
- */
-const publish = (flag: string, staging: string, dir: string, names: readonly string[]): void => {
-  try {
-    replaceFiles(names.map((name) => ({ from: join(staging, name), to: join(dir, name) })))
-  } catch (error) {
-    throw outputFileError(flag, (error as { readonly path?: string }).path ?? dir, error)
-  }
-}
-
 /** A run's failure, with where its hub inputs were kept (`keepFailedTrace`), told after the failure itself. */
 class RunFailure {
   readonly error: unknown
@@ -85,17 +42,11 @@ class RunFailure {
   }
 }
 
-/** The path in `staging` that `error` names (a file the run writes there could not be written), if any. */
-const stagedPathOf = (error: unknown, staging: string): string | undefined => {
-  const path = (error as { readonly path?: unknown } | undefined)?.path
-  return typeof path === "string" && path.startsWith(`${staging}${sep}`) ? path : undefined
-}
-
 /**
  * A run that failed (an engine invariant broken, a chain gone, a defect) keeps the hub inputs it traced up to the
  * failure as `trace.failed.jsonl` in `dir` (no end line: `clearsim hub replay` reproduces what the hub did up to
  * there); its reports are not written. An interrupted run keeps nothing (`withStaging`), and a run that completes
- * removes an earlier run's `trace.failed.jsonl` (`publish`). A run that failed because a file of its own could not
+ * removes an earlier run's `trace.failed.jsonl` once its own files are in place. A run that failed because a file of its own could not
  * be written (its trace, on a full disk) keeps nothing either: that trace may be cut mid-line, and keeping it would
  * keep the disk full; its error names the file by its final name in `dir`, as the reports' errors do.
  */
@@ -111,27 +62,6 @@ const keepFailedTrace = (flag: string, error: unknown, staging: string, dir: str
     return error // no trace (the run failed before it opened one, or without --out), or none can be moved there
   }
 }
-
-/**
- * Runs `use` with a staging directory in `dir` (see `STAGING_PREFIX`), removed afterwards whatever happens; `dir`
- * too when this made it and nothing else is in it then (an interrupted run of a Monte Carlo set leaves no empty
- * `run-<i>-seed-<s>/`).
- */
-const withStaging = <A, E>(flag: string, dir: string, use: (staging: string) => Effect.Effect<A, E>): Effect.Effect<A, unknown> =>
-  Effect.acquireUseRelease(
-    Effect.try({ try: () => ({ existed: existsSync(dir), staging: openStaging(flag, dir) }), catch: (error) => error }),
-    ({ staging }) => use(staging),
-    ({ existed, staging }) =>
-      Effect.sync(() => {
-        rmSync(staging, { recursive: true, force: true })
-        if (existed) return
-        try {
-          rmdirSync(dir) // only when empty
-        } catch {
-          // something is in it (a completed run's files, a failed run's trace): it stays
-        }
-      }),
-  )
 
 /** Whether two files have the same bytes (streamed: a million-intent trace is most of a gigabyte). */
 const sameFileBytes = async (a: string, b: string): Promise<boolean> => {

@@ -1,0 +1,81 @@
+/**
+ * Where `clearsim run` writes a run's files before they take their final names: a staging directory inside the
+ * directory they go to, moved into place together once the run has completed (see `STAGING_PREFIX`).
+ */
+import { existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs"
+import { join, sep } from "node:path"
+import { Effect } from "effect"
+import { makeDirectories, replaceFiles } from "../files.ts"
+import { fsErrorLine, isFsError, outputFileError, UsageError } from "./userErrors.ts"
+
+/**
+ * Where a run's files are written before they take their final names: a directory `.clearsim-partial-<pid>-XXXXXX`
+ * inside the one they go to (so on the same file system, where a rename is atomic). They are moved into place
+ * together once the run has completed; an interrupted or failed run (Ctrl-C, an error, a reader of standard output
+ * gone) removes its staging directory and leaves the directory as it was, an earlier run's files included, never
+ * a new partial trace beside them. A staging directory whose process is gone (killed outright) is removed by the
+ * next run into that directory.
+ */
+const STAGING_PREFIX = ".clearsim-partial-"
+
+const processRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Creates `dir` when missing and a staging directory in it, after removing those of processes gone. */
+const openStaging = (flag: string, dir: string): string => {
+  try {
+    makeDirectories(dir)
+    for (const name of readdirSync(dir)) {
+      const staging = /^\.clearsim-partial-(\d+)-/.exec(name)
+      if (staging !== null && !processRunning(Number(staging[1]))) rmSync(join(dir, name), { recursive: true, force: true })
+    }
+    return mkdtempSync(join(dir, `${STAGING_PREFIX}${process.pid}-`))
+  } catch (error) {
+    throw isFsError(error) ? new UsageError(`${flag} ${dir}: expected a directory to write into, but ${fsErrorLine(error, dir)}`) : error
+  }
+}
+
+/**
+ * Moves the files `names` from `staging` to their final names in `dir` together (`replaceFiles`: a name that is a
+ * symbolic link there is written through, its target replaced only once every file is ready).
+ */
+export const publish = (flag: string, staging: string, dir: string, names: readonly string[]): void => {
+  try {
+    replaceFiles(names.map((name) => ({ from: join(staging, name), to: join(dir, name) })))
+  } catch (error) {
+    throw outputFileError(flag, (error as { readonly path?: string }).path ?? dir, error)
+  }
+}
+
+/** The path in `staging` that `error` names (a file the run writes there could not be written), if any. */
+export const stagedPathOf = (error: unknown, staging: string): string | undefined => {
+  const path = (error as { readonly path?: unknown } | undefined)?.path
+  return typeof path === "string" && path.startsWith(`${staging}${sep}`) ? path : undefined
+}
+
+/**
+ * Runs `use` with a staging directory in `dir` (see `STAGING_PREFIX`), removed afterwards whatever happens; `dir`
+ * too when this made it and nothing else is in it then (an interrupted run of a Monte Carlo set leaves no empty
+ * `run-<i>-seed-<s>/`).
+ */
+export const withStaging = <A, E>(flag: string, dir: string, use: (staging: string) => Effect.Effect<A, E>): Effect.Effect<A, unknown> =>
+  Effect.acquireUseRelease(
+    Effect.try({ try: () => ({ existed: existsSync(dir), staging: openStaging(flag, dir) }), catch: (error) => error }),
+    ({ staging }) => use(staging),
+    ({ existed, staging }) =>
+      Effect.sync(() => {
+        rmSync(staging, { recursive: true, force: true })
+        if (existed) return
+        try {
+          rmdirSync(dir) // only when empty
+        } catch {
+          // something is in it (a completed run's files, a failed run's trace): it stays
+        }
+      }),
+  )
