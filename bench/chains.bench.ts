@@ -12,7 +12,8 @@
  * flush a block outside any hook. anvil runs on its own core
  * beside Node, so on a 2-core machine anything else running (other tests, benchmarks) shows up in these figures.
  */
-import { type Address, encodeFunctionData, type Hex } from "viem"
+import type { Address, Hex } from "viem"
+import { encodeFunctionData } from "viem/utils"
 import { Bench } from "tinybench"
 import { requireSuccess } from "../sim/chains/outcomes.ts"
 import { ChainPool } from "../sim/chains/pool.ts"

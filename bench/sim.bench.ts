@@ -7,7 +7,8 @@
  * Run: `npm run bench -- sim`. Each case runs once after the raw-rate warm-up: a scenario run is long enough
  * that timer resolution and JIT warm-up are negligible, and its result is deterministic (same trace hash).
  */
-import { encodeFunctionData, type Hex } from "viem"
+import type { Hex } from "viem"
+import { encodeFunctionData } from "viem/utils"
 import { requireSuccess } from "../sim/chains/outcomes.ts"
 import { ChainPool } from "../sim/chains/pool.ts"
 import { createSender } from "../sim/chains/sender.ts"

@@ -7,7 +7,10 @@
 // The two modules by their paths: the package's index loads every module it has (its redis client among them).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, type Fiber, Runtime } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import { ConservationViolation } from "../service/hub/errors.ts"
 import { InputLineError } from "../service/hub/inputs.ts"

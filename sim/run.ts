@@ -16,7 +16,7 @@ import { type KeeperStats, startKeepers } from "./agents/keepers.ts"
 import { startLiquidity } from "./agents/liquidity.ts"
 import { startRebalancers } from "./agents/rebalancer.ts"
 import { startSolvers } from "./agents/solver.ts"
-import { ChainPool } from "./chains/index.ts"
+import type { ChainPool } from "./chains/pool.ts"
 import { MetricsCollector } from "./metrics/collector.ts"
 import { evaluateProperties } from "./metrics/properties.ts"
 import { buildMetricsSection, knownMetricNames, metricsOf, type RunReport } from "./report/report.ts"
@@ -259,6 +259,8 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
   try {
     let spokes: SpokesShape
     if (options.backend === "anvil") {
+      // Loaded for anvil only: a memory run does not load prool and its process tools.
+      const { ChainPool } = await import("./chains/pool.ts")
       pool = await ChainPool.start({
         chainIds: spec.chains.map((c) => c.id),
         genesisTimestamp: plan.genesisTimestamp,

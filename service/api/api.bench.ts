@@ -17,7 +17,10 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import autocannon from "autocannon"
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Schema from "effect/Schema"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process"

@@ -4,7 +4,9 @@
  * response against the schemas. The world is a `TestWorld` (real hub and read model, minimal spoke events).
  */
 import { connect } from "node:net"
-import { Cause, Effect, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { decodeFunctionData, decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex, recoverMessageAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"

@@ -3,7 +3,7 @@
  * (`/openapi.json`, `/docs`) and the typed client (`client.ts`) all come from it. The 17 paths of the spec,
  * plus `GET /health` and the hub domain's JSON-RPC at `POST /hub/rpc`.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { BadRequest, DEFAULT_MAX_BODY_BYTES, InternalError, NotFound, REFUSAL_CODES } from "./errors.ts"
 import {

@@ -8,7 +8,7 @@
  * const quote = yield* client.routes.quote({ payload: { origin: "10", destinations: ["1"], inputAsset, amount: "10000000000" } })
  * ```
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { FetchHttpClient } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { ClearingApi } from "./api.ts"

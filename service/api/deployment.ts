@@ -5,11 +5,12 @@
  * the hub and SETTLEMENT batches to the spokes. Time is virtual: every mined block advances it by 12 s, and the
  * hub block and the service clock follow.
  */
-import { type Hex, maxUint256 } from "viem"
-import type { ChainPool, DevAccount } from "../../sim/chains/index.ts"
-import { deriveDevAccounts, TEST_MNEMONIC } from "../../sim/chains/index.ts"
+import type { Hex } from "viem"
+import { type DevAccount, deriveDevAccounts, TEST_MNEMONIC } from "../../sim/chains/accounts.ts"
+import type { ChainPool } from "../../sim/chains/pool.ts"
 import { decodeMessage, encodeIntentMessage, encodeSettlementMessage } from "../domain/encoding.ts"
 import type { Address, Bytes32 } from "../domain/hex.ts"
+import { MAX_UINT256 } from "../domain/protocol.ts"
 import type { HubConfigInput } from "../hub/config.ts"
 import { Hub } from "../hub/hub.ts"
 import { ReadModel } from "../indexer/readModel.ts"
@@ -174,8 +175,8 @@ export class Deployment {
       const chain = this.chain(domain)
       for (const user of [this.accounts.alice, this.accounts.bob, this.accounts.solver]) {
         for (const token of Object.values(chain.addresses.tokens)) {
-          chain.submit({ from: user.address, call: Call.erc20.approve(token.address, chain.addresses.feeAdapter, maxUint256) })
-          chain.submit({ from: user.address, call: Call.erc20.approve(token.address, chain.addresses.spoke, maxUint256) })
+          chain.submit({ from: user.address, call: Call.erc20.approve(token.address, chain.addresses.feeAdapter, MAX_UINT256) })
+          chain.submit({ from: user.address, call: Call.erc20.approve(token.address, chain.addresses.spoke, MAX_UINT256) })
         }
       }
       await this.mine(domain)

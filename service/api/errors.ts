@@ -4,7 +4,7 @@
  * HttpApi), so handlers fail with a value and never pick a status by hand. The same classes are the typed
  * failures of the in-process service.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The largest request body the server reads by default (`maxBodyBytes`); a larger one is 413 `PayloadTooLarge`. */
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000

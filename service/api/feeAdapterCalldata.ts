@@ -3,7 +3,7 @@
  * one pass, about 10× viem's `encodeFunctionData`. `feeAdapterCalldata.test.ts` proves it byte-equal to viem on
  * random arguments. Arguments are trusted to fit their ABI types (the service validated them).
  */
-import { toFunctionSelector } from "viem"
+import { toFunctionSelector } from "viem/utils"
 import type { Hex } from "../domain/hex.ts"
 import type { FeeParams, OrderParameters } from "./transactions.ts"
 

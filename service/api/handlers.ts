@@ -4,7 +4,8 @@
  * rather than re-encoded through the response schemas: the values already have the schemas' shape, and the
  * typed-client tests check that every response decodes against them.
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { ClearingApi } from "./api.ts"

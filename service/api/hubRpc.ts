@@ -9,18 +9,8 @@
  * the hub's blocks (the simulation advances them); the hub domain has no gas market: gas price 0, a fixed gas
  * estimate, no balances.
  */
-import {
-  type Address,
-  decodeFunctionData,
-  encodeAbiParameters,
-  encodeErrorResult,
-  encodeFunctionResult,
-  type Hex,
-  keccak256,
-  numberToHex,
-  parseTransaction,
-  recoverTransactionAddress,
-} from "viem"
+import type { Address, Hex } from "viem"
+import { decodeFunctionData, encodeAbiParameters, encodeErrorResult, encodeFunctionResult, keccak256, numberToHex, parseTransaction } from "viem/utils"
 import { addressToBytes32, type Bytes32 } from "../domain/hex.ts"
 import { HubRevert } from "../hub/errors.ts"
 import type { Hub, HubInput } from "../hub/hub.ts"
@@ -271,6 +261,8 @@ export class HubRpc {
     try {
       parsed = parseTransaction(raw)
       if (parsed.r === undefined || parsed.s === undefined) throw new Error("the transaction is not signed")
+      // viem's root module (about 400 modules) is loaded by the first raw transaction, not by every command's start.
+      const { recoverTransactionAddress } = await import("viem")
       from = (await recoverTransactionAddress({ serializedTransaction: raw as Parameters<typeof recoverTransactionAddress>[0]["serializedTransaction"] })).toLowerCase() as Address
     } catch (error) {
       throw new RpcFailure(

@@ -2,7 +2,7 @@
  * The in-process form of POST /intents gives the same transaction request as the HTTP operation, plus the typed
  * spoke call that the request's calldata encodes (decoding the calldata gives back exactly that call).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import type { Address, Hex } from "../domain/hex.ts"
 import { Call, decodeSpokeCall } from "../spoke/spoke.ts"

@@ -3,7 +3,7 @@
  * decoding, the OpenAPI document and the typed client. Amounts are decimal strings of integer units; domain
  * ids are decimal strings where the spec says string.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { API_INTENT_STATUSES } from "../indexer/records.ts"
 
 /**

@@ -11,7 +11,14 @@
  * default).
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { ByteSize, Cause, Effect, Exit, Layer, ManagedRuntime, SchemaIssue, Scope } from "effect"
+import * as ByteSize from "effect/ByteSize"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as Scope from "effect/Scope"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"

@@ -7,7 +7,9 @@
  * state; nothing here writes to either, except `hubRpc` (the hub domain's JSON-RPC), which applies signed hub
  * transactions. Time comes from the injected `ServiceClock`.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, ZERO_ADDRESS, type Hex } from "../domain/hex.ts"
 import { IntentStatus, IntentStatusName, MAX_UINT256, NORMALIZED_DECIMALS, normalizeDecimals, powerOfTen, Strategy, strategyName } from "../domain/protocol.ts"
 import type { HubRevert } from "../hub/errors.ts"

@@ -4,7 +4,7 @@
  * intent(s) the request described, and the read model and the API follow them through the hub to settlement and
  * calldata execution.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { decodeFunctionData, encodeAbiParameters, encodeFunctionData, keccak256, maxUint256, recoverMessageAddress, zeroAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { addressToBytes32, type Address, type Hex } from "../domain/hex.ts"

@@ -2,9 +2,10 @@
  * Transaction requests built with viem: `FeeAdapter.newIntent` / `newOrder` with the fee signer's FeeParams,
  * `ClearingSpoke.executeIntentCalldata`, ERC-20 approvals, and every public hub function (`HubAbi`).
  */
-import { type ContractFunctionArgs, type ContractFunctionName, encodeFunctionData, erc20Abi, maxUint256 } from "viem"
+import type { ContractFunctionArgs, ContractFunctionName } from "viem"
+import { encodeFunctionData } from "viem/utils"
 import type { Address, Hex } from "../domain/hex.ts"
-import type { Intent } from "../domain/protocol.ts"
+import { type Intent, MAX_UINT256 } from "../domain/protocol.ts"
 import { ClearingSpokeAbi, FeeAdapterAbi } from "../spoke/abi.ts"
 import type { FeeParams, NewIntentParams, Permit2Params } from "../spoke/calls.ts"
 import { HubAbi } from "./hubAbi.ts"
@@ -55,8 +56,22 @@ export const encodeNewOrder = (orders: readonly OrderParameters[], fee: FeeParam
 export const encodeExecuteIntentCalldata = (intent: Intent): Hex =>
   encodeFunctionData({ abi: ClearingSpokeAbi, functionName: "executeIntentCalldata", args: [{ ...intent, destinations: [...intent.destinations] }] })
 
+/** ERC-20's `approve`, the one function of the standard the service encodes. */
+const ERC20_APPROVE_ABI = [
+  {
+    type: "function",
+    name: "approve",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "spender", type: "address" },
+      { name: "amount", type: "uint256" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+] as const
+
 /** `ERC20.approve(spender, max)`. */
-export const encodeApproveMax = (spender: Address): Hex => encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [spender, maxUint256] })
+export const encodeApproveMax = (spender: Address): Hex => encodeFunctionData({ abi: ERC20_APPROVE_ABI, functionName: "approve", args: [spender, MAX_UINT256] })
 
 export type HubFunctionName = ContractFunctionName<typeof HubAbi, "nonpayable" | "payable">
 

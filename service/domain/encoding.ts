@@ -6,7 +6,8 @@
  * `encodeAbiParameters` on random intents (`encoding.test.ts`). Fill, settlement and envelope encodings are
  * not hot and use viem directly.
  */
-import { decodeAbiParameters, encodeAbiParameters, type AbiParameter } from "viem"
+import type { AbiParameter } from "viem"
+import { decodeAbiParameters, encodeAbiParameters } from "viem/utils"
 import { bytesToHex, type Bytes32, type Hex, writeDigitsRightAligned, writeHexLeftAligned, writeHexRightAligned } from "./hex.ts"
 import { KECCAK_SCRATCH_BYTES, keccak256Bytes, keccak256Scratch, keccakScratch } from "./keccak.ts"
 import { type FillMessage, type Intent, MessageType, type Settlement } from "./protocol.ts"

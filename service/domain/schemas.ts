@@ -3,7 +3,11 @@
  * Amounts travel as decimal strings of integer units; 32-byte words as hex (a 20-byte address is accepted
  * wherever a bytes32 is expected and left-padded, as the protocol does).
  */
-import { Cause, Exit, Schema, SchemaAST, SchemaIssue } from "effect"
+import * as Cause from "effect/Cause"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { type Bytes32, type Hex, toBytes32 } from "./hex.ts"
 import { type FillMessage, type Intent, MAX_UINT256 } from "./protocol.ts"
 

@@ -4,7 +4,7 @@
  * and the epoch-length update with carry (§3.1). Dispatch, unsupported returns and expired intents are
  * `whenNotPaused` (§3.14, `pause.ts`); fee withdrawal is not.
  */
-import { encodeAbiParameters, keccak256, toBytes } from "viem"
+import { encodeAbiParameters, keccak256, toBytes } from "viem/utils"
 import { encodeSettlementMessageBytes, messageIdOf as fastMessageIdOf } from "../domain/encoding.ts"
 import { type Bytes32, bytesToHex, hexToBytes } from "../domain/hex.ts"
 import { IntentStatus, IntentStatusName, type Settlement } from "../domain/protocol.ts"

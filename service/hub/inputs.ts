@@ -2,7 +2,7 @@
  * The JSON-lines form of hub inputs (`trace.jsonl`, `clearsim hub replay`): Effect Schemas for every line,
  * decoding to `HubInput` with errors that name the field, and the encoder the simulator records with.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { type Bytes32, toBytes32 } from "../domain/hex.ts"
 import {
   Bytes32Input,

@@ -5,7 +5,7 @@
  * `txNonce` counts the sender's transactions this observer has seen on the domain (the chain nonce when every
  * transaction of the sender goes through observed blocks).
  */
-import { encodeAbiParameters, keccak256 } from "viem"
+import { encodeAbiParameters, keccak256 } from "viem/utils"
 import type { Address, Hex } from "../domain/hex.ts"
 import type { MinedSpokeBlock } from "../spoke/types.ts"
 import type { ReadModel } from "./readModel.ts"

@@ -4,7 +4,7 @@
  * receipts). The `Spokes` service (memory and anvil backends) is the real thing; this keeps the read-model and
  * API tests independent of it. Nothing outside tests imports this file.
  */
-import { encodeAbiParameters, keccak256, toHex } from "viem"
+import { encodeAbiParameters, keccak256, toHex } from "viem/utils"
 import { intentId as computeIntentId } from "../domain/encoding.ts"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex } from "../domain/hex.ts"
 import { type Intent, normalizeDecimals, NORMALIZED_DECIMALS } from "../domain/protocol.ts"

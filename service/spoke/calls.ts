@@ -6,7 +6,8 @@
  *
  * Addresses may be given in any case; words and data come back lowercase from `decodeSpokeCall`.
  */
-import { type Abi, decodeFunctionData, encodeFunctionData } from "viem"
+import type { Abi } from "viem"
+import { decodeFunctionData, encodeFunctionData } from "viem/utils"
 import type { Address, Bytes32, Hex } from "../domain/hex.ts"
 import { type Intent, MAX_UINT256, type Strategy } from "../domain/protocol.ts"
 import {

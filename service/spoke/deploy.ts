@@ -8,18 +8,8 @@
  * transaction (anvil drops a pending transaction that does not fit in the block being mined, so a batch of
  * transactions cannot be left to one `mine`).
  */
-import {
-  type Abi,
-  type Account,
-  type Address,
-  type BaseError,
-  type Chain,
-  getContractAddress,
-  type Hash,
-  type PublicClient,
-  type Transport,
-  type WalletClient,
-} from "viem"
+import type { Abi, Account, Address, BaseError, Chain, Hash, PublicClient, Transport, WalletClient } from "viem"
+import { getContractAddress } from "viem/utils"
 import { MAX_XERC20_LIMIT, Strategy } from "../domain/protocol.ts"
 import { type Artifacts, type ContractName, loadArtifacts, type SolidityCompileError } from "./build.ts"
 import { installPermit2, PERMIT2_ADDRESS } from "./permit2.ts"

@@ -5,7 +5,7 @@
  * transaction per block). The memory backend uses it to give its contracts the anvil addresses, so both backends
  * compute the same intent ids; the anvil backend checks that the real deployment matches it.
  */
-import { getContractAddress } from "viem"
+import { getContractAddress } from "viem/utils"
 import type { Address } from "../domain/hex.ts"
 import { Strategy } from "../domain/protocol.ts"
 import { PERMIT2_ADDRESS } from "./permit2.ts"

@@ -3,7 +3,7 @@
  * change nothing, tolerated inner failures are undone, fee signatures are recovered once, blocks are atomic,
  * time never goes back, and the `Spokes` layer is a thin wrapper.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { decodeAbiParameters, encodeAbiParameters, encodeFunctionData, keccak256, maxUint256, zeroAddress } from "viem"
 import { describe, expect, test } from "vitest"
 import { encodeIntentMessage, encodeSettlementMessage, intentId } from "../domain/encoding.ts"

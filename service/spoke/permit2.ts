@@ -8,7 +8,8 @@
  * the spoke for `ClearingSpoke.newIntent(..., permit2Params)` (amount = intent amount). Before the first permit the
  * owner approves Permit2 on the token (`approve(PERMIT2_ADDRESS, max)`), once.
  */
-import { type Client, hashTypedData } from "viem"
+import type { Client } from "viem"
+import { hashTypedData } from "viem/utils"
 import type { Address, Bytes32, Hex } from "../domain/hex.ts"
 import type { Artifacts } from "./build.ts"
 

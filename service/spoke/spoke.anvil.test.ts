@@ -3,25 +3,26 @@
  * raw transaction requests, transactions sent around the backend (the API's users signing their own), receipts
  * with gas, and the errors for a chain that is not fresh or a sender without a key.
  */
-import { Cause, Effect, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { createWalletClient, http, maxUint256, zeroAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, test } from "vitest"
 import { ChainPool } from "../../sim/chains/index.ts"
 import type { Address } from "../domain/hex.ts"
 import { IntentStatus } from "../domain/protocol.ts"
 import { ClearingSpokeAbi, TestERC20Abi } from "./abi.ts"
+import { AnvilSpokeChain, UnknownSenderError } from "./anvil/chain.ts"
+import { SpokeLayoutMismatchError } from "./anvil/deploy.ts"
 import {
-  AnvilSpokeChain,
   Call,
   encodeSpokeCall,
   eventsNamed,
   planSpokeLayout,
-  SpokeLayoutMismatchError,
   Spokes,
   type SpokesConfig,
   type SpokesDeployError,
   type SpokesShape,
-  UnknownSenderError,
   UnknownSpokeCallError,
 } from "./spoke.ts"
 

@@ -11,10 +11,12 @@
  * Both take the same `SpokesConfig`, so the memory twin's contracts sit at the anvil addresses and both backends
  * compute the same intent ids, events and messages (`spoke.differential.test.ts` proves it).
  */
-import { Context, Data, Effect, Layer } from "effect"
-import type { ChainPool } from "../../sim/chains/index.ts"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { ChainPool } from "../../sim/chains/pool.ts"
 import type { AnvilSpokeChain, AnvilSpokeChainOptions } from "./anvil/chain.ts"
-import { deployAnvilSpokes } from "./anvil/deploy.ts"
 import { planSpokeLayout, type SpokesConfig } from "./layout.ts"
 import { MemorySpokeChain, type MemorySpokeChainOptions } from "./memory/chain.ts"
 import type { SpokeBackend, SpokeChain } from "./types.ts"
@@ -23,9 +25,9 @@ export * from "./calls.ts"
 export * from "./events.ts"
 export * from "./layout.ts"
 export * from "./types.ts"
-export { AnvilSpokeChain, AnvilTransactionsFailedError, UnknownSenderError } from "./anvil/chain.ts"
+// Types only: the anvil backend's modules are loaded when `createAnvilSpokes` runs (its errors: `./anvil/chain.ts`, `./anvil/deploy.ts`).
+export type { AnvilSpokeChain } from "./anvil/chain.ts"
 export type { AnvilSpokeChainOptions, BlockTransaction } from "./anvil/chain.ts"
-export { SpokeLayoutMismatchError } from "./anvil/deploy.ts"
 export { MAX_XERC20_LIMIT, XERC20LimitTooHighError } from "./deploy.ts"
 export { MemorySpokeChain } from "./memory/chain.ts"
 export type { MemorySpokeChainOptions } from "./memory/chain.ts"
@@ -80,7 +82,11 @@ export const createAnvilSpokes = async (
   pool: ChainPool,
   config: SpokesConfig,
   options: AnvilSpokeChainOptions = {},
-): Promise<SpokesShape<AnvilSpokeChain>> => makeSpokes("anvil", await deployAnvilSpokes(pool, config, options))
+): Promise<SpokesShape<AnvilSpokeChain>> => {
+  // Loaded for anvil only: a memory run loads neither the deployment code nor viem's clients, prool and its process tools.
+  const { deployAnvilSpokes } = await import("./anvil/deploy.ts")
+  return makeSpokes("anvil", await deployAnvilSpokes(pool, config, options))
+}
 
 /** Deploying the spoke contracts failed (a reverted step, a layout mismatch, an RPC error); `cause` says which. */
 export class SpokesDeployError extends Data.TaggedError("SpokesDeployError")<{ readonly cause: unknown; readonly message: string }> {}

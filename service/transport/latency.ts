@@ -2,7 +2,7 @@
  * Latency distributions of the simulated transport, in seconds. Sampling takes a uniform source so that the
  * transport never owns randomness: the simulator passes its seeded stream.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Anything that gives uniform floats in [0, 1) (the simulator's seeded `Rng`). */
 export interface UniformSource {

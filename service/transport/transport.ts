@@ -8,7 +8,7 @@
  * after the redelivery delay (`redeliver`). Scheduling the deliveries is the simulator's job; the transport
  * keeps no clock.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { LatencySpec, sampleLatencySeconds, TransportSeconds, type UniformSource } from "./latency.ts"
 
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))

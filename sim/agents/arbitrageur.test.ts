@@ -8,7 +8,7 @@
  *    already covers most of the invoice, the reward is a small share of the discount and the arbitrageur does
  *    not buy below its margin. Counting the full discount on the purchase, it bought at a loss.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it, vi } from "vitest"
 import { createMemorySpokes } from "../../service/spoke/spoke.ts"
 import { assembleRun } from "../run.ts"

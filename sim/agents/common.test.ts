@@ -2,7 +2,7 @@
  * `callService`: the agents' way into the clearing service. An operation runs once, whether it completes when
  * started or suspends (signing a fee); API failures come back as values and defects throw.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { Deployment, DOMAIN_A, DOMAIN_B } from "../../service/api/deployment.ts"
 import { BadRequest, notFound } from "../../service/api/errors.ts"

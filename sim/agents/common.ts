@@ -3,7 +3,9 @@
  * as the API's `{error, message}`), sending the returned transaction request to its origin chain, counting
  * actions and rejections per population, and measuring PnL from balances.
  */
-import { Effect, Exit, Fiber } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import { type ApiFailure, BadRequest, NotFound } from "../../service/api/errors.ts"
 import type { IntentsPayload, TransactionRequest } from "../../service/api/schemas.ts"
 import type { ClearingService } from "../../service/api/service.ts"

@@ -4,7 +4,8 @@
  * and children are derived from the shared parent key, so 1,000 accounts cost about a second, not a minute.
  */
 import { pbkdf2Sync } from "node:crypto"
-import { bytesToHex, type Hex } from "viem"
+import type { Hex } from "viem"
+import { bytesToHex } from "viem/utils"
 import { HDKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts"
 
 /** The standard development mnemonic (anvil's and hardhat's default). */

@@ -1,7 +1,8 @@
 /**
  * What a flush reports per transaction: a discriminated union on `status`, plus revert decoding.
  */
-import { type Abi, type Address, decodeErrorResult, type Hash, type Hex, type Log, type TransactionReceipt } from "viem"
+import type { Abi, Address, Hash, Hex, Log, TransactionReceipt } from "viem"
+import { decodeErrorResult } from "viem/utils"
 import type { MinedBlock } from "./chain.ts"
 import { type RpcResponseError, TransactionsFailedError } from "./errors.ts"
 

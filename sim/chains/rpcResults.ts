@@ -3,7 +3,7 @@
  * quantities), decoded at the boundary so that a surprising answer fails with the chain, method and path
  * instead of surfacing later as `undefined`.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { RpcTransportError } from "./errors.ts"
 
 const HexString = Schema.String.check(Schema.isPattern(/^0x[0-9a-fA-F]*$/, { expected: "a 0x-prefixed hex string" }))

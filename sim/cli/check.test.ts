@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { runScenario } from "../run.ts"

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { rerunCommandLine, runCommand } from "./run.ts"

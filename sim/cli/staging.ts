@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs"
 import { join, sep } from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { makeDirectories, replaceFiles } from "../files.ts"
 import { fsErrorLine, isFsError, outputFileError, UsageError } from "./userErrors.ts"
 

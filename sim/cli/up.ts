@@ -6,9 +6,12 @@
  * real-time adapter.
  */
 import { join } from "node:path"
-import { Console, Effect, Option } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
-import { DEVNET_FILES, type DevnetInfo, DevnetListenError, type DevnetSession, probeListen, startDevnet, traceFailureText } from "../live/devnet.ts"
+import type { DevnetInfo, DevnetOptions, DevnetSession } from "../live/devnet.ts"
+import { traceFailureText } from "../live/traceError.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { agentIntentsSuffix } from "../report/report.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
@@ -123,7 +126,15 @@ export const stopRequests = (onRequest: (signal: NodeJS.Signals, n: number) => v
  * are using it, and the log is all that is lost. The stop then exits with the code `sim/cli.ts` set for the failure
  * (141 for a reader gone, 2 otherwise), so that a script sees that the session's log, stop summary included, was lost.
  */
-const runUp = async (options: Parameters<typeof startDevnet>[0]): Promise<never> => {
+/**
+ * The devnet's module (chains, contracts, the API server, the real-time pacer), loaded when `up` runs: the other
+ * commands start without it and what only it needs (prool and its process tools, the HTTP server, WebSockets).
+ */
+type DevnetModule = typeof import("../live/devnet.ts")
+let devnetModule: DevnetModule | undefined
+const loadDevnet = async (): Promise<DevnetModule> => (devnetModule ??= await import("../live/devnet.ts"))
+
+const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions): Promise<never> => {
   let received: NodeJS.Signals | undefined
   let wake: (() => void) | undefined
   const requests = stopRequests((signal, n) => {
@@ -175,6 +186,7 @@ export const upCommand = Command.make(
       })
       const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
       for (const line of scenarioWarningLines(loaded)) yield* Console.error(line)
+      const devnet = yield* Effect.promise(loadDevnet)
       const options = {
         loaded,
         port,
@@ -186,7 +198,7 @@ export const upCommand = Command.make(
         log: (line: string) => void process.stdout.write(`${time()} ${line}\n`),
       }
       // Nothing is written, not even the output directory, when the API cannot listen.
-      yield* Effect.tryPromise({ try: () => probeListen(host, port), catch: (error) => error })
+      yield* Effect.tryPromise({ try: () => devnet.probeListen(host, port), catch: (error) => error })
       // Every file the session will write is checked before the chains start, as `clearsim run` checks its own: a
       // directory where trace.jsonl goes would otherwise leave the whole session without its trace, and one where
       // session.json goes would fail its stop.
@@ -194,17 +206,17 @@ export const upCommand = Command.make(
       yield* Effect.try({
         try: () => {
           prepareOutputDir(outFlag, options.outDir)
-          checkRunOutputs(outFlag, options.outDir, options.outDir, DEVNET_FILES)
+          checkRunOutputs(outFlag, options.outDir, options.outDir, devnet.DEVNET_FILES)
         },
         catch: (error) => error,
       })
       // Uninterruptible: the runtime's own SIGINT handling must not cut the shutdown short. `runUp` handles the
       // signals and exits the process once the session is written.
-      yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(options), catch: (error) => error }))
+      yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(devnet, options), catch: (error) => error }))
     },
     Effect.catch((error: unknown) =>
       Effect.gen(function* () {
-        const { message, exitCode } = describeCommandError(error, (e) => e instanceof ScenarioError || e instanceof DevnetListenError)
+        const { message, exitCode } = describeCommandError(error, (e) => e instanceof ScenarioError || (devnetModule !== undefined && e instanceof devnetModule.DevnetListenError))
         yield* Console.error(`clearsim: ${message}`)
         process.exitCode = exitCode
       }),

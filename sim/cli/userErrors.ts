@@ -8,7 +8,7 @@
  */
 import { existsSync, readlinkSync, type Stats, statSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { CliError } from "effect/cli"
 import { isSymbolicLink, kindOf, makeDirectories, systemErrorText } from "../files.ts"
 

@@ -21,7 +21,8 @@ import { HubAbi } from "../../service/api/hubAbi.ts"
 import { encodeEndLine } from "../../service/hub/replay.ts"
 import { loadScenario } from "../scenario/load.ts"
 import { renderSession } from "../cli/up.ts"
-import { type DevnetInfo, startDevnet, traceWriteError } from "./devnet.ts"
+import { type DevnetInfo, startDevnet } from "./devnet.ts"
+import { traceWriteError } from "./traceError.ts"
 
 const root = new URL("../../", import.meta.url).pathname
 const bin = join(root, "bin/clearsim.js")

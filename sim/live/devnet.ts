@@ -37,7 +37,8 @@ import type { LoadedScenario } from "../scenario/load.ts"
 import { planWorld, type WorldPlan } from "../world/plan.ts"
 import type { ForeignTransaction, ForeignTransactionSource } from "../world/world.ts"
 import { RealtimePacer, wallClockMs, wallClockSeconds, withTimeout } from "./realtime.ts"
-import { makeDirectories, systemErrorReason } from "../files.ts"
+import { makeDirectories } from "../files.ts"
+import { type TraceWriteError, traceWriteError } from "./traceError.ts"
 
 export interface DevnetOptions {
   readonly loaded: LoadedScenario
@@ -126,14 +127,6 @@ export interface DevnetSession {
   readonly conservation: "ok" | string
   /** Why trace.jsonl could not be written, when it could not: it holds the session's beginning at most. */
   readonly traceError?: TraceWriteError
-}
-
-/** A write of trace.jsonl that failed (`reason` as the system words it: "no space left on device"). */
-export interface TraceWriteError {
-  readonly code: string
-  readonly reason: string
-  /** Bytes of the trace written before the failure: 0 when the file could not be opened or its first write failed. */
-  readonly bytesWritten: number
 }
 
 /** The files a session writes into its output directory (`clearsim up` checks them all before it starts). */
@@ -283,24 +276,6 @@ const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => 
   stream.end(last)
   await finished(stream).catch(() => undefined)
 }
-
-/**
- * The code and the system's words of a failed open or write of the trace (ENOSPC: "no space left on device";
- * EISDIR: "illegal operation on a directory"), after `bytesWritten` bytes of it were written.
- */
-export const traceWriteError = (error: NodeJS.ErrnoException, bytesWritten: number): TraceWriteError => ({
-  code: error.code ?? "unknown",
-  // The system's words, as every command gives a file error's (`systemErrorReason`): not the message, which adds
-  // the call and the path ("..., open '/tmp/u/trace.jsonl'").
-  reason: systemErrorReason(error),
-  bytesWritten,
-})
-
-/** What a failed trace left, and why: nothing (it could not be written), or a beginning that cannot replay the session. */
-export const traceFailureText = (error: TraceWriteError): string =>
-  error.bytesWritten === 0
-    ? `trace.jsonl could not be written (${error.reason}, ${error.code}): the session has no trace to replay`
-    : `trace.jsonl is incomplete (${error.reason}, ${error.code}): it cannot replay the session`
 
 /** Listens on `host:port` and closes at once: a `DevnetListenError` if that cannot be done. */
 export const probeListen = (host: string, port: number): Promise<void> =>

@@ -11,7 +11,7 @@
  * not comparable rather than as a change of behaviour: the baseline is to be rewritten.
  */
 import { readFileSync } from "node:fs"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { decodeWithProblems, formatProblems } from "../../service/domain/schemas.ts"
 import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
 import type { RunReport } from "./report.ts"

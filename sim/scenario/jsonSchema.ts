@@ -3,7 +3,7 @@
  * with yaml-language-server's `# yaml-language-server: $schema=./scenario.schema.json`). `npx clearsim schema`
  * rewrites `scenarios/scenario.schema.json`; a test fails when the committed file is stale.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { ScenarioSpec } from "./schema.ts"
 
 export const scenarioJsonSchema = (): Record<string, unknown> => {

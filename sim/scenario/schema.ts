@@ -6,7 +6,8 @@
  * Units are in the names: `...Seconds`, `...Dbps` (1/100,000), `...Bps` (1/10,000), token amounts in whole
  * tokens (numbers or decimal strings, converted with the token's decimals).
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { LatencySpec } from "../../service/transport/latency.ts"
 import { TransportSpec } from "../../service/transport/transport.ts"
 

@@ -3,7 +3,7 @@
  * backends use the same addresses), the spoke deployments, the hub configuration with the deployed token
  * addresses, and the agent populations with their accounts. Pure: no chain, no clock.
  */
-import { deriveDevAccounts, type DevAccount, TEST_MNEMONIC } from "../chains/index.ts"
+import { deriveDevAccounts, type DevAccount, TEST_MNEMONIC } from "../chains/accounts.ts"
 import { type Address, addressToBytes32 } from "../../service/domain/hex.ts"
 import { type HubConfigInput, HUB_DEFAULTS } from "../../service/hub/config.ts"
 import { planSpokeLayout, type SpokeChainConfig, type SpokeLayout, type SpokesConfig } from "../../service/spoke/layout.ts"

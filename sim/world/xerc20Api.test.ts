@@ -3,7 +3,8 @@
  * fast-path fill) is unroutable in the quote as in `POST /intents` (found by a review: the quote offered a swap
  * with a fastPathQuote that `POST /intents` then refused).
  */
-import { Effect, Exit } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
 import { createMemorySpokes } from "../../service/spoke/spoke.ts"

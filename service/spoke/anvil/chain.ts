@@ -5,14 +5,8 @@
  * contracts' ABIs, reverts with `ClearsimErrorsAbi`. Reads are `eth_call`s pinned to the last mined block, so
  * time-dependent views (xERC20 limits) see the same `block.timestamp` as the memory backend.
  */
-import {
-  type Abi,
-  decodeFunctionResult,
-  encodeFunctionData,
-  type Hex,
-  type Log,
-  toEventSelector,
-} from "viem"
+import type { Abi, Hex, Log } from "viem"
+import { decodeFunctionResult, encodeFunctionData, toEventSelector } from "viem/utils"
 import { type Chain, createSender, type DevAccount, type TransactionOutcome, type TransactionSender } from "../../../sim/chains/index.ts"
 import type { Address, Bytes32 } from "../../domain/hex.ts"
 import type { Intent, IntentStatus } from "../../domain/protocol.ts"

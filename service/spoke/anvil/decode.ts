@@ -2,7 +2,8 @@
  * Logs and revert data of the spoke contracts, decoded into clearsim's uniform forms (`SpokeEvent`, `SpokeError`):
  * addresses, words and bytes lowercase, struct fields by name.
  */
-import { type Abi, type AbiEvent, type AbiParameter, decodeEventLog, type Hex, type Log, toEventSelector } from "viem"
+import type { Abi, AbiEvent, AbiParameter, Hex, Log } from "viem"
+import { decodeEventLog, toEventSelector } from "viem/utils"
 import type { Address } from "../../domain/hex.ts"
 import type { RevertReason } from "../../../sim/chains/index.ts"
 import {

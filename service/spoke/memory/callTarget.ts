@@ -5,7 +5,7 @@
  * Solidity); `fail(uint256)` reverts; the public getters `calls()`, `lastValue()` and `lastCaller()` answer;
  * anything else has no function to run.
  */
-import { decodeAbiParameters, encodeAbiParameters } from "viem"
+import { decodeAbiParameters, encodeAbiParameters } from "viem/utils"
 import type { Address, Hex } from "../../domain/hex.ts"
 import type { ExecutionContext } from "./context.ts"
 import { checkedAdd, checkedMul, revert, revertEmpty } from "./journal.ts"

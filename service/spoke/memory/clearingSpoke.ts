@@ -3,7 +3,7 @@
  * receipt, calldata execution, pause and the owner setters. Each function follows `contracts/ClearingSpoke.sol`
  * line by line: the same checks in the same order, the same errors and arguments, the same truncations and events.
  */
-import { encodeAbiParameters, keccak256 } from "viem"
+import { encodeAbiParameters, keccak256 } from "viem/utils"
 import { encodeFillMessage, IntentEncoder } from "../../domain/encoding.ts"
 import { IdMap } from "../../domain/idMap.ts"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex, ZERO_ADDRESS } from "../../domain/hex.ts"

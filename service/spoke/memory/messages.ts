@@ -5,6 +5,7 @@
  * intent calldata `abi.encode(address target, bytes callData)`, and the gateway's message id.
  */
 import { type Address, type Bytes32, bytesToHex, type Hex, hexToBytes } from "../../domain/hex.ts"
+import { MAX_UINT256 } from "../../domain/protocol.ts"
 import { revertEmpty, SpokeRevert } from "./journal.ts"
 import { isLower, isLowerRecurring } from "./lower.ts"
 
@@ -118,8 +119,6 @@ const ATTACHED = new WeakMap<object, readonly DecodedSettlement[]>()
 export const attachSettlements = (call: object, settlements: readonly DecodedSettlement[]): void => {
   ATTACHED.set(call, settlements)
 }
-
-const MAX_UINT256 = (1n << 256n) - 1n
 
 /**
  * The settlements attached to `call`, when they are exactly what decoding its message gives (lowercase words,

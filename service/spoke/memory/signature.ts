@@ -9,7 +9,7 @@
  * a block runs (`verifyPending`), and the block reads the cache. Recovered signers are cached per (payload,
  * signature): a fee signature is reused by every intent until its deadline, so it is recovered once.
  */
-import { recoverAddress } from "viem"
+import { recoverAddress } from "viem/utils"
 import { type Address, type Hex, hexToBytes, ZERO_ADDRESS } from "../../domain/hex.ts"
 import { keccak256Bytes } from "../../domain/keccak.ts"
 

@@ -6,7 +6,7 @@
  */
 import { FillMessageAbi } from "../../domain/encoding.ts"
 import type { Address, Hex } from "../../domain/hex.ts"
-import { decodeFunctionData, encodeAbiParameters } from "viem"
+import { decodeFunctionData, encodeAbiParameters } from "viem/utils"
 import { ClearingSpokeAbi } from "../abi.ts"
 import { decodeSpokeCall, InvalidSpokeCallError, PAYABLE_CALLS, type SpokeCall, TOKEN_CALLS, validateSpokeCall } from "../calls.ts"
 import type { SpokeEvent, SpokeEventBody } from "../events.ts"
