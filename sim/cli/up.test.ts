@@ -95,6 +95,20 @@ describe("clearsim up's stop summary", () => {
     expect(text).not.toContain("replay the hub:")
   })
 
+  it("names the files its stop could not write, and points at report.html only when it was written", () => {
+    const unwrittenFiles = [
+      { file: "report.html", code: "ENOSPC", reason: "no space left on device" },
+      { file: "session.json", code: "ENOSPC", reason: "no space left on device" },
+    ]
+    const text = renderSession({ ...session(), unwrittenFiles }, "/tmp/s")
+    expect(text).toContain("  not written: report.html (no space left on device, ENOSPC), session.json (no space left on device, ENOSPC) in /tmp/s")
+    expect(text).not.toContain("report: /tmp/s/report.html")
+    expect(text).toContain("replay the hub: npx clearsim hub replay /tmp/s/trace.jsonl")
+    const csvOnly = renderSession({ ...session(), unwrittenFiles: [{ file: "timeseries.csv", code: "EISDIR", reason: "illegal operation on a directory" }] }, "/tmp/s")
+    expect(csvOnly).toContain("report: /tmp/s/report.html; replay the hub:")
+    expect(csvOnly).toContain("not written: timeseries.csv (illegal operation on a directory, EISDIR)")
+  })
+
   it("says a trace whose beginning was written is incomplete", () => {
     const text = renderSession(session({ code: "ENOSPC", reason: "no space left on device", bytesWritten: 4096 }), "/tmp/s")
     expect(text).toContain("trace.jsonl is incomplete (no space left on device, ENOSPC): it cannot replay the session")

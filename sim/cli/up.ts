@@ -2,7 +2,7 @@
  * `clearsim up [scenario.yaml] [--port 8080] [--host 127.0.0.1] [--no-agents] [--accounts 5] [--seed N] [--out DIR]`:
  * a live local devnet in real time (`sim/live/devnet.ts`) until SIGINT/SIGTERM/SIGHUP, then a clean shutdown
  * (API server, scheduler, chains), the trace and a report of the session in DIR, and exit 0 (141 or 2 when its
- * standard output failed during the session, see `runUp`). The wall-clock time of log lines comes from the
+ * standard output failed during the session, see `runUp`; 2 when a file of the stop could not be written). The wall-clock time of log lines comes from the
  * real-time adapter.
  */
 import { join } from "node:path"
@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import type { DevnetInfo, DevnetOptions, DevnetSession } from "../live/devnet.ts"
-import { traceFailureText } from "../live/traceError.ts"
+import { traceFailureText, unwrittenFilesText } from "../live/traceError.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { agentIntentsSuffix } from "../report/report.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
@@ -72,13 +72,15 @@ export const renderDevnetInfo = (info: DevnetInfo): string => {
 export const renderSession = (session: DevnetSession, outDir: string): string => {
   const r = session.report
   const holding = r.properties.filter((p) => p.pass).length
+  const unwritten = session.unwrittenFiles ?? []
   return [
     `clearsim up stopped after ${session.wallSeconds.toFixed(1)} s: ${r.intents.created} user intents created, ${r.intents.settled} settled${agentIntentsSuffix(r)}; ${session.foreignTransactions} chain and ${session.hubRpcTransactions} hub transactions from other clients${session.handlerErrors > 0 ? `; ${session.handlerErrors} handler errors (see the log)` : ""}`,
     `  hub conservation: ${session.conservation}; trace hash ${session.traceHash} (${session.hubInputs} hub inputs)`,
     `  scenario properties on this session (informational): ${holding} of ${r.properties.length} hold`,
-    session.traceError === undefined
-      ? `  report: ${join(outDir, "report.html")}; replay the hub: npx clearsim hub replay ${shellWord(join(outDir, "trace.jsonl"))}`
-      : `  report: ${join(outDir, "report.html")}; ${traceFailureText(session.traceError)}`,
+    `  ${unwritten.some((f) => f.file === "report.html") ? "" : `report: ${join(outDir, "report.html")}; `}${
+      session.traceError === undefined ? `replay the hub: npx clearsim hub replay ${shellWord(join(outDir, "trace.jsonl"))}` : traceFailureText(session.traceError)
+    }`,
+    ...(unwritten.length === 0 ? [] : [`  ${unwrittenFilesText(unwritten)} in ${outDir}`]),
   ].join("\n")
 }
 
@@ -117,8 +119,8 @@ export const stopRequests = (onRequest: (signal: NodeJS.Signals, n: number) => v
 }
 
 /**
- * Runs the devnet until a signal, stops it, prints the session and exits the process with 0 (1 when the shutdown
- * failed). A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
+ * Runs the devnet until a signal, stops it, prints the session and exits the process with 0 (2 when a file of the
+ * stop could not be written, which the summary names; 1 when the shutdown failed). A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
  * start rejects, for the command to report.
  *
  * A standard output that fails (its reader went away: `clearsim up | head -2`; a full disk) does not stop the
@@ -156,7 +158,8 @@ const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions): Pro
     const session = await devnet.stop()
     process.stdout.write(`${renderSession(session, options.outDir)}\n`)
     // Set by sim/cli.ts's handler of standard output's 'error' event (nothing else sets it while the devnet runs).
-    process.exit(typeof process.exitCode === "number" ? process.exitCode : 0)
+    // Files of the stop that could not be written (a full disk) exit 2, as a run's do.
+    process.exit(typeof process.exitCode === "number" ? process.exitCode : session.unwrittenFiles === undefined ? 0 : 2)
   } catch (error) {
     process.stderr.write(`clearsim: the shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
     process.exit(1)

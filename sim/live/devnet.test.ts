@@ -269,10 +269,12 @@ describe("clearsim up", () => {
     }
   }, 60_000)
 
-  it("goes on serving when trace.jsonl cannot be written (a full disk): told once, the failure in session.json and the summary", async () => {
+  it("goes on serving when trace.jsonl cannot be written (a full disk): told once, the failure in session.json and the summary; a report file that cannot be written at the stop is named, the others written", async () => {
     const full = mkdtempSync(join(tmpdir(), "clearsim-up-full-"))
     // The write stream follows the link: its first write fails with ENOSPC, as on a full disk.
     symlinkSync("/dev/full", join(full, "trace.jsonl"))
+    // And so does report.html's at the stop: named in the session, the other files written all the same.
+    symlinkSync("/dev/full", join(full, "report.html"))
     const lines: string[] = []
     const devnet = await startDevnet({ loaded: loadScenario(scenario), port: 0, host: "127.0.0.1", agents: true, userAccounts: 1, outDir: full, statusEverySeconds: 0, log: (line) => void lines.push(line) })
     let stopped = false
@@ -293,7 +295,12 @@ describe("clearsim up", () => {
       expect(written.traceError).toEqual(session.traceError)
       expect(written.conservation).toBe("ok")
       expect(written.hubInputs).toBeGreaterThan(0)
-      expect(existsSync(join(full, "report.json"))).toBe(true)
+      const unwritten = [{ file: "report.html", code: "ENOSPC", reason: "no space left on device" }]
+      expect(session.unwrittenFiles).toEqual(unwritten)
+      expect((written as { unwrittenFiles?: unknown }).unwrittenFiles).toEqual(unwritten)
+      expect(summary).toContain(`not written: report.html (no space left on device, ENOSPC) in ${full}`)
+      expect(summary).not.toContain("report: ")
+      for (const file of ["report.json", "report.md", "timeseries.csv"]) expect(existsSync(join(full, file)), file).toBe(true)
       expect(pids.some(alive)).toBe(false)
       expect(anvilPids().filter((pid) => pids.includes(pid))).toEqual([])
     } finally {

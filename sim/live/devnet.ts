@@ -31,14 +31,14 @@ import { lineTrace } from "../../service/hub/inputLines.ts"
 import { encodeEndLine } from "../../service/hub/replay.ts"
 import { type AnvilSpokeChain, createAnvilSpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
 import { ChainPool, TEST_MNEMONIC } from "../chains/index.ts"
-import { REPORT_FILES, writeReportFiles, type RunReport } from "../report/report.ts"
+import { REPORT_FILES, reportFileTexts, type RunReport } from "../report/report.ts"
 import { assembleRun, buildRunResult, HUB_ADDRESS, measureInFlight, type RunAssembly } from "../run.ts"
 import type { LoadedScenario } from "../scenario/load.ts"
 import { planWorld, type WorldPlan } from "../world/plan.ts"
 import type { ForeignTransaction, ForeignTransactionSource } from "../world/world.ts"
 import { RealtimePacer, wallClockMs, wallClockSeconds, withTimeout } from "./realtime.ts"
 import { makeDirectories } from "../files.ts"
-import { type TraceWriteError, traceWriteError } from "./traceError.ts"
+import { type TraceWriteError, traceWriteError, type UnwrittenFile, unwrittenFile } from "./traceError.ts"
 
 export interface DevnetOptions {
   readonly loaded: LoadedScenario
@@ -127,6 +127,11 @@ export interface DevnetSession {
   readonly conservation: "ok" | string
   /** Why trace.jsonl could not be written, when it could not: it holds the session's beginning at most. */
   readonly traceError?: TraceWriteError
+  /**
+   * The files of the stop that could not be written (a full disk), each with its reason: the others are written all
+   * the same, and session.json names those before it (report.*); present only when some could not be written.
+   */
+  readonly unwrittenFiles?: readonly UnwrittenFile[]
 }
 
 /** The files a session writes into its output directory (`clearsim up` checks them all before it starts). */
@@ -363,8 +368,26 @@ const writeSession = (
   measureInFlight(plan, assembly)
   const virtualSeconds = world.nowMs / 1000
   const result = buildRunResult(loaded, assembly, { seed, run: 0, backend: "anvil", horizonSeconds: virtualSeconds, wallSeconds })
-  writeReportFiles(outDir, { ...result.report, live: { scenarioHorizonSeconds: plan.horizonSeconds } }, result.timeseries)
-  const session: DevnetSession = {
+  // Each file on its own: one that cannot be written (a full disk, a path made a directory meanwhile) is named in the
+  // session, and the others are still written. The stop's summary, trace hash included, is printed all the same.
+  const unwritten: UnwrittenFile[] = []
+  const write = (file: string, text: () => string): void => {
+    try {
+      writeFileSync(join(outDir, file), text())
+    } catch (error) {
+      const failure = unwrittenFile(file, error)
+      if (failure === undefined) throw error
+      unwritten.push(failure)
+    }
+  }
+  try {
+    makeDirectories(outDir) // made at the start; removed since, it is made again
+  } catch {
+    // Each file's write below fails then, and names why.
+  }
+  const texts = reportFileTexts({ ...result.report, live: { scenarioHorizonSeconds: plan.horizonSeconds } }, result.timeseries)
+  for (const file of REPORT_FILES) write(file, () => texts[file])
+  const session = (): DevnetSession => ({
     wallSeconds,
     virtualSeconds,
     ...counters,
@@ -372,8 +395,9 @@ const writeSession = (
     hubInputs: world.stats.hubInputs,
     report: result.report,
     conservation,
-  }
-  const { report: _report, ...summary } = session
-  writeFileSync(join(outDir, "session.json"), `${JSON.stringify({ mode: "live", scenario: loaded.spec.name, seed, ...summary }, null, 2)}\n`)
-  return session
+    ...(unwritten.length === 0 ? {} : { unwrittenFiles: [...unwritten] }),
+  })
+  const { report: _report, ...summary } = session()
+  write("session.json", () => `${JSON.stringify({ mode: "live", scenario: loaded.spec.name, seed, ...summary }, null, 2)}\n`)
+  return session()
 }

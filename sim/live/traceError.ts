@@ -1,6 +1,7 @@
 /**
- * A `clearsim up` session's trace.jsonl that could not be written (a full disk): what the session records of it and
- * how its stop summary words it. Apart from `devnet.ts` so that the `up` command reads it without loading the devnet.
+ * A `clearsim up` session's files that could not be written (a full disk): trace.jsonl as the session runs, the
+ * report and session.json at its stop. What the session records of them and how its stop summary words them. Apart
+ * from `devnet.ts` so that the `up` command reads it without loading the devnet.
  */
 import { systemErrorReason } from "../files.ts"
 
@@ -29,3 +30,19 @@ export const traceFailureText = (error: TraceWriteError): string =>
   error.bytesWritten === 0
     ? `trace.jsonl could not be written (${error.reason}, ${error.code}): the session has no trace to replay`
     : `trace.jsonl is incomplete (${error.reason}, ${error.code}): it cannot replay the session`
+
+/** A file the stop could not write (report.*, session.json), and why in the system's words. */
+export interface UnwrittenFile {
+  readonly file: string
+  readonly code: string
+  readonly reason: string
+}
+
+/** The error of a failed write of `file`, as an `UnwrittenFile`; `undefined` when it is not a system error (a defect). */
+export const unwrittenFile = (file: string, error: unknown): UnwrittenFile | undefined => {
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined
+  return typeof code === "string" ? { file, code, reason: systemErrorReason(error as NodeJS.ErrnoException) } : undefined
+}
+
+/** "report.html (no space left on device, ENOSPC), session.json (...)": the files the stop could not write. */
+export const unwrittenFilesText = (files: readonly UnwrittenFile[]): string => `not written: ${files.map((f) => `${f.file} (${f.reason}, ${f.code})`).join(", ")}`

@@ -532,14 +532,17 @@ export const reportDifferences = (a: RunReport, ra: readonly SeriesRow[], b: Run
 /** The files `writeReportFiles` writes into a run's directory (a run also writes trace.jsonl there). */
 export const REPORT_FILES = ["report.json", "report.md", "report.html", "timeseries.csv"] as const
 
+/** The text of each file `writeReportFiles` writes, by name. */
+export const reportFileTexts = (report: RunReport, timeseries: readonly SeriesRow[]): Record<(typeof REPORT_FILES)[number], string> => ({
+  "report.json": `${JSON.stringify(report, null, 2)}\n`,
+  "report.md": renderMarkdown(report),
+  "report.html": renderHtml(report, timeseries),
+  "timeseries.csv": renderTimeseriesCsv(timeseries),
+})
+
 /** Writes report.json, report.md, report.html and timeseries.csv into `dir` (created if needed). */
 export const writeReportFiles = (dir: string, report: RunReport, timeseries: readonly SeriesRow[]): void => {
   makeDirectories(dir)
-  const text: Record<(typeof REPORT_FILES)[number], string> = {
-    "report.json": `${JSON.stringify(report, null, 2)}\n`,
-    "report.md": renderMarkdown(report),
-    "report.html": renderHtml(report, timeseries),
-    "timeseries.csv": renderTimeseriesCsv(timeseries),
-  }
+  const text = reportFileTexts(report, timeseries)
   for (const name of REPORT_FILES) writeFileSync(join(dir, name), text[name])
 }
