@@ -160,8 +160,9 @@ export class InvoiceIndex {
 
   private sourcesFor(q: InvoiceQuery): readonly SeqSource[] {
     const options: (readonly SeqSource[])[] = [[this.all]]
+    // Each key once: a filter may name a domain twice (`origins=1,1`), and `filterCount` sums the sources' sizes.
     const pick = (map: Map<string | number, LiveSeqs>, keys: readonly (string | number)[]) =>
-      keys.map((k) => map.get(k)).filter((s): s is LiveSeqs => s !== undefined)
+      [...new Set(keys)].map((k) => map.get(k)).filter((s): s is LiveSeqs => s !== undefined)
     if (q.tickerHash !== undefined) options.push(pick(this.byTicker, [q.tickerHash]))
     if (q.origins !== undefined && q.origins.length > 0) options.push(pick(this.byOrigin, q.origins))
     if (q.destinations !== undefined && q.destinations.length > 0) options.push(pick(this.byDestination, q.destinations))

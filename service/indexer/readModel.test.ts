@@ -474,6 +474,16 @@ describe("invoices", () => {
     expect([usdcTo10.invoices, usdcTo10.maxCount]).toEqual([[], 0])
   })
 
+  it("count a domain named twice in a filter once (`origins=1,1`, `origins=1&origins[]=1`)", () => {
+    const { world, dai } = makeInvoices()
+    const m = world.model
+    for (const origins of [[1], [1, 1], [1, 1, 1]]) {
+      const page = m.listInvoices({ limit: 100, origins })
+      expect([page.invoices.map((i) => i.intent_id), page.maxCount], origins.join(",")).toEqual([dai, 3])
+    }
+    expect(m.listInvoices({ limit: 100, destinations: [10, 10] }).maxCount).toBe(6)
+  })
+
   it("answer the invoices JSON afresh after a change or a new epoch (cached pages and records)", () => {
     const world = new TestWorld()
     const m = world.model
