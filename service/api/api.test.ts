@@ -570,7 +570,11 @@ describe("invoices", () => {
     // A known intent that never became an invoice has an empty history; an unknown id is not found.
     expect((await get(`/history/${fast.id}/invoice-processing`)).body).toEqual({ invoiceProcessingHistory: [], nextCursor: null })
     expectProblem(await get(`/history/0x${"ab".repeat(32)}/invoice-processing`), 404, "IntentNotFound")
-    expectProblem(await get(`/history/${invoice.id}/invoice-processing?domain=777`), 400, "UnsupportedDomain")
+    // The one-value `domain` is named as given (not as a list element, `domain[0]`), whichever check refuses it.
+    expect(expectProblem(await get(`/history/${invoice.id}/invoice-processing?domain=777`), 400, "UnsupportedDomain").message).toBe("domain: domain 777 is not supported by the hub.")
+    expect(expectProblem(await get(`/history/${invoice.id}/invoice-processing?domain=4294967296`), 400, "InvalidDomain").message).toBe(
+      'domain: expected a chain id (a positive uint32 as a decimal string), got "4294967296".',
+    )
   })
 })
 

@@ -609,11 +609,14 @@ export class ClearingService {
   }
 
   private knownDomains(field: string, values: readonly string[] | undefined): number[] | undefined {
-    return values?.map((v, i) => {
-      const domain = parseDomain(`${field}[${i}]`, v)
-      if (!this.hub.state.supportedDomains.has(domain)) throw badRequest("UnsupportedDomain", `${field}[${i}]: domain ${domain} is not supported by the hub.`)
-      return domain
-    })
+    return values?.map((v, i) => this.knownDomain(`${field}[${i}]`, v))
+  }
+
+  /** A domain the hub supports; `field` is the name refusals give (a single value's, not a list element's). */
+  private knownDomain(field: string, value: string): number {
+    const domain = parseDomain(field, value)
+    if (!this.hub.state.supportedDomains.has(domain)) throw badRequest("UnsupportedDomain", `${field}: domain ${domain} is not supported by the hub.`)
+    return domain
   }
 
   private knownTicker(field: string, value: string | undefined): Bytes32 | undefined {
@@ -830,7 +833,7 @@ export class ClearingService {
       const id = parseIntentId(intentId)
       const cursor = query.cursor === undefined ? 0 : parseCursor("cursor", query.cursor)
       const limit = parseLimit(query.limit, this.config.defaultPageSize, this.config.maxPageSize)
-      const domain = query.domain === undefined ? undefined : this.knownDomains("domain", [query.domain])![0]!
+      const domain = query.domain === undefined ? undefined : this.knownDomain("domain", query.domain)
       // SPEC: "400 for an invalid chain or asset parameter". An intent's history is of its own ticker: an asset
       // of another ticker matches no entry.
       let otherTicker = false
