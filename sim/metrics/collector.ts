@@ -110,6 +110,17 @@ class SpokeQueueCursor {
   }
 }
 
+/**
+ * The other names properties may give a metric recorded per epoch (report.ts's `metricsOf` puts both): each epoch's
+ * snapshot holds the value under both, so `netting.ratio >= x` names the epoch it has failed since as
+ * `nettingRatio >= x` does. (The latency percentiles set their `latency.<q>` names where they are pushed.)
+ */
+const EPOCH_METRIC_ALIASES: ReadonlyMap<string, string> = new Map([
+  ["nettingRatio", "netting.ratio"],
+  ["discountPaidBps", "discounts.paidBps"],
+  ["discountPaidBpsOfInvoices", "discounts.paidBpsOfInvoices"],
+])
+
 const SOURCE_OF: Record<AgentKind, SourceKind> = { rebalancer: "user", solver: "solver", arbitrageur: "arbitrageur", liquidity: "initial" }
 
 export class MetricsCollector implements WorldObserver {
@@ -484,6 +495,9 @@ export class MetricsCollector implements WorldObserver {
     const push = (metric: string, value: number) => {
       this.timeseries.push({ epoch: previous, metric, value })
       values.set(metric, value)
+      // A property may name the metric by its other name (`netting.ratio`): the epoch it has failed since is the same.
+      const alias = EPOCH_METRIC_ALIASES.get(metric)
+      if (alias !== undefined) values.set(alias, value)
     }
     const overall = this.netting.overall
     if (overall.totalVolume18 > 0n) push("nettingRatio", ratioOf(overall))

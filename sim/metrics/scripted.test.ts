@@ -159,6 +159,22 @@ describe("discount on a hand-computed scenario", () => {
     expect(seriesOf(timeseries, "custody.USDC.31002")).toContainEqual([500_003, 2.779945])
     expect(report.discounts.invoicesCreated).toBe(3)
   })
+
+  it("names the epoch a failing property has failed since alike under a metric's two names", async () => {
+    // Netting ratio 1 and 18.367006 bps from E+3 (no value before): each property fails from E+3, by either name.
+    const pairs: [string, string][] = [
+      ["nettingRatio < 1", "netting.ratio < 1"],
+      ["discountPaidBps <= 10", "discounts.paidBps <= 10"],
+      ["discountPaidBpsOfInvoices <= 10", "discounts.paidBpsOfInvoices <= 10"],
+    ]
+    const withProperties = `${discountScenario}properties:\n${pairs.flat().map((p) => `  - ${p}\n`).join("")}`
+    const { report } = await runScenario(parseScenario(withProperties, "hand-computed-discount-aliases.yaml"), { seed: 1, backend: "memory" })
+    const since = new Map(report.properties.map((p) => [p.name, [p.pass, p.firstFailingEpoch]]))
+    for (const [name, alias] of pairs) {
+      expect(since.get(name), name).toEqual([false, 500_003])
+      expect(since.get(alias), alias).toEqual([false, 500_003])
+    }
+  })
 })
 
 /**
