@@ -179,8 +179,13 @@ const legend = (lines: readonly Line[]): string => {
     .join("")}</ul>`
 }
 
-const significant = format(",.6~g")
-const cell = (v: number | null | undefined): string => (v === null || v === undefined ? "–" : escapeHtml(Number.isInteger(v) ? String(v) : significant(v)))
+/**
+ * A latency in seconds as report.json and report.md give it, to the millisecond (six significant digits made
+ * 1234.567 s read 1,234.57 and 1,234,567.5 s 1.23457e+6), thousands grouped as the page's token amounts are, whole
+ * seconds too (1,502 beside 1,234.5 in one column).
+ */
+const milliseconds = format(",.3~f")
+const cell = (v: number | null | undefined): string => (v === null || v === undefined ? "–" : escapeHtml(milliseconds(v)))
 
 const latencyRow = (name: string, created: number, settled: number, u: LatencySummary, s: LatencySummary): string =>
   `<tr><td>${escapeHtml(name)}</td><td>${created}</td><td>${settled}</td><td>${u.count}</td><td>${cell(u.p50)}</td><td>${cell(u.p90)}</td><td>${cell(u.p99)}</td><td>${cell(u.max)}</td><td>${cell(s.p50)}</td><td>${cell(s.p99)}</td></tr>`

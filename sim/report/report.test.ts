@@ -420,6 +420,14 @@ describe("report figures on hand-made reports", () => {
     expect(html).toContain("<td>USDC −12.345679</td><td>USDC 0.5</td>")
   })
 
+  it("writes report.html's latencies to the millisecond, as report.json and report.md: no digit lost, no exponent", () => {
+    const r = richReport()
+    const lat = { count: 5, p50: 1234.567, p90: 17849.634, p99: 1234567.5, max: 1502, mean: 1 }
+    const report = { ...r, latency: { ...r.latency, byPath: { ...r.latency.byPath, basic: lat } } }
+    expect(renderMarkdown(report)).toContain("| basic | 5 | 4 | 5 | 1234.567 | 17849.634 | 1234567.5 | 1502 | 50 | 70 |")
+    expect(renderHtml(report, [])).toContain("<tr><td>basic</td><td>5</td><td>4</td><td>5</td><td>1,234.567</td><td>17,849.634</td><td>1,234,567.5</td><td>1,502</td><td>50</td><td>70</td></tr>")
+  })
+
   it("charts each line to its last value, a ticker's custody in its tokens, and a chart with one non-zero line", () => {
     const rows = [0, 1, 2].flatMap((epoch) => [
       { run: 0, seed: 1, epoch, metric: "invoicesOpen.USDC", value: epoch + 1 },
