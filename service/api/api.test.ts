@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { decodeFunctionData, decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex, recoverMessageAddress } from "viem"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
+import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
 import { daiTicker, SOLVER, u, usdcTicker, xtTicker } from "../hub/testing.ts"
 import { ClearingSpokeAbi, FeeAdapterAbi } from "../spoke/abi.ts"
@@ -452,6 +452,26 @@ describe("alternative chains", () => {
       expectProblem(await request(altServer.url, "POST", "/intents", intentBody({ origin: String(D), inputAsset: usdcD, destinations: [String(A)] })), 404, "RegistriesNotFound")
     } finally {
       await altServer.close()
+    }
+  })
+})
+
+describe("POST /altchain1/intents for an xERC20 asset", () => {
+  it("refuses any maxFee (token units, SPEC: 0 for xERC20), one below 1 dbps of the amount too, naming maxFee", async () => {
+    const xtD: Address = "0x00000000000000000000000000000000000000e4"
+    const xt = xtTicker()
+    const alt = makeTestService({
+      altchains: true,
+      hub: { tickers: [daiTicker(), usdcTicker(), xtTicker({ domains: [...xt.domains, { domain: D, asset: addressToBytes32(xtD), decimals: 18, strategy: "xerc20" }] })] },
+    })
+    const body = { origin: String(D), destinations: [String(A)], to: USER, from: OTHER, inputAsset: xtD, amount: "1000000000000000000000" }
+    for (const maxFee of ["1", "10000000000000000000"]) {
+      const refused = await failure(alt.service.createAltchain1Intent({ ...body, maxFee }))
+      expect([refused.error, refused.message], maxFee).toEqual(["InvalidMaxFee", `maxFee: must be 0 for the xERC20 asset ${xtD}.`])
+    }
+    for (const maxFee of [undefined, "0"]) {
+      const tx = await run(alt.service.createAltchain1Intent({ ...body, ...(maxFee === undefined ? {} : { maxFee }) }))
+      expect(decodeFunctionData({ abi: FeeAdapterAbi, data: tx.data as Hex }).args[5]).toBe(0)
     }
   })
 })

@@ -343,7 +343,7 @@ export class ClearingService {
           ...(request.callData === undefined ? {} : { callData: request.callData }),
           max_fee: String(maxFeeDbps > 100_000n ? 100_000n : maxFeeDbps),
         }
-        return this.buildIntents(single, "altchain1")
+        return this.buildIntents(single, "altchain1", maxFeeUnits)
       } catch (error) {
         if (error instanceof BadRequest || error instanceof NotFound) return Effect.fail(error)
         return Effect.die(error)
@@ -389,7 +389,11 @@ export class ClearingService {
     return registry
   }
 
-  private prepareIntent(request: IntentRequest, prefix: string, family: Family, inOrder: boolean): PreparedIntent {
+  /**
+   * One intent's checks, fees and order parameters. `altchain1MaxFeeUnits`: the first alternative chain's `maxFee`, in
+   * token units (its body's field, which `request.max_fee` carries converted to dbps).
+   */
+  private prepareIntent(request: IntentRequest, prefix: string, family: Family, inOrder: boolean, altchain1MaxFeeUnits?: bigint): PreparedIntent {
     const origin = parseDomain(fieldName(prefix, "origin"), request.origin)
     const registry = this.registryFor(family, origin, fieldName(prefix, "origin"))
     const destinations = parseDomains(fieldName(prefix, "destinations"), request.destinations)
@@ -420,7 +424,10 @@ export class ClearingService {
       throw badRequest("SwapNeedsFastPath", `${fieldName(prefix, "outputAsset")}: a swap into another asset is filled by a solver: set isFastPath true (or a ttl above 0).`)
     }
     const xerc20 = route.input.strategy === Strategy.XERC20
-    if (xerc20 && (requestedMaxFee ?? 0) > 0) throw badRequest("InvalidMaxFee", `${fieldName(prefix, "max_fee")}: must be 0 for the xERC20 asset ${inputAsset}.`)
+    // On the first alternative chain the field is maxFee, in token units: any fee is refused, even one below 1 dbps of the amount.
+    if (xerc20 && (altchain1MaxFeeUnits === undefined ? (requestedMaxFee ?? 0) > 0 : altchain1MaxFeeUnits > 0n)) {
+      throw badRequest("InvalidMaxFee", `${fieldName(prefix, altchain1MaxFeeUnits === undefined ? "max_fee" : "maxFee")}: must be 0 for the xERC20 asset ${inputAsset}.`)
+    }
     if (xerc20 && fast) throw badRequest("InvalidTtl", `${fieldName(prefix, "ttl")}: xERC20 assets take the native route with ttl 0 (no fast path).`)
     let ttl = 0
     if (fast) {
@@ -453,8 +460,8 @@ export class ClearingService {
     return { origin, registry, from, tokenFee, permit2, order: { destinations, receiver: to, inputAsset, outputAsset: outputAsset ?? ZERO_ADDRESS, amount: intentAmount, maxFee, ttl, data } }
   }
 
-  private buildIntents(payload: IntentsPayload, family: Family): Effect.Effect<TransactionRequest, ApiFailure> {
-    return Effect.map(this.buildIntentsWithCall(payload, family), (built) => built.tx)
+  private buildIntents(payload: IntentsPayload, family: Family, altchain1MaxFeeUnits?: bigint): Effect.Effect<TransactionRequest, ApiFailure> {
+    return Effect.map(this.buildIntentsWithCall(payload, family, altchain1MaxFeeUnits), (built) => built.tx)
   }
 
   /**
@@ -483,12 +490,12 @@ export class ClearingService {
     return { chainId: first.origin, to: first.registry.feeAdapter, from: first.from, value: 0n, call: this.callWithSignature(payload, prepared, fee, deadline, cached) }
   }
 
-  private prepareIntents(payload: IntentsPayload, family: Family): PreparedIntent[] {
+  private prepareIntents(payload: IntentsPayload, family: Family, altchain1MaxFeeUnits?: bigint): PreparedIntent[] {
     const list: readonly IntentRequest[] = Array.isArray(payload) ? payload : [payload as IntentRequest]
     if (list.length === 0) throw badRequest("InvalidRequest", "body: expected an intent or a non-empty array of intents.")
     if (list.length > this.config.maxOrderSize) throw badRequest("InvalidRequest", `body: at most ${this.config.maxOrderSize} intents per order, got ${list.length}.`)
     const isArray = Array.isArray(payload)
-    const prepared = list.map((request, i) => this.prepareIntent(request, isArray ? `[${i}].` : "", family, isArray))
+    const prepared = list.map((request, i) => this.prepareIntent(request, isArray ? `[${i}].` : "", family, isArray, altchain1MaxFeeUnits))
     if (isArray && family === "evm") {
       const withPermit = list.findIndex((request) => hasPermit2Signature(request.permit2Params))
       if (withPermit >= 0) {
@@ -524,11 +531,11 @@ export class ClearingService {
     return { tx: transactionRequest({ to: first.registry.feeAdapter, from: first.from, data, chainId: first.origin }), call }
   }
 
-  private buildIntentsWithCall(payload: IntentsPayload, family: Family): Effect.Effect<{ readonly tx: TransactionRequest; readonly call: SpokeCall }, ApiFailure> {
+  private buildIntentsWithCall(payload: IntentsPayload, family: Family, altchain1MaxFeeUnits?: bigint): Effect.Effect<{ readonly tx: TransactionRequest; readonly call: SpokeCall }, ApiFailure> {
     return Effect.suspend(() => {
       let prepared: PreparedIntent[]
       try {
-        prepared = this.prepareIntents(payload, family)
+        prepared = this.prepareIntents(payload, family, altchain1MaxFeeUnits)
       } catch (error) {
         if (error instanceof BadRequest || error instanceof NotFound) return Effect.fail(error)
         return Effect.die(error)
