@@ -246,6 +246,15 @@ describe("chart geometry", () => {
     expect(lineChartSvg([{ name: "one", points: [[3, 5]] }], "x")).toContain(`<circle cx="64.0" cy="12.0"`)
   })
 
+  it("draws a chart of more points than a call's arguments can hold (4 chains' queues over 43,200 one-second epochs)", () => {
+    // 4 lines of 50,000 epochs each: Math.max(...values) over 200,000 values overflowed the stack, and the run wrote no report.
+    const lines = [0, 1, 2, 3].map((i) => ({ name: `chain ${i}`, points: Array.from({ length: 50_000 }, (_, e): [number, number] => [e, e === 49_999 && i === 3 ? 100 : e % 7]) }))
+    const svg = lineChartSvg(lines, "settlements")
+    // y from 0 to 100 (the largest value, in the last line), x over epochs 0..49,999.
+    expect(svg).toContain(`>100</text>`)
+    expect(svg).toContain(`>40000</text>`)
+  })
+
   it("escapes names from scenario files", () => {
     const base = minimalReport()
     const report = { ...base, scenario: { ...base.scenario, name: `<b>"x"</b>` } } as unknown as Parameters<typeof renderHtml>[0]
