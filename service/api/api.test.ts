@@ -890,6 +890,26 @@ describe("system", () => {
     }
   })
 
+  it("answers a fault of the fastReads lane's two reads with the same 500 as HttpApi, not an uncaught exception", async () => {
+    const broken = makeTestService()
+    const fault = () => {
+      throw new Error("simulated read-model fault")
+    }
+    const known = broken.world.newIntent({ origin: A, destinations: [B], amount: u(1) }).id
+    Object.assign(broken.world.model, { listInvoicesJson: fault, intentResponseJson: fault })
+    const s = await startApiServer(broken.service)
+    try {
+      for (const path of ["/invoices", `/intents/${known}`]) {
+        const r = await fetch(`${s.url}${path}`, { signal: AbortSignal.timeout(10_000) })
+        const id = r.headers.get("x-request-id")
+        expect([r.status, id], path).toEqual([500, expect.stringMatching(/^req-\d+$/)])
+        expect(await r.json()).toEqual({ error: "InternalError", message: `Internal error; it was logged with request id ${id}.` })
+      }
+    } finally {
+      await s.close()
+    }
+  })
+
   it("answers the same bytes through the fastReads lane (the default) as through HttpApi alone", async () => {
     const plain = await startApiServer(t.service, { fastReads: false })
     try {
