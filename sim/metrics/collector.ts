@@ -256,6 +256,7 @@ export class MetricsCollector implements WorldObserver {
   }
 
   onSpokeEvent(event: SpokeEvent, context: SpokeEventContext): void {
+    this.closeElapsedEpochs()
     const now = this.world.nowMs / 1000
     switch (event.name) {
       case "IntentAdded": {
@@ -483,13 +484,17 @@ export class MetricsCollector implements WorldObserver {
    * Snapshot of the epoch that just closed (`epoch - 1`): cumulative counters and ratios under the metric names
    * properties use (a ratio without volume yet is left out), latency percentiles of that epoch's own samples,
    * queue depths and custody. Rows go to the time series; the named values to the per-epoch property checks.
-   * Queue depths are those when the world closes the epoch (its first hub step in the next one, which the default
-   * keepers take at the boundary): the hub's queues, then every spoke's intent and fill queue (`intentQueue.<chain>`,
+   * Queue depths are those when the epoch is closed (the world's first hub step in the next one, which the default
+   * keepers take at the boundary, or before that the first spoke event of a later epoch, `closeElapsedEpochs`: the
+   * state at the boundary either way): the hub's queues, then every spoke's intent and fill queue (`intentQueue.<chain>`,
    * `fillQueue.<chain>`: items added and not yet dispatched, from the spokes' events). `began` is false when the
    * run ended before `epoch` began (`closeEpochsThrough`).
    */
   onEpoch(epoch: number, began = true): void {
     const previous = epoch - 1
+    // Already snapshotted when a spoke event of a later epoch came first (`closeElapsedEpochs`).
+    const closed = this.epochSnapshots[this.epochSnapshots.length - 1]
+    if (closed !== undefined && previous <= closed.epoch) return
     const state = this.world.hub.state
     const values = new Map<string, number>()
     const push = (metric: string, value: number) => {
@@ -553,6 +558,23 @@ export class MetricsCollector implements WorldObserver {
       push(`fillQueue.${domain}`, queues.fills.pending)
     }
     this.epochSnapshots.push({ epoch: previous, metrics: values })
+  }
+
+  /**
+   * Snapshots the epochs that ended before now and that the world has not closed yet, before a spoke event is taken
+   * in: the world closes an epoch at its first hub step in the next one, which may come well after the boundary (a
+   * keeper cron of 45 s beside 480-s epochs, one-second epochs between minute crons), and the receivers paid
+   * meanwhile are the next epochs' samples, not the last closed one's. The epoch is the hub's at this second (its
+   * blocks skip a hub halt's ticks, so a halted hub's epoch stands still, as the world's). Nothing the snapshot
+   * reads has changed since the boundary: hub state changes only in hub steps (each after the world's epoch change),
+   * the spokes' queues and the counters only in spoke events.
+   */
+  private closeElapsedEpochs(): void {
+    const world = this.world
+    if (world.firstEpoch < 0) return
+    const epoch = world.hub.state.epochAt(world.hubBlockNumberAt(world.scheduler.nowSeconds))
+    const closed = this.epochSnapshots[this.epochSnapshots.length - 1]
+    for (let e = closed === undefined ? world.firstEpoch : closed.epoch + 1; e < epoch; e++) this.onEpoch(e + 1)
   }
 
   /**

@@ -352,6 +352,20 @@ describe("per-epoch latency samples", () => {
       expect([epoch, p50.get(epoch), max.get(epoch)]).toEqual([epoch, toMilliseconds(p.p50), toMilliseconds(p.max)])
     }
   })
+
+  it("are the epoch's in which the receiver was paid, though the world closes that epoch's predecessor only later", async () => {
+    // The first hand-computed scenario with 50-s epochs (5 hub blocks of 10 s; E = 20,000,000 / 5 from t=0) beside
+    // the keepers' 60-s crons: alice's settlement goes out at 240 (E+4) and is paid on 31002 at 270, in E+5
+    // ([250, 300)); the next hub step, where the world closes E+4, is the cron at 300. Her latency (260 s) and the
+    // settled count are E+5's, not E+4's.
+    const fifty = scenario.replace("horizon: { seconds: 900 }", "horizon: { seconds: 600 }\nhub: { blockTimeSeconds: 10, epochLength: 5 }")
+    const { report, timeseries } = await runScenario(parseScenario(fifty, "hand-computed-50s.yaml"), { seed: 1, backend: "memory" })
+    const E = 4_000_000
+    expect(report.latency).toMatchObject({ count: 1, p50: 260, max: 260 })
+    expect(seriesOf(timeseries, "p50LatencySeconds")).toEqual([[E + 5, 260]])
+    expect(seriesOf(timeseries, "maxSettlementLatencySeconds")).toEqual([[E + 5, 260]])
+    expect(seriesOf(timeseries, "intentsSettled").slice(3, 7)).toEqual([[E + 3, 0], [E + 4, 0], [E + 5, 1], [E + 6, 1]])
+  })
 })
 
 /**
