@@ -87,6 +87,30 @@ describe("clearsim run", () => {
     expect(rerunCommandLine("it's Bob's.yaml", 2, "memory", "out dir", 3)).toBe(`npx clearsim run 'it'\\''s Bob'\\''s.yaml' --seed 2 --runs 1 --run-index 3 --chains memory --out 'out dir'`)
   })
 
+  it("prints replay and rerun commands that work when the scenario or --out is a relative path beginning with -", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
+    const cwd = process.cwd()
+    process.chdir(dir)
+    try {
+      writeFileSync("-fails.yaml", failing.replace("runs: 3\n", ""))
+      const first = await run(["--out=-out", "--", "-fails.yaml"])
+      expect(process.exitCode).toBe(1)
+      // Without `./`, `npx clearsim hub replay -out/trace.jsonl` stops at "Unrecognized flag: -o".
+      const replay = /replay the hub: npx clearsim hub replay (\S+)$/m.exec(first.err)?.[1]
+      expect(replay).toBe("./-out/trace.jsonl")
+      expect(existsSync(replay!)).toBe(true)
+      const rerun = /rerun: npx clearsim run (.*)$/m.exec(first.err)?.[1]
+      expect(rerun).toBe("./-fails.yaml --seed 5 --runs 1 --chains memory --out ./-out")
+      // The printed command, as the shell splits it, parses and reruns that seed into that directory.
+      process.exitCode = undefined
+      const again = await run(rerun!.split(" "))
+      expect(again.out).toMatch(/^always-fails seed 5 on memory: FAIL/)
+      expect(again.out).toContain(`report: ${join("-out", "report.html")}`)
+    } finally {
+      process.chdir(cwd)
+    }
+  })
+
   it("accepts the bounds themselves (--run-index 0, one run from seed 2^53 - 1, the last run number) and refuses run numbers past 2^53 - 1", async () => {
     dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
     const file = join(dir, "always-fails.yaml")

@@ -19,7 +19,7 @@ import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/r
 import { isSymbolicLink } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
-import { shellWord } from "./shell.ts"
+import { pathWord } from "./shell.ts"
 import { publish, stagedPathOf, withStaging } from "./staging.ts"
 import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
@@ -115,7 +115,7 @@ const summary = (r: RunReport, dir: string): string => {
  * timeseries.csv carry): the same run, so the same files.
  */
 export const rerunCommandLine = (scenario: string, seed: number, backend: Backend, outDir: string, runIndex = 0): string =>
-  `npx clearsim run ${shellWord(scenario)} --seed ${seed} --runs 1${runIndex === 0 ? "" : ` --run-index ${runIndex}`} --chains ${backend} --out ${shellWord(outDir)}`
+  `npx clearsim run ${pathWord(scenario)} --seed ${seed} --runs 1${runIndex === 0 ? "" : ` --run-index ${runIndex}`} --chains ${backend} --out ${pathWord(outDir)}`
 
 export const runCommand = Command.make(
   "run",
@@ -228,7 +228,7 @@ export const runCommand = Command.make(
       }
       if (!result.report.passed) {
         failed = true
-        yield* Console.error(`  replay the hub: npx clearsim hub replay ${shellWord(join(dir, "trace.jsonl"))}`)
+        yield* Console.error(`  replay the hub: npx clearsim hub replay ${pathWord(join(dir, "trace.jsonl"))}`)
         yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend, dir, firstRun + i)}`)
       }
     }
@@ -253,7 +253,7 @@ export const runCommand = Command.make(
     Effect.gen(function* () {
       const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError)
       yield* Console.error(`clearsim: ${message}`)
-      if (error instanceof RunFailure) yield* Console.error(`  the hub inputs traced up to the failure: ${error.failedTrace} (replay the hub: npx clearsim hub replay ${shellWord(error.failedTrace)})`)
+      if (error instanceof RunFailure) yield* Console.error(`  the hub inputs traced up to the failure: ${error.failedTrace} (replay the hub: npx clearsim hub replay ${pathWord(error.failedTrace)})`)
       process.exitCode = exitCode
     }),
   )),

@@ -15,7 +15,7 @@ import { traceFailureText, unwrittenFilesText } from "../live/traceError.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { agentIntentsSuffix } from "../report/report.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
-import { shellWord } from "./shell.ts"
+import { pathWord } from "./shell.ts"
 import { checkRunOutputs, describeCommandError, parseIntegerFlag, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 /** A flag value `up` cannot use (the message names the flag and what was expected). */
@@ -78,7 +78,7 @@ export const renderSession = (session: DevnetSession, outDir: string): string =>
     `  hub conservation: ${session.conservation}; trace hash ${session.traceHash} (${session.hubInputs} hub inputs)`,
     `  scenario properties on this session (informational): ${holding} of ${r.properties.length} hold`,
     `  ${unwritten.some((f) => f.file === "report.html") ? "" : `report: ${join(outDir, "report.html")}; `}${
-      session.traceError === undefined ? `replay the hub: npx clearsim hub replay ${shellWord(join(outDir, "trace.jsonl"))}` : traceFailureText(session.traceError)
+      session.traceError === undefined ? `replay the hub: npx clearsim hub replay ${pathWord(join(outDir, "trace.jsonl"))}` : traceFailureText(session.traceError)
     }`,
     ...(unwritten.length === 0 ? [] : [`  ${unwrittenFilesText(unwritten)} in ${outDir}`]),
   ].join("\n")
