@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { loadScenario, parseScenario, ScenarioError, scenarioWarningLines } from "./load.ts"
@@ -308,6 +308,31 @@ ${lines}`
     const problems = problemsOf("name: x\nchains: [1, 2\n")
     expect(problems[0]!.message).toMatch(/^YAML:/)
     expect(problems[0]!.line).toBeGreaterThan(0)
+  })
+
+  it("names a key given twice with its path, a second document, and an alias of no anchor with its place", () => {
+    // The parser's own words: "Map keys must be unique" (which key?), "please use YAML.parseAllDocuments()" (a
+    // function of the library), and an unresolved alias with no line.
+    expect(problemsOf(valid.replace("      count: 4\n", "      count: 4\n      name: again\n"))).toEqual([
+      { path: "agents.rebalancers[0].name", line: 17, column: 7, message: 'YAML: the key "name" is given twice in this mapping (expected each key once)' },
+    ])
+    expect(problemsOf(`name: a\nseed: 1\nname: b\n`)).toEqual([{ path: "name", line: 3, column: 1, message: 'YAML: the key "name" is given twice in this mapping (expected each key once)' }])
+    expect(problemsOf(`${valid}---\n${valid}`)).toEqual([
+      { path: "", line: valid.split("\n").length, column: 1, message: "YAML: a second document starts here (after ---); expected one scenario per file" },
+    ])
+    expect(problemsOf(valid.replace("agents:\n", "agents:\n  x: [1, *nope]\n"))).toEqual([
+      { path: "agents.x[1]", line: 14, column: 10, message: "YAML: Unresolved alias (the anchor must be set before the alias): nope" },
+    ])
+  })
+
+  it("refuses a key that is a mapping or a list as an unknown key, without a Node warning on stderr", () => {
+    const warning = vi.spyOn(process, "emitWarning").mockImplementation(() => {})
+    try {
+      expect(problemsOf(`${valid}[a, b]: 1\n`)).toEqual([expect.objectContaining({ path: "[ a, b ]", message: "unknown key (not a field here; a typo?)" })])
+      expect(warning).not.toHaveBeenCalled()
+    } finally {
+      warning.mockRestore()
+    }
   })
 
   it("names the horizon's forms instead of each form's complaints about the others' keys", () => {

@@ -5,7 +5,7 @@
  * scenario hash (keccak256 of the file bytes) goes into every report.
  */
 import { readFileSync } from "node:fs"
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml"
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from "yaml"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { MAX_XERC20_LIMIT, tokensToUnits } from "../../service/domain/protocol.ts"
 import { decodeWithProblems, type InputProblem, pathKeys } from "../../service/domain/schemas.ts"
@@ -88,27 +88,74 @@ export interface LoadedScenario {
 /** A message cut to 200 characters: the YAML parser quotes whole tokens, which may be a line of garbage. */
 const clip = (message: string): string => (message.length <= 200 ? message : `${message.slice(0, 200)}…`)
 
+/** The path of a node of `doc` (`agents.rebalancers[0].name`) from its ancestors, as `visit` gives them. */
+const nodePath = (ancestors: readonly unknown[], node: unknown): string => {
+  let path = ""
+  const chain = [...ancestors, node]
+  chain.forEach((ancestor, i) => {
+    const child = chain[i + 1]
+    if (isPair(ancestor) && child === ancestor.value) {
+      const key = isScalar(ancestor.key) ? String(ancestor.key.value) : String(ancestor.key)
+      path += path === "" ? key : `.${key}`
+    } else if (isSeq(ancestor) && child !== undefined) path += `[${ancestor.items.indexOf(child as never)}]`
+  })
+  return path
+}
+
+/**
+ * A YAML parse error in our words where the parser's would puzzle a user: a second document (its message advises
+ * a function of the library), a key given twice (its message does not say which key, nor where).
+ */
+const yamlProblem = (doc: Document, lineCounter: LineCounter, error: YAMLError): { path: string; line: number; column: number; message: string } => {
+  const pos = lineCounter.linePos(error.pos[0])
+  const at = { path: "", line: pos.line, column: pos.col }
+  if (error.code === "MULTIPLE_DOCS") return { ...at, message: "YAML: a second document starts here (after ---); expected one scenario per file" }
+  if (error.code === "DUPLICATE_KEY") {
+    let found: { path: string; key: string } | undefined
+    visit(doc, {
+      Pair: (_, pair, ancestors) => {
+        if (found !== undefined || !isScalar(pair.key) || pair.key.range?.[0] !== error.pos[0]) return
+        const parent = nodePath(ancestors.slice(0, -1), ancestors.at(-1))
+        const key = String(pair.key.value)
+        found = { path: parent === "" ? key : `${parent}.${key}`, key }
+        return visit.BREAK
+      },
+    })
+    if (found !== undefined) return { ...at, path: found.path, message: `YAML: the key ${JSON.stringify(found.key)} is given twice in this mapping (expected each key once)` }
+  }
+  return { ...at, message: `YAML: ${clip(error.message.split("\n")[0]!)}` }
+}
+
+/** Where an alias of an anchor not defined before it (`*nope`) is: the parser only says its name. */
+const unresolvedAlias = (doc: Document, lineCounter: LineCounter): { path: string; line?: number; column?: number } => {
+  let found: { path: string; line?: number; column?: number } = { path: "" }
+  visit(doc, {
+    Alias: (_, alias, ancestors) => {
+      if (alias.resolve(doc) !== undefined) return
+      const pos = alias.range === undefined || alias.range === null ? undefined : lineCounter.linePos(alias.range[0])
+      found = { path: nodePath(ancestors, alias), ...(pos === undefined ? {} : { line: pos.line, column: pos.col }) }
+      return visit.BREAK
+    },
+  })
+  return found
+}
+
 /** Decodes scenario text (YAML or JSON); `file` is used in messages. */
 export const parseScenario = (text: string, file: string): LoadedScenario => {
   const lineCounter = new LineCounter()
   // `merge`: YAML's `<<: *anchor` merge keys, for scenarios that share agent settings.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true })
-  if (doc.errors.length > 0) {
-    throw new ScenarioError(
-      file,
-      doc.errors.map((e) => {
-        const pos = lineCounter.linePos(e.pos[0])
-        return { path: "", line: pos.line, column: pos.col, message: `YAML: ${clip(e.message.split("\n")[0]!)}` }
-      }),
-    )
-  }
+  // `logLevel: "error"`: a key that is a mapping or a list (`[a, b]: 1`) is refused as an unknown key below, not
+  // also told by the library as a Node warning on stderr.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true, logLevel: "error" })
+  if (doc.errors.length > 0) throw new ScenarioError(file, doc.errors.map((e) => yamlProblem(doc, lineCounter, e)))
   if (!isMap(doc.contents) && !isSeq(doc.contents)) throw new ScenarioError(file, [{ path: "", message: "expected a mapping of scenario fields" }])
   let value: unknown
   try {
     value = doc.toJS()
   } catch (error) {
-    // The yaml library refuses aliases that expand exponentially ("billion laughs") here.
-    throw new ScenarioError(file, [{ path: "", message: `YAML: ${(error as Error).message}` }])
+    // The yaml library refuses aliases that expand exponentially ("billion laughs") here, and aliases of no anchor.
+    const at = error instanceof ReferenceError ? unresolvedAlias(doc, lineCounter) : { path: "" }
+    throw new ScenarioError(file, [{ ...at, message: `YAML: ${(error as Error).message}` }])
   }
   const decoded = decodeWithProblems(ScenarioSpec, value, { strict: true })
   const located = (problems: readonly InputProblem[]) => problems.map((p) => ({ ...p, ...locate(doc, lineCounter, p.path) }))
