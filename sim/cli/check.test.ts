@@ -261,6 +261,26 @@ describe("clearsim compare", () => {
     rmSync(baselines, { recursive: true, force: true })
   })
 
+  it("check refuses an empty --baseline-dir, rather than reading or writing baselines in the working directory", async () => {
+    const cwd = process.cwd()
+    const here = mkdtempSync(join(tmpdir(), "clearsim-check-empty-"))
+    process.chdir(here)
+    try {
+      writeFileSync("compare-me.yaml", scenario)
+      const lines: string[] = []
+      const said = { log: (line: string) => lines.push(line), warn: (line: string) => lines.push(line) }
+      const empty = new UsageError("--baseline-dir: expected a directory path, got an empty one")
+      for (const [scenarios, update] of [[[], false], [["compare-me.yaml"], false], [["compare-me.yaml"], true]] as const) {
+        await expect(checkScenarios({ scenarios, baselineDir: "", update, kpisOnly: false, ...said })).rejects.toThrow(empty)
+      }
+      expect(lines).toEqual([])
+      expect(readdirSync(here)).toEqual(["compare-me.yaml"])
+    } finally {
+      process.chdir(cwd)
+      rmSync(here, { recursive: true, force: true })
+    }
+  })
+
   it.runIf(process.platform === "linux")("check names a baseline directory that is not one by what it is (/dev/null: a character device)", async () => {
     await expect(checkScenarios({ scenarios: [], baselineDir: "/dev/null", update: false, kpisOnly: false })).rejects.toThrow(
       "/dev/null: expected a directory of baselines, but it is a character device",

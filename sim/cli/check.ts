@@ -128,6 +128,9 @@ export const checkScenarios = async (options: {
 }): Promise<CheckOutcome> => {
   const log = options.log ?? (() => {})
   const warn = options.warn ?? (() => {})
+  // An empty path would name no directory ("clearsim check: : no baseline directory"), or the working directory
+  // (`join("", "x.json")`) for the baselines of scenarios given by name.
+  if (options.baselineDir === "") throw new UsageError("--baseline-dir: expected a directory path, got an empty one")
   const out: string[] = []
   const say = (text: string) => {
     out.push(text)
