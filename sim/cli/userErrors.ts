@@ -138,6 +138,8 @@ export const outputFileError = (flag: string, path: string, error: unknown): unk
       return new UsageError(`${expected}, but it is a directory`)
     case "ENOENT":
       if (path === "") return new UsageError(`${flag}: expected a file path, got an empty one`)
+      // A symbolic link whose target's directory is missing: written through, the write finds no directory there.
+      if (isSymbolicLink(path)) return new UsageError(`${expected}, but it is a symbolic link into a missing directory (${dirname(resolve(dirname(path), readlinkSync(path)))})`)
       // The directory exists but refuses the file (as /proc does), or the directory is missing.
       return existsSync(dirname(path))
         ? new UsageError(`${expected}, but ${dirname(path)} allows no file ${basename(path)} there (ENOENT)`)
