@@ -8,6 +8,7 @@ import { BoundedMemo } from "../../service/domain/boundedMemo.ts"
 import { type Address, type Bytes32, bytes32ToAddress } from "../../service/domain/hex.ts"
 import { type Intent, IntentStatus, NORMALIZED_DECIMALS, normalizeDecimals, Strategy } from "../../service/domain/protocol.ts"
 import type { HubEvent } from "../../service/hub/events.ts"
+import { discountDbps } from "../../service/hub/settler.ts"
 import type { TickerState } from "../../service/hub/state.ts"
 import type { SpokeEvent } from "../../service/spoke/events.ts"
 import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
@@ -542,11 +543,9 @@ export class MetricsCollector implements WorldObserver {
       for (const byDomain of ticker.deposits.values()) for (const q of byDomain.values()) deposits += q.size
       push(`depositsQueued.${symbol}`, deposits)
       push(`depositsWaiting.${symbol}`, ticker.waiting.size)
-      const head = ticker.invoices.head
       // (An epoch the run ended before, `began` false, saw no discount: nothing reached it there.)
-      if (began && head !== undefined && ticker.config.discountPerEpochDbps > 0) {
-        const epochsToCap = Math.ceil(ticker.config.maxDiscountDbps / ticker.config.discountPerEpochDbps) + state.config.discountExemptEpochs
-        if (epoch - head.entryEpoch >= epochsToCap) this.coverage.add("maxDiscountReached")
+      if (began && ticker.config.discountPerEpochDbps > 0 && !this.coverage.has("maxDiscountReached") && this.maxDiscountReachedIn(ticker, epoch)) {
+        this.coverage.add("maxDiscountReached")
       }
       for (const d of ticker.config.domains) {
         if (d.strategy === Strategy.DEFAULT) push(`custody.${symbol}.${d.domain}`, this.tokens18(ticker.custodied(d.domain)))
@@ -558,6 +557,23 @@ export class MetricsCollector implements WorldObserver {
       push(`fillQueue.${domain}`, queues.fills.pending)
     }
     this.epochSnapshots.push({ epoch: previous, metrics: values })
+  }
+
+  /**
+   * Whether an open invoice of `ticker` is discounted in `epoch` at its own maximum, as the hub discounts it
+   * (`discountDbps`): the ticker's cap, or with `userMaxDiscount` a basic intent's `maxFee` below it (the oldest
+   * invoice alone, against the ticker's cap, missed an invoice whose owner capped it lower). Invoices are in entry
+   * order: the walk stops at the first whose discount has not begun (none after it has begun either).
+   */
+  private maxDiscountReachedIn(ticker: TickerState, epoch: number): boolean {
+    const state = this.world.hub.state
+    const exempt = state.config.discountExemptEpochs
+    for (let node = ticker.invoices.head; node !== undefined; node = node.next) {
+      if (epoch - node.entryEpoch - exempt < 0) return false
+      const cap = discountDbps(state, ticker, Number.MAX_SAFE_INTEGER, node.entryEpoch, node.ctx)
+      if (discountDbps(state, ticker, epoch, node.entryEpoch, node.ctx) >= cap) return true
+    }
+    return false
   }
 
   /**

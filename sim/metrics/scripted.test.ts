@@ -234,6 +234,17 @@ describe("the epoch a horizon cuts short", () => {
     expect((await run(1200)).report.coverage).not.toContain("maxDiscountReached")
     expect((await run(1500)).report.coverage).toContain("maxDiscountReached")
   })
+
+  it("sees an invoice reach the maximum its owner's max_fee set, below the ticker's", async () => {
+    // The cut run above with alice's max_fee at 50 dbps (userMaxDiscount): her invoice (entry E) is discounted
+    // min(100, 50) = 50 dbps from E+1, its maximum, though the ticker's 250 would take until E+3.
+    const capped = discountScenario
+      .replace("horizon: { seconds: 1920 }", "horizon: { seconds: 1200 }")
+      .replace("{ name: alice, count: 1, asset: USDC", "{ name: alice, count: 1, maxDiscountDbps: 50, asset: USDC")
+    const { report } = await runScenario(parseScenario(capped, "capped.yaml"), { seed: 1, backend: "memory" })
+    expect(report.epochs).toMatchObject({ first: 500_000, last: 500_002 })
+    expect(report.coverage).toContain("maxDiscountReached")
+  })
 })
 
 describe("spoke queue depths per epoch on a hand-computed scenario", () => {
