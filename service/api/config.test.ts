@@ -27,5 +27,7 @@ describe("API configuration", () => {
     expect(error({ ...base, quotes: { default: { maxVariableFeeBps: -1 } } })).toBe("quotes.default.maxVariableFeeBps")
     expect(error({ ...base, quotes: { default: { fixedFeeTokens: "1e3" } } })).toBe("quotes.default.fixedFeeTokens")
     expect(error({ ...base, pageSize: { default: 500 } })).toBe("pageSize.default")
+    // The server refuses an array body of more than 1000 items before decoding it: no order can be larger.
+    expect([error({ ...base, maxOrderSize: 1001 }), error({ ...base, maxOrderSize: 0 }), error({ ...base, maxOrderSize: 1000 })]).toEqual(["maxOrderSize", "maxOrderSize", "no error"])
   })
 })

@@ -7,6 +7,7 @@
 import { type Address, type Hex, isAddress } from "../domain/hex.ts"
 import type { SettlementPercentiles } from "../indexer/settlementTimes.ts"
 import type { SpokesShape } from "../spoke/spoke.ts"
+import { MAX_BODY_ARRAY_ITEMS } from "./errors.ts"
 
 /** The contracts of one spoke domain that the API builds transactions for. */
 export interface SpokeRegistry {
@@ -55,7 +56,7 @@ export interface ClearingApiConfigInput {
   readonly settlementPrior?: { readonly basic?: SettlementPercentiles; readonly fast?: SettlementPercentiles }
   /** Default 10, maximum 100. */
   readonly pageSize?: { readonly default?: number; readonly max?: number }
-  /** Most intents in one `POST /intents` array. Default 100. */
+  /** Most intents in one `POST /intents` array. Default 100, at most `MAX_BODY_ARRAY_ITEMS` (1000). */
   readonly maxOrderSize?: number
   /** Signatures kept in the cache. Default 10_000. */
   readonly signatureCacheSize?: number
@@ -158,6 +159,11 @@ export const makeApiConfig = (input: ClearingApiConfigInput): ClearingApiConfig 
   const pageMax = input.pageSize?.max ?? API_DEFAULTS.maxPageSize
   if (!Number.isInteger(pageMax) || pageMax < 1) throw new ApiConfigError("pageSize.max", "expected a positive integer")
   if (!Number.isInteger(pageDefault) || pageDefault < 1 || pageDefault > pageMax) throw new ApiConfigError("pageSize.default", "expected an integer between 1 and pageSize.max")
+  const maxOrderSize = input.maxOrderSize ?? API_DEFAULTS.maxOrderSize
+  // The server refuses an array body of more items before reading them (server.ts).
+  if (!Number.isInteger(maxOrderSize) || maxOrderSize < 1 || maxOrderSize > MAX_BODY_ARRAY_ITEMS) {
+    throw new ApiConfigError("maxOrderSize", `expected an integer between 1 and ${MAX_BODY_ARRAY_ITEMS}`)
+  }
   return {
     hubAddress: input.hubAddress.toLowerCase() as Address,
     spokes,
@@ -175,7 +181,7 @@ export const makeApiConfig = (input: ClearingApiConfigInput): ClearingApiConfig 
     },
     defaultPageSize: pageDefault,
     maxPageSize: pageMax,
-    maxOrderSize: input.maxOrderSize ?? API_DEFAULTS.maxOrderSize,
+    maxOrderSize,
     signatureCacheSize: input.signatureCacheSize ?? API_DEFAULTS.signatureCacheSize,
   }
 }

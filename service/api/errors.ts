@@ -9,6 +9,9 @@ import * as Schema from "effect/Schema"
 /** The largest request body the server reads by default (`maxBodyBytes`); a larger one is 413 `PayloadTooLarge`. */
 export const DEFAULT_MAX_BODY_BYTES = 1_000_000
 
+/** The most items a JSON array body may hold (an order of `POST /intents`, a hub JSON-RPC batch); more is refused unread. */
+export const MAX_BODY_ARRAY_ITEMS = 1000
+
 /** The `error` code of each refusal the server makes before an endpoint runs, by HTTP status. */
 export const REFUSAL_CODES = {
   400: "InvalidRequest",
