@@ -240,6 +240,46 @@ agents:
     expect(await domainsOf("", "repaymentChains: [31002, 31001],")).toEqual([31002, 31001])
   })
 
+  it("reach a hub halted at the start when the halt ends (a halted hub refuses them: no repayment chains, no virtual balance)", async () => {
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { addressToBytes32 } = await import("../../service/domain/hex.ts")
+    const spec = parseScenario(
+      `
+name: solver-setup-halt
+horizon: { seconds: 300 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 }, faults: { outages: [{ domain: 25327, kind: halt, fromSeconds: 0, toSeconds: 120 }] } }
+agents:
+  solvers:
+    - { name: solver, count: 1, feeDbps: 20, inventory: [{ chain: 31002, asset: USDC, tokens: 1000 }] }
+`,
+      "solver-setup-halt.yaml",
+    ).spec
+    const plan = planWorld(spec)
+    const inputs: { t: number; kind: string }[] = []
+    const { world, populations } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const apply = world.hub.apply.bind(world.hub)
+    world.hub.apply = (input) => {
+      inputs.push({ t: world.nowMs / 1000, kind: input.kind })
+      return apply(input)
+    }
+    await world.run(plan.horizonSeconds)
+    world.close()
+    const solver = addressToBytes32(plan.agents.find((a) => a.kind === "solver")!.account.address)
+    expect(world.hub.state.userSupportedDomains.get(solver)).toEqual([31001, 31002])
+    expect(world.hub.state.updateVirtualBalance.get(solver)).toBe(true)
+    expect(populations.find((p) => p.kind === "solver")!.rejections).toEqual({})
+    expect(inputs.filter((i) => i.kind.startsWith("set"))).toEqual([
+      { t: 120, kind: "setUserSupportedDomains" },
+      { t: 120, kind: "setUpdateVirtualBalance" },
+    ])
+  })
+
   it("refuses at load time fewer repayment chains than the hub takes", () => {
     expect(() => parseScenario(`
 name: solver-repayment

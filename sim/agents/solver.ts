@@ -69,14 +69,19 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
         world.submit(domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(domain).addresses.feeAdapter, amount: 2n ** 256n - 1n })
       }
     }
-    world.scheduler.after(0, `solver/${agent.id}/setup`, () => {
+    const setup = (): void => {
+      // A hub halted at the start takes no inputs: the set-up waits for the halt's end (refused, the solver would
+      // have no repayment chains and no virtual balance for the whole run).
+      const haltEndMs = world.hubHaltEndMs
+      if (haltEndMs !== undefined) return world.scheduler.at(haltEndMs, `solver/${agent.id}/setup`, setup)
       // Explicit repayment chains are always sent (the scenario loader checks there are at least the hub's
       // `minSolverSupportedDomains`; a refusal counts as a rejection). By default every spoke chain (the loader refuses
       // fewer chains than that minimum too).
       const sendDomains = spec.repaymentChains !== undefined || repayment.length >= world.hub.state.config.minSolverSupportedDomains
       if (sendDomains && world.applyHub({ kind: "setUserSupportedDomains", user: addressToBytes32(me), domains: repayment }) !== undefined) stats.reject("setUserSupportedDomains")
       world.applyHub({ kind: "setUpdateVirtualBalance", user: addressToBytes32(me), status: true })
-    })
+    }
+    world.scheduler.after(0, `solver/${agent.id}/setup`, setup)
 
     const receiver = agent.rebalanceReceiver
     if (receiver === undefined) throw new Error(`solver ${agent.id} has no rebalance receiver in the plan`)

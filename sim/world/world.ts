@@ -312,6 +312,13 @@ export class World {
     return false
   }
 
+  /** The millisecond the hub halt covering now ends (the hub takes inputs again), or undefined when the hub is not halted. */
+  get hubHaltEndMs(): number | undefined {
+    const ms = this.nowMs
+    for (const h of this.hubHalts) if (ms >= h.fromMs && ms < h.toMs) return h.toMs
+    return undefined
+  }
+
   /** The hub's block number at virtual second `seconds`: one per block tick (`k × hubBlockTime`, k ≥ 1) not inside a hub halt. */
   hubBlockNumberAt(seconds: number): number {
     return this.hubHalts.length === 0 ? this.plan.hubGenesisBlock + Math.floor(seconds / this.plan.hubBlockTimeSeconds) : this.hubBlockAt(seconds)
