@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { RngStreams } from "./rng.ts"
+import { Rng, RngStreams } from "./rng.ts"
 
 describe("RngStreams", () => {
   it("gives the same sequence for the same seed and name, whatever the creation order", () => {
@@ -49,6 +49,17 @@ describe("RngStreams", () => {
     expect(counts[1]).toBe(0)
     expect(counts[2]! / counts[0]!).toBeGreaterThan(2.6)
     expect(counts[2]! / counts[0]!).toBeLessThan(3.4)
+  })
+
+  it("never picks a weight of 0, even for a draw whose sum of weights rounds past the total", () => {
+    // The largest float below 1 (1 - 2^-53): with weights 0.03 and 0.26, 0.29 minus both leaves a rounding residue
+    // >= 0, and the last index (weight 0) was returned.
+    const top = new Rng("top", { next: () => -1 } as unknown as ConstructorParameters<typeof Rng>[1])
+    expect(top.float()).toBe(1 - 2 ** -53)
+    expect(top.weightedIndex([0.03, 0.26, 0])).toBe(1)
+    expect(top.weightedIndex([0.03, 0, 0.26, 0, 0])).toBe(2)
+    expect(top.weightedIndex([2, 1])).toBe(1)
+    expect(() => top.weightedIndex([0, 0])).toThrow(/positive weight/)
   })
 
   it("draws nothing for a chance of 0", () => {

@@ -42,11 +42,17 @@ export class Rng {
     let total = 0
     for (const w of weights) total += w
     let x = this.float() * total
+    let last = -1
     for (let i = 0; i < weights.length; i++) {
+      if (!(weights[i]! > 0)) continue
       x -= weights[i]!
       if (x < 0) return i
+      last = i
     }
-    return weights.length - 1
+    // Rounding can leave x at or above 0 after every weight (a draw within an ulp of the total): the last positive
+    // weight's index, never one of weight 0.
+    if (last < 0) throw new Error(`rng ${this.name}: weightedIndex needs a positive weight`)
+    return last
   }
 
   /** Exponential with the given mean (inter-arrival times of a Poisson process). */
