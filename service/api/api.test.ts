@@ -937,9 +937,12 @@ describe("system", () => {
     // At the limit: decoded as before (an order of 1000 is over maxOrderSize; a batch of 1000 is answered).
     expect(expectProblem(await post("/intents", Array(1000).fill(intentBody())), 400, "InvalidRequest").message).toBe("body: at most 100 intents per order, got 1000.")
     expect(((await post("/hub/rpc", Array(1000).fill({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }))).body as unknown[]).length).toBe(1000)
-    // Another content type is still 415, whatever the body.
+    // Another content type is still 415, whatever the body; an unknown path 404 and another method 405.
     const text = await fetch(`${server.url}/intents`, { method: "POST", headers: { "content-type": "text/plain" }, body: empties })
     expect(text.status).toBe(415)
+    expectProblem(await post("/nope", empties), 404, "RouteNotFound")
+    expectProblem(await post("/health", empties), 405, "MethodNotAllowed")
+    expectProblem(await post("/nope", { padding: "x".repeat(2_000_000) }), 404, "RouteNotFound")
   })
 
   it("answers unknown routes, bad JSON and other content types with { error, message }", async () => {

@@ -94,6 +94,9 @@ const ROUTES: readonly { readonly path: RegExp; readonly method: string }[] = ((
   return routes
 })()
 
+/** The paths of the POST endpoints (their bodies are read). */
+const POST_ROUTES: readonly RegExp[] = ROUTES.filter((r) => r.method === "POST").map((r) => r.path)
+
 /** A request's path as the router matches it (with the ROUTES and QUERY_KEYS patterns, any case): repeated slashes as one, no `;` parameters. */
 const routerPath = (url: string): string => url.split("?")[0]!.replace(/\/{2,}/g, "/").replace(/;[^/]*/g, "")
 
@@ -149,6 +152,9 @@ const oversizedArray = (request: HttpServerRequest.HttpServerRequest): Effect.Ef
   // As HttpApi reads the content type (absent: JSON); another type is its 415.
   const type = (request.headers["content-type"] ?? "application/json").split(";")[0]!.trim().toLowerCase()
   if (type !== "application/json") return Effect.succeed(undefined)
+  // Only where an endpoint reads the body: an unknown path stays a 404, another method a 405, whatever the body.
+  const path = routerPath(request.url)
+  if (!POST_ROUTES.some((route) => route.test(path))) return Effect.succeed(undefined)
   return Effect.map(request.text, (text) => {
     if (text[text.search(/\S/)] !== "[") return undefined
     let body: unknown
@@ -158,7 +164,7 @@ const oversizedArray = (request: HttpServerRequest.HttpServerRequest): Effect.Ef
       return undefined // HttpApi answers the malformed JSON
     }
     if (!Array.isArray(body) || body.length <= MAX_BODY_ARRAY_ITEMS) return undefined
-    if (/^\/hub\/rpc$/i.test(routerPath(request.url))) {
+    if (/^\/hub\/rpc$/i.test(path)) {
       return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid request: a batch of at most ${MAX_BODY_ARRAY_ITEMS} requests, got ${body.length}` } })
     }
     return problem(400, "InvalidRequest", `Invalid request. body: expected an array of at most ${MAX_BODY_ARRAY_ITEMS} items, got ${body.length}.`)
