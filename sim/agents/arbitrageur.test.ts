@@ -246,6 +246,12 @@ describe("arbitrageur purchase decision", () => {
     expect(await report(0, 100, '"9990.00999"')).toEqual([undefined, { noCapital: 1 }])
   })
 
+  it("adds up capital listed in two entries for the same chain and asset (as the loader sums them): exactly the min-amount buys", async () => {
+    // 9,990 + 0.009991 = 9,990.009991 USDC, the min-amount above. Only the last entry counted, it was noCapital.
+    expect(await report(0, 100, '"9990" }, { chain: 31002, asset: USDC, tokens: "0.009991"')).toEqual([1, {}])
+    expect(await report(0, 100, '"0.009991" }, { chain: 31002, asset: USDC, tokens: "9990"')).toEqual([1, {}])
+  })
+
   it("buys when the reward exactly pays the fee adapter's fee, and not when the fee is one unit more", async () => {
     const { runScenario } = await import("../run.ts")
     // An 18-decimal USDC, a fixed fee F, no other fee: the user's 10,000 deposit I = 10^22 - F; its min-amount (100

@@ -31,6 +31,12 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
     const capital = new Map<string, { asset: AssetOnChainPlan; remaining: bigint }>()
     for (const c of spec.capital) {
       const asset = world.plan.assets.get(`${c.asset}:${c.chain}`)!
+      // Entries for the same chain and asset add up (as the scenario loader sums them against the funding).
+      const listed = capital.get(`${c.asset}:${c.chain}`)
+      if (listed !== undefined) {
+        listed.remaining += tokensToUnits(c.tokens, asset.decimals)
+        continue
+      }
       capital.set(`${c.asset}:${c.chain}`, { asset, remaining: tokensToUnits(c.tokens, asset.decimals) })
       world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(asset.domain).addresses.feeAdapter, amount: 2n ** 256n - 1n })
     }

@@ -46,6 +46,20 @@ describe("solver rebalancing", () => {
     expect(solver.actions.rebalance).toBe(1)
   })
 
+  it("adds up inventory listed in two entries for the same chain (as the loader sums them): its start is the sum", async () => {
+    // 31002's 10,000 as 2,000 + 8,000 (or 8,000 + 2,000): the fill leaves about 4,012, below half of 10,000. Taking
+    // the last entry for its start (floor 4,000, or 1,000), the solver saw no need to rebalance.
+    for (const split of [["2000", "8000"], ["8000", "2000"]]) {
+      const text = scenario(0.5).replace(
+        "        - { chain: 31002, asset: USDC, tokens: 10000 }",
+        split.map((tokens) => `        - { chain: 31002, asset: USDC, tokens: ${tokens} }`).join("\n"),
+      )
+      const { report } = await runScenario(parseScenario(text, "solver-split-inventory.yaml"), { seed: 1, backend: "memory" })
+      const solver = report.agents.find((a) => a.kind === "solver")!
+      expect([solver.actions, solver.rejections]).toEqual([{ fill: 1, rebalance: 1 }, {}])
+    }
+  })
+
   it("does not rebalance while the inventory stays above the share", async () => {
     const solver = await solverStats(0.3)
     expect(solver.actions.fill).toBe(1)

@@ -38,7 +38,15 @@ interface FillAttempt {
 export const startSolvers = (world: World, service: ClearingService, spec: SolverSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("solver", spec.name, agents.length)
   const repayment = spec.repaymentChains ?? world.spokes.domains
-  const inventory = spec.inventory.map((i) => ({ asset: world.plan.assets.get(`${i.asset}:${i.chain}`)!, tokens: i.tokens }))
+  // One entry per chain and asset: entries listed twice add up (as the scenario loader sums them against the funding).
+  const inventory: { readonly asset: AssetOnChainPlan; units: bigint }[] = []
+  for (const i of spec.inventory) {
+    const asset = world.plan.assets.get(`${i.asset}:${i.chain}`)!
+    const units = tokensToUnits(i.tokens, asset.decimals)
+    const listed = inventory.find((e) => e.asset === asset)
+    if (listed === undefined) inventory.push({ asset, units })
+    else listed.units += units
+  }
   const assetAt = assetsByAddress(world)
 
   /** The hub's protocol fees on an input asset now, dbps (read each time: the hub's configuration may change). */
@@ -52,8 +60,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     const rng = agentRng(world, agent)
     const start = new Map<string, bigint>()
     // Set-up: deposit the inventory, then tell the hub where to repay and to credit virtual balances.
-    for (const { asset, tokens } of inventory) {
-      const units = tokensToUnits(tokens, asset.decimals)
+    for (const { asset, units } of inventory) {
       start.set(`${asset.domain}:${asset.address}`, units)
       const spoke = world.chain(asset.domain).addresses.spoke
       world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: spoke, amount: 2n ** 256n - 1n })
