@@ -619,8 +619,21 @@ export class MetricsCollector implements WorldObserver {
     return byAgent
   }
 
-  /** An 18-decimal amount in whole tokens, as a float (reports and time series only). */
+  /** An 18-decimal amount in whole tokens, as a float (reports and time series only): `tokensOf18`. */
   tokens18(amount18: bigint): number {
-    return Number(amount18 / 10n ** 9n) / 1e9
+    return tokensOf18(amount18)
   }
+}
+
+const WEI_PER_TOKEN = 10n ** 18n
+
+/**
+ * An 18-decimal amount in whole tokens: the double nearest its exact decimal (the value report.json's decimal string
+ * reads as), so that timeseries.csv's last `discountPaidTokens` is the report's `discounts.paid`. (Nine decimals,
+ * truncated, made 342.581043593943167572 tokens 342.581043593.)
+ */
+export const tokensOf18 = (amount18: bigint): number => {
+  const abs = amount18 < 0n ? -amount18 : amount18
+  const value = Number(`${abs / WEI_PER_TOKEN}.${(abs % WEI_PER_TOKEN).toString().padStart(18, "0")}`)
+  return amount18 < 0n ? -value : value
 }

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { tokensOf18 } from "../metrics/collector.ts"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario, parseScenario } from "../scenario/load.ts"
 import { lineChartSvg, renderHtml } from "./html.ts"
@@ -343,6 +344,15 @@ const richReport = (): RunReport => {
 describe("report figures on hand-made reports", () => {
   it("writes 18-decimal amounts as whole tokens: no trailing zeros, a sign only below 0", () => {
     expect([0n, 2n * 10n ** 18n, 15n * 10n ** 17n, 5n, -(10n ** 18n) - 1n].map(formatTokens18)).toEqual(["0", "2", "1.5", "0.000000000000000005", "-1.000000000000000001"])
+  })
+
+  it("gives the time series' and the agents' token amounts as the double nearest report.json's decimal, not truncated to nine decimals", () => {
+    // one-sided-drain's discount paid: timeseries.csv's last discountPaidTokens read 342.581043593 (truncated).
+    const amounts = [342_581043593943167572n, 3_921759996291468016n, -342_581043593943167572n, 5n, 0n, 10n ** 30n + 1n, -(10n ** 18n) - 1n]
+    expect(amounts.map(tokensOf18)).toEqual(amounts.map((a) => Number(formatTokens18(a))))
+    expect(tokensOf18(342_581043593943167572n)).toBe(342.58104359394317)
+    expect(tokensOf18(-15897_128879000000000000n)).toBe(-15897.128879)
+    expect(Object.is(tokensOf18(0n), 0)).toBe(true)
   })
 
   it("gives properties no rate of nothing, and each metric its own figure", () => {
