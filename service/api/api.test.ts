@@ -581,6 +581,11 @@ describe("invoices", () => {
     expect(((await get(`/history/${invoice.id}/invoice-processing?asset=${DAI_A}`)).body as { invoiceProcessingHistory: unknown[] }).invoiceProcessingHistory).toHaveLength(1)
     expect(((await get(`/history/${invoice.id}/invoice-processing?asset=${USDC_B}`)).body as { invoiceProcessingHistory: unknown[] }).invoiceProcessingHistory).toEqual([])
     expectProblem(await get(`/history/${invoice.id}/invoice-processing?asset=0x${"99".repeat(20)}`), 400, "UnsupportedAsset")
+    // As GET /intents' asset filter: the 32-byte word the records show (input_asset) is the same asset.
+    const daiWord = addressToBytes32(DAI_A)
+    expect(((await get(`/history/${invoice.id}/invoice-processing?asset=${daiWord}`)).body as { invoiceProcessingHistory: unknown[] }).invoiceProcessingHistory).toHaveLength(1)
+    expect(((await get(`/history/${invoice.id}/invoice-processing?asset=${addressToBytes32(USDC_B)}`)).body as { invoiceProcessingHistory: unknown[] }).invoiceProcessingHistory).toEqual([])
+    expectProblem(await get(`/history/${invoice.id}/invoice-processing?asset=0x${"11".repeat(32)}`), 400, "InvalidAddress")
     expectProblem(await get("/invoices?limit=1000"), 400, "InvalidLimit")
     expectProblem(await get("/invoices?sortOrderByDiscount=up"), 400, "InvalidRequest")
     expectProblem(await get("/invoices?cursor=x"), 400, "InvalidCursor")

@@ -137,6 +137,9 @@ const listOf = <S extends Schema.Top>(item: S) => Schema.optionalKey(Schema.Arra
 /** A status or a comma-separated list of them: split by the service, which then checks each (400 InvalidStatus). */
 const StatusList = Schema.String.annotate({ description: `One of ${API_INTENT_STATUSES.join(", ")}, or a comma-separated list of them` })
 
+/** An asset filter: the 20-byte address, or the 32-byte word the records show (`input_asset`). */
+const AssetFilter = pattern(/^0x([0-9a-fA-F]{24})?[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address, or the 32-byte word records show", "Asset: a 20-byte address or its 32-byte word")
+
 export const IntentsQuery = {
   cursor: Schema.optionalKey(Cursor),
   prevCursor: Schema.optionalKey(Cursor),
@@ -155,9 +158,7 @@ export const IntentsQuery = {
   endDate: Schema.optionalKey(IntegerString.annotate({ description: "Created at or before, unix seconds" })),
   isFastPath: Schema.optionalKey(BooleanString),
   tickerHash: Schema.optionalKey(Bytes32String),
-  asset: Schema.optionalKey(
-    pattern(/^0x([0-9a-fA-F]{24})?[0-9a-fA-F]{40}$/, "a 0x-prefixed 20-byte address, or the 32-byte word records show", "Asset: a 20-byte address or its 32-byte word"),
-  ),
+  asset: Schema.optionalKey(AssetFilter),
 }
 
 export const InvoicesQuery = {
@@ -191,7 +192,9 @@ export const HistoryQuery = {
   cursor: Schema.optionalKey(Cursor),
   limit: Schema.optionalKey(IntegerString),
   domain: Schema.optionalKey(DomainId.annotate({ description: "Only epochs whose selected destination is this domain" })),
-  asset: Schema.optionalKey(AddressString.annotate({ description: "An asset of the invoice's ticker (SPEC: 400 for an invalid one); another ticker's asset gives no entries" })),
+  asset: Schema.optionalKey(
+    AssetFilter.annotate({ description: "An asset of the invoice's ticker, its address or 32-byte word (SPEC: 400 for an invalid one); another ticker's asset gives no entries" }),
+  ),
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -626,6 +626,16 @@ export class ClearingService {
     return domain
   }
 
+  /**
+   * The `asset` filter of `GET /intents` and of an invoice's history: the 20-byte address, or the 32-byte word the
+   * records show (`input_asset`, a left-padded address); 400 when no domain supports it.
+   */
+  private assetFilter(value: string): Bytes32 {
+    const asset = typeof value === "string" && value.length === 66 ? parseAddressWord("asset", value) : addressToBytes32(parseAddress("asset", value))
+    if (this.tickersOfAsset(asset).length === 0) throw badRequest("UnsupportedAsset", `asset: ${value} is not a supported asset on any domain.`)
+    return asset
+  }
+
   private knownTicker(field: string, value: string | undefined): Bytes32 | undefined {
     if (value === undefined) return undefined
     const ticker = parseBytes32(field, value)
@@ -639,12 +649,7 @@ export class ClearingService {
       if (!STATUS_SET.has(s)) throw badRequest("InvalidStatus", `statuses[${i}]: expected one of ${API_INTENT_STATUSES.join(", ")}, got ${JSON.stringify(s)}.`)
       return s as ApiIntentStatus
     })
-    let asset: Bytes32 | undefined
-    if (q.asset !== undefined) {
-      // The 20-byte address, or the 32-byte word the records show (`input_asset`): a left-padded address.
-      asset = typeof q.asset === "string" && q.asset.length === 66 ? parseAddressWord("asset", q.asset) : addressToBytes32(parseAddress("asset", q.asset))
-      if (this.tickersOfAsset(asset).length === 0) throw badRequest("UnsupportedAsset", `asset: ${q.asset} is not a supported asset on any domain.`)
-    }
+    const asset = q.asset === undefined ? undefined : this.assetFilter(q.asset)
     const int = (field: string, v: string | undefined) => (v === undefined ? undefined : parseUint(field, v, Number.MAX_SAFE_INTEGER))
     return {
       cursor: q.cursor === undefined ? undefined : parseCursor("cursor", q.cursor),
@@ -845,9 +850,7 @@ export class ClearingService {
       // of another ticker matches no entry.
       let otherTicker = false
       if (query.asset !== undefined) {
-        const word = addressToBytes32(parseAddress("asset", query.asset))
-        const tickers = this.tickersOfAsset(word)
-        if (tickers.length === 0) throw badRequest("UnsupportedAsset", `asset: ${query.asset} is not a supported asset on any domain.`)
+        const tickers = this.tickersOfAsset(this.assetFilter(query.asset))
         const intent = this.model.intentEntry(id)?.intent
         const own = intent === undefined ? undefined : this.hub.state.assetOn(intent.origin, intent.inputAsset)?.ticker
         otherTicker = own !== undefined && !tickers.includes(own)
