@@ -197,6 +197,69 @@ agents:
   })
 })
 
+describe("a rebalancer's written sizes on an 18-decimal token", () => {
+  it("are exact: a fixed size or a lognormal's cap with more than 6 decimals is not rounded to 6 (0.000000001 WETH is 10^9 units, not 0)", async () => {
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const { parseScenario } = await import("../scenario/load.ts")
+    const population = (name: string, at: number, size: string) =>
+      `    - { name: ${name}, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [${at}] }, flows: [{ from: 31001, to: 31002 }], size: ${size}, paths: { basic: 1 } }`
+    const text = `
+name: written-18
+horizon: { seconds: 300 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: WETH
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    protocolFeeDbps: 0
+    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]
+agents:
+  rebalancers:
+${[
+  population("dust", 30, '{ kind: fixed, tokens: "0.000000001" }'),
+  population("exact", 60, '{ kind: fixed, tokens: "1.123456789123456789" }'),
+  population("number", 90, "{ kind: fixed, tokens: 0.0000012345 }"),
+  population("capped", 120, '{ kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "0.123456789123456789" }'),
+].join("\n")}
+`
+    const { spec } = parseScenario(text, "written-18.yaml")
+    const plan = planWorld(spec)
+    const { world, populations } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+    const amounts: bigint[] = []
+    world.observe({ onSpokeEvent: (event) => void (event.name === "IntentAdded" && amounts.push(event.intent.amount)) })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    // Rounded to 6 decimals before: 0 (refused as zeroAmount), 1.123457, 0.000001 and 0.123457 tokens.
+    expect(amounts).toEqual([1_000_000_000n, 1_123_456_789_123_456_789n, 1_234_500_000_000n, 123_456_789_123_456_789n])
+    expect(populations.flatMap((p) => Object.keys(p.rejections))).toEqual([])
+  })
+
+  it("are rounded to the nearest unit past the token's decimals: 1.0000005 USDC (6 decimals) is 1,000,001 units, 1.0000004 is 1,000,000", async () => {
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const scenario = twoChainUsdc(
+      "written-6",
+      "{ seconds: 300 }",
+      `agents:
+  rebalancers:
+    - { name: up, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: "1.0000005" }, paths: { basic: 1 } }
+    - { name: down, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: "1.0000004" }, paths: { basic: 1 } }`,
+      { usdc: { fixedFeeTokens: '"0"', maxVariableFeeBps: 0, protocolFeeDbps: 0 } },
+    )
+    const plan = planWorld(scenario.spec)
+    const { world } = assembleRun(scenario.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+    const amounts: bigint[] = []
+    world.observe({ onSpokeEvent: (event) => void (event.name === "IntentAdded" && amounts.push(event.intent.amount)) })
+    await world.run(plan.horizonSeconds)
+    world.close()
+    // Intent amounts are 18-decimal.
+    expect(amounts).toEqual([1_000_001n * 10n ** 12n, 1_000_000n * 10n ** 12n])
+  })
+})
+
 describe("a rebalancer's intent over the route's limit", () => {
   it("is counted sentOverLimit only past the destination's custody: 1,000 custodied pays 1,000, not 1,000.000001", async () => {
     // No fees: `a`'s 1,000 from 31002 to 31001 is invoiced (no custody on 31001) and its deposit is 31002's custody.

@@ -7,7 +7,7 @@
  */
 import type { Address } from "../../service/domain/hex.ts"
 import type { Rng } from "../rng.ts"
-import { tokensToUnits } from "../../service/domain/protocol.ts"
+import { numberToDecimal, tokensToUnits } from "../../service/domain/protocol.ts"
 import type { RebalancerSpec, SizeSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
@@ -16,17 +16,29 @@ import { agentRng, callNow, createIntents, createIntentsNow, type IntentSubmissi
 
 type Path = "basic" | "fast" | "swap"
 
-const sampleTokens = (spec: SizeSpec, rng: Rng): number => {
+/**
+ * One intent's size in token units. A size the scenario writes (a fixed size, a lognormal's cap) is that amount in
+ * the token's units, rounded to the nearest unit; a drawn one (a double) is rounded to at most 6 decimals (`unitsOf`).
+ */
+const sampleUnits = (spec: SizeSpec, rng: Rng, decimals: number): bigint => {
   switch (spec.kind) {
     case "fixed":
-      return Number(spec.tokens)
+      return writtenUnits(spec.tokens, decimals)
     case "uniform":
-      return Number(spec.minTokens) + (Number(spec.maxTokens) - Number(spec.minTokens)) * rng.float()
+      return unitsOf(Number(spec.minTokens) + (Number(spec.maxTokens) - Number(spec.minTokens)) * rng.float(), decimals)
     case "lognormal": {
       const x = rng.lognormal(Number(spec.medianTokens), spec.sigma)
-      return spec.maxTokens === undefined ? x : Math.min(x, Number(spec.maxTokens))
+      return spec.maxTokens !== undefined && x >= Number(spec.maxTokens) ? writtenUnits(spec.maxTokens, decimals) : unitsOf(x, decimals)
     }
   }
+}
+
+/** A token amount as the scenario writes it (decimal string or number) in units, rounded half up to the token's decimals. */
+const writtenUnits = (tokens: string | number, decimals: number): bigint => {
+  const text = typeof tokens === "number" ? numberToDecimal(tokens) : tokens
+  const fraction = text.split(".")[1] ?? ""
+  const units = tokensToUnits(text, decimals)
+  return fraction.length > decimals && fraction.charCodeAt(decimals) >= 53 /* "5" */ ? units + 1n : units
 }
 
 const POW10: bigint[] = []
@@ -64,7 +76,7 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
   const act = (agent: AgentPlan, rng: Rng): void | Promise<void> => {
     const { flow, input, origin, destinations } = flows[rng.weightedIndex(flowWeights)]!
     let path: Path = input.strategy === "xerc20" ? "basic" : paths[rng.weightedIndex(anyPathWeight ? pathWeights : [1, 0, 0])]!
-    const amount = unitsOf(sampleTokens(spec.size, rng), input.decimals)
+    const amount = sampleUnits(spec.size, rng, input.decimals)
     if (amount === 0n) return stats.reject("zeroAmount")
     // The budget is per chain, in that chain's token units.
     const budgetKey = allowance === undefined ? "" : `${agent.id}:${flow.from}`
