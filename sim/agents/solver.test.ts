@@ -694,6 +694,18 @@ describe("a solver's inventory for a fill", () => {
 describe("solver rebalancing amounts and retries", () => {
   const noFees = (text: string) => text.replace("- symbol: USDC\n", '- symbol: USDC\n    fixedFeeTokens: "0"\n    maxVariableFeeBps: 0\n')
 
+  it("takes the share as written, not to 3 decimals: 4,001.2 left of 10,000 is below 0.40013 (rebalanced), not below 0.40012", async () => {
+    // No fixed or variable fee: the fill takes 5,998.8 of 10,000. Rounded to 0.400, a share of 0.40013 put the floor
+    // at 4,000, and the chain was left 1.3 tokens below its share without a rebalance.
+    const rebalances = async (share: number) => {
+      const { report } = await runScenario(parseScenario(noFees(scenario(share)), "solver-share.yaml"), { seed: 1, backend: "memory" })
+      const solver = report.agents.find((a) => a.kind === "solver")!
+      return [solver.actions.fill, solver.actions.rebalance]
+    }
+    expect(await rebalances(0.40013)).toEqual([1, 1])
+    expect(await rebalances(0.40012)).toEqual([1, undefined])
+  })
+
   it("does not rebalance a chain a fill leaves exactly at its share (below, not at)", async () => {
     // No fixed or variable fee: the intent is 6,000; the fill takes 6,000 - 6,000 · 20 / 100,000 = 5,998.8 of
     // 11,997.6, leaving exactly half.

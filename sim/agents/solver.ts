@@ -35,6 +35,10 @@ interface FillAttempt {
   readonly seen: number
 }
 
+/** A share (0 to 1) as its exact decimal in 18-decimal fixed point (0.40013 is 400,130,000,000,000,000). */
+const SHARE_SCALE = 10n ** 18n
+const shareOf = (share: number): bigint => tokensToUnits(share, 18)
+
 export const startSolvers = (world: World, service: ClearingService, spec: SolverSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("solver", spec.name, agents.length)
   const repayment = spec.repaymentChains ?? world.spokes.domains
@@ -104,7 +108,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     /** Inventory on a chain already spoken for: fills sent and rebalance withdrawals not yet mined. */
     const committed = (key: string) => (promised.get(key) ?? 0n) + (withdrawing.get(key) ?? 0n)
     /** The inventory below which a chain is rebalanced (and which a rich chain keeps): the share of its start. */
-    const floorOf = (key: string, share: number) => (start.get(key)! * BigInt(Math.round(share * 1000))) / 1000n
+    const floorOf = (key: string, share: number) => (start.get(key)! * shareOf(share)) / SHARE_SCALE
     const meLower = me.toLowerCase()
     /**
      * Intents this solver could not fill when it looked (inventory short on the destination, capacity reached), by
