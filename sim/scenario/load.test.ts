@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it, vi } from "vitest"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
-import { loadScenario, parseScenario, ScenarioError, scenarioWarningLines } from "./load.ts"
+import { loadScenario, MAX_SCENARIO_BYTES, parseScenario, ScenarioError, scenarioWarningLines } from "./load.ts"
 
 const valid = `
 name: two-chain
@@ -674,6 +675,30 @@ keepers: { chains: [{ chain: 31001, settlementQueue: { maxSize: 2 } }] }
       rmSync(dir, { recursive: true, force: true })
     }
     expect(problemsOf("- a\n")).toEqual([{ path: "", line: 1, column: 1, message: 'Expected object, got ["a"]' }])
+  })
+
+  it("refuses a file past MAX_SCENARIO_BYTES, or a device that never ends, without reading it all; reads a pipe", () => {
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-load-"))
+    try {
+      // Sparse: its size is told before a byte is read. (Was: read whole, as /dev/zero was, until memory ran out.)
+      const large = join(dir, "large.yaml")
+      writeFileSync(large, "")
+      truncateSync(large, MAX_SCENARIO_BYTES + 1)
+      expect(() => loadScenario(large)).toThrow(`${large}: cannot read the scenario file: more than 64 MiB; expected a YAML scenario (a few kilobytes)`)
+      const atMost = join(dir, "at-most.yaml")
+      writeFileSync(atMost, "")
+      truncateSync(atMost, MAX_SCENARIO_BYTES)
+      expect(() => loadScenario(atMost)).toThrow("not a text file (a NUL byte at offset 0)")
+      if (process.platform === "linux") expect(() => loadScenario("/dev/zero")).toThrow("/dev/zero: cannot read the scenario file: more than 64 MiB")
+      // A pipe's bytes are read as they come. (A shell pipe: spawnSync's `input` is a socket, which /dev/stdin cannot be opened on.)
+      const file = join(dir, "valid.yaml")
+      writeFileSync(file, valid)
+      const script = `import("${join(import.meta.dirname, "load.ts")}").then((m) => console.log(m.loadScenario("/dev/stdin").spec.name))`
+      const piped = spawnSync("sh", ["-c", `cat '${file}' | '${process.execPath}' -e '${script}'`], { encoding: "utf8" })
+      expect(piped.stdout.trim(), piped.stderr).toBe("two-chain")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("blames hub.domain when it is set to a spoke's id, and takes a spoke on the default domain when the hub has moved", () => {
