@@ -267,6 +267,18 @@ describe("arbitrageur purchase decision", () => {
     // One unit more: the reward (I - A, with I one unit less) is one unit short of the fee.
     expect(await decide("9.980039920159680639")).toEqual([undefined, { unprofitable: 1 }])
   })
+
+  it("asks its margin as written: 0.0004 bps of the purchase is not 0 (it was rounded to 0.001 bps)", async () => {
+    const { runScenario } = await import("../run.ts")
+    // The purchase above whose reward exactly pays the fixed fee F: any margin makes it unprofitable.
+    const decide = async (minDiscountBps: number) => {
+      const text = scenario({ fees: 'fixedFeeTokens: "9.980039920159680638"\n    maxVariableFeeBps: 0\n    protocolFeeDbps: 0', discount: "discountPerEpochDbps: 100\n    maxDiscountDbps: 100", minDiscountBps, minAgeSeconds: 900 }).replace(/decimals: 6/g, "decimals: 18")
+      const { report } = await runScenario(parseScenario(text, "arbitrageur.yaml"), { seed: 1, backend: "memory" })
+      const mm = report.agents.find((a) => a.kind === "arbitrageur")!
+      return [mm.actions.purchase, mm.rejections]
+    }
+    expect(await decide(0.0004)).toEqual([undefined, { unprofitable: 1 }])
+  })
 })
 
 /** Chains 31001, 31002 and 31003, an invoice's discount 100 dbps from its first epoch, no API fee. */

@@ -20,6 +20,10 @@ import type { AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
 import { assetsByAddress, callNow, callService, createIntents, PopulationStats, sendTransaction } from "./common.ts"
 
+/** `minDiscountBps` as its exact decimal in 18-decimal fixed point, over 10,000 bps (0.0004 bps is 4 · 10^14 / 10^22). */
+const MARGIN_SCALE = 10_000n * 10n ** 18n
+const marginOf = (bps: number): bigint => tokensToUnits(bps, 18)
+
 export const startArbitrageurs = (world: World, service: ClearingService, spec: ArbitrageurSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("arbitrageur", spec.name, agents.length)
   const tickerSymbol = new Map<string, string>()
@@ -152,7 +156,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         const gross18 = normalizeDecimals(gross, decimals, NORMALIZED_DECIMALS)
         const deposit18 = normalizeDecimals(grossed.deposit, decimals, NORMALIZED_DECIMALS)
         const reward18 = expectedReward18(BigInt(min.value.invoiceAmount), BigInt(min.value.amountAfterDiscounts[String(best.domain)] ?? min.value.invoiceAmount), BigInt(min.value.custodiedAmounts[String(best.domain)] ?? "0"), deposit18)
-        const cost18 = gross18 - deposit18 + (deposit18 * BigInt(protocolFeeDbps)) / DBPS_DENOMINATOR + (gross18 * BigInt(Math.round((spec.minDiscountBps ?? 0) * 1000))) / 10_000_000n
+        const cost18 = gross18 - deposit18 + (deposit18 * BigInt(protocolFeeDbps)) / DBPS_DENOMINATOR + (gross18 * marginOf(spec.minDiscountBps ?? 0)) / MARGIN_SCALE
         if (reward18 <= 0n || reward18 < cost18) {
           passOver(invoice.intent_id, "unprofitable")
           continue
