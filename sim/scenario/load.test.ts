@@ -326,6 +326,14 @@ ${lines}`
     ])
   })
 
+  it("places a problem under a key that is a number or a boolean at that key, not at the top of the file", () => {
+    // doc.getIn looked keys up by value: the string "31001" of the path missed the number key 31001.
+    expect(problemsOf(valid.replace("agents:\n", "agents:\n  31001: { count: 1 }\n"))).toEqual([
+      { path: "agents.31001", line: 14, column: 10, message: "unknown key (not a field here; a typo?)" },
+    ])
+    expect(problemsOf(`${valid}true: 1\n`)).toEqual([{ path: "true", line: 24, column: 7, message: "unknown key (not a field here; a typo?)" }])
+  })
+
   it("refuses a key that is a mapping or a list as an unknown key, without a Node warning on stderr", () => {
     const warning = vi.spyOn(process, "emitWarning").mockImplementation(() => {})
     try {

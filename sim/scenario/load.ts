@@ -49,20 +49,28 @@ const READ_FAILURES: Readonly<Record<string, string>> = {
   ENOTDIR: "a part of the path is not a directory",
 }
 
-const locate = (doc: Document, lineCounter: LineCounter, path: string): { line?: number; column?: number } => {
-  // Walk down as far as the path exists (a missing key points at its parent).
-  let parts = pathKeys(path)
-  while (parts.length >= 0) {
-    const node = parts.length === 0 ? doc.contents : doc.getIn(parts, true)
-    const range = (node as { range?: [number, number, number] } | null | undefined)?.range
-    if (range !== undefined) {
-      const pos = lineCounter.linePos(range[0])
-      return { line: pos.line, column: pos.col }
-    }
-    if (parts.length === 0) break
-    parts = parts.slice(0, -1)
+/**
+ * The node of `doc` at `parts`, as far as the path exists (a missing key gives its parent). A key is matched by its
+ * text, as the problem's path gives it: a number or boolean key (`31001: ...`) too, which `doc.getIn` looks up by
+ * value and missed, so its problem was placed at the top of the file.
+ */
+const nodeAt = (doc: Document, parts: readonly PropertyKey[]): unknown => {
+  let node: unknown = doc.contents
+  for (const part of parts) {
+    let child: unknown
+    if (isMap(node)) child = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === String(part))?.value
+    else if (isSeq(node) && typeof part === "number") child = node.items[part]
+    if (child === undefined || child === null) break
+    node = child
   }
-  return {}
+  return node
+}
+
+const locate = (doc: Document, lineCounter: LineCounter, path: string): { line?: number; column?: number } => {
+  const range = (nodeAt(doc, pathKeys(path)) as { range?: [number, number, number] } | null | undefined)?.range
+  if (range === undefined) return {}
+  const pos = lineCounter.linePos(range[0])
+  return { line: pos.line, column: pos.col }
 }
 
 /** A setting the run cannot use, where it is in the file. */
