@@ -334,6 +334,12 @@ ${lines}`
     expect(problemsOf(`${valid}true: 1\n`)).toEqual([{ path: "true", line: 24, column: 7, message: "unknown key (not a field here; a typo?)" }])
   })
 
+  it("says a property's number past a double's range is not finite, rather than asking for the form it has", () => {
+    expect(problemsOf(`${valid}  - nettingRatio >= 1e999\n`)).toEqual([
+      { path: "properties[2]", line: 24, column: 5, message: 'expected "<metric> <op> <number>" with a finite number (at most about 1.8e308), got "nettingRatio >= 1e999"' },
+    ])
+  })
+
   it("refuses a key that is a mapping or a list as an unknown key, without a Node warning on stderr", () => {
     const warning = vi.spyOn(process, "emitWarning").mockImplementation(() => {})
     try {

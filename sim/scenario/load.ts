@@ -425,7 +425,8 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     try {
       metric = parseComparison(property).metric
     } catch {
-      problems.push({ path: `properties[${i}]`, message: `expected "<metric> <op> <number>", got ${JSON.stringify(property)}` })
+      // The schema took its form, so its number is what failed: one past a double's range (1e999) is Infinity.
+      problems.push({ path: `properties[${i}]`, message: `expected "<metric> <op> <number>" with a finite number (at most about 1.8e308), got ${JSON.stringify(property)}` })
       return
     }
     if (!known.includes(metric)) {
