@@ -20,7 +20,7 @@ import { isSymbolicLink } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { pathWord } from "./shell.ts"
-import { publish, stagedPathOf, withStaging } from "./staging.ts"
+import { missingDirectories, publish, removeEmptyDirectories, stagedPathOf, withStaging } from "./staging.ts"
 import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
@@ -153,102 +153,107 @@ export const runCommand = Command.make(
     const outFlag = Option.isSome(out) ? "--out" : "the output directory"
     if (count - 1 > Number.MAX_SAFE_INTEGER - firstRun) return yield* Effect.fail(new UsageError(`--run-index: ${count} runs from run ${firstRun} would go past the largest run number, ${Number.MAX_SAFE_INTEGER}`))
     const runDir = (i: number): string => (count === 1 ? baseDir : join(baseDir, `run-${firstRun + i}-seed-${firstSeed + i}`))
-    // Every path the runs will write is checked first: a run is not thrown away for a file it cannot write.
-    // (Only the output directory itself is created now; each run makes its own directory when it starts.)
-    yield* Effect.try({
-      try: () => {
-        prepareOutputDir(outFlag, baseDir)
-        if (count === 1) checkRunOutputs(outFlag, baseDir, baseDir, RUN_OUTPUTS, [FAILED_TRACE])
-        else {
-          checkRunOutputs(outFlag, baseDir, baseDir, SET_FILES)
-          // Only run directories that exist can be in the way: the entries there, not `count` paths (--runs 1e8).
-          for (const name of readdirSync(baseDir)) {
-            const run = /^run-(\d+)-seed-(\d+)$/.exec(name)
-            const i = run === null ? -1 : Number(run[1]) - firstRun
-            if (i >= 0 && i < count && runDir(i) === join(baseDir, name)) checkRunOutputs(outFlag, baseDir, runDir(i), RUN_OUTPUTS, [FAILED_TRACE])
+    // The directories this command creates (the output directory, its missing parents) go again at the end if
+    // nothing is in them then: an interrupted or failed run leaves no empty directory behind.
+    const created = missingDirectories(baseDir)
+    yield* Effect.gen(function* () {
+      // Every path the runs will write is checked first: a run is not thrown away for a file it cannot write.
+      // (Only the output directory itself is created now; each run makes its own directory when it starts.)
+      yield* Effect.try({
+        try: () => {
+          prepareOutputDir(outFlag, baseDir)
+          if (count === 1) checkRunOutputs(outFlag, baseDir, baseDir, RUN_OUTPUTS, [FAILED_TRACE])
+          else {
+            checkRunOutputs(outFlag, baseDir, baseDir, SET_FILES)
+            // Only run directories that exist can be in the way: the entries there, not `count` paths (--runs 1e8).
+            for (const name of readdirSync(baseDir)) {
+              const run = /^run-(\d+)-seed-(\d+)$/.exec(name)
+              const i = run === null ? -1 : Number(run[1]) - firstRun
+              if (i >= 0 && i < count && runDir(i) === join(baseDir, name)) checkRunOutputs(outFlag, baseDir, runDir(i), RUN_OUTPUTS, [FAILED_TRACE])
+            }
           }
+        },
+        catch: (error) => error,
+      })
+      if (count > 1) {
+        // An earlier set's summary would describe run directories this set is about to replace: it goes now, and
+        // this set's is written once every run has completed. (A link stays: this set's summary is written through it.)
+        for (const name of SET_FILES) {
+          const path = join(baseDir, name)
+          if (!isSymbolicLink(path)) yield* Effect.try({ try: () => rmSync(path, { force: true }), catch: (error) => outputFileError(outFlag, path, error) })
         }
-      },
-      catch: (error) => error,
-    })
-    if (count > 1) {
-      // An earlier set's summary would describe run directories this set is about to replace: it goes now, and
-      // this set's is written once every run has completed. (A link stays: this set's summary is written through it.)
-      for (const name of SET_FILES) {
-        const path = join(baseDir, name)
-        if (!isSymbolicLink(path)) yield* Effect.try({ try: () => rmSync(path, { force: true }), catch: (error) => outputFileError(outFlag, path, error) })
       }
-    }
-    const reports: RunReport[] = []
-    let failed = false
-    for (let i = 0; i < count; i++) {
-      const runSeed = firstSeed + i
-      const dir = runDir(i)
-      // The trace and the reports are written in a staging directory and moved into `dir` once all are written.
-      const result = yield* withStaging(outFlag, dir, (staging) =>
-        Effect.gen(function* () {
-          const result = yield* Effect.tryPromise({
-            try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: staging, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
-            catch: (error) => error,
-          }).pipe(Effect.mapError((error) => keepFailedTrace(outFlag, error, staging, dir)))
-          yield* Effect.try({
-            try: () => writeReportFiles(staging, result.report, result.timeseries),
-            // Named by its final path: the staging directory is an implementation detail.
-            catch: (error) => outputFileError(outFlag, join(dir, relative(staging, stagedPathOf(error, staging) ?? staging)), error),
-          })
-          yield* Effect.try({ try: () => publish(outFlag, staging, dir, RUN_FILES), catch: (error) => error })
-          // An earlier failed run's trace describes a run these files replace.
-          yield* Effect.try({ try: () => rmSync(join(dir, FAILED_TRACE), { force: true }), catch: (error) => outputFileError(outFlag, join(dir, FAILED_TRACE), error) })
-          return result
-        }),
-      )
-      reports.push(result.report)
-      yield* Console.log(summary(result.report, dir))
-      if (checkDeterminism) {
-        // The second run writes its trace beside the system's temporary files: its hub inputs are compared too
-        // (the trace hash covers the hub's events, not the inputs that made them).
-        const temporary = join(tmpdir(), "clearsim-determinism-")
-        const { again, sameInputs } = yield* Effect.acquireUseRelease(
-          Effect.try({ try: () => mkdtempSync(temporary), catch: (error) => outputFileError("the temporary directory", temporary, error) }),
-          (againDir) =>
-            Effect.tryPromise({
-              try: async (signal) => {
-                const again = await runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: againDir, signal }, wallClock)
-                return { again, sameInputs: await sameFileBytes(join(dir, "trace.jsonl"), join(againDir, "trace.jsonl")) }
-              },
+      const reports: RunReport[] = []
+      let failed = false
+      for (let i = 0; i < count; i++) {
+        const runSeed = firstSeed + i
+        const dir = runDir(i)
+        // The trace and the reports are written in a staging directory and moved into `dir` once all are written.
+        const result = yield* withStaging(outFlag, dir, (staging) =>
+          Effect.gen(function* () {
+            const result = yield* Effect.tryPromise({
+              try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: staging, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
               catch: (error) => error,
-            }),
-          (againDir) => Effect.sync(() => rmSync(againDir, { recursive: true, force: true })),
+            }).pipe(Effect.mapError((error) => keepFailedTrace(outFlag, error, staging, dir)))
+            yield* Effect.try({
+              try: () => writeReportFiles(staging, result.report, result.timeseries),
+              // Named by its final path: the staging directory is an implementation detail.
+              catch: (error) => outputFileError(outFlag, join(dir, relative(staging, stagedPathOf(error, staging) ?? staging)), error),
+            })
+            yield* Effect.try({ try: () => publish(outFlag, staging, dir, RUN_FILES), catch: (error) => error })
+            // An earlier failed run's trace describes a run these files replace.
+            yield* Effect.try({ try: () => rmSync(join(dir, FAILED_TRACE), { force: true }), catch: (error) => outputFileError(outFlag, join(dir, FAILED_TRACE), error) })
+            return result
+          }),
         )
-        const differing = [...reportDifferences(result.report, result.timeseries, again.report, again.timeseries), ...(sameInputs ? [] : ["trace.jsonl (the hub inputs)"])]
-        if (differing.length > 0) {
+        reports.push(result.report)
+        yield* Console.log(summary(result.report, dir))
+        if (checkDeterminism) {
+          // The second run writes its trace beside the system's temporary files: its hub inputs are compared too
+          // (the trace hash covers the hub's events, not the inputs that made them).
+          const temporary = join(tmpdir(), "clearsim-determinism-")
+          const { again, sameInputs } = yield* Effect.acquireUseRelease(
+            Effect.try({ try: () => mkdtempSync(temporary), catch: (error) => outputFileError("the temporary directory", temporary, error) }),
+            (againDir) =>
+              Effect.tryPromise({
+                try: async (signal) => {
+                  const again = await runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: againDir, signal }, wallClock)
+                  return { again, sameInputs: await sameFileBytes(join(dir, "trace.jsonl"), join(againDir, "trace.jsonl")) }
+                },
+                catch: (error) => error,
+              }),
+            (againDir) => Effect.sync(() => rmSync(againDir, { recursive: true, force: true })),
+          )
+          const differing = [...reportDifferences(result.report, result.timeseries, again.report, again.timeseries), ...(sameInputs ? [] : ["trace.jsonl (the hub inputs)"])]
+          if (differing.length > 0) {
+            failed = true
+            yield* Console.error(`  DETERMINISM: seed ${runSeed} gave trace hash ${result.report.traceHash} then ${again.report.traceHash}; the reports differ in ${differing.join(", ")}`)
+          } else yield* Console.log(`  determinism: second run gave the same trace hash, report, time series and trace.jsonl`)
+        }
+        if (!result.report.passed) {
           failed = true
-          yield* Console.error(`  DETERMINISM: seed ${runSeed} gave trace hash ${result.report.traceHash} then ${again.report.traceHash}; the reports differ in ${differing.join(", ")}`)
-        } else yield* Console.log(`  determinism: second run gave the same trace hash, report, time series and trace.jsonl`)
+          yield* Console.error(`  replay the hub: npx clearsim hub replay ${pathWord(join(dir, "trace.jsonl"))}`)
+          yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend, dir, firstRun + i)}`)
+        }
       }
-      if (!result.report.passed) {
-        failed = true
-        yield* Console.error(`  replay the hub: npx clearsim hub replay ${pathWord(join(dir, "trace.jsonl"))}`)
-        yield* Console.error(`  rerun: ${rerunCommandLine(scenario, runSeed, backend, dir, firstRun + i)}`)
+      if (count > 1) {
+        const runs = summarizeRuns(reports)
+        yield* withStaging(outFlag, baseDir, (staging) =>
+          Effect.gen(function* () {
+            for (const [name, text] of [
+              ["runs.json", `${JSON.stringify(runs, null, 2)}\n`],
+              ["runs.md", renderRunsMarkdown(runs)],
+            ] as const) {
+              yield* Effect.try({ try: () => writeFileSync(join(staging, name), text), catch: (error) => outputFileError(outFlag, join(baseDir, name), error) })
+            }
+            yield* Effect.try({ try: () => publish(outFlag, staging, baseDir, SET_FILES), catch: (error) => error })
+          }),
+        )
+        yield* Console.log(`${runs.summary.passed} of ${count} runs passed; over the ${count} seeds (${join(baseDir, "runs.md")}, runs.json):`)
+        for (const line of runsSummaryLines(runs.summary)) yield* Console.log(line)
       }
-    }
-    if (count > 1) {
-      const runs = summarizeRuns(reports)
-      yield* withStaging(outFlag, baseDir, (staging) =>
-        Effect.gen(function* () {
-          for (const [name, text] of [
-            ["runs.json", `${JSON.stringify(runs, null, 2)}\n`],
-            ["runs.md", renderRunsMarkdown(runs)],
-          ] as const) {
-            yield* Effect.try({ try: () => writeFileSync(join(staging, name), text), catch: (error) => outputFileError(outFlag, join(baseDir, name), error) })
-          }
-          yield* Effect.try({ try: () => publish(outFlag, staging, baseDir, SET_FILES), catch: (error) => error })
-        }),
-      )
-      yield* Console.log(`${runs.summary.passed} of ${count} runs passed; over the ${count} seeds (${join(baseDir, "runs.md")}, runs.json):`)
-      for (const line of runsSummaryLines(runs.summary)) yield* Console.log(line)
-    }
-    if (failed) process.exitCode = 1
+      if (failed) process.exitCode = 1
+    }).pipe(Effect.ensuring(Effect.sync(() => removeEmptyDirectories(created))))
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {
       const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError)

@@ -136,11 +136,28 @@ describe("clearsim run: the files of a run appear together, when it completes", 
     expect(existsSync(join(out, "runs.json"))).toBe(false)
   })
 
-  it("an interrupted Monte Carlo set leaves no empty run directory it made", async () => {
+  it("an interrupted Monte Carlo set leaves no empty run directory it made, nor the --out directory it made", async () => {
     const out = join(dir, "set-new")
     const r = await interruptWhen(/seed 1: 20% of virtual time/, "run", "scenarios/quickstart.yaml", "--chains", "memory", "--runs", "2", "--seed", "1", "--out", out)
     expect(r.code, r.stderr).toBe(130)
-    expect(readdirSync(out)).toEqual([])
+    expect(existsSync(out)).toBe(false)
+    expect(existsSync(dir)).toBe(true)
+  })
+
+  it("an interrupted run leaves no empty directory it made, the --out directory's missing parents included; one that was there stays", async () => {
+    // Was: the --out directory and its parents were created before the run and left behind, empty.
+    const parent = join(dir, "new-parent")
+    const out = join(parent, "deeper", "out")
+    const r = await interruptWhen(/seed 2: 20% of virtual time/, "run", "scenarios/quickstart.yaml", "--chains", "memory", "--seed", "2", "--out", out)
+    expect(r.code, r.stderr).toBe(130)
+    expect(existsSync(parent)).toBe(false)
+    expect(existsSync(dir)).toBe(true)
+    // An existing, empty --out directory is not this run's to remove.
+    const existing = join(dir, "existing-empty")
+    mkdirSync(existing)
+    const again = await interruptWhen(/seed 2: 20% of virtual time/, "run", "scenarios/quickstart.yaml", "--chains", "memory", "--seed", "2", "--out", existing)
+    expect(again.code, again.stderr).toBe(130)
+    expect(readdirSync(existing)).toEqual([])
   })
 
   it("a trace.jsonl that links elsewhere is replaced together with the reports or not at all: a copy through the link that fails leaves every file as it was", () => {

@@ -3,7 +3,7 @@
  * directory they go to, moved into place together once the run has completed (see `STAGING_PREFIX`).
  */
 import { existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs"
-import { join, sep } from "node:path"
+import { dirname, join, resolve, sep } from "node:path"
 import * as Effect from "effect/Effect"
 import { makeDirectories, replaceFiles } from "../files.ts"
 import { fsErrorLine, isFsError, outputFileError, UsageError } from "./userErrors.ts"
@@ -79,3 +79,24 @@ export const withStaging = <A, E>(flag: string, dir: string, use: (staging: stri
         }
       }),
   )
+
+/** The directories of `path` and its ancestors that do not exist yet, deepest first (what creating `path` makes). */
+export const missingDirectories = (path: string): string[] => {
+  const missing: string[] = []
+  for (let current = resolve(path); !existsSync(current); current = dirname(current)) {
+    missing.push(current)
+    if (dirname(current) === current) break
+  }
+  return missing
+}
+
+/** Removes the directories `dirs` (deepest first) that are empty, up to the first one that is not. */
+export const removeEmptyDirectories = (dirs: readonly string[]): void => {
+  for (const dir of dirs) {
+    try {
+      rmdirSync(dir) // only when empty
+    } catch {
+      return // something is in it (a run's files, a failed run's trace), or it is gone: it and its parents stay
+    }
+  }
+}
