@@ -340,6 +340,15 @@ ${lines}`
     ])
   })
 
+  it("refuses an asset symbol that every JavaScript object has as a member (toString, constructor, __proto__)", () => {
+    for (const symbol of ["toString", "constructor", "__proto__", "valueOf"]) {
+      const text = valid.replace("symbol: USDC", `symbol: ${symbol}`).replace("asset: USDC", `asset: ${symbol}`)
+      expect(problemsOf(text).map((p) => [p.path, p.message])).toEqual([
+        ["assets[0].symbol", `${symbol} is the name of a member every JavaScript object has (Object.prototype.${symbol}), which tables keyed by symbol cannot hold: expected another symbol`],
+      ])
+    }
+  })
+
   it("refuses a key that is a mapping or a list as an unknown key, without a Node warning on stderr", () => {
     const warning = vi.spyOn(process, "emitWarning").mockImplementation(() => {})
     try {

@@ -306,6 +306,13 @@ const checkFunding = (spec: ScenarioSpec, problems: InputProblem[]): void => {
   check("the initial liquidity", spec.initialLiquidity ?? [], (j) => `initialLiquidity[${j}].tokens`)
 }
 
+/**
+ * Names every JavaScript object has (`toString`, `constructor`, `__proto__`, ...): an asset symbol is a key of the
+ * spokes' token tables and of report.json's objects by asset, where such a name is taken already (the run stopped
+ * with "token symbol toString is given twice" and a stack trace).
+ */
+const OBJECT_MEMBERS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
+
 /** The longest horizon: virtual milliseconds stay exact integers in a double. */
 const MAX_HORIZON_SECONDS = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
 
@@ -335,6 +342,9 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   const assets = new Map<string, Set<number>>()
   spec.assets.forEach((a, i) => {
     if (assets.has(a.symbol)) problems.push({ path: `assets[${i}].symbol`, message: `asset ${a.symbol} is listed twice` })
+    if (OBJECT_MEMBERS.has(a.symbol)) {
+      problems.push({ path: `assets[${i}].symbol`, message: `${a.symbol} is the name of a member every JavaScript object has (Object.prototype.${a.symbol}), which tables keyed by symbol cannot hold: expected another symbol` })
+    }
     const on = new Set<number>()
     a.chains.forEach((c, j) => {
       if (!chainIds.has(c.chain)) problems.push({ path: `assets[${i}].chains[${j}].chain`, message: `chain ${c.chain} is not in chains` })
