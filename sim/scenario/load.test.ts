@@ -349,6 +349,21 @@ ${lines}`
     }
   })
 
+  it("refuses a repeating period under the virtual clock's millisecond (the run hung at one millisecond), and takes one of exactly 1 ms", () => {
+    const withPeriods = (cron: number) =>
+      valid.replace("horizon: { hours: 2 }", `horizon: { hours: 2 }\nhub: { blockTimeSeconds: ${cron} }\nkeepers: { intentQueue: { cronSeconds: ${cron} }, expiredIntentsCronSeconds: ${cron}, chains: [{ chain: 31002, fillQueue: { cronSeconds: ${cron} } }] }`)
+    const message = "must be at least 0.001 s, the virtual clock's millisecond (a shorter period would repeat at one millisecond forever: the run would hang), got 1e-7"
+    expect(problemsOf(withPeriods(1e-7)).map((p) => [p.path, p.message])).toEqual([
+      ["hub.blockTimeSeconds", message],
+      ["keepers.intentQueue.cronSeconds", message],
+      ["keepers.expiredIntentsCronSeconds", message],
+      ["keepers.chains[0].fillQueue.cronSeconds", message],
+    ])
+    const arbitrageur = valid.replace("properties:", "  arbitrageurs: [{ name: mm, count: 1, pollSeconds: 0.0004, capital: [] }]\nproperties:")
+    expect(problemsOf(arbitrageur).map((p) => p.path)).toEqual(["agents.arbitrageurs[0].pollSeconds"])
+    expect(() => parseScenario(withPeriods(0.001), "s.yaml")).not.toThrow()
+  })
+
   it("refuses a key that is a mapping or a list as an unknown key, without a Node warning on stderr", () => {
     const warning = vi.spyOn(process, "emitWarning").mockImplementation(() => {})
     try {
