@@ -83,6 +83,7 @@ const replayCommand = (name: string) =>
       ),
     },
     Effect.fn(function* ({ trace, checkEveryInput }) {
+      if (trace === "") return yield* Effect.fail(new UsageError("trace.jsonl: expected the path of a trace file, got an empty one"))
       const out = stdoutLines()
       const result = yield* Effect.tryPromise({
         try: () => replayFile(trace, { onLine: out.write, checkEveryInput }),

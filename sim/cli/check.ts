@@ -283,6 +283,9 @@ export const compareCommand = Command.make(
     kpisOnly: Flag.Boolean("kpis-only").pipe(Flag.withDescription("Exit 0 when only the trace hash changed"), Flag.withDefault(false)),
   },
   Effect.fn(function* ({ baseline, current, kpisOnly }) {
+    for (const [name, path] of [["before.json", baseline], ["after.json", current]] as const) {
+      if (path === "") return yield* Effect.fail(new UsageError(`${name}: expected the path of a report or a baseline, got an empty one`))
+    }
     const [before, after] = yield* Effect.try({ try: () => [readComparable(baseline), readComparable(current)] as const, catch: (error) => error })
     const warning = differentRunsWarning(before, after, [before.scenarioHash, after.scenarioHash])
     if (warning !== undefined) yield* Console.error(warning)

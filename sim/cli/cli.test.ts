@@ -68,6 +68,19 @@ describe("clearsim exit codes and messages", () => {
     expect(readFileSync(join(dir, "report-target.md"), "utf8")).toMatch(/^# balanced-two-chain: PASS/)
   })
 
+  it("an empty path argument is named as empty, not printed as nothing (\"clearsim: : cannot read ...\"), exit 2", () => {
+    for (const [args, message] of [
+      [["run", ""], 'clearsim: "": cannot read the scenario file: expected the path of a scenario file, got an empty one'],
+      [["hub", "replay", ""], "clearsim: trace.jsonl: expected the path of a trace file, got an empty one"],
+      [["compare", "", "x.json"], "clearsim compare: before.json: expected the path of a report or a baseline, got an empty one"],
+      [["compare", "scenarios/hub-trace-example.jsonl", ""], "clearsim compare: after.json: expected the path of a report or a baseline, got an empty one"],
+    ] as const) {
+      const r = clearsim(...args)
+      expect(r.code, `${args.join(" ")}\n${r.stderr}`).toBe(2)
+      expect(r.stderr.trim()).toBe(message)
+    }
+  })
+
   it("schema --out and hub replay name the path and what was expected, on one line, exit 2", () => {
     const directory = join(dir, "a-directory")
     mkdirSync(directory)

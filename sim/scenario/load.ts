@@ -248,6 +248,8 @@ const readBounded = (file: string): Buffer => {
 }
 
 export const loadScenario = (file: string): LoadedScenario => {
+  // Named as "" (a message starting ": cannot read" names nothing), as a shell's `clearsim run "$SCENARIO"` gives it.
+  if (file === "") throw new ScenarioError('""', [{ path: "", message: "expected the path of a scenario file, got an empty one" }], true)
   let bytes: Buffer
   try {
     bytes = readBounded(file)
