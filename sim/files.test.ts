@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { checkRunOutputs, outputFileError, prepareOutputDir, UsageError } from "./cli/userErrors.ts"
-import { isSymbolicLink, kindOf, makeDirectories, pathKind, replaceFiles, systemErrorReason, systemErrorText } from "./files.ts"
+import { FileTooLargeError, isSymbolicLink, kindOf, makeDirectories, pathKind, readFileBounded, replaceFiles, systemErrorReason, systemErrorText } from "./files.ts"
 
 const root = mkdtempSync(join(tmpdir(), "clearsim-files-"))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -150,5 +150,23 @@ describe("replaceFiles", () => {
     replaceFiles([{ from: join(staged, "x.sh"), to: join(out, "x.sh") }])
     expect(statSync(join(elsewhere, "x.sh")).mode & 0o777).toBe(0o751)
     expect(readFileSync(join(out, "x.sh"), "utf8")).toBe("new")
+  })
+})
+
+describe("readFileBounded", () => {
+  const dir = mkdtempSync(join(tmpdir(), "clearsim-bounded-"))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it("reads a file of up to its limit whole, and refuses one byte more without reading it", () => {
+    const file = join(dir, "f")
+    writeFileSync(file, "x".repeat(1000))
+    expect(readFileBounded(file, 1000).toString()).toBe("x".repeat(1000))
+    expect(() => readFileBounded(file, 999)).toThrow(FileTooLargeError)
+    expect(() => readFileBounded(file, 999)).toThrow(`${file}: more than`)
+  })
+
+  it("stops reading a device that never ends once past its limit (/dev/zero), and names a missing file by its code", () => {
+    expect(() => readFileBounded("/dev/zero", 3 * 2 ** 20 + 5)).toThrow(FileTooLargeError)
+    expect(() => readFileBounded(join(dir, "missing"), 10)).toThrow(expect.objectContaining({ code: "ENOENT" }))
   })
 })

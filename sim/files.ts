@@ -1,7 +1,7 @@
 /**
  * Paths of clearsim's outputs: what a path is, in words (`pathKind`, `isSymbolicLink`), a failed system call in the
  * system's words (`systemErrorText`), `mkdir -p` (`makeDirectories`) and files replaced together, links written
- * through (`replaceFiles`).
+ * through (`replaceFiles`); and input files read up to a size (`readFileBounded`).
  *
  * `mkdir -p` for clearsim's output directories, without Node's recursive `mkdirSync`: that one loops forever
  * (100 % CPU, deaf to signals) when a directory cannot be created although its parent exists, as anywhere
@@ -9,7 +9,7 @@
  * existing ancestor, and the first failure is thrown as the file-system error it is (with its code and path).
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, fchmodSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeSync } from "node:fs"
+import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { getSystemErrorMap } from "node:util"
 
@@ -163,5 +163,40 @@ export const replaceFiles = (moves: readonly FileMove[]): void => {
   } catch (error) {
     for (const temporary of temporaries) rmSync(temporary, { force: true })
     throw error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" ? Object.assign(error, { path: current }) : error
+  }
+}
+
+/** A file past the size its reader takes (`readFileBounded`). */
+export class FileTooLargeError extends Error {
+  override readonly name = "FileTooLargeError"
+  readonly maxBytes: number
+  constructor(path: string, maxBytes: number) {
+    super(`${path}: more than ${maxBytes / 2 ** 20} MiB`)
+    this.maxBytes = maxBytes
+  }
+}
+
+/**
+ * The bytes of `path`, at most `maxBytes`: a file past that (or a device that never ends, as /dev/zero) is refused
+ * (`FileTooLargeError`) rather than read until memory runs out. Pipes and devices are read as they come.
+ */
+export const readFileBounded = (path: string, maxBytes: number): Buffer => {
+  const fd = openSync(path, "r")
+  try {
+    const stats = fstatSync(fd)
+    if (stats.isFile() && stats.size > maxBytes) throw new FileTooLargeError(path, maxBytes)
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(2 ** 20, maxBytes + 1 - total))
+      const n = readSync(fd, chunk, 0, chunk.length, null)
+      if (n === 0) break
+      chunks.push(chunk.subarray(0, n))
+      total += n
+      if (total > maxBytes) throw new FileTooLargeError(path, maxBytes)
+    }
+    return Buffer.concat(chunks, total)
+  } finally {
+    closeSync(fd)
   }
 }

@@ -10,6 +10,7 @@
  */
 import { createReadStream, statSync } from "node:fs"
 import { createInterface } from "node:readline"
+import { pipeline, Transform } from "node:stream"
 import type { Bytes32 } from "../domain/hex.ts"
 import { ConservationViolation } from "./errors.ts"
 import { blockRefusal } from "./handler.ts"
@@ -168,7 +169,45 @@ const checkAt = (hub: Hub, lineNumber: number): void => {
   }
 }
 
-const fileLines = (path: string) => createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY })
+/** The longest trace line read: a config line or one input (the largest a run writes are a few megabytes). */
+export const MAX_TRACE_LINE_BYTES = 128 * 2 ** 20
+
+/**
+ * The bytes of a trace as they come, refusing a line longer than `maxLineBytes` (an `InputLineError` naming it):
+ * the line reader keeps a line in one string until its end, so a file without one (/dev/zero, a binary file) would
+ * grow it past the engine's string limit after taking its memory.
+ */
+const lineLengthGuard = (maxLineBytes: number): Transform => {
+  let lineBytes = 0 // bytes of the line being read, before this chunk
+  let lineNumber = 1
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      let start = 0
+      for (;;) {
+        const end = chunk.indexOf(0x0a, start)
+        if (end === -1) break
+        if (lineBytes + end - start > maxLineBytes) return done(tooLong(lineNumber, maxLineBytes))
+        lineBytes = 0
+        lineNumber++
+        start = end + 1
+      }
+      lineBytes += chunk.length - start
+      if (lineBytes > maxLineBytes) return done(tooLong(lineNumber, maxLineBytes))
+      done(null, chunk)
+    },
+  })
+}
+
+const tooLong = (lineNumber: number, maxLineBytes: number): InputLineError =>
+  new InputLineError(lineNumber, `longer than ${maxLineBytes / 2 ** 20} MiB without a line end; expected a JSON line of a trace (a few megabytes at most)`)
+
+const fileLines = (path: string, maxLineBytes = MAX_TRACE_LINE_BYTES) => {
+  const guard = lineLengthGuard(maxLineBytes)
+  // pipeline hands the file's own errors (ENOENT, EISDIR) to the guard, whose reader throws them.
+  pipeline(createReadStream(path), guard, () => undefined)
+  guard.setEncoding("utf8")
+  return createInterface({ input: guard, crlfDelay: Number.POSITIVE_INFINITY })
+}
 
 /** The first `count` lines of `lines`. */
 async function* firstLines(lines: AsyncIterable<string>, count: number): AsyncGenerator<string> {
@@ -185,13 +224,13 @@ async function* firstLines(lines: AsyncIterable<string>, count: number): AsyncGe
  * file is read twice, and the replay stops at the last line checked (a trace `clearsim up` is still writing grows
  * in between); a pipe or other stream, which can be read once, is read into memory first.
  */
-export const replayFile = async (path: string, options: ReplayOptions): Promise<ReplaySummary> => {
+export const replayFile = async (path: string, options: ReplayOptions, maxLineBytes = MAX_TRACE_LINE_BYTES): Promise<ReplaySummary> => {
   if (!statSync(path).isFile()) {
     const lines: string[] = []
-    for await (const line of fileLines(path)) lines.push(line)
+    for await (const line of fileLines(path, maxLineBytes)) lines.push(line)
     await checkTraceLines(lines)
     return replayLines(lines, options)
   }
-  const checked = await checkTraceLines(fileLines(path))
-  return replayLines(firstLines(fileLines(path), checked), options)
+  const checked = await checkTraceLines(fileLines(path, maxLineBytes))
+  return replayLines(firstLines(fileLines(path, maxLineBytes), checked), options)
 }

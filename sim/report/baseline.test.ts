@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { checkScenarios } from "../cli/check.ts"
-import { type Baseline, compareBaselines, readBaseline, renderComparison } from "./baseline.ts"
+import { type Baseline, compareBaselines, MAX_JSON_FILE_BYTES, readBaseline, renderComparison } from "./baseline.ts"
 
 const root = new URL("../../", import.meta.url).pathname
 const tmp = mkdtempSync(join(tmpdir(), "clearsim-baseline-"))
@@ -262,5 +262,9 @@ describe("clearsim check and compare", () => {
     writeFileSync(join(tmp, "x/bom.json"), `\uFEFF${JSON.stringify(report)}`)
     expect(compare(a, join(tmp, "x/bom.json")).status).toBe(0)
     expect(readFileSync(a, "utf8")).toBe(JSON.stringify(report))
+    // A device that never ends is refused once past the limit, not read until memory runs out.
+    const endless = compare("/dev/zero", a)
+    expect(endless.status).toBe(2)
+    expect(endless.stderr).toBe(`clearsim compare: /dev/zero: cannot read a report or a baseline (more than ${MAX_JSON_FILE_BYTES / 2 ** 20} MiB)\n`)
   })
 })

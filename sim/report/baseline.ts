@@ -10,12 +10,12 @@
  * another function (`traceHashAlgorithm`: keccak256 before SHA-256) also counts as changed, but is rendered as
  * not comparable rather than as a change of behaviour: the baseline is to be rewritten.
  */
-import { readFileSync } from "node:fs"
 import * as Schema from "effect/Schema"
 import { decodeWithProblems, formatProblems } from "../../service/domain/schemas.ts"
 import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
 import type { RunReport } from "./report.ts"
 import { metricsOf } from "./report.ts"
+import { FileTooLargeError, readFileBounded } from "../files.ts"
 
 export interface KpiSpec {
   readonly name: string
@@ -138,13 +138,20 @@ export class BaselineFileError extends Error {
   override readonly name = "BaselineFileError"
 }
 
-/** A JSON file's value; an unreadable file or bad JSON is a `BaselineFileError` naming the file and `what`. */
+/** The largest report or baseline read: a report.json is kilobytes, a million-intent run's too. */
+export const MAX_JSON_FILE_BYTES = 256 * 2 ** 20
+
+/**
+ * A JSON file's value; an unreadable file or bad JSON is a `BaselineFileError` naming the file and `what`, as is a
+ * file past `MAX_JSON_FILE_BYTES` (or a device that never ends, as /dev/zero), not read until memory runs out.
+ */
 export const readJsonFile = (path: string, what: string): unknown => {
   try {
     // A byte-order mark (some editors write one) is not JSON, and not content either.
-    return JSON.parse(readFileSync(path, "utf8").replace(/^\uFEFF/, ""))
+    return JSON.parse(readFileBounded(path, MAX_JSON_FILE_BYTES).toString("utf8").replace(/^\uFEFF/, ""))
   } catch (error) {
-    throw new BaselineFileError(`${path}: cannot read ${what} (${error instanceof Error ? error.message : String(error)})`)
+    const reason = error instanceof FileTooLargeError ? `more than ${MAX_JSON_FILE_BYTES / 2 ** 20} MiB` : error instanceof Error ? error.message : String(error)
+    throw new BaselineFileError(`${path}: cannot read ${what} (${reason})`)
   }
 }
 

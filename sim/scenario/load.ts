@@ -4,9 +4,9 @@
  * problem is reported with the file, the path in the document, its line and column, and what was expected. The
  * scenario hash (keccak256 of the file bytes) goes into every report.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs"
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from "yaml"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
+import { FileTooLargeError, readFileBounded } from "../files.ts"
 import { MAX_XERC20_LIMIT, tokensToUnits } from "../../service/domain/protocol.ts"
 import { decodeWithProblems, type InputProblem, pathKeys } from "../../service/domain/schemas.ts"
 import type { LatencySpec } from "../../service/transport/latency.ts"
@@ -220,41 +220,14 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 /** The largest scenario file read: the shipped ones are a few kilobytes, a million scripted times about 10 MB. */
 export const MAX_SCENARIO_BYTES = 64 * 2 ** 20
 
-class TooLarge extends Error {}
-
-/**
- * The bytes of `file`, at most `MAX_SCENARIO_BYTES`: a file past that (or a device that never ends, as /dev/zero)
- * is refused (`TooLarge`) rather than read until memory runs out. Pipes and devices are read as they come.
- */
-const readBounded = (file: string): Buffer => {
-  const fd = openSync(file, "r")
-  try {
-    const stats = fstatSync(fd)
-    if (stats.isFile() && stats.size > MAX_SCENARIO_BYTES) throw new TooLarge()
-    const chunks: Buffer[] = []
-    let total = 0
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(2 ** 20, MAX_SCENARIO_BYTES + 1 - total))
-      const n = readSync(fd, chunk, 0, chunk.length, null)
-      if (n === 0) break
-      chunks.push(chunk.subarray(0, n))
-      total += n
-      if (total > MAX_SCENARIO_BYTES) throw new TooLarge()
-    }
-    return Buffer.concat(chunks, total)
-  } finally {
-    closeSync(fd)
-  }
-}
-
 export const loadScenario = (file: string): LoadedScenario => {
   // Named as "" (a message starting ": cannot read" names nothing), as a shell's `clearsim run "$SCENARIO"` gives it.
   if (file === "") throw new ScenarioError('""', [{ path: "", message: "expected the path of a scenario file, got an empty one" }], true)
   let bytes: Buffer
   try {
-    bytes = readBounded(file)
+    bytes = readFileBounded(file, MAX_SCENARIO_BYTES)
   } catch (error) {
-    if (error instanceof TooLarge) {
+    if (error instanceof FileTooLargeError) {
       throw new ScenarioError(file, [{ path: "", message: `more than ${MAX_SCENARIO_BYTES / 2 ** 20} MiB; expected a YAML scenario (a few kilobytes)` }], true)
     }
     const code = (error as NodeJS.ErrnoException).code
