@@ -9,7 +9,7 @@
  * existing ancestor, and the first failure is thrown as the file-system error it is (with its code and path).
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeSync } from "node:fs"
+import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeFileSync, writeSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { getSystemErrorMap } from "node:util"
 
@@ -196,6 +196,23 @@ export const readFileBounded = (path: string, maxBytes: number): Buffer => {
       if (total > maxBytes) throw new FileTooLargeError(path, maxBytes)
     }
     return Buffer.concat(chunks, total)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Writes `text` to `path` (replacing it), given whole or in pieces (a text too long for one string). */
+export const writeTextFile = (path: string, text: string | Iterable<string>): void => {
+  if (typeof text === "string") {
+    writeFileSync(path, text)
+    return
+  }
+  const fd = openSync(path, "w")
+  try {
+    for (const piece of text) {
+      const bytes = Buffer.from(piece, "utf8")
+      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written)
+    }
   } finally {
     closeSync(fd)
   }

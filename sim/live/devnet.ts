@@ -37,7 +37,7 @@ import type { LoadedScenario } from "../scenario/load.ts"
 import { planWorld, type WorldPlan } from "../world/plan.ts"
 import type { ForeignTransaction, ForeignTransactionSource } from "../world/world.ts"
 import { RealtimePacer, wallClockMs, wallClockSeconds, withTimeout } from "./realtime.ts"
-import { makeDirectories } from "../files.ts"
+import { makeDirectories, writeTextFile } from "../files.ts"
 import { type TraceWriteError, traceWriteError, type UnwrittenFile, unwrittenFile } from "./traceError.ts"
 
 export interface DevnetOptions {
@@ -371,9 +371,9 @@ const writeSession = (
   // Each file on its own: one that cannot be written (a full disk, a path made a directory meanwhile) is named in the
   // session, and the others are still written. The stop's summary, trace hash included, is printed all the same.
   const unwritten: UnwrittenFile[] = []
-  const write = (file: string, text: () => string): void => {
+  const write = (file: string, text: () => string | Iterable<string>): void => {
     try {
-      writeFileSync(join(outDir, file), text())
+      writeTextFile(join(outDir, file), text())
     } catch (error) {
       const failure = unwrittenFile(file, error)
       if (failure === undefined) throw error
@@ -386,7 +386,7 @@ const writeSession = (
     // Each file's write below fails then, and names why.
   }
   const texts = reportFileTexts({ ...result.report, live: { scenarioHorizonSeconds: plan.horizonSeconds } }, result.timeseries)
-  for (const file of REPORT_FILES) write(file, () => texts[file])
+  for (const file of REPORT_FILES) write(file, texts[file])
   const session = (): DevnetSession => ({
     wallSeconds,
     virtualSeconds,

@@ -19,6 +19,7 @@ import {
   renderMarkdown,
   renderTimeseriesCsv,
   reportDifferences,
+  timeseriesCsvChunks,
   type RunReport,
   tokensText,
   verdictText,
@@ -467,6 +468,22 @@ describe("report figures on hand-made reports", () => {
   it("writes timeseries.csv with its header alone when there are no rows, and a newline after each row", () => {
     expect(renderTimeseriesCsv([])).toBe("run,seed,epoch,metric,value\n")
     expect(renderTimeseriesCsv([{ run: 0, seed: 1, epoch: 2, metric: "m", value: 0.5 }])).toBe("run,seed,epoch,metric,value\n0,1,2,m,0.5\n")
+  })
+
+  it("writes timeseries.csv in pieces of 50,000 rows (a run of millions of epochs has more text than one string holds), the same file", () => {
+    const rows = Array.from({ length: 120_001 }, (_, i) => ({ run: 0, seed: 3, epoch: 500_000 + Math.floor(i / 7), metric: `m${i % 7}`, value: i / 8 }))
+    const pieces = [...timeseriesCsvChunks(rows)]
+    expect(pieces.map((p) => p.split("\n").length - 1)).toEqual([1, 50_000, 50_000, 20_001])
+    const whole = `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${r.value}`).join("\n")}\n`
+    expect(pieces.join("")).toBe(whole)
+    const dir = mkdtempSync(join(out, "pieces-"))
+    writeReportFiles(dir, minimalReport() as unknown as RunReport, rows)
+    expect(readFileSync(join(dir, "timeseries.csv"), "utf8")).toBe(whole)
+    // Two runs' rows are compared row by row, not as one string of the whole series.
+    expect(reportDifferences(minimalReport() as unknown as RunReport, rows, minimalReport() as unknown as RunReport, rows)).toEqual([])
+    expect(reportDifferences(minimalReport() as unknown as RunReport, rows, minimalReport() as unknown as RunReport, rows.slice(0, -1))).toEqual(["timeseries"])
+    const changed = rows.map((r, i) => (i === 99_999 ? { ...r, value: r.value + 1 } : r))
+    expect(reportDifferences(minimalReport() as unknown as RunReport, rows, minimalReport() as unknown as RunReport, changed)).toEqual(["timeseries"])
   })
 
   it("writes runs.md: each KPI's distribution, a dash where no run has a value, a row per run; one run has no sd", () => {

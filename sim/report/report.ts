@@ -5,7 +5,6 @@
  * ticker (decimal strings for totals, numbers in distributions); latencies are seconds.
  */
 import { format } from "d3-format"
-import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Bytes32 } from "../../service/domain/hex.ts"
 import type { TransportStats } from "../../service/transport/transport.ts"
@@ -16,7 +15,7 @@ import { type Percentiles, toMilliseconds } from "../metrics/percentiles.ts"
 import { type PropertyResult, shareOf } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
 import { renderHtml, type SeriesRow } from "./html.ts"
-import { makeDirectories } from "../files.ts"
+import { makeDirectories, writeTextFile } from "../files.ts"
 
 export interface LatencySummary {
   readonly count: number
@@ -513,8 +512,28 @@ export const runSummary = (r: RunReport): string[] => {
 /** A value as the CSV writes it: to 15 significant digits (all a double holds exactly), so that float noise (677.6999999999999) reads 677.7. */
 export const csvNumber = (value: number): string => (Number.isInteger(value) || !Number.isFinite(value) ? String(value) : String(Number(value.toPrecision(15))))
 
-export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string =>
-  `run,seed,epoch,metric,value\n${rows.map((r) => `${r.run},${r.seed},${r.epoch},${r.metric},${csvNumber(r.value)}`).join("\n")}${rows.length > 0 ? "\n" : ""}`
+/** Rows per piece of `timeseriesCsvChunks`. */
+const CSV_ROWS_PER_CHUNK = 50_000
+
+/**
+ * timeseries.csv in pieces (its header, then at most 50,000 rows each): a run of millions of epochs has more
+ * rows than one string holds (the engine's limit is about 512 million characters), so the file is written piece
+ * by piece.
+ */
+export function* timeseriesCsvChunks(rows: readonly SeriesRow[]): Generator<string> {
+  yield "run,seed,epoch,metric,value\n"
+  for (let start = 0; start < rows.length; start += CSV_ROWS_PER_CHUNK) {
+    let text = ""
+    for (let i = start; i < Math.min(rows.length, start + CSV_ROWS_PER_CHUNK); i++) {
+      const r = rows[i]!
+      text += `${r.run},${r.seed},${r.epoch},${r.metric},${csvNumber(r.value)}\n`
+    }
+    yield text
+  }
+}
+
+/** timeseries.csv as one string (for small runs and tests; files are written from `timeseriesCsvChunks`). */
+export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string => [...timeseriesCsvChunks(rows)].join("")
 
 /**
  * Where two runs of the same scenario and seed differ: the report's top-level fields (all but `wallSeconds`, the
@@ -525,24 +544,25 @@ export const reportDifferences = (a: RunReport, ra: readonly SeriesRow[], b: Run
   const fields = new Set([...Object.keys(a), ...Object.keys(b)])
   fields.delete("wallSeconds")
   const differing = [...fields].filter((f) => JSON.stringify(a[f as keyof RunReport]) !== JSON.stringify(b[f as keyof RunReport]))
-  if (JSON.stringify(ra) !== JSON.stringify(rb)) differing.push("timeseries") // the exact values, not the CSV's
+  // The exact values, not the CSV's; row by row, as the whole series may be more text than one string holds.
+  if (ra.length !== rb.length || ra.some((row, i) => JSON.stringify(row) !== JSON.stringify(rb[i]))) differing.push("timeseries")
   return differing
 }
 
 /** The files `writeReportFiles` writes into a run's directory (a run also writes trace.jsonl there). */
 export const REPORT_FILES = ["report.json", "report.md", "report.html", "timeseries.csv"] as const
 
-/** The text of each file `writeReportFiles` writes, by name. */
-export const reportFileTexts = (report: RunReport, timeseries: readonly SeriesRow[]): Record<(typeof REPORT_FILES)[number], string> => ({
-  "report.json": `${JSON.stringify(report, null, 2)}\n`,
-  "report.md": renderMarkdown(report),
-  "report.html": renderHtml(report, timeseries),
-  "timeseries.csv": renderTimeseriesCsv(timeseries),
+/** The text of each file `writeReportFiles` writes, by name, each made when it is written (timeseries.csv in pieces). */
+export const reportFileTexts = (report: RunReport, timeseries: readonly SeriesRow[]): Record<(typeof REPORT_FILES)[number], () => string | Iterable<string>> => ({
+  "report.json": () => `${JSON.stringify(report, null, 2)}\n`,
+  "report.md": () => renderMarkdown(report),
+  "report.html": () => renderHtml(report, timeseries),
+  "timeseries.csv": () => timeseriesCsvChunks(timeseries),
 })
 
 /** Writes report.json, report.md, report.html and timeseries.csv into `dir` (created if needed). */
 export const writeReportFiles = (dir: string, report: RunReport, timeseries: readonly SeriesRow[]): void => {
   makeDirectories(dir)
   const text = reportFileTexts(report, timeseries)
-  for (const name of REPORT_FILES) writeFileSync(join(dir, name), text[name])
+  for (const name of REPORT_FILES) writeTextFile(join(dir, name), text[name]())
 }
