@@ -326,6 +326,14 @@ ${lines}`
     ])
   })
 
+  it("refuses a tag YAML does not know at the tag, with its path (the parser only warned, and read the value as a string)", () => {
+    const unknown = (tag: string) => `YAML: unknown tag ${tag}; expected no tag, or one of YAML's own (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)`
+    expect(problemsOf(`${valid}extra: !foo 5\n`)).toEqual([{ path: "extra", line: 24, column: 8, message: unknown("!foo") }])
+    expect(problemsOf(valid.replace("agents:\n", "agents: !bar\n"))).toEqual([{ path: "agents", line: 13, column: 9, message: unknown("!bar") }])
+    // YAML's own tags are taken as before.
+    expect(() => parseScenario(valid.replace(/^name: (.*)$/m, "name: !!str $1"), "s.yaml")).not.toThrow()
+  })
+
   it("places a problem under a key that is a number or a boolean at that key, not at the top of the file", () => {
     // doc.getIn looked keys up by value: the string "31001" of the path missed the number key 31001.
     expect(problemsOf(valid.replace("agents:\n", "agents:\n  31001: { count: 1 }\n"))).toEqual([

@@ -156,6 +156,27 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   // also told by the library as a Node warning on stderr.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true, logLevel: "error" })
   if (doc.errors.length > 0) throw new ScenarioError(file, doc.errors.map((e) => yamlProblem(doc, lineCounter, e)))
+  // A tag the parser does not know (`seed: !foo 5`) is only a warning to it, and the value a string: refused here,
+  // at the tag, rather than as a string where a number goes.
+  const unknownTags = doc.warnings.filter((w) => w.code === "TAG_RESOLVE_FAILED")
+  if (unknownTags.length > 0) {
+    throw new ScenarioError(
+      file,
+      unknownTags.map((w) => {
+        const pos = lineCounter.linePos(w.pos[0])
+        const tag = text.slice(w.pos[0], w.pos[1])
+        // The tagged node: the first after the tag that carries it.
+        let path = ""
+        visit(doc, (_, node, ancestors) => {
+          const range = (node as { range?: readonly number[] | null }).range
+          if ((node as { tag?: string }).tag !== tag || range === undefined || range === null || range[0]! < w.pos[0]) return
+          path = nodePath(ancestors, node)
+          return visit.BREAK
+        })
+        return { path, line: pos.line, column: pos.col, message: `YAML: unknown tag ${tag}; expected no tag, or one of YAML's own (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)` }
+      }),
+    )
+  }
   if (!isMap(doc.contents) && !isSeq(doc.contents)) throw new ScenarioError(file, [{ path: "", message: "expected a mapping of scenario fields" }])
   let value: unknown
   try {
