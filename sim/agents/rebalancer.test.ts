@@ -4,7 +4,22 @@
  */
 import { describe, expect, it } from "vitest"
 import { runScenario } from "../run.ts"
+import type { ScenarioSpec } from "../scenario/schema.ts"
 import { twoChainUsdc } from "../scenario/testing.ts"
+
+/** Runs `spec` in memory (seed 1) and gives the amount (18 decimals) of every intent added on a spoke, in order. */
+const intentAmountsOf = async (spec: ScenarioSpec) => {
+  const { assembleRun } = await import("../run.ts")
+  const { planWorld } = await import("../world/plan.ts")
+  const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+  const plan = planWorld(spec)
+  const { world, populations } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
+  const amounts: bigint[] = []
+  world.observe({ onSpokeEvent: (event) => void (event.name === "IntentAdded" && amounts.push(event.intent.amount)) })
+  await world.run(plan.horizonSeconds)
+  world.close()
+  return { amounts, populations }
+}
 
 const run = async (arrivals: readonly number[], outage = "", balanceTokens = 250) => {
   // 31001 mines every 12 s; a user sending at 30 s is mined at 36 s.
@@ -167,9 +182,6 @@ describe("a rebalancer's sizes", () => {
     // token's 18 decimals there too, 1,234,567,890,123,456 · 10^12 units. No fees, so the intent's amount on the
     // chain is the amount sent. sigma 0.5 around a median of 10^11: a draw under either cap is at least 8.9
     // standard deviations below it.
-    const { assembleRun } = await import("../run.ts")
-    const { planWorld } = await import("../world/plan.ts")
-    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
     const { parseScenario } = await import("../scenario/load.ts")
     const text = `
 name: cap-18
@@ -186,22 +198,13 @@ agents:
     - { name: fish, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "123456.789" }, paths: { basic: 1 } }
     - { name: whale, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [90, 150] }, flows: [{ from: 31001, to: 31002 }], size: { kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "1234567890.123456" }, paths: { basic: 1 } }
 `
-    const { spec } = parseScenario(text, "cap-18.yaml")
-    const plan = planWorld(spec)
-    const { world } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
-    const amounts: bigint[] = []
-    world.observe({ onSpokeEvent: (event) => void (event.name === "IntentAdded" && amounts.push(event.intent.amount)) })
-    await world.run(plan.horizonSeconds)
-    world.close()
+    const { amounts } = await intentAmountsOf(parseScenario(text, "cap-18.yaml").spec)
     expect(amounts).toEqual([123_456_789_000_000_000_000_000n, 1_234_567_890_123_456_000_000_000_000n, 1_234_567_890_123_456_000_000_000_000n])
   })
 })
 
 describe("a rebalancer's written sizes on an 18-decimal token", () => {
   it("are exact: a fixed size or a lognormal's cap with more than 6 decimals is not rounded to 6 (0.000000001 WETH is 10^9 units, not 0)", async () => {
-    const { assembleRun } = await import("../run.ts")
-    const { planWorld } = await import("../world/plan.ts")
-    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
     const { parseScenario } = await import("../scenario/load.ts")
     const population = (name: string, at: number, size: string) =>
       `    - { name: ${name}, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [${at}] }, flows: [{ from: 31001, to: 31002 }], size: ${size}, paths: { basic: 1 } }`
@@ -224,22 +227,13 @@ ${[
   population("capped", 120, '{ kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "0.123456789123456789" }'),
 ].join("\n")}
 `
-    const { spec } = parseScenario(text, "written-18.yaml")
-    const plan = planWorld(spec)
-    const { world, populations } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
-    const amounts: bigint[] = []
-    world.observe({ onSpokeEvent: (event) => void (event.name === "IntentAdded" && amounts.push(event.intent.amount)) })
-    await world.run(plan.horizonSeconds)
-    world.close()
+    const { amounts, populations } = await intentAmountsOf(parseScenario(text, "written-18.yaml").spec)
     // Rounded to 6 decimals before: 0 (refused as zeroAmount), 1.123457, 0.000001 and 0.123457 tokens.
     expect(amounts).toEqual([1_000_000_000n, 1_123_456_789_123_456_789n, 1_234_500_000_000n, 123_456_789_123_456_789n])
     expect(populations.flatMap((p) => Object.keys(p.rejections))).toEqual([])
   })
 
   it("are rounded to the nearest unit past the token's decimals: 1.0000005 USDC (6 decimals) is 1,000,001 units, 1.0000004 is 1,000,000", async () => {
-    const { assembleRun } = await import("../run.ts")
-    const { planWorld } = await import("../world/plan.ts")
-    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
     const scenario = twoChainUsdc(
       "written-6",
       "{ seconds: 300 }",
@@ -249,12 +243,7 @@ ${[
     - { name: down, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: "1.0000004" }, paths: { basic: 1 } }`,
       { usdc: { fixedFeeTokens: '"0"', maxVariableFeeBps: 0, protocolFeeDbps: 0 } },
     )
-    const plan = planWorld(scenario.spec)
-    const { world } = assembleRun(scenario.spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes) })
-    const amounts: bigint[] = []
-    world.observe({ onSpokeEvent: (event) => void (event.name === "IntentAdded" && amounts.push(event.intent.amount)) })
-    await world.run(plan.horizonSeconds)
-    world.close()
+    const { amounts } = await intentAmountsOf(scenario.spec)
     // Intent amounts are 18-decimal.
     expect(amounts).toEqual([1_000_001n * 10n ** 12n, 1_000_000n * 10n ** 12n])
   })
