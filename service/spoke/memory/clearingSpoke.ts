@@ -472,7 +472,10 @@ export class MemoryClearingSpoke {
   private amountAfterFee(outputAsset: Address, amount: bigint, fee: number): bigint {
     if (outputAsset === ZERO_ADDRESS) return 0n
     const amountOut = normalizeChecked(amount, NORMALIZED_DECIMALS, this.decimals(outputAsset))
-    return amountOut - checkedMul(amountOut, BigInt(fee)) / DBPS_DENOMINATOR
+    // A fee above 100 % (a filled intent's maxFee is not bounded here) makes the checked subtraction underflow.
+    const feeAmount = checkedMul(amountOut, BigInt(fee)) / DBPS_DENOMINATOR
+    if (feeAmount > amountOut) throw new SpokeRevert("Panic", [PANIC_OVERFLOW])
+    return amountOut - feeAmount
   }
 
   private handleSettlement(intentId: Bytes32, amount18: bigint, assetWord: Bytes32, recipientWord: Bytes32, updateVirtualBalance: boolean): void {

@@ -6,8 +6,10 @@
  */
 import { FillMessageAbi } from "../../domain/encoding.ts"
 import type { Address, Hex } from "../../domain/hex.ts"
-import { decodeFunctionData, encodeAbiParameters } from "viem/utils"
-import { ClearingSpokeAbi } from "../abi.ts"
+import type { Abi } from "viem"
+import { decodeFunctionData, encodeAbiParameters, toFunctionSelector } from "viem/utils"
+import { BlacklistERC20Abi, ClearingSpokeAbi, TestERC20Abi, XERC20TokenAbi } from "../abi.ts"
+import type { TokenKind } from "../deploy.ts"
 import { decodeSpokeCall, InvalidSpokeCallError, PAYABLE_CALLS, type SpokeCall, TOKEN_CALLS, validateSpokeCall } from "../calls.ts"
 import type { SpokeEvent, SpokeEventBody } from "../events.ts"
 import type { SpokeLayout } from "../layout.ts"
@@ -50,6 +52,15 @@ const SELECTOR = {
   totalSupply: "0x18160ddd",
   decimals: "0x313ce567",
 } as const
+
+/** The selectors of each test token contract's functions (its own and inherited), lowercase. */
+const selectorsOf = (abi: Abi): ReadonlySet<string> =>
+  new Set(abi.flatMap((item) => (item.type === "function" ? [toFunctionSelector(item).toLowerCase()] : [])))
+const TOKEN_SELECTORS: Record<TokenKind, ReadonlySet<string>> = {
+  erc20: selectorsOf(TestERC20Abi),
+  blacklist: selectorsOf(BlacklistERC20Abi),
+  xerc20: selectorsOf(XERC20TokenAbi),
+}
 
 /** Calldata arguments with the checks of Solidity's dispatcher (short calldata or a dirty address reverts). */
 class Args {
@@ -323,6 +334,9 @@ export class MemoryWorld implements ExecutionContext {
       case SELECTOR.decimals:
         return uintWord(token.decimals)
       default:
+        // Calldata that names no function of the token (or is under 4 bytes) meets no fallback: the call reverts.
+        // A function the token has but the twin does not model is an error, not a silent revert.
+        if (callData.length < 10 || !TOKEN_SELECTORS[token.kind].has(selector)) return revertEmpty()
         throw new UnsupportedMemoryCallError(target, selector)
     }
   }
