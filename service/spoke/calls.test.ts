@@ -1,8 +1,9 @@
-import { maxUint256, zeroAddress } from "viem"
+import { encodeFunctionData, maxUint256, zeroAddress } from "viem"
 import { describe, expect, test } from "vitest"
 import type { Address, Bytes32, Hex } from "../domain/hex.ts"
 import { type Intent, Strategy } from "../domain/protocol.ts"
 import { Call, decodeSpokeCall, encodeSpokeCall, InvalidSpokeCallError, type NewIntentParams, type SpokeCall, type SpokeCallKind, validateSpokeCall } from "./calls.ts"
+import { TestERC20Abi, XERC20TokenAbi } from "./abi.ts"
 import { planSpokeLayout } from "./layout.ts"
 
 const A = "0x00000000000000000000000000000000000000a1" as Address
@@ -136,6 +137,17 @@ describe("SpokeCall calldata", () => {
 
   test("the xERC20 test mint is ownerMint, the others mint", () => {
     expect(encodeSpokeCall(addresses, Call.erc20.mint(xt, A, 1n)).data.slice(0, 10)).not.toBe(encodeSpokeCall(addresses, Call.erc20.mint(usdc, A, 1n)).data.slice(0, 10))
+  })
+
+  test("XERC20Token.mint (the bridge mint, limited by the caller's minting limit) is no SpokeCall; ownerMint is erc20.mint", () => {
+    // Decoded as erc20.mint it was run as ownerMint on both backends: a raw bridge mint by the owner minted without
+    // limit where the contract reverts XERC20Token_NotHighEnoughLimits, and a stranger's got XERC20Token_NotOwner.
+    const bridgeMint = encodeFunctionData({ abi: XERC20TokenAbi, functionName: "mint", args: [A, 1n] })
+    expect(decodeSpokeCall(addresses, xt, bridgeMint)).toBeUndefined()
+    const ownerMint = encodeFunctionData({ abi: XERC20TokenAbi, functionName: "ownerMint", args: [A, 1n] })
+    expect(decodeSpokeCall(addresses, xt, ownerMint)).toEqual(Call.erc20.mint(xt, A, 1n))
+    const testMint = encodeFunctionData({ abi: TestERC20Abi, functionName: "mint", args: [A, 1n] })
+    expect(decodeSpokeCall(addresses, usdc, testMint)).toEqual(Call.erc20.mint(usdc, A, 1n))
   })
 
   test("checksummed and uppercase input decodes to lowercase", () => {

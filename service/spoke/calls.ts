@@ -789,7 +789,10 @@ const decodeGatewayCall = ({ functionName, args }: Decoded): SpokeCall | undefin
   }
 }
 
-const decodeTokenCall = (token: Address, { functionName, args }: Decoded): SpokeCall | undefined => {
+const decodeTokenCall = (token: Address, abi: Abi, { functionName, args }: Decoded): SpokeCall | undefined => {
+  // XERC20Token's `mint(user, amount)` is the bridge mint, limited by the caller's minting limit: not the owner's
+  // test mint (`ownerMint`) that `erc20.mint` encodes for an xERC20, so no `SpokeCall` (like the bridge `burn`).
+  if (functionName === "mint" && abi === XERC20TokenAbi) return undefined
   switch (functionName) {
     case "approve":
       return { kind: "erc20.approve", token, spender: low(args[0] as string), amount: args[1] as bigint }
@@ -840,8 +843,9 @@ export const decodeSpokeCall = (addresses: SpokeAddresses, to: string, data: Hex
     return { kind: "xerc20Module.mintDebt", asset: low(asset), recipient: low(recipient), amount }
   }
   if (tokenAt(addresses, target) !== undefined) {
-    const decoded = decodeWith(tokenAbi(addresses, target), data)
-    return decoded && decodeTokenCall(target, decoded)
+    const abi = tokenAbi(addresses, target)
+    const decoded = decodeWith(abi, data)
+    return decoded && decodeTokenCall(target, abi, decoded)
   }
   return undefined
 }
