@@ -116,3 +116,39 @@ describe("config: asset decimals", () => {
     expect(() => makeHubConfig(makeConfig({ tickers: [usdcTicker({ domains: usdcTicker().domains.map((d) => ({ ...d, decimals: 255 })) })] }))).not.toThrow()
   })
 })
+
+describe("config: gas config (reference §3.14, ProtocolManager.updateGasConfig)", () => {
+  const gas = (bufferDBPS: number, settlementBaseGasUnits = 40_000) => makeConfig({ gasConfig: { settlementBaseGasUnits, averageGasUnitsPerSettlement: 50_000, bufferDBPS } })
+
+  it("accepts bufferDBPS up to 100000 (a 100 % buffer)", () => {
+    expect(makeHubConfig(gas(100_000)).gasConfig.bufferDbps).toBe(100_000n)
+  })
+
+  it("refuses bufferDBPS above 100000, as updateGasConfig does, naming the field", () => {
+    const error = configError(gas(100_001))
+    expect(error.path).toBe("gasConfig.bufferDBPS")
+    expect(error.message).toBe("gasConfig.bufferDBPS: expected at most 100000 dbps, got 100001")
+  })
+
+  it("refuses a negative or fractional gas amount with its path (it was a RangeError from BigInt or a negative gas limit)", () => {
+    expect(configError(gas(-1)).path).toBe("gasConfig.bufferDBPS")
+    expect(configError(gas(10_000, 0.5)).message).toBe("gasConfig.settlementBaseGasUnits: expected a non-negative integer number of gas units, got 0.5")
+  })
+})
+
+describe("config: an asset belongs to one ticker (adoptedForAssets[assetHash].tickerHash, reference §2.2, §3.3)", () => {
+  it("refuses a second ticker listing the same asset on the same domain, naming the second listing", () => {
+    // USDC's asset on A made DAI's asset on A: intake credited it to USDC alone while DAI settled out of it.
+    const usdc = usdcTicker()
+    const domains = usdc.domains.map((d, j) => (j === 0 ? { ...d, asset: daiTicker().domains[0]!.asset } : d))
+    const error = configError(makeConfig({ tickers: [daiTicker(), { ...usdc, domains }] }))
+    expect(error.path).toBe("tickers[1].domains[0].asset")
+    expect(error.message).toMatch(/^tickers\[1\]\.domains\[0\]\.asset: asset 0x0{24}0{38}d1 on domain 1 is already an asset of ticker DAI; an asset belongs to one ticker$/)
+  })
+
+  it("the same token address on two domains is two assets (assetHash includes the domain)", () => {
+    const usdc = usdcTicker()
+    const domains = usdc.domains.map((d, j) => (j === 1 ? { ...d, asset: daiTicker().domains[0]!.asset } : d))
+    expect(() => makeHubConfig(makeConfig({ tickers: [daiTicker(), { ...usdc, domains }] }))).not.toThrow()
+  })
+})

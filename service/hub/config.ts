@@ -195,9 +195,26 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
       domains,
     }
   })
+  // An asset on a domain belongs to one ticker (`adoptedForAssets[assetHash].tickerHash`, reference §2.2, §3.3): two
+  // tickers listing it would share its custody on chain, and intake here would credit it to the later one only.
+  const listedBy = new Map<Bytes32, string>()
+  tickers.forEach((t, i) =>
+    t.domains.forEach((d, j) => {
+      const other = listedBy.get(d.assetHash)
+      if (other !== undefined) {
+        throw new HubConfigError(`tickers[${i}].domains[${j}].asset`, `asset ${d.asset} on domain ${d.domain} is already an asset of ticker ${other}; an asset belongs to one ticker`)
+      }
+      listedBy.set(d.assetHash, t.symbol)
+    }),
+  )
   const supportedDomains: number[] = [...(input.supportedDomains ?? [])]
   for (const t of tickers) for (const d of t.domains) if (!supportedDomains.includes(d.domain)) supportedDomains.push(d.domain)
   const gas = input.gasConfig ?? HUB_DEFAULTS.gasConfig
+  const settlementBaseGasUnits = wholeNumber("gasConfig.settlementBaseGasUnits", gas.settlementBaseGasUnits, "gas units")
+  const averageGasUnitsPerSettlement = wholeNumber("gasConfig.averageGasUnitsPerSettlement", gas.averageGasUnitsPerSettlement, "gas units")
+  const bufferDbps = wholeNumber("gasConfig.bufferDBPS", gas.bufferDBPS, "dbps")
+  // ProtocolManager.updateGasConfig: bufferDBPS <= 100_000 (reference §3.14).
+  if (bufferDbps > DBPS_DENOMINATOR_NUMBER) throw new HubConfigError("gasConfig.bufferDBPS", `expected at most ${DBPS_DENOMINATOR_NUMBER} dbps, got ${bufferDbps}`)
   const account = (path: string, value: string | undefined): Bytes32 | undefined => {
     if (value === undefined) return undefined
     const word = toBytes32(value)
@@ -216,9 +233,9 @@ export const makeHubConfig = (input: HubConfigInput): HubConfig => {
     allowFastPathSwaps: input.allowFastPathSwaps ?? HUB_DEFAULTS.allowFastPathSwaps,
     minSolverSupportedDomains,
     gasConfig: {
-      settlementBaseGasUnits: BigInt(gas.settlementBaseGasUnits),
-      averageGasUnitsPerSettlement: BigInt(gas.averageGasUnitsPerSettlement),
-      bufferDbps: BigInt(gas.bufferDBPS),
+      settlementBaseGasUnits: BigInt(settlementBaseGasUnits),
+      averageGasUnitsPerSettlement: BigInt(averageGasUnitsPerSettlement),
+      bufferDbps: BigInt(bufferDbps),
     },
     domainGasLimit: new Map(),
     defaultDomainGasLimit: BigInt(input.domainGasLimit ?? HUB_DEFAULTS.domainGasLimit),
