@@ -1,5 +1,5 @@
 /**
- * `processDepositsAndInvoices` (reference §3.6, §7 A and D; PROTOCOL.md "Hub behaviour": invoices, discount,
+ * `processDepositsAndInvoices` (reference §3.6, §7 A, D and F; PROTOCOL.md "Hub behaviour": invoices, discount,
  * discount cap, rewards; "Order and rounding").
  */
 import fc from "fast-check"
@@ -614,5 +614,42 @@ describe("processDepositsAndInvoices: a hub started in epoch 0 (the `lastClosed 
     expect(t.lastClosed()).toBe(0)
     expect(t.process("DAI", 0, 1)).toEqual([ev.depositProcessed(0, DOMAIN_C, b, u("9.7")), settled(b, 1)])
     expect(t.process("DAI", 0, 1)).toEqual([])
+  })
+})
+
+describe("reference §7 vector F (Settler.t.sol): one epoch of discount from entry epoch 0", () => {
+  it("dpe 5000, max 100000, entry 0, epoch 1: 5 % off each covered invoice; liquidity used = n × after; the purchase-power cursor advances", () => {
+    const t = new TestHub(makeConfig({ tickers: [daiTicker({ discountPerEpoch: 5000, maxDiscountDbps: 100_000 }), usdcTicker()] }), 0)
+    // Two invoices entered in epoch 0: X1 (ttl 0, nothing on B) and X2, a fast intent waiting since before X1
+    // whose solver's repayment B cannot cover either.
+    const x2 = t.submit({ destinations: [DOMAIN_B], amount: u(100), ttl: 3600 })
+    const x1 = t.submit({ destinations: [DOMAIN_B], amount: u(100) })
+    t.fill(x2.id, SOLVER)
+    expect(t.invoices().map((i) => [i.intentId, i.entryEpoch, i.amount, i.owner])).toEqual([
+      [x1.id, 0, u(97), RECEIVER],
+      [x2.id, 0, u(97), SOLVER],
+    ])
+    t.block(10) // epoch 1
+    const y1 = t.submit({ origin: DOMAIN_B, destinations: [DOMAIN_A], amount: u(100) })
+    const y2 = t.submit({ origin: DOMAIN_B, destinations: [DOMAIN_A], amount: u(100) })
+    const settled = ofKind(t.process(), "SettlementEnqueued")
+    // 97 × 5 % = 4.85 off each: 92.15 paid on B, twice.
+    expect(settled.map((s) => [s.intentId, s.domain, s.amount])).toEqual([
+      [x1.id, DOMAIN_B, u("92.15")],
+      [x2.id, DOMAIN_B, u("92.15")],
+    ])
+    expect(t.custody(DOMAIN_B)).toBe(u(200) - 2n * u("92.15"))
+    // Y1 covered all of X1 (reward 4.85) and the first 7.85 of X2; Y2 the remaining 84.3 of X2.
+    const share = (consumed: bigint) => (consumed * u("4.85")) / u("92.15")
+    expect(t.pendingRewards(y1.id)).toBe(u("4.85") + share(u("7.85")))
+    expect(t.pendingRewards(y2.id)).toBe(share(u("84.3")))
+    expect(t.deposits(1, DOMAIN_B)).toEqual({
+      items: [
+        { intentId: y1.id, purchasePower: 0n },
+        { intentId: y2.id, purchasePower: u("15.7") },
+      ],
+      available: u("15.7"),
+    })
+    expect(t.ticker().depositQueue(1, DOMAIN_B)!.firstWithPurchasePower).toBe(1)
   })
 })
