@@ -7,6 +7,22 @@ import { runScenario } from "../run.ts"
 import type { ScenarioSpec } from "../scenario/schema.ts"
 import { twoChainUsdc } from "../scenario/testing.ts"
 
+/** A 300-s scenario of WETH (18 decimals, no fees) on chains 31001 and 31002 with the rebalancers `rebalancers` (YAML list items). */
+const wethScenario = (name: string, rebalancers: string): string => `
+name: ${name}
+horizon: { seconds: 300 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: WETH
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    protocolFeeDbps: 0
+    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]
+agents:
+  rebalancers:
+${rebalancers}
+`
+
 /** Runs `spec` in memory (seed 1) and gives the amount (18 decimals) of every intent added on a spoke, in order. */
 const intentAmountsOf = async (spec: ScenarioSpec) => {
   const { assembleRun } = await import("../run.ts")
@@ -183,21 +199,11 @@ describe("a rebalancer's sizes", () => {
     // chain is the amount sent. sigma 0.5 around a median of 10^11: a draw under either cap is at least 8.9
     // standard deviations below it.
     const { parseScenario } = await import("../scenario/load.ts")
-    const text = `
-name: cap-18
-horizon: { seconds: 300 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: WETH
-    fixedFeeTokens: "0"
-    maxVariableFeeBps: 0
-    protocolFeeDbps: 0
-    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]
-agents:
-  rebalancers:
-    - { name: fish, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "123456.789" }, paths: { basic: 1 } }
-    - { name: whale, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [90, 150] }, flows: [{ from: 31001, to: 31002 }], size: { kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "1234567890.123456" }, paths: { basic: 1 } }
-`
+    const text = wethScenario(
+      "cap-18",
+      `    - { name: fish, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "123456.789" }, paths: { basic: 1 } }
+    - { name: whale, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [90, 150] }, flows: [{ from: 31001, to: 31002 }], size: { kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "1234567890.123456" }, paths: { basic: 1 } }`,
+    )
     const { amounts } = await intentAmountsOf(parseScenario(text, "cap-18.yaml").spec)
     expect(amounts).toEqual([123_456_789_000_000_000_000_000n, 1_234_567_890_123_456_000_000_000_000n, 1_234_567_890_123_456_000_000_000_000n])
   })
@@ -208,25 +214,15 @@ describe("a rebalancer's written sizes on an 18-decimal token", () => {
     const { parseScenario } = await import("../scenario/load.ts")
     const population = (name: string, at: number, size: string) =>
       `    - { name: ${name}, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [${at}] }, flows: [{ from: 31001, to: 31002 }], size: ${size}, paths: { basic: 1 } }`
-    const text = `
-name: written-18
-horizon: { seconds: 300 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: WETH
-    fixedFeeTokens: "0"
-    maxVariableFeeBps: 0
-    protocolFeeDbps: 0
-    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]
-agents:
-  rebalancers:
-${[
-  population("dust", 30, '{ kind: fixed, tokens: "0.000000001" }'),
-  population("exact", 60, '{ kind: fixed, tokens: "1.123456789123456789" }'),
-  population("number", 90, "{ kind: fixed, tokens: 0.0000012345 }"),
-  population("capped", 120, '{ kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "0.123456789123456789" }'),
-].join("\n")}
-`
+    const text = wethScenario(
+      "written-18",
+      [
+        population("dust", 30, '{ kind: fixed, tokens: "0.000000001" }'),
+        population("exact", 60, '{ kind: fixed, tokens: "1.123456789123456789" }'),
+        population("number", 90, "{ kind: fixed, tokens: 0.0000012345 }"),
+        population("capped", 120, '{ kind: lognormal, medianTokens: 100000000000, sigma: 0.5, maxTokens: "0.123456789123456789" }'),
+      ].join("\n"),
+    )
     const { amounts, populations } = await intentAmountsOf(parseScenario(text, "written-18.yaml").spec)
     // Rounded to 6 decimals before: 0 (refused as zeroAmount), 1.123457, 0.000001 and 0.123457 tokens.
     expect(amounts).toEqual([1_000_000_000n, 1_123_456_789_123_456_789n, 1_234_500_000_000n, 123_456_789_123_456_789n])
