@@ -102,7 +102,8 @@ const SystemLive = HttpApiBuilder.group(
     const clearing = yield* Clearing
     return handlers
       .handle("health", () => Effect.map(clearing.health(), json))
-      .handle("hubRpc", ({ payload }) => Effect.map(clearing.rpc(payload), json))
+      // Notifications alone are answered with no content (JSON-RPC 2.0: nothing to answer).
+      .handle("hubRpc", ({ payload }) => Effect.map(clearing.rpc(payload), (answer) => (answer === undefined ? HttpServerResponse.empty({ status: 204 }) : json(answer))))
   }),
 )
 

@@ -29,6 +29,13 @@ export interface JsonRpcError {
   readonly data?: unknown
 }
 
+/**
+ * A notification: a valid request object without an `id` member. One that is not valid (no method) is answered
+ * with its error and `id` null, since it cannot be told from a request (JSON-RPC 2.0, section 5).
+ */
+const isNotification = (request: unknown): boolean =>
+  typeof request === "object" && request !== null && !Array.isArray(request) && !Object.hasOwn(request, "id") && typeof (request as JsonRpcRequest).method === "string"
+
 export type JsonRpcResponse = { readonly jsonrpc: "2.0"; readonly id: unknown } & ({ readonly result: unknown } | { readonly error: JsonRpcError })
 
 interface StoredTransaction {
@@ -105,15 +112,23 @@ export class HubRpc {
     return this.nonces.get(address.toLowerCase() as Address) ?? 0
   }
 
-  /** Answers one JSON-RPC request or a batch. */
-  async handle(body: unknown): Promise<JsonRpcResponse | JsonRpcResponse[]> {
+  /**
+   * Answers one JSON-RPC request or a batch. A notification (a request without an `id` member) is carried out and
+   * answered with nothing, as JSON-RPC 2.0 has it: left out of a batch's answers, and `undefined` when nothing is
+   * left to answer (HTTP's 204).
+   */
+  async handle(body: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     if (Array.isArray(body)) {
       if (body.length === 0) return this.failure(null, new RpcFailure(-32600, "Invalid request: empty batch"))
       const out: JsonRpcResponse[] = []
-      for (const item of body) out.push(await this.one(item))
-      return out
+      for (const item of body) {
+        const response = await this.one(item)
+        if (!isNotification(item)) out.push(response)
+      }
+      return out.length === 0 ? undefined : out
     }
-    return this.one(body)
+    const response = await this.one(body)
+    return isNotification(body) ? undefined : response
   }
 
   private failure(id: unknown, error: RpcFailure): JsonRpcResponse {

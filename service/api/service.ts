@@ -1002,8 +1002,8 @@ export class ClearingService {
     }))
   }
 
-  /** The hub domain's JSON-RPC (one request or a batch). */
-  rpc(body: unknown): Effect.Effect<JsonRpcResponse | JsonRpcResponse[]> {
+  /** The hub domain's JSON-RPC (one request or a batch); `undefined` when only notifications came. */
+  rpc(body: unknown): Effect.Effect<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     return Effect.promise(() => this.hubRpc.handle(body))
   }
 }

@@ -166,6 +166,39 @@ describe("hub transactions through the JSON-RPC endpoint, signed by a viem walle
     expect((await rpc("eth_getTransactionCount", [bob.address, "latest"])).result).toBe("0x1")
   })
 
+  it("carries out a notification (no id) and answers it with nothing: left out of a batch, 204 over HTTP when nothing is left", async () => {
+    const f = Deployment.memory()
+    const bob = f.accounts.bob
+    const data = encodeFunctionData({ abi: HubAbi, functionName: "setUpdateVirtualBalance", args: [true] })
+    const raw = await bob.signTransaction({ chainId: HUB_DOMAIN, to: HUB_ADDRESS, data, nonce: 0, gas: 100_000n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, type: "eip1559" })
+    // Carried out, answered with nothing (an error of a notification is not answered either).
+    expect(await f.service.hubRpc.handle({ jsonrpc: "2.0", method: "eth_sendRawTransaction", params: [raw] })).toBeUndefined()
+    expect(f.hub.state.updateVirtualBalance.get(addressToBytes32(bob.address))).toBe(true)
+    expect(await f.service.hubRpc.handle({ jsonrpc: "2.0", method: "eth_nope" })).toBeUndefined()
+    // In a batch, only the requests are answered; a batch of notifications alone gets nothing.
+    const batch = await f.service.hubRpc.handle([
+      { jsonrpc: "2.0", method: "eth_chainId" },
+      { jsonrpc: "2.0", id: 2, method: "eth_getTransactionCount", params: [bob.address, "latest"] },
+      { jsonrpc: "2.0", id: null, method: "eth_chainId" },
+    ])
+    expect(batch).toEqual([
+      { jsonrpc: "2.0", id: 2, result: "0x1" },
+      { jsonrpc: "2.0", id: null, result: `0x${HUB_DOMAIN.toString(16)}` },
+    ])
+    expect(await f.service.hubRpc.handle([{ jsonrpc: "2.0", method: "eth_chainId" }, { jsonrpc: "2.0", method: "eth_blockNumber" }])).toBeUndefined()
+    // An object without a method cannot be told from a request: its error is answered, with id null.
+    expect(await f.service.hubRpc.handle({ jsonrpc: "2.0" })).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: expected an object with a string method" } })
+    const server = await startApiServer(f.service, { port: 0 })
+    try {
+      const notified = await request(server.url, "POST", "/hub/rpc", { jsonrpc: "2.0", method: "eth_chainId" })
+      expect([notified.status, notified.text]).toEqual([204, ""])
+      const answered = await request(server.url, "POST", "/hub/rpc", [{ jsonrpc: "2.0", method: "eth_chainId" }, { jsonrpc: "2.0", id: 3, method: "eth_chainId" }])
+      expect([answered.status, answered.body]).toEqual([200, [{ jsonrpc: "2.0", id: 3, result: `0x${HUB_DOMAIN.toString(16)}` }]])
+    } finally {
+      await server.close()
+    }
+  })
+
   it("reads by the hash of the latest block or of the 256 before it, and dates the latest block (a fresh hub at block 300)", async () => {
     const f = Deployment.memory()
     f.hub.setBlock(300, 1_700_003_600)
