@@ -182,8 +182,9 @@ export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
   HttpApiEndpoint.post("hubRpc", "/hub/rpc", { payload: Schema.Unknown, success: Schema.Unknown, error: InternalError }).annotateMerge(
     doc(
       "The hub domain's Ethereum JSON-RPC",
-      "eth_chainId, eth_sendRawTransaction (signed calls of the hub ABI), eth_getTransactionReceipt, eth_getTransactionCount, eth_call (views), " +
-        "eth_blockNumber, eth_getBlockByNumber, eth_estimateGas, eth_gasPrice. Answers follow JSON-RPC 2.0.",
+      "eth_chainId, eth_sendRawTransaction (signed calls of the hub ABI), eth_getTransactionReceipt, eth_getTransactionByHash, eth_getTransactionCount, " +
+        "eth_call (views), eth_blockNumber, eth_getBlockByNumber, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_getBalance, eth_getCode, " +
+        "net_version, eth_syncing, eth_accounts, web3_clientVersion. Answers follow JSON-RPC 2.0: batches of up to 1000 requests; notifications are not answered (204 when nothing is left).",
     ),
   ),
 ) {}
