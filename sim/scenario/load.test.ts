@@ -571,6 +571,26 @@ describe("settings without effect", () => {
     const empty = quiet.replace("keepers: { chains: [{ chain: 31001, fillQueue: { maxSize: 2 } }] }", "keepers: { chains: [{ chain: 31001, intentQueue: {} }] }")
     expect(parseScenario(empty, "w.yaml").warnings.map((w) => w.path)).toEqual(["keepers.chains[0]"])
   })
+
+  it("tell a fixed size no intent can be sent at, per origin chain: under half a unit, over the funding, over the budget", () => {
+    // USDC has 6 decimals on 31001 and 18 on 31002: 0.0000004 is under half a unit on the first only.
+    const sized = (size: string, extra = "") => parseScenario(valid.replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", `size: ${size}${extra}`), "w.yaml").warnings.map((w) => [w.path, w.message])
+    expect(sized('{ kind: fixed, tokens: "0.0000004" }')).toEqual([
+      ["agents.rebalancers[0].size.tokens", "0.0000004 is below half a unit of USDC on chain 31001 (6 decimals): every intent from there would be 0 units, refused as zeroAmount"],
+    ])
+    // Half a unit is 1 unit (rounded half up): sent.
+    expect(sized('{ kind: fixed, tokens: "0.0000005" }')).toEqual([])
+    expect(sized('{ kind: fixed, tokens: "1000000000000.000001" }')).toEqual([
+      ["agents.rebalancers[0].size.tokens", "1000000000000.000001 exceeds the 1000000000000 whole tokens of USDC on chain 31001 (6 decimals) each account is funded with: no intent from there can be paid"],
+      ["agents.rebalancers[0].size.tokens", "1000000000000.000001 exceeds the 1000000000000 whole tokens of USDC on chain 31002 (18 decimals) each account is funded with: no intent from there can be paid"],
+    ])
+    expect(sized("{ kind: fixed, tokens: 1000000000000 }")).toEqual([])
+    expect(sized("{ kind: fixed, tokens: 100 }", "\n      balanceTokens: 99.5")).toEqual([
+      ["agents.rebalancers[0].balanceTokens", "99.5 is less than one intent's size (100) of USDC on chain 31001 (6 decimals): every intent from there would be refused as budgetExhausted"],
+      ["agents.rebalancers[0].balanceTokens", "99.5 is less than one intent's size (100) of USDC on chain 31002 (18 decimals): every intent from there would be refused as budgetExhausted"],
+    ])
+    expect(sized("{ kind: fixed, tokens: 100 }", "\n      balanceTokens: 100")).toEqual([])
+  })
 })
 
 describe("names that are keys of report.json objects", () => {

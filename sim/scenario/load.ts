@@ -193,7 +193,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
   const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
   // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
-  const warnings = [...settingsWithoutEffect(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
+  const warnings = [...settingsWithoutEffect(spec), ...sizesNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), warnings: located(warnings) }
 }
 
@@ -276,6 +276,35 @@ export const loadScenario = (file: string): LoadedScenario => {
  * account sends every seed) summed per chain and asset. Beyond that the deposits would revert on the chains and
  * the run would go on without them. Reported at the entry that passes the funding.
  */
+/**
+ * A rebalancer's fixed size that no intent can be sent at, from some flow's origin chain: below half a unit of the
+ * token there (every intent 0 units, refused as zeroAmount), above the tokens each account is funded with, or above
+ * its own `balanceTokens` (every intent budgetExhausted). Not errors (the run counts each refusal), but a run that
+ * sends nothing of a population is worth a line before it starts.
+ */
+export const sizesNeverSent = (spec: ScenarioSpec): InputProblem[] => {
+  const warnings: InputProblem[] = []
+  spec.agents.rebalancers?.forEach((r, i) => {
+    if (r.size.kind !== "fixed") return
+    const tokens = r.size.tokens
+    const chains = [...new Set(r.flows.map((f) => f.from))]
+    for (const chain of chains) {
+      const decimals = assetOnChain(spec, r.asset, chain)?.decimals
+      if (decimals === undefined) continue // reported as a missing asset
+      const at = `of ${r.asset} on chain ${chain} (${decimals} decimals)`
+      // Units at one more decimal, truncated: under 5 is under half a unit, which the rebalancer rounds to 0.
+      if (tokensToUnits(tokens, decimals + 1) < 5n) {
+        warnings.push({ path: `agents.rebalancers[${i}].size.tokens`, message: `${tokens} is below half a unit ${at}: every intent from there would be 0 units, refused as zeroAmount` })
+      } else if (tokensToUnits(tokens, decimals) > ACCOUNT_FUNDING_TOKENS * 10n ** BigInt(decimals)) {
+        warnings.push({ path: `agents.rebalancers[${i}].size.tokens`, message: `${tokens} exceeds the ${ACCOUNT_FUNDING_TOKENS} whole tokens ${at} each account is funded with: no intent from there can be paid` })
+      } else if (r.balanceTokens !== undefined && tokensToUnits(tokens, decimals) > tokensToUnits(r.balanceTokens, decimals)) {
+        warnings.push({ path: `agents.rebalancers[${i}].balanceTokens`, message: `${r.balanceTokens} is less than one intent's size (${tokens}) ${at}: every intent from there would be refused as budgetExhausted` })
+      }
+    }
+  })
+  return warnings
+}
+
 /** The scenario's entry for `symbol` on `chain` (its decimals, strategy and limits), if the asset is there. */
 const assetOnChain = (spec: ScenarioSpec, symbol: string, chain: number) => spec.assets.find((a) => a.symbol === symbol)?.chains.find((c) => c.chain === chain)
 
