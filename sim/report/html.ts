@@ -130,13 +130,20 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
     .defined((p) => Number.isFinite(p[1]))
     .x((p) => x(p[0]))
     .y((p) => y(p[1]))
-  /** The points with a gap (an undefined point) wherever epochs are skipped. */
+  /**
+   * The points to draw: a gap (an undefined point) wherever epochs are skipped, and each run of consecutive epochs
+   * longer than the plot has room for thinned to its first, lowest, highest and last point per pixel column, which
+   * draws the same line (a run of 43,200 one-second epochs would otherwise make a path of 43,200 points per series).
+   */
   const withGaps = (points: readonly (readonly [number, number])[]): (readonly [number, number])[] => {
     const out: (readonly [number, number])[] = []
-    points.forEach((p, i) => {
-      if (i > 0 && p[0] > points[i - 1]![0] + 1) out.push([points[i - 1]![0] + 1, Number.NaN])
-      out.push(p)
-    })
+    let start = 0
+    for (let i = 1; i <= points.length; i++) {
+      if (i < points.length && points[i]![0] === points[i - 1]![0] + 1) continue
+      if (start > 0) out.push([points[start - 1]![0] + 1, Number.NaN])
+      thinned(points, start, i, (epoch) => x(epoch), out)
+      start = i
+    }
     return out
   }
   const parts: string[] = []
@@ -167,6 +174,40 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
   })
   parts.push("</svg>")
   return parts.join("")
+}
+
+/** Points per pixel column past which a run of a line's points is thinned (`thinned`). */
+const POINTS_PER_COLUMN = 4
+
+/**
+ * Appends `points[from, to)` (consecutive epochs) to `out`, thinned when they are more than the plot's columns can
+ * show (`POINTS_PER_COLUMN` per column of `WIDTH`): per pixel column (`px` of the epoch, floored), its first, lowest,
+ * highest and last point, in epoch order (M4 aggregation: the line drawn is the same to the pixel).
+ */
+const thinned = (points: readonly (readonly [number, number])[], from: number, to: number, px: (epoch: number) => number, out: (readonly [number, number])[]): void => {
+  if (to - from <= POINTS_PER_COLUMN * WIDTH) {
+    for (let i = from; i < to; i++) out.push(points[i]!)
+    return
+  }
+  let column = Math.floor(px(points[from]![0]))
+  let first = from
+  let low = from
+  let high = from
+  const flush = (last: number) => {
+    for (const i of [...new Set([first, low, high, last])].sort((a, b) => a - b)) out.push(points[i]!)
+  }
+  for (let i = from + 1; i < to; i++) {
+    const c = Math.floor(px(points[i]![0]))
+    if (c !== column) {
+      flush(i - 1)
+      column = c
+      first = low = high = i
+      continue
+    }
+    if (points[i]![1] < points[low]![1]) low = i
+    if (points[i]![1] > points[high]![1]) high = i
+  }
+  flush(to - 1)
 }
 
 /** Legend values as the axes write them: SI prefixes from ten thousand up (16.11k), else up to four significant digits. */

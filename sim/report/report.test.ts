@@ -257,6 +257,24 @@ describe("chart geometry", () => {
     expect(svg).toContain(`>40000</text>`)
   })
 
+  it("thins a line of more epochs than the plot has pixels to its first, lowest, highest and last per column: the same line, a path of a few thousand points", () => {
+    // 100,000 epochs of a sawtooth 0..999, with a gap at epochs 60,000-60,009, and one spike of 5,000 at epoch 77,777.
+    const points = Array.from({ length: 100_000 }, (_, e): [number, number] => [e, e === 77_777 ? 5_000 : e % 1000]).filter(([e]) => e < 60_000 || e >= 60_010)
+    const svg = lineChartSvg([{ name: "saw", points }], "tokens")
+    const d = /<path d="([^"]*)"/.exec(svg)![1]!
+    const drawn = d.match(/[ML][^MLZ]+/g)!.map((c) => Number(c.slice(1).split(",")[1]))
+    expect(drawn.length).toBeLessThanOrEqual(4 * 560 + 8)
+    // The gap still breaks the line (two sub-paths), and the extremes are drawn: 0 (y 186), the spike (y 12).
+    expect(d.match(/M/g)!.length).toBe(2)
+    expect(Math.max(...drawn)).toBe(186)
+    expect(Math.min(...drawn)).toBe(12)
+    expect(svg).toContain(`>5k</text>`)
+    // A line the plot has room for is drawn point by point, as before.
+    const short = Array.from({ length: 4 * 560 }, (_, e): [number, number] => [e, e % 3])
+    const shortPath = /<path d="([^"]*)"/.exec(lineChartSvg([{ name: "s", points: short }], "x"))![1]!
+    expect(shortPath.match(/[ML]/g)!.length).toBe(4 * 560)
+  })
+
   it("escapes names from scenario files", () => {
     const base = minimalReport()
     const report = { ...base, scenario: { ...base.scenario, name: `<b>"x"</b>` } } as unknown as Parameters<typeof renderHtml>[0]
