@@ -330,8 +330,9 @@ ${lines}`
     const unknown = (tag: string) => `YAML: unknown tag ${tag}; expected no tag, or one of YAML's own (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)`
     expect(problemsOf(`${valid}extra: !foo 5\n`)).toEqual([{ path: "extra", line: 24, column: 8, message: unknown("!foo") }])
     expect(problemsOf(valid.replace("agents:\n", "agents: !bar\n"))).toEqual([{ path: "agents", line: 13, column: 9, message: unknown("!bar") }])
-    // YAML's own tags are taken as before.
+    // YAML's own tags are taken as before, one whose value does not fit it too (the parser only warns: a string).
     expect(() => parseScenario(valid.replace(/^name: (.*)$/m, "name: !!str $1"), "s.yaml")).not.toThrow()
+    expect(parseScenario(valid.replace("medianTokens: 1000", "medianTokens: !!float 1000"), "s.yaml").spec.agents.rebalancers![0]!.size).toMatchObject({ medianTokens: "1000" })
   })
 
   it("places a problem under a key that is a number or a boolean at that key, not at the top of the file", () => {
@@ -586,10 +587,15 @@ describe("settings without effect", () => {
     ])
     expect(sized("{ kind: fixed, tokens: 1000000000000 }")).toEqual([])
     expect(sized("{ kind: fixed, tokens: 100 }", "\n      balanceTokens: 99.5")).toEqual([
-      ["agents.rebalancers[0].balanceTokens", "99.5 is less than one intent's size (100) of USDC on chain 31001 (6 decimals): every intent from there would be refused as budgetExhausted"],
-      ["agents.rebalancers[0].balanceTokens", "99.5 is less than one intent's size (100) of USDC on chain 31002 (18 decimals): every intent from there would be refused as budgetExhausted"],
+      ["agents.rebalancers[0].balanceTokens", "99.5 (99500000 units) is less than one intent's size, 100 (100000000 units) of USDC on chain 31001 (6 decimals): every intent from there would be refused as budgetExhausted"],
+      ["agents.rebalancers[0].balanceTokens", "99.5 (99500000000000000000 units) is less than one intent's size, 100 (100000000000000000000 units) of USDC on chain 31002 (18 decimals): every intent from there would be refused as budgetExhausted"],
     ])
     expect(sized("{ kind: fixed, tokens: 100 }", "\n      balanceTokens: 100")).toEqual([])
+    // As the rebalancer counts them: 100.0000005 rounded half up is 100,000,001 units of the 6-decimal USDC, over a
+    // budget of 100.0000009 truncated to 100,000,000 there; on the 18-decimal chain both are exact, within it.
+    expect(sized('{ kind: fixed, tokens: "100.0000005" }', '\n      balanceTokens: "100.0000009"')).toEqual([
+      ["agents.rebalancers[0].balanceTokens", "100.0000009 (100000000 units) is less than one intent's size, 100.0000005 (100000001 units) of USDC on chain 31001 (6 decimals): every intent from there would be refused as budgetExhausted"],
+    ])
   })
 })
 

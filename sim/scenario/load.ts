@@ -7,7 +7,7 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type YAMLError } from "yaml"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { FileTooLargeError, readFileBounded } from "../files.ts"
-import { MAX_XERC20_LIMIT, tokensToUnits } from "../../service/domain/protocol.ts"
+import { MAX_XERC20_LIMIT, tokensToUnits, tokensToUnitsRounded } from "../../service/domain/protocol.ts"
 import { decodeWithProblems, type InputProblem, pathKeys } from "../../service/domain/schemas.ts"
 import type { LatencySpec } from "../../service/transport/latency.ts"
 import { inOutageWindow, MIN_REFUSAL_RETRY_SECONDS, outageMs } from "../../service/transport/transport.ts"
@@ -158,18 +158,20 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   if (doc.errors.length > 0) throw new ScenarioError(file, doc.errors.map((e) => yamlProblem(doc, lineCounter, e)))
   // A tag the parser does not know (`seed: !foo 5`) is only a warning to it, and the value a string: refused here,
   // at the tag, rather than as a string where a number goes.
-  const unknownTags = doc.warnings.filter((w) => w.code === "TAG_RESOLVE_FAILED")
+  // The parser warns the same way of one of YAML's own tags whose value does not fit it (`!!float 5000`, read as the
+  // string "5000" as before, which the schema takes or refuses): only tags outside YAML's own are refused here.
+  const unknownTags = doc.warnings.filter((w) => w.code === "TAG_RESOLVE_FAILED" && !w.message.includes("tag:yaml.org,2002:"))
   if (unknownTags.length > 0) {
     throw new ScenarioError(
       file,
       unknownTags.map((w) => {
         const pos = lineCounter.linePos(w.pos[0])
         const tag = text.slice(w.pos[0], w.pos[1])
-        // The tagged node: the first after the tag that carries it.
+        // The tagged node: the first to start after the tag (its resolved name may differ from the text, via %TAG).
         let path = ""
         visit(doc, (_, node, ancestors) => {
           const range = (node as { range?: readonly number[] | null }).range
-          if ((node as { tag?: string }).tag !== tag || range === undefined || range === null || range[0]! < w.pos[0]) return
+          if (range === undefined || range === null || range[0]! < w.pos[1]) return
           path = nodePath(ancestors, node)
           return visit.BREAK
         })
@@ -271,12 +273,6 @@ export const loadScenario = (file: string): LoadedScenario => {
 }
 
 /**
- * Amounts one account puts in must fit what it is funded with (`ACCOUNT_FUNDING_TOKENS` of every asset on every
- * chain): a solver's inventory and an arbitrageur's capital per chain and asset, and the initial liquidity (one
- * account sends every seed) summed per chain and asset. Beyond that the deposits would revert on the chains and
- * the run would go on without them. Reported at the entry that passes the funding.
- */
-/**
  * A rebalancer's fixed size that no intent can be sent at, from some flow's origin chain: below half a unit of the
  * token there (every intent 0 units, refused as zeroAmount), above the tokens each account is funded with, or above
  * its own `balanceTokens` (every intent budgetExhausted). Not errors (the run counts each refusal), but a run that
@@ -292,13 +288,18 @@ export const sizesNeverSent = (spec: ScenarioSpec): InputProblem[] => {
       const decimals = assetOnChain(spec, r.asset, chain)?.decimals
       if (decimals === undefined) continue // reported as a missing asset
       const at = `of ${r.asset} on chain ${chain} (${decimals} decimals)`
-      // Units at one more decimal, truncated: under 5 is under half a unit, which the rebalancer rounds to 0.
-      if (tokensToUnits(tokens, decimals + 1) < 5n) {
+      // In units as the rebalancer sends it (rounded half up), its budget in units as it counts it (truncated).
+      const units = tokensToUnitsRounded(tokens, decimals)
+      if (units === 0n) {
         warnings.push({ path: `agents.rebalancers[${i}].size.tokens`, message: `${tokens} is below half a unit ${at}: every intent from there would be 0 units, refused as zeroAmount` })
-      } else if (tokensToUnits(tokens, decimals) > ACCOUNT_FUNDING_TOKENS * 10n ** BigInt(decimals)) {
+      } else if (units > ACCOUNT_FUNDING_TOKENS * 10n ** BigInt(decimals)) {
         warnings.push({ path: `agents.rebalancers[${i}].size.tokens`, message: `${tokens} exceeds the ${ACCOUNT_FUNDING_TOKENS} whole tokens ${at} each account is funded with: no intent from there can be paid` })
-      } else if (r.balanceTokens !== undefined && tokensToUnits(tokens, decimals) > tokensToUnits(r.balanceTokens, decimals)) {
-        warnings.push({ path: `agents.rebalancers[${i}].balanceTokens`, message: `${r.balanceTokens} is less than one intent's size (${tokens}) ${at}: every intent from there would be refused as budgetExhausted` })
+      } else if (r.balanceTokens !== undefined && units > tokensToUnits(r.balanceTokens, decimals)) {
+        const budget = tokensToUnits(r.balanceTokens, decimals)
+        warnings.push({
+          path: `agents.rebalancers[${i}].balanceTokens`,
+          message: `${r.balanceTokens} (${budget} units) is less than one intent's size, ${tokens} (${units} units) ${at}: every intent from there would be refused as budgetExhausted`,
+        })
       }
     }
   })
@@ -308,6 +309,12 @@ export const sizesNeverSent = (spec: ScenarioSpec): InputProblem[] => {
 /** The scenario's entry for `symbol` on `chain` (its decimals, strategy and limits), if the asset is there. */
 const assetOnChain = (spec: ScenarioSpec, symbol: string, chain: number) => spec.assets.find((a) => a.symbol === symbol)?.chains.find((c) => c.chain === chain)
 
+/**
+ * Amounts one account puts in must fit what it is funded with (`ACCOUNT_FUNDING_TOKENS` of every asset on every
+ * chain): a solver's inventory and an arbitrageur's capital per chain and asset, and the initial liquidity (one
+ * account sends every seed) summed per chain and asset. Beyond that the deposits would revert on the chains and
+ * the run would go on without them. Reported at the entry that passes the funding.
+ */
 const checkFunding = (spec: ScenarioSpec, problems: InputProblem[]): void => {
   const check = (what: string, entries: readonly { readonly asset: string; readonly chain: number; readonly tokens: string | number }[], path: (j: number) => string) => {
     const sums = new Map<string, { units: bigint; entries: number; reported: boolean }>()
