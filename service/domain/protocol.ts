@@ -126,6 +126,17 @@ export const tokensToUnits = (tokens: string | number, decimals: number): bigint
   return BigInt(whole!) * 10n ** BigInt(decimals) + (decimals > 0 ? BigInt(padded) : 0n)
 }
 
+/**
+ * Whole tokens as a scenario writes them (decimal string or number) to integer units of a token with `decimals`,
+ * rounded half up past its decimals (`tokensToUnits` truncates): 1.0000005 of a 6-decimal token is 1,000,001 units.
+ */
+export const tokensToUnitsRounded = (tokens: string | number, decimals: number): bigint => {
+  const text = typeof tokens === "number" ? numberToDecimal(tokens) : tokens
+  const fraction = text.split(".")[1] ?? ""
+  const units = tokensToUnits(text, decimals)
+  return fraction.length > decimals && fraction.charCodeAt(decimals) >= 53 /* "5" */ ? units + 1n : units
+}
+
 /** The shortest decimal form of a finite non-negative number (`String(0.1)` is "0.1"), exponents expanded. */
 export const numberToDecimal = (n: number): string => {
   const text = String(n)

@@ -26,6 +26,8 @@ const marginOf = (bps: number): bigint => tokensToUnits(bps, 18)
 
 export const startArbitrageurs = (world: World, service: ClearingService, spec: ArbitrageurSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("arbitrageur", spec.name, agents.length)
+  /** The margin asked for beyond the fees, as a fraction scaled by `MARGIN_SCALE` (the same for every invoice). */
+  const margin = marginOf(spec.minDiscountBps ?? 0)
   const tickerSymbol = new Map<string, string>()
   for (const t of world.hub.state.tickers.values()) tickerSymbol.set(t.config.tickerHash, t.config.symbol)
   const assetAt = assetsByAddress(world)
@@ -156,7 +158,7 @@ export const startArbitrageurs = (world: World, service: ClearingService, spec: 
         const gross18 = normalizeDecimals(gross, decimals, NORMALIZED_DECIMALS)
         const deposit18 = normalizeDecimals(grossed.deposit, decimals, NORMALIZED_DECIMALS)
         const reward18 = expectedReward18(BigInt(min.value.invoiceAmount), BigInt(min.value.amountAfterDiscounts[String(best.domain)] ?? min.value.invoiceAmount), BigInt(min.value.custodiedAmounts[String(best.domain)] ?? "0"), deposit18)
-        const cost18 = gross18 - deposit18 + (deposit18 * BigInt(protocolFeeDbps)) / DBPS_DENOMINATOR + (gross18 * marginOf(spec.minDiscountBps ?? 0)) / MARGIN_SCALE
+        const cost18 = gross18 - deposit18 + (deposit18 * BigInt(protocolFeeDbps)) / DBPS_DENOMINATOR + (gross18 * margin) / MARGIN_SCALE
         if (reward18 <= 0n || reward18 < cost18) {
           passOver(invoice.intent_id, "unprofitable")
           continue

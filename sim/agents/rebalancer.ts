@@ -7,7 +7,7 @@
  */
 import type { Address } from "../../service/domain/hex.ts"
 import type { Rng } from "../rng.ts"
-import { numberToDecimal, tokensToUnits } from "../../service/domain/protocol.ts"
+import { tokensToUnits, tokensToUnitsRounded } from "../../service/domain/protocol.ts"
 import type { RebalancerSpec, SizeSpec } from "../scenario/schema.ts"
 import type { AgentPlan } from "../world/plan.ts"
 import type { World } from "../world/world.ts"
@@ -20,26 +20,29 @@ type Path = "basic" | "fast" | "swap"
  * One intent's size in token units. A size the scenario writes (a fixed size, a lognormal's cap) is that amount in
  * the token's units, rounded to the nearest unit; a drawn one (a double) is rounded to at most 6 decimals (`unitsOf`).
  */
-const sampleUnits = (spec: SizeSpec, rng: Rng, decimals: number): bigint => {
+const sampleUnits = (spec: SizeSpec, rng: Rng, decimals: number, written: WrittenUnits): bigint => {
   switch (spec.kind) {
     case "fixed":
-      return writtenUnits(spec.tokens, decimals)
+      return written.fixed!
     case "uniform":
       return unitsOf(Number(spec.minTokens) + (Number(spec.maxTokens) - Number(spec.minTokens)) * rng.float(), decimals)
     case "lognormal": {
       const x = rng.lognormal(Number(spec.medianTokens), spec.sigma)
-      return spec.maxTokens !== undefined && x >= Number(spec.maxTokens) ? writtenUnits(spec.maxTokens, decimals) : unitsOf(x, decimals)
+      return spec.maxTokens !== undefined && x >= Number(spec.maxTokens) ? written.cap! : unitsOf(x, decimals)
     }
   }
 }
 
-/** A token amount as the scenario writes it (decimal string or number) in units, rounded half up to the token's decimals. */
-const writtenUnits = (tokens: string | number, decimals: number): bigint => {
-  const text = typeof tokens === "number" ? numberToDecimal(tokens) : tokens
-  const fraction = text.split(".")[1] ?? ""
-  const units = tokensToUnits(text, decimals)
-  return fraction.length > decimals && fraction.charCodeAt(decimals) >= 53 /* "5" */ ? units + 1n : units
+/** The sizes a scenario writes (a fixed size, a lognormal's cap) in one chain's token units, made once per flow. */
+interface WrittenUnits {
+  readonly fixed: bigint | undefined
+  readonly cap: bigint | undefined
 }
+
+const writtenUnitsOf = (spec: SizeSpec, decimals: number): WrittenUnits => ({
+  fixed: spec.kind === "fixed" ? tokensToUnitsRounded(spec.tokens, decimals) : undefined,
+  cap: spec.kind === "lognormal" && spec.maxTokens !== undefined ? tokensToUnitsRounded(spec.maxTokens, decimals) : undefined,
+})
 
 const POW10: bigint[] = []
 const pow10 = (e: number): bigint => (POW10[e] ??= 10n ** BigInt(e))
@@ -69,14 +72,15 @@ export const startRebalancers = (world: World, service: ClearingService, spec: R
     flow,
     input: world.plan.assets.get(`${spec.asset}:${flow.from}`)!,
     output: world.plan.assets.get(`${spec.asset}:${flow.to}`)!,
+    written: writtenUnitsOf(spec.size, world.plan.assets.get(`${spec.asset}:${flow.from}`)!.decimals),
     origin: String(flow.from),
     destinations: [String(flow.to)] as readonly string[],
   }))
 
   const act = (agent: AgentPlan, rng: Rng): void | Promise<void> => {
-    const { flow, input, origin, destinations } = flows[rng.weightedIndex(flowWeights)]!
+    const { flow, input, origin, destinations, written } = flows[rng.weightedIndex(flowWeights)]!
     let path: Path = input.strategy === "xerc20" ? "basic" : paths[rng.weightedIndex(anyPathWeight ? pathWeights : [1, 0, 0])]!
-    const amount = sampleUnits(spec.size, rng, input.decimals)
+    const amount = sampleUnits(spec.size, rng, input.decimals, written)
     if (amount === 0n) return stats.reject("zeroAmount")
     // The budget is per chain, in that chain's token units.
     const budgetKey = allowance === undefined ? "" : `${agent.id}:${flow.from}`

@@ -108,7 +108,8 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     /** Inventory on a chain already spoken for: fills sent and rebalance withdrawals not yet mined. */
     const committed = (key: string) => (promised.get(key) ?? 0n) + (withdrawing.get(key) ?? 0n)
     /** The inventory below which a chain is rebalanced (and which a rich chain keeps): the share of its start. */
-    const floorOf = (key: string, share: number) => (start.get(key)! * shareOf(share)) / SHARE_SCALE
+    const floorShare = spec.rebalanceBelowShare === undefined ? 0n : shareOf(spec.rebalanceBelowShare)
+    const floorOf = (key: string) => (start.get(key)! * floorShare) / SHARE_SCALE
     const meLower = me.toLowerCase()
     /**
      * Intents this solver could not fill when it looked (inventory short on the destination, capacity reached), by
@@ -247,7 +248,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
       world.scheduler.after(0, `solver/${agent.id}/rebalance`, async () => {
         let below: boolean
         try {
-          below = !onlyBelowShare || (await world.chain(poor.domain).virtualBalance(poor.address, me)) < floorOf(poorKey, share)
+          below = !onlyBelowShare || (await world.chain(poor.domain).virtualBalance(poor.address, me)) < floorOf(poorKey)
         } catch (error) {
           rebalancing.delete(poorKey) // a failed read must not block the chain's rebalancing for good
           throw error
@@ -264,7 +265,7 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
             const asset = world.plan.assets.get(`${poor.symbol}:${domain}`)
             if (asset === undefined || domain === poor.domain) continue
             const key = `${domain}:${asset.address}`
-            const surplus = (await world.chain(domain).virtualBalance(asset.address, me)) - committed(key) - (start.has(key) ? floorOf(key, share) : 0n)
+            const surplus = (await world.chain(domain).virtualBalance(asset.address, me)) - committed(key) - (start.has(key) ? floorOf(key) : 0n)
             const surplus18 = normalizeDecimals(surplus, asset.decimals, NORMALIZED_DECIMALS)
             if (rich === undefined || surplus18 > rich.surplus18) rich = { asset, surplus, surplus18 }
           }
