@@ -848,6 +848,8 @@ describe("system", () => {
     const doc = (await get("/openapi.json")).body as { openapi: string; info: { version: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
     expect(doc.openapi).toBe("3.1.0") // effect's generator; SPEC says 3.0.1: a known deviation (README)
     expect(doc.info.version).toBe("1.0.0")
+    // The hub JSON-RPC answers notifications alone with 204, documented beside its 200.
+    expect(Object.keys(doc.paths["/hub/rpc"]!.post!.responses)).toEqual(expect.arrayContaining(["200", "204"]))
     const spec = [
       "post /intents", "post /intents/", "get /batched-intents", "get /batched-intents/{batchId}", "post /altchain1/intents", "post /altchain1/create-lookup-table",
       "post /altchain2/intents", "get /intents/{intentId}", "post /intents/{intentId}/execute", "post /intents/{intentId}/return-unsupported", "get /invoices",

@@ -4,7 +4,7 @@
  * plus `GET /health` and the hub domain's JSON-RPC at `POST /hub/rpc`.
  */
 import * as Schema from "effect/Schema"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "effect/http-api"
 import { BadRequest, DEFAULT_MAX_BODY_BYTES, InternalError, NotFound, REFUSAL_CODES } from "./errors.ts"
 import {
   Altchain1IntentRequest,
@@ -179,7 +179,7 @@ export class RoutesGroup extends HttpApiGroup.make("routes").add(
 
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
   HttpApiEndpoint.get("health", "/health", { success: Health, error: InternalError }).annotateMerge(doc("Liveness and the hub's position")),
-  HttpApiEndpoint.post("hubRpc", "/hub/rpc", { payload: Schema.Unknown, success: Schema.Unknown, error: InternalError }).annotateMerge(
+  HttpApiEndpoint.post("hubRpc", "/hub/rpc", { payload: Schema.Unknown, success: [Schema.Unknown, HttpApiSchema.NoContent], error: InternalError }).annotateMerge(
     doc(
       "The hub domain's Ethereum JSON-RPC",
       "eth_chainId, eth_sendRawTransaction (signed calls of the hub ABI), eth_getTransactionReceipt, eth_getTransactionByHash, eth_getTransactionCount, " +
