@@ -65,6 +65,16 @@ describe("start", () => {
     await expect(ChainPool.start({ chainIds: [1], genesisTimestamp: -1n })).rejects.toThrow("genesisTimestamp")
   })
 
+  test("stopping leaves no timer behind: a command exits as soon as its chains are stopped", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length
+    const before = timers()
+    const pool = await ChainPool.start({ chainIds: [778, 779], genesisTimestamp: T0 })
+    expect(pool.chains).toHaveLength(2)
+    await pool.stop()
+    // prool's stop (execa's kill) armed a 5-second SIGKILL timer per process that outlived it.
+    expect(timers()).toBeLessThanOrEqual(before)
+  })
+
   test("a taken port is skipped (EADDRINUSE retry)", async () => {
     const blocker: Server = createServer()
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve))

@@ -350,15 +350,26 @@ const verifyChain = async (chain: Chain, accounts: readonly DevAccount[]): Promi
   }
 }
 
+/** How long a stopped anvil gets to exit before it is killed. */
+const STOP_GRACE_MS = 10_000
+
+/**
+ * Stops one anvil with SIGINT, its Ctrl-C, on which it exits at once (status 0), and waits for the exit. Not through
+ * prool's `stop()`: its SIGTERM goes through execa's `kill`, which arms a 5-second SIGKILL timer that outlives the
+ * process, so every command that ran chains stayed alive 5 s after its last line. A process still running after
+ * `STOP_GRACE_MS` is killed (the timer is unref'd: it never holds the command open itself).
+ */
 const stopInstance = async (running: RunningInstance, chain: Chain | undefined): Promise<void> => {
   chain?.markStopped()
-  const { instance, child } = running
-  try {
-    if (child.exitCode === null && child.signalCode === null) await instance.stop()
-  } catch {
-    // prool's stop timed out or failed: make sure the process is gone.
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  const { child } = running
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill("SIGINT")
+    const timer = setTimeout(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+    }, STOP_GRACE_MS)
+    timer.unref()
+    await waitForExit(child)
+    clearTimeout(timer)
   }
-  await waitForExit(child)
   untrackChild(child)
 }
