@@ -1,5 +1,5 @@
 /**
- * `clearsim run <scenario> [--seed N] [--runs N] [--chains memory|anvil] [--out DIR] [--check-determinism]`:
+ * `clearsim run <scenario.yaml> [--seed N] [--runs N] [--jobs N] [--chains memory|anvil] [--out DIR] [--check-determinism]`:
  * runs a scenario (each run with seed, seed+1, ...), writes report.json, report.md, report.html, timeseries.csv and
  * trace.jsonl per run (all at once when the run completes: `staging.ts`), prints a summary, and exits 1 with the
  * failing properties and the replay command (2 on a usage error: a bad flag, scenario file or output directory;
@@ -19,6 +19,7 @@ import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/r
 import { isSymbolicLink } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
+import { defaultJobs, JOBS_DESCRIPTION, runOfSetOutFlag, runSetInChildren, SetRunsStopped, tellParentRunCompleted } from "./parallelRuns.ts"
 import { pathWord } from "./shell.ts"
 import { missingDirectories, publish, removeEmptyDirectories, stagedPathOf, withStaging } from "./staging.ts"
 import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
@@ -128,18 +129,22 @@ export const runCommand = Command.make(
       Flag.withDescription("Number of the first run, a non-negative integer (default 0): report.json and timeseries.csv carry it as `run`, and with several runs their directories are run-<number>-seed-<seed>/; a failing Monte Carlo run's rerun command sets it"),
       Flag.optional,
     ),
+    jobs: Flag.String("jobs").pipe(Flag.withMetavar("integer"), Flag.withDescription(JOBS_DESCRIPTION), Flag.optional),
     chains: Flag.Literals("chains", ["memory", "anvil"]).pipe(Flag.withDescription("Chain backend (default: the scenario's backend, else memory)"), Flag.optional),
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/<scenario name>)"), Flag.optional),
     checkDeterminism: Flag.Boolean("check-determinism").pipe(Flag.withDescription("Run each seed twice and compare trace hashes, reports (but for wall time), time series and trace.jsonl files"), Flag.withDefault(false)),
   },
-  Effect.fn(function* ({ scenario, seed, runs, runIndex, chains, out, checkDeterminism }) {
+  Effect.fn(function* ({ scenario, seed, runs, runIndex, jobs, chains, out, checkDeterminism }) {
     const seedFlag = yield* Effect.try({ try: () => parseSeedFlag(Option.getOrUndefined(seed)), catch: (error) => error })
     const runsText = Option.getOrUndefined(runs)
     const runsFlag = runsText === undefined ? undefined : yield* Effect.try({ try: () => parseIntegerFlag("--runs", runsText, "a positive integer", 1, Number.MAX_SAFE_INTEGER), catch: (error) => error })
     const runIndexText = Option.getOrUndefined(runIndex)
     const firstRun = runIndexText === undefined ? 0 : yield* Effect.try({ try: () => parseIntegerFlag("--run-index", runIndexText, "a non-negative integer", 0, Number.MAX_SAFE_INTEGER), catch: (error) => error })
+    const jobsText = Option.getOrUndefined(jobs)
+    const jobsFlag = jobsText === undefined ? undefined : yield* Effect.try({ try: () => parseIntegerFlag("--jobs", jobsText, "a positive integer", 1, Number.MAX_SAFE_INTEGER), catch: (error) => error })
     const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
-    for (const line of scenarioWarningLines(loaded)) yield* Console.error(line)
+    // A run of a set in a child process (`--jobs`): its parent printed the warnings.
+    if (runOfSetOutFlag() === undefined) for (const line of scenarioWarningLines(loaded)) yield* Console.error(line)
     const spec = loaded.spec
     const backend: Backend = Option.getOrUndefined(chains) ?? spec.backend ?? "memory"
     const firstSeed = seedFlag ?? spec.seed ?? 1
@@ -150,7 +155,7 @@ export const runCommand = Command.make(
       const source = Option.isSome(runs) ? "--runs" : "the scenario's runs"
       return yield* Effect.fail(new UsageError(`${source}: ${count} runs from seed ${firstSeed} would go past the largest seed, ${Number.MAX_SAFE_INTEGER}`))
     }
-    const outFlag = Option.isSome(out) ? "--out" : "the output directory"
+    const outFlag = runOfSetOutFlag() ?? (Option.isSome(out) ? "--out" : "the output directory")
     if (count - 1 > Number.MAX_SAFE_INTEGER - firstRun) return yield* Effect.fail(new UsageError(`--run-index: ${count} runs from run ${firstRun} would go past the largest run number, ${Number.MAX_SAFE_INTEGER}`))
     const runDir = (i: number): string => (count === 1 ? baseDir : join(baseDir, `run-${firstRun + i}-seed-${firstSeed + i}`))
     // The directories this command creates (the output directory, its missing parents) go again at the end if
@@ -183,9 +188,12 @@ export const runCommand = Command.make(
           if (!isSymbolicLink(path)) yield* Effect.try({ try: () => rmSync(path, { force: true }), catch: (error) => outputFileError(outFlag, path, error) })
         }
       }
-      const reports: RunReport[] = []
-      let failed = false
-      for (let i = 0; i < count; i++) {
+      // With --jobs above 1, the runs go in child processes (`parallelRuns.ts`); then the loop below runs none.
+      const jobCount = Math.min(count, jobsFlag ?? defaultJobs(count))
+      const parallel = jobCount > 1 ? yield* runSetInChildren({ scenario, firstSeed, firstRun, count, jobs: jobCount, backend, checkDeterminism, outFlag, runDir }) : undefined
+      const reports: RunReport[] = parallel?.reports ?? []
+      let failed = parallel?.failed ?? false
+      for (let i = 0; parallel === undefined && i < count; i++) {
         const runSeed = firstSeed + i
         const dir = runDir(i)
         // The trace and the reports are written in a staging directory and moved into `dir` once all are written.
@@ -252,10 +260,13 @@ export const runCommand = Command.make(
         yield* Console.log(`${runs.summary.passed} of ${count} runs passed; over the ${count} seeds (${join(baseDir, "runs.md")}, runs.json):`)
         for (const line of runsSummaryLines(runs.summary)) yield* Console.log(line)
       }
+      yield* tellParentRunCompleted
       if (failed) process.exitCode = 1
     }).pipe(Effect.ensuring(Effect.sync(() => removeEmptyDirectories(created))))
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {
+      // A set's run stopped with an error: its output, error included, is printed already.
+      if (error instanceof SetRunsStopped) return void (process.exitCode = error.exitCode)
       const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError)
       yield* Console.error(`clearsim: ${message}`)
       if (error instanceof RunFailure) yield* Console.error(`  the hub inputs traced up to the failure: ${error.failedTrace} (replay the hub: npx clearsim hub replay ${pathWord(error.failedTrace)})`)

@@ -1,0 +1,249 @@
+/**
+ * `clearsim run --jobs N`: the runs of a Monte Carlo set in child processes. Through `bin/clearsim.js`, as a user
+ * runs it: the same run directories, runs.json, runs.md and output, in the same order, as the runs one after
+ * another (`--jobs 1`, in process); a run's error stops the set (exit 2, no runs.json); a Ctrl-C stops every child.
+ */
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { NodeServices } from "@effect/platform-node"
+import * as Effect from "effect/Effect"
+import { Command } from "effect/cli"
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
+import { childHeapMb, readRunReport, runHeapLimitMb } from "./parallelRuns.ts"
+import { runCommand } from "./run.ts"
+
+const root = join(import.meta.dirname, "..", "..")
+const bin = join(root, "bin", "clearsim.js")
+const dir = mkdtempSync(join(tmpdir(), "clearsim-parallel-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+// Twenty minutes of two chains and a few dozen intents; seed 4 creates 34 intents, seeds 3 and 5 create 42.
+const scenario = join(dir, "small-set.yaml")
+writeFileSync(
+  scenario,
+  `name: small-set
+seed: 3
+runs: 3
+horizon: { seconds: 1200 }
+chains: [{ id: 31001, blockTimeSeconds: 12 }, { id: 31002, blockTimeSeconds: 12 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+initialLiquidity:
+  - { chain: 31001, asset: USDC, tokens: 100000 }
+  - { chain: 31002, asset: USDC, tokens: 100000 }
+agents:
+  rebalancers:
+    - name: users
+      count: 2
+      asset: USDC
+      arrival: { kind: poisson, perHour: 120 }
+      flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]
+      size: { kind: fixed, tokens: 100 }
+properties:
+  - intentsCreated >= 40
+`,
+)
+const RUN_DIRS = ["run-0-seed-3", "run-1-seed-4", "run-2-seed-5"]
+
+/** `clearsim <args>` as a user runs it (`node` flags first: `--import` a module), with what it printed. */
+const clearsim = (args: readonly string[], nodeFlags: readonly string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [...nodeFlags, bin, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+/** The wall time a run reports (summary, report.md, report.html): the one figure two runs do not share. */
+const withoutWallTime = (text: string): string => text.replace(/\d+\.\d s wall/g, "– s wall").replace(/wall time \d+\.\d s/g, "wall time – s").replace(/in \d+\.\d s;/g, "in – s;")
+
+/** Standard error without the progress lines, which come as they come. */
+const withoutProgress = (text: string): string =>
+  text
+    .split("\n")
+    .filter((line) => !/% of virtual time$/.test(line))
+    .join("\n")
+
+/** A run directory's files as they are compared: report.json without its wall time, the others but for their wall-time figure. */
+const runFiles = (path: string): Record<string, unknown> =>
+  Object.fromEntries(
+    readdirSync(path)
+      .sort()
+      .map((name) => {
+        const text = readFileSync(join(path, name), "utf8")
+        if (name !== "report.json") return [name, withoutWallTime(text)]
+        const { wallSeconds, ...rest } = JSON.parse(text) as { wallSeconds: number }
+        expect(wallSeconds).toBeGreaterThanOrEqual(0)
+        return [name, rest]
+      }),
+  )
+
+describe("clearsim run --jobs", () => {
+  it("gives the same run directories, runs.json, runs.md and output, in run order, at --jobs 3 as at --jobs 1; a failing property exits 1 with its rerun line", async () => {
+    const one = join(dir, "jobs-1")
+    const three = join(dir, "jobs-3")
+    const sequential = await clearsim(["run", scenario, "--jobs", "1", "--check-determinism", "--out", one])
+    const parallel = await clearsim(["run", scenario, "--jobs", "3", "--check-determinism", "--out", three])
+    expect(sequential.code, sequential.stderr).toBe(1)
+    expect(parallel.code, parallel.stderr).toBe(1)
+    expect(readdirSync(three).sort()).toEqual([...RUN_DIRS, "runs.json", "runs.md"])
+    for (const run of RUN_DIRS) expect(runFiles(join(three, run)), run).toEqual(runFiles(join(one, run)))
+    for (const name of ["runs.json", "runs.md"]) expect(readFileSync(join(three, name), "utf8"), name).toBe(readFileSync(join(one, name), "utf8"))
+    expect(withoutWallTime(parallel.stdout).replaceAll(three, "OUT")).toBe(withoutWallTime(sequential.stdout).replaceAll(one, "OUT"))
+    expect(withoutProgress(parallel.stderr).replaceAll(three, "OUT")).toBe(withoutProgress(sequential.stderr).replaceAll(one, "OUT"))
+    // Each run's summary, then its determinism line, in run order; seed 4's property fails: its rerun command.
+    expect([...parallel.stdout.matchAll(/^small-set seed (\d+) on memory: (PASS|FAIL)/gm)].map((m) => `${m[1]} ${m[2]}`)).toEqual(["3 PASS", "4 FAIL", "5 PASS"])
+    expect(parallel.stdout.match(/determinism: second run gave the same/g)).toHaveLength(3)
+    expect(parallel.stdout).toContain("2 of 3 runs passed")
+    expect(withoutProgress(parallel.stderr)).toBe(
+      `  replay the hub: npx clearsim hub replay ${join(three, RUN_DIRS[1]!, "trace.jsonl")}\n  rerun: npx clearsim run ${scenario} --seed 4 --runs 1 --run-index 1 --chains memory --out ${join(three, RUN_DIRS[1]!)}\n`,
+    )
+    // Progress lines, not a live percentage: the children's standard error is a pipe.
+    for (const seed of [3, 4, 5]) expect(parallel.stderr).toContain(`small-set seed ${seed}: 100% of virtual time\n`)
+    expect(parallel.stderr).not.toContain("\r")
+
+    // The parent reads the reports back checked: another run's report, or one without its verdict, is refused.
+    const report = join(three, RUN_DIRS[1]!, "report.json")
+    expect(readRunReport(report, 1, 4).passed).toBe(false)
+    expect(() => readRunReport(report, 2, 4)).toThrow(`${report}: the report of run 1 (seed 4), expected run 2 (seed 4)`)
+    const { passed: _, ...withoutVerdict } = JSON.parse(readFileSync(report, "utf8")) as { passed: boolean }
+    const edited = join(dir, "edited.json")
+    writeFileSync(edited, JSON.stringify(withoutVerdict))
+    expect(() => readRunReport(edited, 1, 4)).toThrow(`${edited}: not a clearsim report.json: passed:`)
+  })
+
+  it("a run that stops with an error starts no further run, prints every started run's output in order, exits 2 and writes no runs.json", async () => {
+    // Run 1's staged trace cannot be written (a full disk), as a run's own file may not be.
+    const hook = join(dir, "run-1-disk-full.mjs")
+    writeFileSync(
+      hook,
+      [
+        'import fs from "node:fs"',
+        'import { syncBuiltinESMExports } from "node:module"',
+        "const full = new Set()",
+        "const { openSync, writeSync } = fs",
+        'fs.openSync = function (path, ...rest) { const fd = openSync.call(this, path, ...rest); if (typeof path === "string" && /run-1-seed-4\\/\\.clearsim-partial-[^/]+\\/trace\\.jsonl$/.test(path)) full.add(fd); return fd }',
+        'fs.writeSync = function (fd, ...rest) { if (full.has(fd)) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { errno: -28, code: "ENOSPC", syscall: "write" }); return writeSync.call(this, fd, ...rest) }',
+        "syncBuiltinESMExports()",
+      ].join("\n"),
+    )
+    const results = []
+    for (const jobs of ["1", "3"]) {
+      const out = join(dir, `error-${jobs}`)
+      const r = await clearsim(["run", scenario, "--jobs", jobs, "--out", out], ["--import", hook])
+      expect(r.code, r.stderr).toBe(2)
+      expect(withoutProgress(r.stderr)).toBe(`clearsim: --out ${join(out, RUN_DIRS[1]!, "trace.jsonl")}: expected a file to write, but no space left on device (ENOSPC)\n`)
+      expect(r.stdout).not.toContain("runs passed")
+      // The failed run left no directory (it made it, nothing is in it); no summary of the set.
+      expect(readdirSync(out).sort()).toEqual(jobs === "1" ? [RUN_DIRS[0]] : [RUN_DIRS[0], RUN_DIRS[2]])
+      results.push(r)
+    }
+    // One after another, run 2 never started; at --jobs 3 it ran beside run 1, and its summary comes after run 0's.
+    expect([...results[0]!.stdout.matchAll(/^small-set seed (\d+)/gm)].map((m) => m[1])).toEqual(["3"])
+    expect([...results[1]!.stdout.matchAll(/^small-set seed (\d+)/gm)].map((m) => m[1])).toEqual(["3", "5"])
+  })
+
+  it("a Ctrl-C (SIGINT to the process group) stops every child: exit 130, no process left, the run directories as they were", async () => {
+    // A run of a few hundred virtual hours: still going when the signal comes.
+    const long = join(dir, "long.yaml")
+    writeFileSync(long, readFileSync(scenario, "utf8").replace("horizon: { seconds: 1200 }", "horizon: { hours: 400 }").replace("perHour: 120", "perHour: 2000"))
+    const out = join(dir, "interrupted")
+    mkdirSync(join(out, RUN_DIRS[0]!), { recursive: true })
+    writeFileSync(join(out, RUN_DIRS[0]!, "report.md"), "an earlier run's\n")
+    const started = spawn(process.execPath, [bin, "run", long, "--jobs", "2", "--out", out], { cwd: root, detached: true, stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    started.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+    const exited = new Promise<number | null>((resolve) => started.on("close", (code) => resolve(code)))
+    try {
+      // Both children are in their runs once both staging directories are there.
+      const staging = (run: string) => existsSync(join(out, run)) && readdirSync(join(out, run)).some((name) => name.startsWith(".clearsim-partial-"))
+      const deadline = Date.now() + 45_000
+      while (!(staging(RUN_DIRS[0]!) && staging(RUN_DIRS[1]!)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      const below = descendants(started.pid!)
+      expect(below.length, stderr).toBeGreaterThanOrEqual(3) // the command, then its two runs
+      process.kill(-started.pid!, "SIGINT")
+      expect(await exited, stderr).toBe(130)
+      expect(below.filter(running)).toEqual([])
+      expect(readdirSync(out)).toEqual([RUN_DIRS[0]])
+      expect(readdirSync(join(out, RUN_DIRS[0]!))).toEqual(["report.md"])
+    } finally {
+      try {
+        process.kill(-started.pid!, "SIGKILL") // nothing left by a failing test
+      } catch {
+        // gone
+      }
+    }
+  }, 90_000)
+})
+
+/** The processes below `pid` (Linux /proc). */
+const descendants = (pid: number): number[] => {
+  const parents = new Map<number, number>()
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = new Set([pid])
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const [p, ppid] of parents) {
+      if (below.has(ppid) && !below.has(p)) {
+        below.add(p)
+        grew = true
+      }
+    }
+  }
+  below.delete(pid)
+  return [...below]
+}
+
+const running = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
+}
+
+describe("clearsim run --jobs: the flag", () => {
+  afterEach(() => {
+    process.exitCode = undefined
+  })
+
+  it("refuses a value that is not a positive integer in decimal digits: one line, exit 2, nothing created", async () => {
+    for (const jobs of ["0", "-1", "1.5", "2e0", "+2", "abc", ""]) {
+      const err: string[] = []
+      const error = vi.spyOn(console, "error").mockImplementation((...xs: unknown[]) => void err.push(xs.join(" ")))
+      try {
+        await Command.runWith(runCommand, { version: "test" })([scenario, "--jobs", jobs, "--out", join(dir, "refused")]).pipe(Effect.provide(NodeServices.layer), Effect.runPromise)
+      } finally {
+        error.mockRestore()
+      }
+      expect(err.join("\n"), jobs).toBe(`clearsim: --jobs: expected a positive integer in decimal digits, got ${JSON.stringify(jobs)}`)
+      expect(process.exitCode).toBe(2)
+      expect(existsSync(join(dir, "refused"))).toBe(false)
+    }
+  })
+
+  it("gives each child its share of the heap limit a run has alone", () => {
+    // bin/clearsim.js's limit (in this process's flags), the user's (NODE_OPTIONS, or the command line's, which wins), or 3/4 of the memory up to 16 GiB.
+    expect(runHeapLimitMb("", ["--max-old-space-size=16384", "--max-semi-space-size=128"])).toBe(16_384)
+    expect(runHeapLimitMb("--max-old-space-size=1000", [])).toBe(1000)
+    expect(runHeapLimitMb("--max-old-space-size=1000", ["--max_old_space_size=3000"])).toBe(3000)
+    expect(runHeapLimitMb("", [], 8192)).toBe(6144)
+    expect(runHeapLimitMb("", [], 64 * 1024)).toBe(16_384)
+    expect(childHeapMb(16_384, 3)).toBe(5461)
+    expect(childHeapMb(16_384, 3) * 3).toBeLessThanOrEqual(16_384)
+  })
+})
