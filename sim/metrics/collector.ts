@@ -16,6 +16,7 @@ import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
 import { type CustodySource, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
 import { SampleUnion, Samples, toMilliseconds } from "./percentiles.ts"
 import { shareOf } from "./properties.ts"
+import { type Valuation, valuationOf } from "./valuation.ts"
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
 export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
@@ -82,6 +83,16 @@ export interface TimeseriesRow {
 /** `part` in basis points of `whole` (> 0), to six decimals, rounded half up: the report's and every epoch's discount. */
 export const bpsOf = (part: bigint, whole: bigint): number => Number(((part * 100_000_000_000n) / whole + 5n) / 10n) / 1_000_000
 
+/** The overall discount figures, in the run's total unit (`MetricsCollector.valuation`: tokens or USD). */
+export interface DiscountTotals {
+  /** Discount paid on the invoices settled. */
+  readonly paid: bigint
+  /** Everything the hub settled (all owners, all strategies): what `discounts.paidBps` is in bps of. */
+  readonly settled: bigint
+  /** The amounts of the invoices settled, before their discount: what `discounts.paidBpsOfInvoices` is in bps of. */
+  readonly invoiced: bigint
+}
+
 /**
  * One spoke queue (intents or fills) as its events show it: the index of the last item added and the index of the
  * next item to dispatch (the spoke's `first`). Indexes rather than counts: the same on both backends (the events
@@ -125,7 +136,12 @@ const EPOCH_METRIC_ALIASES: ReadonlyMap<string, string> = new Map([
 const SOURCE_OF: Record<AgentKind, SourceKind> = { rebalancer: "user", solver: "solver", arbitrageur: "arbitrageur", liquidity: "initial" }
 
 export class MetricsCollector implements WorldObserver {
-  readonly netting = new NettingTracker()
+  /**
+   * How the overall figures add several assets: with the scenario's prices, each asset's tokens weighed by its
+   * price (USD); without, tokens added as they are.
+   */
+  readonly valuation: Valuation
+  readonly netting: NettingTracker
   private readonly intents = new Map<Bytes32, TrackedIntent>()
   /** Whether the hub returned an unsupported intent yet (until then no settlement can be such a refund). */
   private unsupportedReturned = false
@@ -152,8 +168,12 @@ export class MetricsCollector implements WorldObserver {
   /** Samples of the current epoch only (per-epoch snapshots). */
   private epochUserLatency = new Samples()
   private epochSettlementLatency = new Samples()
-  /** Everything the hub settled (all owners, all strategies): the volume discounts are measured against. */
+  /** Everything the hub settled (all owners, all strategies): the volume discounts are measured against (every asset's tokens added as they are). */
   settledVolume18 = 0n
+  /** With prices: the same, each settlement weighed by its asset's price (units of the valuation). */
+  private settledValue = 0n
+  /** With prices: each asset's weight by settlement domain, then asset word (`SettlementEnqueued` names no ticker). */
+  private readonly weightAt = new Map<number, Map<Bytes32, bigint>>()
   /** Discount per settled invoice, bps of the invoice. */
   readonly discountBps = new Samples()
   discountPaid18 = 0n
@@ -180,6 +200,9 @@ export class MetricsCollector implements WorldObserver {
   private readonly world: World
   constructor(world: World) {
     this.world = world
+    this.valuation = valuationOf(world.plan.scenario.assets)
+    const valuation = this.valuation
+    this.netting = new NettingTracker(valuation.priced ? (ticker) => valuation.weightOf(ticker) : undefined)
     // By the address as plans and receipts spell it (checksummed) and in lowercase: no case folding per intent.
     for (const agent of world.plan.agents) {
       this.agentsByAccount.set(agent.account.address, agent)
@@ -393,6 +416,7 @@ export class MetricsCollector implements WorldObserver {
         break
       case "SettlementEnqueued": {
         this.settledVolume18 += event.amount
+        if (this.valuation.priced) this.settledValue += event.amount * this.settlementWeight(event.domain, event.asset)
         const invoice = this.openInvoices.get(event.intentId)
         if (invoice === undefined) break
         this.openInvoices.delete(event.intentId)
@@ -432,6 +456,36 @@ export class MetricsCollector implements WorldObserver {
         this.coverage.add("unsupportedReturned")
         break
     }
+  }
+
+  /** With prices: the weight of the asset a settlement pays (`asset`, a word, on `domain`), memoized. */
+  private settlementWeight(domain: number, asset: Bytes32): bigint {
+    let byAsset = this.weightAt.get(domain)
+    if (byAsset === undefined) this.weightAt.set(domain, (byAsset = new Map()))
+    let weight = byAsset.get(asset)
+    if (weight === undefined) {
+      const symbol = this.assetAt.get(`${domain}:${bytes32ToAddress(asset)}`)?.symbol
+      if (symbol === undefined) throw new Error(`a settlement on ${domain} pays ${asset}, no asset of the scenario`)
+      byAsset.set(asset, (weight = this.valuation.weightOf(symbol)))
+    }
+    return weight
+  }
+
+  /**
+   * The overall discount figures in the valuation's unit: without prices, 18-decimal tokens of every asset added as
+   * they are (`discountPaid18`, `settledVolume18`, `settledInvoiceVolume18`); with prices, each asset's weighed by
+   * its price (from the per-asset sums, exact).
+   */
+  discountTotals(): DiscountTotals {
+    if (!this.valuation.priced) return { paid: this.discountPaid18, settled: this.settledVolume18, invoiced: this.settledInvoiceVolume18 }
+    let paid = 0n
+    let invoiced = 0n
+    for (const [symbol, d] of this.discountByTicker) {
+      const weight = this.valuation.weightOf(symbol)
+      paid += d.paid18 * weight
+      invoiced += d.invoiced18 * weight
+    }
+    return { paid, settled: this.settledValue, invoiced }
   }
 
   /** Custody sources by agent id or outside sender address (one object per owner, shared by its lots). */
@@ -505,10 +559,11 @@ export class MetricsCollector implements WorldObserver {
       const alias = EPOCH_METRIC_ALIASES.get(metric)
       if (alias !== undefined) values.set(alias, value)
     }
+    // Over assets, in the valuation's unit (USD with prices): the report's `netting.ratio` and its epochs'.
     const overall = this.netting.overall
-    if (overall.totalVolume18 > 0n) push("nettingRatio", ratioOf(overall))
+    if (overall.totalVolume > 0n) push("nettingRatio", ratioOf(overall.nettedVolume, overall.totalVolume))
     const perEpoch = this.netting.byEpoch.get(previous)
-    if (perEpoch !== undefined && perEpoch.totalVolume18 > 0n) push("nettingRatioEpoch", ratioOf(perEpoch))
+    if (perEpoch !== undefined && perEpoch.totalVolume > 0n) push("nettingRatioEpoch", ratioOf(perEpoch.nettedVolume, perEpoch.totalVolume))
     const created = PATHS.reduce((n, p) => n + this.created[p], 0)
     const settled = PATHS.reduce((n, p) => n + this.settled[p], 0)
     push("intentsCreated", created)
@@ -517,9 +572,12 @@ export class MetricsCollector implements WorldObserver {
     if (created > 0) push("settledShare", shareOf(settled, created))
     push("invoicesCreated", this.invoicesCreated)
     push("invoicesSettled", this.invoicesSettled)
-    push("discountPaidTokens", this.tokens18(this.discountPaid18))
-    if (this.settledVolume18 > 0n) push("discountPaidBps", bpsOf(this.discountPaid18, this.settledVolume18))
-    if (this.settledInvoiceVolume18 > 0n) push("discountPaidBpsOfInvoices", bpsOf(this.discountPaid18, this.settledInvoiceVolume18))
+    // The report's `discounts` figures: in USD with prices (`discountPaidUsd`), otherwise tokens added as they are.
+    const discount = this.discountTotals()
+    if (this.valuation.priced) push("discountPaidUsd", this.valuation.toNumber(discount.paid))
+    else push("discountPaidTokens", this.tokens18(discount.paid))
+    if (discount.settled > 0n) push("discountPaidBps", bpsOf(discount.paid, discount.settled))
+    if (discount.invoiced > 0n) push("discountPaidBpsOfInvoices", bpsOf(discount.paid, discount.invoiced))
     const user = this.epochUserLatency.percentiles()
     if (user !== undefined) {
       for (const [q, v] of [["p50", user.p50], ["p90", user.p90], ["p99", user.p99], ["max", user.max]] as const) {

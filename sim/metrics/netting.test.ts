@@ -16,23 +16,23 @@ describe("netting ratio by FIFO attribution", () => {
     t.custodyIn("USDC", 10, 30n, arb, "x1")
     // Alice's intent 1→10 settles 120 on 10: 50 from the initial lot, 70 from Bob's.
     t.custodyOut("USDC", 10, 120n, { owner: "user/a", lane: "1>10", epoch: 5 })
-    expect(t.overall.totalVolume18).toBe(120n)
-    expect(t.overall.nettedVolume18).toBe(70n)
-    expect(t.overall.bySource18.initial).toBe(50n)
-    expect(ratioOf(t.overall)).toBeCloseTo(70 / 120, 6)
+    expect(t.overall.totalVolume).toBe(120n)
+    expect(t.overall.nettedVolume).toBe(70n)
+    expect(t.overall.bySource.initial).toBe(50n)
+    expect(ratioOf(t.overall.nettedVolume, t.overall.totalVolume)).toBeCloseTo(70 / 120, 6)
     // Bob settles 40 on 10: 30 left of his own lot (self, not netting), then 10 of the arbitrageur's.
     t.custodyOut("USDC", 10, 40n, { owner: "user/b", lane: "1>10", epoch: 6 })
-    expect(t.overall.totalVolume18).toBe(160n)
-    expect(t.overall.nettedVolume18).toBe(70n)
-    expect(t.overall.bySource18.self).toBe(30n)
-    expect(t.overall.bySource18.arbitrageur).toBe(10n)
+    expect(t.overall.totalVolume).toBe(160n)
+    expect(t.overall.nettedVolume).toBe(70n)
+    expect(t.overall.bySource.self).toBe(30n)
+    expect(t.overall.bySource.arbitrageur).toBe(10n)
     // Each settlement's own parts only: the initial lot (Alice's settlement) is not counted again, and Bob's own
     // 30 is self, not a user's lot.
-    expect(t.overall.bySource18.initial).toBe(50n)
-    expect(t.overall.bySource18.user).toBe(70n)
-    expect(ratioOf(t.byEpoch.get(5)!)).toBeCloseTo(70 / 120, 6)
-    expect(ratioOf(t.byEpoch.get(6)!)).toBe(0)
-    expect(t.byLane.get("1>10")!.totalVolume18).toBe(160n)
+    expect(t.overall.bySource.initial).toBe(50n)
+    expect(t.overall.bySource.user).toBe(70n)
+    expect(ratioOf(t.byEpoch.get(5)!.nettedVolume, t.byEpoch.get(5)!.totalVolume)).toBeCloseTo(70 / 120, 6)
+    expect(ratioOf(t.byEpoch.get(6)!.nettedVolume, t.byEpoch.get(6)!.totalVolume)).toBe(0)
+    expect(t.byLane.get("1>10")!.totalVolume).toBe(160n)
   })
 
   it("keeps totals by ticker and lane: lanes listed in the order they first settled, tickers apart, the overall their sum", () => {
@@ -45,15 +45,15 @@ describe("netting ratio by FIFO attribution", () => {
     t.custodyOut("USDC", 1, 40n, { owner: "user/a", lane: "3>1", epoch: 2 })
     t.custodyOut("USDC", 2, 10n, { owner: "user/a", lane: "1>2", epoch: 2 })
     expect([...t.byLane.keys()]).toEqual(["1>2", "2>3", "3>1"])
-    expect(t.byLane.get("1>2")!.totalVolume18).toBe(70n)
+    expect(t.byLane.get("1>2")!.totalVolume).toBe(70n)
     expect([...t.byTicker.keys()]).toEqual(["USDC", "WETH"])
     expect(t.byTicker.get("USDC")).toMatchObject({ totalVolume18: 110n, nettedVolume18: 110n })
     expect(t.byTicker.get("WETH")).toMatchObject({ totalVolume18: 5n, nettedVolume18: 5n })
-    expect(t.overall).toMatchObject({ totalVolume18: 115n, nettedVolume18: 115n })
+    expect(t.overall).toMatchObject({ totalVolume: 115n, nettedVolume: 115n })
     // One asset's lanes, in the same order: a lane both assets use adds their tokens in byLane, not in lanesOf.
     t.custodyIn("WETH", 2, 3n, bob, "b4")
     t.custodyOut("WETH", 2, 2n, { owner: "user/a", lane: "1>2", epoch: 3 })
-    expect(t.byLane.get("1>2")!.totalVolume18).toBe(72n)
+    expect(t.byLane.get("1>2")!.totalVolume).toBe(72n)
     expect([...t.lanesOf("USDC")].map(([lane, v]) => [lane, v.totalVolume18])).toEqual([["1>2", 70n], ["3>1", 40n]])
     expect([...t.lanesOf("WETH")].map(([lane, v]) => [lane, v.totalVolume18])).toEqual([["1>2", 2n], ["2>3", 5n]])
     expect(t.lanesOf("DAI").size).toBe(0)
@@ -66,14 +66,14 @@ describe("netting ratio by FIFO attribution", () => {
     t.custodyIn("USDC", 1, 100n, bob, "b1")
     t.custodyIn("USDC", 1, 80n, alice, "a1")
     t.custodyOut("USDC", 1, 80n, { owner: "user/a", lane: "1>10", epoch: 1 }, "a1")
-    expect([t.overall.nettedVolume18, t.overall.bySource18.self]).toEqual([0n, 80n])
+    expect([t.overall.nettedVolume, t.overall.bySource.self]).toEqual([0n, 80n])
     // Bob's lot is whole: a settlement of 120 on domain 1 for Carol takes it, then finds nothing more.
     t.custodyOut("USDC", 1, 120n, { owner: "user/c", lane: "10>1", epoch: 1 }, "c1")
-    expect([t.overall.nettedVolume18, t.overall.bySource18.unattributed]).toEqual([100n, 20n])
+    expect([t.overall.nettedVolume, t.overall.bySource.unattributed]).toEqual([100n, 20n])
     // An own lot already spent (or never there) changes nothing: plain FIFO.
     t.custodyIn("USDC", 1, 50n, bob, "b2")
     t.custodyOut("USDC", 1, 30n, { owner: "user/a", lane: "1>10", epoch: 2 }, "a1")
-    expect(t.overall.nettedVolume18).toBe(130n)
+    expect(t.overall.nettedVolume).toBe(130n)
   })
 
   it("consumes lots without counting for non-user settlements, and reports uncovered amounts", () => {
@@ -81,11 +81,11 @@ describe("netting ratio by FIFO attribution", () => {
     t.custodyIn("USDC", 1, 100n, alice, "a1")
     t.custodyOut("USDC", 1, 60n, undefined) // e.g. a solver repayment of an arbitrageur's intent
     t.custodyOut("USDC", 1, 60n, { owner: "user/b", lane: "10>1", epoch: 1 })
-    expect(t.overall.nettedVolume18).toBe(40n)
-    expect(t.overall.bySource18.unattributed).toBe(20n)
+    expect(t.overall.nettedVolume).toBe(40n)
+    expect(t.overall.bySource.unattributed).toBe(20n)
     // What no lot covered is still user volume settled: 40 of 60.
-    expect(t.overall.totalVolume18).toBe(60n)
-    expect(ratioOf(t.overall)).toBe(0.666666) // six decimals, rounded down
+    expect(t.overall.totalVolume).toBe(60n)
+    expect(ratioOf(t.overall.nettedVolume, t.overall.totalVolume)).toBe(0.666666) // six decimals, rounded down
     expect(t.custodyBySource().user).toBe(0n)
   })
 })
@@ -93,10 +93,10 @@ describe("netting ratio by FIFO attribution", () => {
 describe("netting edge cases", () => {
   it("gives no volume a ratio of 0, not 1", () => {
     const t = new NettingTracker()
-    expect(ratioOf(t.overall)).toBe(0)
+    expect(ratioOf(t.overall.nettedVolume, t.overall.totalVolume)).toBe(0)
     t.custodyIn("USDC", 1, 10n, bob, "b1")
     t.custodyOut("USDC", 1, 10n, undefined)
-    expect(ratioOf(t.overall)).toBe(0)
+    expect(ratioOf(t.overall.nettedVolume, t.overall.totalVolume)).toBe(0)
   })
 
   it("takes only the settled amount from a larger own deposit, and leaves the rest to later settlements", () => {
@@ -104,11 +104,11 @@ describe("netting edge cases", () => {
     // Alice's 100 arrives on her origin; the solver is repaid 90 there (her deposit less fees): self 90.
     t.custodyIn("USDC", 1, 100n, alice, "a1")
     t.custodyOut("USDC", 1, 90n, { owner: "user/a", lane: "1>10", epoch: 1 }, "a1")
-    expect([t.overall.totalVolume18, t.overall.nettedVolume18, t.overall.bySource18.self]).toEqual([90n, 0n, 90n])
+    expect([t.overall.totalVolume, t.overall.nettedVolume, t.overall.bySource.self]).toEqual([90n, 0n, 90n])
     expect(t.custodyBySource().user).toBe(10n)
     // The 10 left pays 10 of Bob's settlement there (netted), the other 5 uncovered.
     t.custodyOut("USDC", 1, 15n, { owner: "user/b", lane: "10>1", epoch: 1 })
-    expect([t.overall.nettedVolume18, t.overall.bySource18.unattributed]).toEqual([10n, 5n])
+    expect([t.overall.nettedVolume, t.overall.bySource.unattributed]).toEqual([10n, 5n])
   })
 
   it("splits one settlement into its own deposit (self) and other users' lots (user)", () => {
@@ -117,7 +117,7 @@ describe("netting edge cases", () => {
     t.custodyIn("USDC", 1, 50n, alice, "a1")
     // Alice's 60 on her origin: her own 50 first, then 10 of Bob's older lot.
     t.custodyOut("USDC", 1, 60n, { owner: "user/a", lane: "1>10", epoch: 1 }, "a1")
-    expect(t.overall).toMatchObject({ totalVolume18: 60n, nettedVolume18: 10n, bySource18: { user: 10n, self: 50n, unattributed: 0n } })
+    expect(t.overall).toMatchObject({ totalVolume: 60n, nettedVolume: 10n, bySource: { user: 10n, self: 50n, unattributed: 0n } })
   })
 
   it("still finds an intent's own deposit after the consumed lots are compacted away", () => {
@@ -128,7 +128,7 @@ describe("netting edge cases", () => {
     // Alice's deposit arrives behind Bob's 3 and pays her own settlement on its origin: self, not netted.
     t.custodyIn("USDC", 1, 10n, alice, "a1")
     t.custodyOut("USDC", 1, 10n, { owner: "user/a", lane: "1>10", epoch: 1 }, "a1")
-    expect([t.overall.nettedVolume18, t.overall.bySource18.self]).toEqual([0n, 10n])
+    expect([t.overall.nettedVolume, t.overall.bySource.self]).toEqual([0n, 10n])
     expect(t.custodyBySource().user).toBe(3n)
   })
 })

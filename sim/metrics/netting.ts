@@ -4,6 +4,8 @@
  * rebalancing, the initial liquidity). A settlement paid out of custody consumes the oldest lots first. The
  * part of a user intent's settlement covered by OTHER users' lots is netted volume; the netting ratio is
  * netted volume / user volume settled out of custody, overall, per lane (origin→destination) and per epoch.
+ * Each ticker's figures are in its own tokens; the figures over tickers (overall, per lane, per epoch) weigh each
+ * ticker's tokens by its weight (its price, `valuation.ts`), or add them as they are when the tracker has none.
  */
 
 export type SourceKind = "user" | "arbitrageur" | "solver" | "initial" | "protocol"
@@ -49,56 +51,104 @@ class LotQueue {
   }
 }
 
+export type NettingSource = SourceKind | "self" | "unattributed"
+
+/** One ticker's totals, in its own tokens. */
 export interface NettingTotals {
   /** User volume settled out of custody (18-dec). */
   totalVolume18: bigint
   /** The part of it covered by other users' intents. */
   nettedVolume18: bigint
   /** By source kind of the covering lots. */
-  bySource18: Record<SourceKind | "self" | "unattributed", bigint>
+  bySource18: Record<NettingSource, bigint>
 }
 
-const emptyTotals = (): NettingTotals => ({
-  totalVolume18: 0n,
-  nettedVolume18: 0n,
-  bySource18: { user: 0n, arbitrageur: 0n, solver: 0n, initial: 0n, protocol: 0n, self: 0n, unattributed: 0n },
-})
+/**
+ * Totals over tickers (`overall`, `byLane`, `byEpoch`): each ticker's 18-decimal amounts times its weight. Without
+ * weights, 18-decimal tokens of every ticker added as they are; with prices (`Valuation`), integer units of
+ * 10^-(18 + priceDecimals) USD.
+ */
+export interface WeightedTotals {
+  /** User volume settled out of custody. */
+  totalVolume: bigint
+  /** The part of it covered by other users' intents. */
+  nettedVolume: bigint
+  /** By source kind of the covering lots. */
+  bySource: Record<NettingSource, bigint>
+}
 
-/** Totals as read (`NettingTracker.overall` is made on each read: writing to it would change nothing). */
+const noSources = (): Record<NettingSource, bigint> => ({ user: 0n, arbitrageur: 0n, solver: 0n, initial: 0n, protocol: 0n, self: 0n, unattributed: 0n })
+
+const emptyTotals = (): NettingTotals => ({ totalVolume18: 0n, nettedVolume18: 0n, bySource18: noSources() })
+
+const emptyWeighted = (): WeightedTotals => ({ totalVolume: 0n, nettedVolume: 0n, bySource: noSources() })
+
+/** Totals as read (`NettingTracker.byTicker` is made on each read: writing to it would change nothing). */
 export type NettingTotalsView = { readonly [K in keyof NettingTotals]: K extends "bySource18" ? Readonly<NettingTotals[K]> : NettingTotals[K] }
 
-export const ratioOf = (t: NettingTotalsView): number => (t.totalVolume18 === 0n ? 0 : Number((t.nettedVolume18 * 1_000_000n) / t.totalVolume18) / 1_000_000)
+/** Totals over tickers as read (`overall` and `byLane` are made on each read). */
+export type WeightedTotalsView = { readonly [K in keyof WeightedTotals]: K extends "bySource" ? Readonly<WeightedTotals[K]> : WeightedTotals[K] }
+
+/**
+ * `netted / total` to 6 decimals, truncated (`(netted × 10^6) div total`, in integers: no floating-point product to
+ * lose or gain a last digit); 0 when `total` is 0. The rule of every ratio and bps figure a report gives.
+ */
+export const ratioOf = (netted: bigint, total: bigint): number => (total === 0n ? 0 : Number((netted * 1_000_000n) / total) / 1_000_000)
+
+/** Adds one ticker's totals times `weight` (1: no multiplication) to totals over tickers. */
+const addWeighted = (into: WeightedTotals, t: NettingTotalsView, weight: bigint): void => {
+  into.totalVolume += t.totalVolume18 * weight
+  into.nettedVolume += t.nettedVolume18 * weight
+  for (const kind of Object.keys(into.bySource) as NettingSource[]) into.bySource[kind] += t.bySource18[kind] * weight
+}
 
 const addTotals = (into: NettingTotals, t: NettingTotals): void => {
   into.totalVolume18 += t.totalVolume18
   into.nettedVolume18 += t.nettedVolume18
-  for (const kind of Object.keys(into.bySource18) as (keyof NettingTotals["bySource18"])[]) into.bySource18[kind] += t.bySource18[kind]
+  for (const kind of Object.keys(into.bySource18) as NettingSource[]) into.bySource18[kind] += t.bySource18[kind]
 }
 
 export class NettingTracker {
   private readonly queues = new Map<string, LotQueue>()
   /** Totals by ticker, then lane: each user settlement counts in exactly one. */
   private readonly byTickerLane = new Map<string, Map<string, NettingTotals>>()
-  readonly byEpoch = new Map<number, NettingTotals>()
+  /** Each epoch's user settlements, over tickers (weighed). */
+  readonly byEpoch = new Map<number, WeightedTotals>()
+  /** A ticker's weight in the totals over tickers (its price); undefined: every ticker's tokens count as they are. */
+  private readonly weightOf: ((ticker: string) => bigint) | undefined
+
+  constructor(weightOf?: (ticker: string) => bigint) {
+    this.weightOf = weightOf
+  }
+
+  private weight(ticker: string): bigint {
+    return this.weightOf === undefined ? 1n : this.weightOf(ticker)
+  }
 
   /**
-   * Every user settlement's totals: the sum of the (ticker, lane) totals, made when read (once per epoch and in the
-   * report) instead of added to on every settlement.
+   * Every user settlement's totals, over tickers (weighed): the sum of the (ticker, lane) totals, made when read
+   * (once per epoch and in the report) instead of added to on every settlement.
    */
-  get overall(): NettingTotalsView {
-    const out = emptyTotals()
-    for (const lanes of this.byTickerLane.values()) for (const t of lanes.values()) addTotals(out, t)
+  get overall(): WeightedTotalsView {
+    const out = emptyWeighted()
+    for (const [ticker, lanes] of this.byTickerLane) {
+      const weight = this.weight(ticker)
+      for (const t of lanes.values()) addWeighted(out, t, weight)
+    }
     return out
   }
 
   /** Lanes in the order of their first user settlement, whichever ticker (the order `byLane` lists them in). */
   private readonly laneOrder = new Set<string>()
 
-  /** By lane (`origin>destination`), the tickers' totals added (made when read), in the order lanes first settled. */
-  get byLane(): ReadonlyMap<string, NettingTotalsView> {
-    const out = new Map<string, NettingTotals>()
-    for (const lane of this.laneOrder) out.set(lane, emptyTotals())
-    for (const lanes of this.byTickerLane.values()) for (const [lane, t] of lanes) addTotals(out.get(lane)!, t)
+  /** By lane (`origin>destination`), the tickers' totals weighed and added (made when read), in the order lanes first settled. */
+  get byLane(): ReadonlyMap<string, WeightedTotalsView> {
+    const out = new Map<string, WeightedTotals>()
+    for (const lane of this.laneOrder) out.set(lane, emptyWeighted())
+    for (const [ticker, lanes] of this.byTickerLane) {
+      const weight = this.weight(ticker)
+      for (const [lane, t] of lanes) addWeighted(out.get(lane)!, t, weight)
+    }
     return out
   }
 
@@ -208,7 +258,7 @@ export class NettingTracker {
       this.laneOrder.add(user.lane)
     }
     this.add(t, amount18, remaining, netted, self)
-    this.add(this.totals(this.byEpoch, user.epoch), amount18, remaining, netted, self)
+    this.addToEpoch(user.epoch, this.weight(ticker), amount18, remaining, netted, self)
     parts.length = 0
   }
 
@@ -227,6 +277,27 @@ export class NettingTracker {
     if (self !== 0n) bySource.self += self
     const parts = this.parts
     for (let i = 0; i < parts.length; i += 2) bySource[(parts[i] as CustodySource).kind] += parts[i + 1] as bigint
+  }
+
+  /** Adds one settlement, its amounts times `weight` (its ticker's; 1 multiplies nothing), to `epoch`'s totals over tickers. */
+  private addToEpoch(epoch: number, weight: bigint, amount18: bigint, uncovered: bigint, netted: bigint, self: bigint): void {
+    let t = this.byEpoch.get(epoch)
+    if (t === undefined) this.byEpoch.set(epoch, (t = emptyWeighted()))
+    const weighed = weight !== 1n
+    t.totalVolume += weighed ? amount18 * weight : amount18
+    const bySource = t.bySource
+    if (uncovered !== 0n) bySource.unattributed += weighed ? uncovered * weight : uncovered
+    if (netted !== 0n) {
+      const value = weighed ? netted * weight : netted
+      t.nettedVolume += value
+      bySource.user += value
+    }
+    if (self !== 0n) bySource.self += weighed ? self * weight : self
+    const parts = this.parts
+    for (let i = 0; i < parts.length; i += 2) {
+      const part = parts[i + 1] as bigint
+      bySource[(parts[i] as CustodySource).kind] += weighed ? part * weight : part
+    }
   }
 
   /** Custody currently attributed to each source kind (reports). */

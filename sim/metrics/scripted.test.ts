@@ -136,6 +136,8 @@ describe("discount on a hand-computed scenario", () => {
       paidBps: 18.367006,
       // What paidBps is of: 2.749945 / 1,497.220055 = 18.36700618 bps, to six decimals.
       settledVolume: "1497.220055",
+      // One asset, no price: tokens.
+      unit: "tokens",
       invoicesCreated: 3,
       invoicesSettled: 2,
       // Of the invoices it was taken from: 2.749945 / (999.98 + 499.99) = 18.3333… bps.
@@ -174,6 +176,82 @@ describe("discount on a hand-computed scenario", () => {
       expect(since.get(name), name).toEqual([false, 500_003])
       expect(since.get(alias), alias).toEqual([false, 500_003])
     }
+  })
+})
+
+/**
+ * Two assets weighed by their prices, by hand: the discount scenario above (USDC at 1 USD) and one WETH intent (at
+ * 2,000 USD) settled out of initial liquidity. WETH: 18 decimals on both chains, no quote fees, protocol fee 2 dbps.
+ *
+ *  t=1    the liquidity provider seeds 10 WETH on 31002 (a fast intent to itself, at the hub at 90: custody, "initial").
+ *  t=100  dave sends 1 WETH 31001→31002 (dispatched at 120, at the hub at 150, epoch E): 0.99998 WETH after the
+ *         fee, settled out of 31002's custody at once, all of it from the initial lot: netted 0.
+ *  USDC as above: 997.48005 + 499.740005 = 1,497.220055 netted (bob's lots) of as much settled from custody in
+ *  E+3; discount 2.749945 on invoices of 999.98 + 499.99 = 1,499.97.
+ *
+ *  In USD: user volume settled from custody 1,497.220055 + 0.99998 × 2,000 = 3,497.180055, of which 1,497.220055
+ *  netted: ratio 5,989 / 13,989 = 0.428122095… → 0.428122. The hub settled the same 3,497.180055 USD: discount
+ *  2.749945 USD = 110,000 / 13,989 = 7.863321… bps of it; of the invoices (all USDC) 18.333333 bps as before.
+ *  Tokens as they are (no prices): 1,497.220055 of 1,498.220035 = 0.999332 (truncated), 18.354747 bps.
+ */
+const pricedScenario = discountScenario
+  .replace(
+    `  - symbol: USDC
+    discountPerEpochDbps: 100`,
+    `  - symbol: USDC
+    priceUsd: 1
+    discountPerEpochDbps: 100`,
+  )
+  .replace(
+    "transport:",
+    `  - symbol: WETH
+    priceUsd: "2000"
+    fixedFeeTokens: "0"
+    maxVariableFeeBps: 0
+    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]
+initialLiquidity: [{ chain: 31002, asset: WETH, tokens: 10 }]
+transport:`,
+  )
+  .replace(/^agents:\n  rebalancers:\n/m, "agents:\n  rebalancers:\n    - { name: dave, count: 1, asset: WETH, arrival: { kind: scripted, atSeconds: [100] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 1 } }\n")
+
+describe("two assets weighed by their prices, by hand", () => {
+  it("gives the netting ratio and the discount over assets in USD, each asset's own figures in its tokens", async () => {
+    const loaded = parseScenario(pricedScenario, "hand-computed-priced.yaml")
+    expect(loaded.warnings).toEqual([])
+    const { report, timeseries } = await runScenario(loaded, { seed: 1, backend: "memory" })
+    expect(report.netting).toMatchObject({ unit: "USD", ratio: 0.428122, nettedVolume: "1497.220055", totalVolume: "3497.180055" })
+    expect(report.netting.bySource).toMatchObject({ user: "1497.220055", initial: "1999.96", self: "0" })
+    expect(report.netting.byLane).toEqual({ "31001>31002": { ratio: 0.428122, totalVolume: "3497.180055" } })
+    expect(report.netting.byTicker).toEqual({
+      USDC: { ratio: 1, nettedVolume: "1497.220055", totalVolume: "1497.220055", byLane: { "31001>31002": { ratio: 1, totalVolume: "1497.220055" } } },
+      WETH: { ratio: 0, nettedVolume: "0", totalVolume: "0.99998", byLane: { "31001>31002": { ratio: 0, totalVolume: "0.99998" } } },
+    })
+    expect(report.discounts).toMatchObject({
+      unit: "USD",
+      paid: "2.749945",
+      settledVolume: "3497.180055",
+      paidBps: 7.863321,
+      invoicedVolume: "1499.97",
+      paidBpsOfInvoices: 18.333333,
+      byTicker: { USDC: { paid: "2.749945", invoicedVolume: "1499.97", paidBpsOfInvoices: 18.333333, invoicesSettled: 2 } },
+    })
+    // Per epoch, weighed the same way: dave's WETH (netted 0) in E, the USDC invoices (netted 1) in E+3.
+    expect(seriesOf(timeseries, "nettingRatioEpoch")).toEqual([[500_000, 0], [500_003, 1]])
+    expect(seriesOf(timeseries, "nettingRatio")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 0.428122], [500_004, 0.428122]])
+    expect(seriesOf(timeseries, "discountPaidBps")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 7.863321], [500_004, 7.863321]])
+    expect(seriesOf(timeseries, "discountPaidUsd")).toEqual([[500_000, 0], [500_001, 0], [500_002, 0], [500_003, 2.749945], [500_004, 2.749945]])
+    expect(seriesOf(timeseries, "discountPaidTokens")).toEqual([])
+  })
+
+  it("adds the assets' tokens as they are without prices, as before prices existed, and the loader says so", async () => {
+    const unpriced = pricedScenario.replace("    priceUsd: 1\n", "").replace('    priceUsd: "2000"\n', "")
+    const loaded = parseScenario(unpriced, "hand-computed-unpriced.yaml")
+    expect(loaded.warnings.map((w) => w.path)).toEqual(["assets"])
+    const { report, timeseries } = await runScenario(loaded, { seed: 1, backend: "memory" })
+    expect(report.netting).toMatchObject({ unit: "tokens", ratio: 0.999332, nettedVolume: "1497.220055", totalVolume: "1498.220035" })
+    expect(report.discounts).toMatchObject({ unit: "tokens", paid: "2.749945", settledVolume: "1498.220035", paidBps: 18.354747, paidBpsOfInvoices: 18.333333 })
+    expect(seriesOf(timeseries, "discountPaidTokens").at(-1)).toEqual([500_004, 2.749945])
+    expect(seriesOf(timeseries, "discountPaidUsd")).toEqual([])
   })
 })
 

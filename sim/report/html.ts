@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import { agentIntentCounts, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, tokensText, verdictText } from "./report.ts"
+import { agentIntentCounts, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, totalText, verdictText } from "./report.ts"
 
 export interface SeriesRow {
   readonly run: number
@@ -270,9 +270,10 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   const sendingAssets = Object.entries(r.intents.byTicker ?? {}).filter(([, c]) => c.created > 0)
   const agentIntents = agentIntentCounts(r)
   const kpis: [string, string][] = [
-    ["netting ratio", nettingRatioText(r)],
-    // Four decimals, or six significant digits below one token (a tiny discount is not "0 tokens").
-    ["discount paid", `${tokensText(r.discounts.paid)} tokens`],
+    // Over the assets by value when the scenario prices them (each asset's tokens at its priceUsd).
+    [r.netting.unit === "USD" ? "netting ratio (by USD value)" : "netting ratio", nettingRatioText(r)],
+    // Four decimals, or six significant digits below one token (a tiny discount is not "0 tokens"); USD with prices.
+    ["discount paid", totalText(r.discounts.paid, r.discounts.unit)],
     ["discount, bps of settled volume", String(r.discounts.paidBps)],
     ...(r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? [] : [["discount, bps of invoices", String(r.discounts.paidBpsOfInvoices)] as [string, string]]),
     ["user latency p50 / p99 (paid)", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],

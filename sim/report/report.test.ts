@@ -106,6 +106,9 @@ describe("report files of a run", () => {
     expect(html).toContain(r.traceHash)
     for (const p of r.properties) expect(html).toContain(`<code>${p.name.replace(/>/g, "&gt;").replace(/</g, "&lt;")}</code>`)
     expect(html).toContain(r.netting.ratio.toFixed(4))
+    // The quickstart prices its assets: the ratio over them is by value, the discount in USD.
+    expect(html).toContain(`netting ratio (by USD value)</span><b>${r.netting.ratio.toFixed(4)}</b>`)
+    expect(html).toContain(`discount paid</span><b>${tokensText(r.discounts.paid)} USD</b>`)
     for (const title of ["Netting ratio", "User latency", "Settlement latency", "Open invoices by ticker", "Hub custody by chain, USDC", "Hub custody by chain, USDT", "Settlement queue depth by chain", "Spoke intent queue depth by chain", "Spoke fill queue depth by chain", "Intents"]) {
       expect(html, title).toContain(`<figcaption>${title} `)
     }
@@ -123,7 +126,11 @@ describe("report files of a run", () => {
     expect(md.indexOf("## Properties")).toBeLessThan(md.indexOf("## Metrics"))
     // What paidBps is of, invoices created and settled, and the intents whose receiver was paid.
     const r = result.report
-    expect(md).toContain(`bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled`)
+    // The quickstart prices its assets: its totals over them are in USD.
+    expect(r.discounts.unit).toBe("USD")
+    expect(md).toContain(`- discount paid ${tokensText(r.discounts.paid)} USD (`)
+    expect(md).toContain(`bps of the ${tokensText(r.discounts.settledVolume)} USD the hub settled`)
+    expect(md).toContain(`USD netted of the ${tokensText(r.netting.totalVolume)} USD of user volume settled from custody`)
     expect(md).toContain(`); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`)
     expect(md).toContain("| path | created | settled | paid | user p50 s |")
     expect(md).toContain(`| all | ${r.intents.created} | ${r.intents.settled} | ${r.latency.count} |`)
@@ -625,18 +632,23 @@ describe("intents by asset", () => {
     expect(weth.value).toBe(wethShare)
     expect(weth.pass).toBe(wethShare >= 0.9)
     expect(report.properties.find((p) => p.name === "asset.USDC.intents.created > 0")!.pass).toBe(true)
-    // Netting per asset, in its own tokens: the assets' volumes add up to the overall figure.
+    // Netting per asset, in its own tokens: the assets' volumes, each at its price (whole USD in the scenario), add
+    // up to the overall figure, in USD.
     const netting = report.netting.byTicker!
     const units = (decimal: string) => BigInt(decimal.split(".")[0]!) * 10n ** 18n + BigInt((decimal.split(".")[1] ?? "").padEnd(18, "0"))
-    expect(Object.values(netting).reduce((n, t) => n + units(t.totalVolume), 0n)).toBe(units(report.netting.totalVolume))
-    expect(Object.values(netting).reduce((n, t) => n + units(t.nettedVolume), 0n)).toBe(units(report.netting.nettedVolume))
+    const price: Record<string, bigint> = { USDC: 1n, WETH: 3000n, USDT: 1n, XT: 1n }
+    expect(report.netting.unit).toBe("USD")
+    expect(Object.entries(netting).reduce((n, [s, t]) => n + price[s]! * units(t.totalVolume), 0n)).toBe(units(report.netting.totalVolume))
+    expect(Object.entries(netting).reduce((n, [s, t]) => n + price[s]! * units(t.nettedVolume), 0n)).toBe(units(report.netting.nettedVolume))
     expect(report.properties.find((p) => p.name === "asset.USDC.nettingRatio > 0")).toMatchObject({ pass: true, value: netting.USDC!.ratio })
     // Discount per asset: its invoices and discount add up to the totals.
     const discounts = report.discounts.byTicker!
     expect(Object.values(discounts).reduce((n, d) => n + d.invoicesSettled, 0)).toBe(report.discounts.invoicesSettled)
-    expect(Object.values(discounts).reduce((n, d) => n + units(d.paid), 0n)).toBe(units(report.discounts.paid))
-    expect(Object.values(discounts).reduce((n, d) => n + units(d.invoicedVolume), 0n)).toBe(units(report.discounts.invoicedVolume!))
+    expect(report.discounts.unit).toBe("USD")
+    expect(Object.entries(discounts).reduce((n, [s, d]) => n + price[s]! * units(d.paid), 0n)).toBe(units(report.discounts.paid))
+    expect(Object.entries(discounts).reduce((n, [s, d]) => n + price[s]! * units(d.invoicedVolume), 0n)).toBe(units(report.discounts.invoicedVolume!))
     expect(renderMarkdown(report)).toContain(`- by asset: USDC ${byTicker.USDC!.created} created, ${byTicker.USDC!.settled} settled, netting ratio ${netting.USDC!.ratio.toFixed(4)};`)
+    expect(renderMarkdown(report)).toContain("(the amounts below are in USD, each asset's tokens at its priceUsd)")
     expect(renderHtml(report, [])).toContain(`WETH intents settled</span><b>${byTicker.WETH!.settled} of ${byTicker.WETH!.created} (`)
     // An asset the scenario does not have is a load error naming the assets.
     expect(() => parseScenario(text.replace("asset.WETH.settledShare", "asset.DAI.settledShare"), "five-chain-mixed.yaml")).toThrow(/unknown metric "asset\.DAI\.settledShare" .*for the assets USDC, WETH, USDT, XT/)
@@ -644,10 +656,12 @@ describe("intents by asset", () => {
 })
 
 describe("netting by asset and lane", () => {
-  it("gives each asset its own lanes, in its own tokens: they add up to the asset's total, and over the assets to netting.byLane", async () => {
+  it("gives each asset its own lanes, in its own tokens: they add up to the asset's total, and over the assets, each at its price, to netting.byLane", async () => {
     const { parseUnits } = await import("viem")
     const { report } = await runScenario(loadScenario(new URL("../../scenarios/five-chain-mixed.yaml", import.meta.url).pathname), { seed: 51, backend: "memory" })
     const units = (tokens: string) => parseUnits(tokens, 18)
+    // five-chain-mixed's prices, whole USD: a USD total has 18 decimals as the tokens do.
+    const price: Record<string, bigint> = { USDC: 1n, WETH: 3000n, USDT: 1n, XT: 1n }
     const tickers = Object.entries(report.netting.byTicker ?? {})
     expect(tickers.length).toBeGreaterThan(1)
     const byLane = new Map<string, bigint>()
@@ -655,9 +669,9 @@ describe("netting by asset and lane", () => {
       const lanes = Object.entries(t.byLane ?? {})
       expect(lanes.length, symbol).toBeGreaterThan(0)
       expect(lanes.reduce((sum, [, l]) => sum + units(l.totalVolume), 0n), symbol).toBe(units(t.totalVolume))
-      for (const [lane, l] of lanes) byLane.set(lane, (byLane.get(lane) ?? 0n) + units(l.totalVolume))
+      for (const [lane, l] of lanes) byLane.set(lane, (byLane.get(lane) ?? 0n) + price[symbol]! * units(l.totalVolume))
     }
-    // Lanes in netting.byLane's order, each the assets' tokens added.
+    // Lanes in netting.byLane's order, each the assets' USD values added.
     expect([...byLane.keys()].sort()).toEqual(Object.keys(report.netting.byLane).sort())
     for (const [lane, l] of Object.entries(report.netting.byLane)) expect(byLane.get(lane), lane).toBe(units(l.totalVolume))
   })

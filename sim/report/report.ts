@@ -2,7 +2,8 @@
  * The run report: `report.json` (field names are API: add, never rename), `report.md` (properties first, then
  * metrics), `report.html` (the same with per-epoch charts, `html.ts`) and `timeseries.csv` (tidy rows: run,
  * seed, epoch, metric, value). Amounts are whole tokens of the
- * ticker (decimal strings for totals, numbers in distributions); latencies are seconds.
+ * ticker (decimal strings for totals, numbers in distributions), but the netting and discount totals over assets,
+ * which are in their section's `unit` (USD when the scenario prices its assets); latencies are seconds.
  */
 import { format } from "d3-format"
 import { join } from "node:path"
@@ -10,7 +11,8 @@ import type { Bytes32 } from "../../service/domain/hex.ts"
 import type { TransportStats } from "../../service/transport/transport.ts"
 import type { KeeperStats } from "../agents/keepers.ts"
 import { bpsOf, type IntentPath, type MetricsCollector, PATHS } from "../metrics/collector.ts"
-import { type NettingTotalsView, ratioOf } from "../metrics/netting.ts"
+import { ratioOf, type WeightedTotalsView } from "../metrics/netting.ts"
+import { formatUnits, type TotalUnit } from "../metrics/valuation.ts"
 import { type Percentiles, toMilliseconds } from "../metrics/percentiles.ts"
 import { type PropertyResult, shareOf } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
@@ -64,10 +66,17 @@ export interface RunReport {
   }
   readonly netting: {
     readonly ratio: number
+    /** In `unit`, as `totalVolume`, `bySource` and `byLane`. */
     readonly nettedVolume: string
     readonly totalVolume: string
+    /**
+     * What the totals over assets (`nettedVolume`, `totalVolume`, `bySource`, `byLane`, and so `ratio`) are in:
+     * `USD` when the scenario prices its assets (each asset's tokens weighed by its `priceUsd`), `tokens` when it
+     * does not (every asset's tokens added as they are). Absent in reports of older versions: tokens.
+     */
+    readonly unit?: TotalUnit
     readonly bySource: Record<string, string>
-    /** By lane, `origin>destination`: every asset's tokens added as they are (one asset's lanes are in `byTicker`). */
+    /** By lane, `origin>destination`: every asset's amounts added in `unit` (one asset's lanes, in its tokens, are in `byTicker`). */
     readonly byLane: Record<string, { readonly ratio: number; readonly totalVolume: string }>
     /** By ticker, in its own tokens, with its lanes (absent in reports of older versions; `byLane` since 0.3.0). */
     readonly byTicker?: Record<
@@ -76,10 +85,16 @@ export interface RunReport {
     >
   }
   readonly discounts: {
+    /** In `unit`, as `settledVolume` and `invoicedVolume`. */
     readonly paid: string
     readonly paidBps: number
-    /** What `paidBps` is in basis points of: all the volume the hub settled (every agent's, tokens of every ticker). */
+    /** What `paidBps` is in basis points of: all the volume the hub settled (every agent's, every ticker's). */
     readonly settledVolume: string
+    /**
+     * What `paid`, `settledVolume` and `invoicedVolume` (and so the bps figures) are in: `USD` when the scenario
+     * prices its assets, `tokens` when every asset's tokens are added as they are. Absent in older reports: tokens.
+     */
+    readonly unit?: TotalUnit
     readonly invoicesCreated: number
     readonly invoicesSettled: number
     /**
@@ -141,13 +156,7 @@ const summary = (p: Percentiles | undefined, round: (x: number) => number = toMi
 const toMicroBps = (bps: number): number => Math.round(bps * 1e6) / 1e6
 
 /** 18-decimal units as a decimal string of whole tokens. */
-export const formatTokens18 = (amount18: bigint): string => {
-  const negative = amount18 < 0n
-  const abs = negative ? -amount18 : amount18
-  const whole = abs / 10n ** 18n
-  const fraction = (abs % 10n ** 18n).toString().padStart(18, "0").replace(/0+$/, "")
-  return `${negative ? "-" : ""}${whole}${fraction === "" ? "" : `.${fraction}`}`
-}
+export const formatTokens18 = (amount18: bigint): string => formatUnits(amount18, 18)
 
 const tokensLarge = format(",.4~f")
 const tokensSmall = format(".6~r")
@@ -160,6 +169,12 @@ export const tokensText = (decimal: string): string => {
   const value = Number(decimal)
   return Math.abs(value) < 1 ? tokensSmall(value) : tokensLarge(value)
 }
+
+/**
+ * A total of report.json's `netting` or `discounts` as shown to people, with its unit: "12.3 USD" when the scenario
+ * prices its assets, "12.3 tokens" when not (and in reports older than `unit`).
+ */
+export const totalText = (decimal: string, unit: TotalUnit | undefined): string => `${tokensText(decimal)} ${unit ?? "tokens"}`
 
 /** Every metric a scenario property can name (`nettingRatio`, `p99LatencySeconds`, `latency.fast.p90`, ...). */
 export const METRIC_NAMES: readonly string[] = (() => {
@@ -297,10 +312,12 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   const created = PATHS.reduce((n, p) => n + metrics.created[p], 0)
   const settled = PATHS.reduce((n, p) => n + metrics.settled[p], 0)
   const populations = [...metrics.byPopulation]
+  // The totals over assets are in the valuation's unit (USD with the scenario's prices, otherwise tokens as they are).
+  const valuation = metrics.valuation
   const overall = metrics.netting.overall
-  const lanesRecord = (lanes: ReadonlyMap<string, NettingTotalsView>) =>
-    Object.fromEntries([...lanes].map(([lane, totals]) => [lane, { ratio: ratioOf(totals), totalVolume: formatTokens18(totals.totalVolume18) }]))
-  const byLane = lanesRecord(metrics.netting.byLane)
+  const byLane = Object.fromEntries(
+    [...metrics.netting.byLane].map(([lane, totals]: [string, WeightedTotalsView]) => [lane, { ratio: ratioOf(totals.nettedVolume, totals.totalVolume), totalVolume: valuation.format(totals.totalVolume) }]),
+  )
   // In the scenario's order of assets (as intents.byTicker), not the order they first netted.
   const nettingTotals = metrics.netting.byTicker
   const nettingByTicker = Object.fromEntries(
@@ -308,12 +325,14 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
       .filter((ticker) => nettingTotals.has(ticker))
       .map((ticker) => {
         const t = nettingTotals.get(ticker)!
-        return [ticker, { ratio: ratioOf(t), nettedVolume: formatTokens18(t.nettedVolume18), totalVolume: formatTokens18(t.totalVolume18), byLane: lanesRecord(metrics.netting.lanesOf(ticker)) }]
+        const lanes = Object.fromEntries([...metrics.netting.lanesOf(ticker)].map(([lane, l]) => [lane, { ratio: ratioOf(l.nettedVolume18, l.totalVolume18), totalVolume: formatTokens18(l.totalVolume18) }]))
+        return [ticker, { ratio: ratioOf(t.nettedVolume18, t.totalVolume18), nettedVolume: formatTokens18(t.nettedVolume18), totalVolume: formatTokens18(t.totalVolume18), byLane: lanes }]
       }),
   )
-  const bySource = Object.fromEntries(Object.entries(overall.bySource18).map(([k, v]) => [k, formatTokens18(v)]))
+  const bySource = Object.fromEntries(Object.entries(overall.bySource).map(([k, v]) => [k, valuation.format(v)]))
+  const discount = metrics.discountTotals()
   // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01), as every epoch's.
-  const paidBps = metrics.settledVolume18 === 0n ? 0 : bpsOf(metrics.discountPaid18, metrics.settledVolume18)
+  const paidBps = discount.settled === 0n ? 0 : bpsOf(discount.paid, discount.settled)
   return {
     intents: {
       created,
@@ -322,15 +341,24 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
       byPopulation: Object.fromEntries(populations.map(([name, p]) => [name, { created: p.created, settled: p.settled }])),
       byTicker: Object.fromEntries([...metrics.byTicker].map(([symbol, c]) => [symbol, { created: c.created, settled: c.settled }])),
     },
-    netting: { ratio: ratioOf(overall), nettedVolume: formatTokens18(overall.nettedVolume18), totalVolume: formatTokens18(overall.totalVolume18), bySource, byLane, byTicker: nettingByTicker },
+    netting: {
+      ratio: ratioOf(overall.nettedVolume, overall.totalVolume),
+      nettedVolume: valuation.format(overall.nettedVolume),
+      totalVolume: valuation.format(overall.totalVolume),
+      unit: valuation.unit,
+      bySource,
+      byLane,
+      byTicker: nettingByTicker,
+    },
     discounts: {
-      paid: formatTokens18(metrics.discountPaid18),
+      paid: valuation.format(discount.paid),
       paidBps,
-      settledVolume: formatTokens18(metrics.settledVolume18),
+      settledVolume: valuation.format(discount.settled),
+      unit: valuation.unit,
       invoicesCreated: metrics.invoicesCreated,
       invoicesSettled: metrics.invoicesSettled,
-      paidBpsOfInvoices: metrics.settledInvoiceVolume18 === 0n ? 0 : bpsOf(metrics.discountPaid18, metrics.settledInvoiceVolume18),
-      invoicedVolume: formatTokens18(metrics.settledInvoiceVolume18),
+      paidBpsOfInvoices: discount.invoiced === 0n ? 0 : bpsOf(discount.paid, discount.invoiced),
+      invoicedVolume: valuation.format(discount.invoiced),
       byTicker: Object.fromEntries(
         [...metrics.discountByTicker].map(([symbol, d]) => [
           symbol,
@@ -405,11 +433,14 @@ export const renderMarkdown = (r: RunReport): string => {
       const n = r.netting.byTicker?.[symbol]
       return n === undefined || n.totalVolume === "0" ? "" : `, netting ratio ${n.ratio.toFixed(4)}`
     }
-    lines.push(`- by asset: ${tickers.map(([symbol, c]) => `${markdownText(symbol)} ${c.created} created, ${c.settled} settled${ratioText(symbol)}`).join("; ")} (the token amounts below add the assets' tokens as they are)`)
+    const amounts = r.netting.unit === "USD" ? "the amounts below are in USD, each asset's tokens at its priceUsd" : "the token amounts below add the assets' tokens as they are"
+    lines.push(`- by asset: ${tickers.map(([symbol, c]) => `${markdownText(symbol)} ${c.created} created, ${c.settled} settled${ratioText(symbol)}`).join("; ")} (${amounts})`)
   }
-  lines.push(`- netting ratio **${nettingRatioText(r)}** (${tokensText(r.netting.nettedVolume)} tokens netted of the ${tokensText(r.netting.totalVolume)} tokens of user volume settled from custody)`)
+  const nettingUnit = r.netting.unit
+  lines.push(`- netting ratio **${nettingRatioText(r)}** (${totalText(r.netting.nettedVolume, nettingUnit)} netted of the ${totalText(r.netting.totalVolume, nettingUnit)} of user volume settled from custody)`)
+  const discountUnit = r.discounts.unit
   lines.push(
-    `- discount paid ${tokensText(r.discounts.paid)} tokens (${r.discounts.paidBps} bps of the ${tokensText(r.discounts.settledVolume)} tokens the hub settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `; ${r.discounts.paidBpsOfInvoices} bps of the ${tokensText(r.discounts.invoicedVolume)} tokens of the invoices it was taken from`}); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
+    `- discount paid ${totalText(r.discounts.paid, discountUnit)} (${r.discounts.paidBps} bps of the ${totalText(r.discounts.settledVolume, discountUnit)} the hub settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `; ${r.discounts.paidBpsOfInvoices} bps of the ${totalText(r.discounts.invoicedVolume, discountUnit)} of the invoices it was taken from`}); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
   )
   const discounted = Object.entries(r.discounts.byTicker ?? {}).filter(([, d]) => d.invoicesSettled > 0)
   if (discounted.length > 1) {

@@ -546,6 +546,69 @@ describe("token amounts from YAML numbers", () => {
   })
 })
 
+describe("asset prices (priceUsd)", () => {
+  /** `valid` with a second asset, WETH, on both chains, and the prices given (undefined: none). */
+  const twoAssets = (usdc: string | undefined, weth: string | undefined) =>
+    valid
+      .replace("  - symbol: USDC\n", `  - symbol: USDC\n${usdc === undefined ? "" : `    priceUsd: ${usdc}\n`}`)
+      .replace("agents:\n", `  - symbol: WETH\n${weth === undefined ? "" : `    priceUsd: ${weth}\n`}    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]\nagents:\n`)
+
+  it("takes a YAML number or a decimal string, kept as written (exact, no float)", async () => {
+    const { valuationOf } = await import("../metrics/valuation.ts")
+    const loaded = parseScenario(twoAssets("1", '"3012.345678901234567891"'), "p.yaml")
+    expect(loaded.spec.assets.map((a) => a.priceUsd)).toEqual([1, "3012.345678901234567891"])
+    expect(loaded.warnings).toEqual([])
+    // Every price over 10^18 (the most decimals written): 1 USDC is 10^18, 1 WETH 3012345678901234567891.
+    const valuation = valuationOf(loaded.spec.assets)
+    expect([valuation.unit, valuation.decimals]).toEqual(["USD", 18 + 18])
+    expect(valuation.weigh("WETH", 10n ** 18n)).toBe(3012345678901234567891n * 10n ** 18n)
+    expect(valuation.format(valuation.weigh("WETH", 10n ** 18n) + valuation.weigh("USDC", 5n * 10n ** 17n))).toBe("3012.845678901234567891")
+    // YAML numbers in their shortest decimal form: 0.1 and 0.0000001 (not 0.1000000000000000055511151231257827).
+    const small = valuationOf(parseScenario(twoAssets("0.1", "1e-7"), "p.yaml").spec.assets)
+    expect(small.decimals).toBe(18 + 7)
+    expect(small.format(small.weigh("USDC", 3n * 10n ** 18n))).toBe("0.3")
+    expect(small.format(small.weigh("WETH", 10n ** 18n))).toBe("0.0000001")
+    // Without prices, tokens as they are.
+    expect(valuationOf(parseScenario(valid, "p.yaml").spec.assets)).toMatchObject({ unit: "tokens", decimals: 18 })
+  })
+
+  it("refuses a price that is not a positive decimal, with its path", () => {
+    for (const bad of ["0", '"0.000"', "-1", '"1e3"', '"1,5"', '"-2"', '"01"']) {
+      const problems = problemsOf(twoAssets("1", bad))
+      expect(problems.map((p) => p.path), bad).toEqual(["assets[1].priceUsd"])
+      expect(problems[0]!.message, bad).toMatch(/positive (decimal )?price in USD/)
+    }
+  })
+
+  it("takes a price on every asset or on none: some but not all is an error naming the assets without one", () => {
+    expect(problemsOf(twoAssets("1", undefined))).toEqual([
+      { path: "assets[1]", line: expect.any(Number), column: expect.any(Number), message: "asset WETH has no priceUsd, while USDC has one (expected a priceUsd on every asset, or on none)" },
+    ])
+    const three = twoAssets(undefined, "3000").replace("agents:\n", "  - symbol: USDT\n    chains: [{ chain: 31001, decimals: 6 }]\nagents:\n")
+    expect(problemsOf(three).map((p) => [p.path, p.message])).toEqual([
+      ["assets[0]", "asset USDC has no priceUsd, while WETH has one (expected a priceUsd on every asset, or on none)"],
+      ["assets[2]", "asset USDT has no priceUsd, while WETH has one (expected a priceUsd on every asset, or on none)"],
+    ])
+  })
+
+  it("warns, at assets, that totals add tokens as they are when several assets have no price; not for one asset, nor with prices", () => {
+    const loaded = parseScenario(twoAssets(undefined, undefined), "p.yaml")
+    expect(loaded.warnings.map((w) => [w.path, w.message])).toEqual([
+      [
+        "assets",
+        "USDC, WETH have no priceUsd: the report's totals over assets (netting ratio and volumes, discount paid and its bps) add their tokens as they are, 1 WETH counting as 1 USDC; give every asset a priceUsd (the USD value of one whole token) to weigh them by value",
+      ],
+    ])
+    expect(scenarioWarningLines(loaded)[0]).toMatch(/^clearsim: warning: p\.yaml:\d+:\d+: assets: USDC, WETH have no priceUsd/)
+    // An xERC20 asset counts too: its settlements are in the volume discounts.paidBps is measured against.
+    const xerc20 = twoAssets(undefined, undefined).replace("[{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]", "[{ chain: 31001, decimals: 18, strategy: xerc20 }, { chain: 31002, decimals: 18, strategy: xerc20 }]")
+    expect(parseScenario(xerc20, "p.yaml").warnings.map((w) => w.path)).toEqual(["assets"])
+    expect(parseScenario(valid, "p.yaml").warnings).toEqual([])
+    expect(parseScenario(valid.replace("  - symbol: USDC\n", "  - symbol: USDC\n    priceUsd: 1\n"), "p.yaml").warnings).toEqual([])
+    expect(parseScenario(twoAssets("1", "3000"), "p.yaml").warnings).toEqual([])
+  })
+})
+
 describe("settings without effect", () => {
   it("are told as warnings with their place in the file, and the scenario still loads", () => {
     const text = valid
@@ -559,6 +622,10 @@ describe("settings without effect", () => {
       ["agents.rebalancers[0].swapTo", "has no effect without a swap weight in paths"],
       ["agents.rebalancers[0].fastTtlSeconds", "has no effect without a fast or swap weight in paths"],
       ["keepers.chains[0]", "sets nothing for chain 31001 (expected intentQueue, fillQueue or settlementQueue)"],
+      [
+        "assets",
+        "USDC, USDT have no priceUsd: the report's totals over assets (netting ratio and volumes, discount paid and its bps) add their tokens as they are, 1 USDT counting as 1 USDC; give every asset a priceUsd (the USD value of one whole token) to weigh them by value",
+      ],
     ])
     const [first] = scenarioWarningLines(loaded)
     expect(first).toMatch(/^clearsim: warning: w\.yaml:\d+:\d+: transport\.faults\.reorderWindowSeconds: has no effect without a reorderProbability above 0$/)
@@ -567,6 +634,8 @@ describe("settings without effect", () => {
       .replace("reorderProbability: 0", "reorderProbability: 0.1, dropProbability: 0.01")
       .replace("keepers: { chains: [{ chain: 31001 }] }", "keepers: { chains: [{ chain: 31001, fillQueue: { maxSize: 2 } }] }")
       .replace("swapTo: USDT", "swapTo: USDT\n      paths: { basic: 1, swap: 1 }")
+      .replace("  - symbol: USDC\n", "  - symbol: USDC\n    priceUsd: 1\n")
+      .replace("  - symbol: USDT\n", "  - symbol: USDT\n    priceUsd: 1\n")
     expect(parseScenario(quiet, "w.yaml").warnings).toEqual([])
     // An entry whose queues are empty sets nothing either.
     const empty = quiet.replace("keepers: { chains: [{ chain: 31001, fillQueue: { maxSize: 2 } }] }", "keepers: { chains: [{ chain: 31001, intentQueue: {} }] }")

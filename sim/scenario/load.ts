@@ -195,7 +195,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
   const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
   // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
-  const warnings = [...settingsWithoutEffect(spec), ...sizesNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
+  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), warnings: located(warnings) }
 }
 
@@ -231,6 +231,26 @@ export const settingsWithoutEffect = (spec: ScenarioSpec): InputProblem[] => {
     }
   })
   return warnings
+}
+
+/**
+ * Several assets and no prices: the report's totals over assets add their tokens as they are. The netting totals
+ * add the default-strategy assets' (an xERC20 asset is burnt and minted, never custodied: it has no netting); the
+ * volume the discount is measured against (`discounts.settledVolume`, behind `paidBps`) adds every asset's
+ * settlements, xERC20 ones included. So any second asset makes those totals mix tokens: told, not refused (a
+ * scenario of assets of one value, or one reading only per-asset figures, may do without prices).
+ */
+export const unpricedTotals = (spec: ScenarioSpec): InputProblem[] => {
+  if (spec.assets.length < 2 || spec.assets.some((a) => a.priceUsd !== undefined)) return []
+  const symbols = spec.assets.map((a) => a.symbol)
+  return [
+    {
+      path: "assets",
+      message:
+        `${symbols.join(", ")} have no priceUsd: the report's totals over assets (netting ratio and volumes, discount paid and its bps) ` +
+        `add their tokens as they are, 1 ${symbols[1]} counting as 1 ${symbols[0]}; give every asset a priceUsd (the USD value of one whole token) to weigh them by value`,
+    },
+  ]
 }
 
 /** The warnings of a loaded scenario, one line each, as the CLI prints them (`file:line:column: path: message`). */
@@ -428,6 +448,18 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     if (first === undefined) assets.set(a.symbol, on)
     else for (const chain of on) first.add(chain)
   })
+  // Prices weigh the assets' tokens in the report's totals: every asset has one, or none does.
+  const priced = spec.assets.filter((a) => a.priceUsd !== undefined)
+  if (priced.length > 0 && priced.length < spec.assets.length) {
+    const withPrice = priced.map((a) => a.symbol).join(", ")
+    spec.assets.forEach((a, i) => {
+      if (a.priceUsd !== undefined) return
+      problems.push({
+        path: `assets[${i}]`,
+        message: `asset ${a.symbol} has no priceUsd, while ${withPrice} ${priced.length === 1 ? "has" : "have"} one (expected a priceUsd on every asset, or on none)`,
+      })
+    })
+  }
   const names = new Set<string>()
   const agentName = (path: string, name: string) => {
     if (names.has(name)) problems.push({ path, message: `agent population name ${name} is used twice` })

@@ -41,6 +41,16 @@ export const TokenAmount = Schema.Union([
 ])
 export type TokenAmount = typeof TokenAmount.Type
 
+/**
+ * A price in USD of one whole token, as a number or a decimal string (`"0.9998"`), above 0: kept exact (an integer
+ * over a power of ten, `sim/metrics/valuation.ts`), never a float in the arithmetic.
+ */
+export const PriceUsd = Schema.Union([
+  Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive price in USD" })),
+  Schema.String.check(Schema.isPattern(/^(?!0+(\.0+)?$)(0|[1-9][0-9]*)(\.[0-9]+)?$/u, { expected: "a positive decimal price in USD" })),
+])
+export type PriceUsd = typeof PriceUsd.Type
+
 export const Horizon = Schema.Union([
   Schema.Struct({ epochs: PositiveInt }),
   Schema.Struct({ hours: Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of hours" })) }),
@@ -94,6 +104,12 @@ export const AssetSpec = Schema.Struct({
     described(Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }, { expected: "bps between 0 and 10000" })), "most of the API's variable fee, bps, as liquidity runs short (default 10)"),
   ),
   chains: described(Schema.Array(AssetOnChain).check(Schema.isMinLength(1, { expected: "at least one chain" })), "the asset's deployment on each chain it is on"),
+  priceUsd: Schema.optionalKey(
+    described(
+      PriceUsd,
+      "USD value of one whole token (a number or a decimal string): the report's overall netting and discount totals weigh each asset's tokens by it (every asset has one, or none; without, they add tokens of different assets as they are). Reports only: the hub and the agents never see it",
+    ),
+  ),
 })
 
 const QueueThreshold = Schema.Struct({
