@@ -90,6 +90,26 @@ describe("netting ratio by FIFO attribution", () => {
   })
 })
 
+describe("netting over tickers, weighed", () => {
+  it("weighs each ticker's amounts by its weight overall, per lane and per epoch, sources included; a ticker's own figures stay in its tokens", () => {
+    // USDC at 1, WETH at 2,000 (whole USD: weights of a price with no decimals).
+    const t = new NettingTracker((ticker) => (ticker === "WETH" ? 2000n : 1n))
+    t.custodyIn("USDC", 2, 100n, bob, "b1")
+    t.custodyIn("WETH", 2, 1n, lp, "seed")
+    t.custodyIn("WETH", 2, 2n, bob, "b2")
+    // Alice: 60 USDC on 2, all bob's (netted); 2 WETH on 2, 1 from the initial lot and 1 of bob's.
+    t.custodyOut("USDC", 2, 60n, { owner: "user/a", lane: "1>2", epoch: 7 })
+    t.custodyOut("WETH", 2, 2n, { owner: "user/a", lane: "1>2", epoch: 7 })
+    // Tokens: 61 netted of 62. Weighed: 60 + 2,000 netted of 60 + 4,000.
+    expect(t.overall).toMatchObject({ totalVolume: 4060n, nettedVolume: 2060n, bySource: { user: 2060n, initial: 2000n, self: 0n } })
+    expect(ratioOf(t.overall.nettedVolume, t.overall.totalVolume)).toBe(0.507389) // 2,060 / 4,060 = 0.5073891…
+    expect(t.byLane.get("1>2")).toMatchObject({ totalVolume: 4060n, nettedVolume: 2060n })
+    expect(t.byEpoch.get(7)).toMatchObject({ totalVolume: 4060n, nettedVolume: 2060n, bySource: { user: 2060n, initial: 2000n } })
+    expect(t.byTicker.get("WETH")).toMatchObject({ totalVolume18: 2n, nettedVolume18: 1n, bySource18: { initial: 1n } })
+    expect(ratioOf(t.byTicker.get("WETH")!.nettedVolume18, t.byTicker.get("WETH")!.totalVolume18)).toBe(0.5)
+  })
+})
+
 describe("netting edge cases", () => {
   it("gives no volume a ratio of 0, not 1", () => {
     const t = new NettingTracker()
