@@ -13,7 +13,7 @@
  *   debt), discount, protocol fee and quote fee settings, amounts as numbers or decimal strings;
  * - initial liquidity on some default-strategy chains of some assets;
  * - 1-3 rebalancer populations: poisson, bursty or scripted arrivals, random flows, fixed/uniform/lognormal sizes,
- *   a basic/fast/swap path mix, balance budgets, fast ttl/maxFee and maxDiscount;
+ *   a basic/fast/swap path mix (swaps to a named asset or the default one), balance budgets, fast ttl/maxFee and maxDiscount;
  * - 0-2 solver populations (inventory, fee, reaction latency of every kind, capacity, repayment chains, rebalance
  *   share) and 0-2 arbitrageur populations;
  * - keeper thresholds and crons, some of them per chain;
@@ -424,6 +424,17 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
       subset(g, ["intentsCreated >= 0", "settledShare >= 0.5", "nettingRatio > 0.1", "latency.p99 <= 3600", "transport.dropped >= 1", { coverage: "invoiceCreated" }, { coverage: "fastPathFilled" }, { coverage: "xerc20Settled" }], 1, 3),
     ),
   )
+
+  // Swap targets by name (drawn last, so the scenarios drawn before them stay as they were): a population with swap
+  // weight sometimes names the asset its swaps go to, one the loader takes (another asset, of the default strategy
+  // on the destination of a flow from a chain where the population's asset is not an xERC20).
+  for (const r of agents.rebalancers as Record<string, unknown>[]) {
+    if (((r.paths as Record<string, number> | undefined)?.swap ?? 0) === 0) continue
+    const asset = assets.find((a) => a.symbol === r.asset)!
+    const flows = (r.flows as { from: number; to: number; weight?: number }[]).filter((f) => f.weight !== 0 && !asset.xerc20On.includes(f.from))
+    const targets = assets.filter((a) => a.symbol !== asset.symbol && flows.some((f) => a.on.includes(f.to) && !a.xerc20On.includes(f.to)))
+    if (targets.length > 0) put(r, "swapTo", maybe(g, 40, () => pick(g, targets).symbol))
+  }
   return { yaml: stringify(spec), seed }
 })
 
