@@ -80,8 +80,11 @@ export interface TimeseriesRow {
   readonly value: number
 }
 
-/** `part` in basis points of `whole` (> 0), to six decimals, rounded half up: the report's and every epoch's discount. */
-export const bpsOf = (part: bigint, whole: bigint): number => Number(((part * 100_000_000_000n) / whole + 5n) / 10n) / 1_000_000
+/**
+ * `part` in basis points of `whole` (> 0), to six decimals, truncated (`(part × 10^10) div whole`, in integers): the
+ * report's and every epoch's discount rates and each invoice's, by the rule of every ratio a report gives (`ratioOf`).
+ */
+export const bpsOf = (part: bigint, whole: bigint): number => Number((part * 10_000_000_000n) / whole) / 1_000_000
 
 /** The overall discount figures, in the run's total unit (`MetricsCollector.valuation`: tokens or USD). */
 export interface DiscountTotals {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { bpsOf } from "./collector.ts"
 import { NettingTracker, ratioOf } from "./netting.ts"
 import { SampleUnion, Samples, toMilliseconds } from "./percentiles.ts"
 
@@ -107,6 +108,19 @@ describe("netting over tickers, weighed", () => {
     expect(t.byEpoch.get(7)).toMatchObject({ totalVolume: 4060n, nettedVolume: 2060n, bySource: { user: 2060n, initial: 2000n } })
     expect(t.byTicker.get("WETH")).toMatchObject({ totalVolume18: 2n, nettedVolume18: 1n, bySource18: { initial: 1n } })
     expect(ratioOf(t.byTicker.get("WETH")!.nettedVolume18, t.byTicker.get("WETH")!.totalVolume18)).toBe(0.5)
+  })
+})
+
+describe("ratios and bps as reported", () => {
+  it("are six decimals, truncated, from the exact integers: the netting ratio, and the discount's bps alike", () => {
+    expect(ratioOf(2n, 3n)).toBe(0.666666)
+    // 2 of 3 in bps is 6,666.6666…: 6,666.666666, as the ratio (was rounded half up, 6,666.666667).
+    expect(bpsOf(2n, 3n)).toBe(6666.666666)
+    // balanced-two-chain's discount: 0.0108739… bps is 0.010873 (was 0.010874).
+    expect(bpsOf(108_739n, 100_000_000_000n)).toBe(0.010873)
+    expect(bpsOf(1n, 10_000n)).toBe(1)
+    expect(bpsOf(1n, 10n ** 11n)).toBe(0) // 0.0000001 bps: under the sixth decimal
+    expect(bpsOf(0n, 5n)).toBe(0)
   })
 })
 

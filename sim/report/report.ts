@@ -152,7 +152,11 @@ const summary = (p: Percentiles | undefined, round: (x: number) => number = toMi
     ? { count: 0, p50: null, p90: null, p99: null, max: null, mean: null }
     : { count: p.count, p50: round(p.p50), p90: round(p.p90), p99: round(p.p99), max: round(p.max), mean: round(p.mean) }
 
-/** Basis points to six decimals, as the headline discount rates (three would make 0.000412 bps a 0). */
+/**
+ * The per-invoice distribution's percentiles (interpolated between invoices' rates, themselves truncated to six
+ * decimals by `bpsOf`) to six decimals, rounded: what floating-point interpolation adds past them is noise, not a
+ * ratio's digits (three decimals would make 0.000412 bps a 0).
+ */
 const toMicroBps = (bps: number): number => Math.round(bps * 1e6) / 1e6
 
 /** 18-decimal units as a decimal string of whole tokens. */
@@ -331,7 +335,7 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
   )
   const bySource = Object.fromEntries(Object.entries(overall.bySource).map(([k, v]) => [k, valuation.format(v)]))
   const discount = metrics.discountTotals()
-  // Basis points to six decimals, rounded half up (three, truncated, made 0.01084 bps 0.01), as every epoch's.
+  // Basis points to six decimals, truncated, as every ratio (`bpsOf`, `ratioOf`) and every epoch's.
   const paidBps = discount.settled === 0n ? 0 : bpsOf(discount.paid, discount.settled)
   return {
     intents: {
