@@ -10,7 +10,8 @@
  *   settlement batches revert);
  * - 1-3 assets, each on 2 or more of the chains, decimals from 0 to 36 (per chain), the default or the xERC20
  *   strategy (all chains, or mixed chain by chain) with or without mint/burn limits (small limits build mint
- *   debt), discount, protocol fee and quote fee settings, amounts as numbers or decimal strings;
+ *   debt), discount, protocol fee and quote fee settings, prices (on every asset or none), amounts as numbers or
+ *   decimal strings;
  * - initial liquidity on some default-strategy chains of some assets;
  * - 1-3 rebalancer populations: poisson, bursty or scripted arrivals, random flows, fixed/uniform/lognormal sizes,
  *   a basic/fast/swap path mix (swaps to a named asset or the default one), balance budgets, fast ttl/maxFee and maxDiscount;
@@ -434,6 +435,11 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
     const flows = (r.flows as { from: number; to: number; weight?: number }[]).filter((f) => f.weight !== 0 && !asset.xerc20On.includes(f.from))
     const targets = assets.filter((a) => a.symbol !== asset.symbol && flows.some((f) => a.on.includes(f.to) && !a.xerc20On.includes(f.to)))
     if (targets.length > 0) put(r, "swapTo", maybe(g, 40, () => pick(g, targets).symbol))
+  }
+  // Prices (also drawn last): every asset or none, numbers (some in exponent form, some not exact in binary) or
+  // decimal strings, from a millionth of a dollar to 10^21.
+  if (g(fc.integer, { min: 0, max: 99 }) < 35) {
+    for (const a of assets) a.spec.priceUsd = pick(g, [1, "1", 0.9998, "1.0001", 3000, "3000.5", "0.000001", 1e-7, 0.30000000000000004, 1e21, "123456789.123456789"])
   }
   return { yaml: stringify(spec), seed }
 })
