@@ -1,6 +1,7 @@
 /**
- * `clearsim check [scenario.yaml ...] [--baseline-dir DIR] [--update] [--kpis-only]`: runs scenarios (memory
- * backend, the baseline's seed) and compares their KPIs with the committed baselines in `reports/baseline/`;
+ * `clearsim check [scenario.yaml ...] [--baseline-dir DIR] [--update] [--kpis-only] [--jobs N]`: runs scenarios
+ * (memory backend, the baseline's seed; several at once in child processes with --jobs: `parallelRuns.ts`) and
+ * compares their KPIs with the committed baselines in `reports/baseline/`;
  * exits 1 on a regression (or, without `--kpis-only`, on a changed trace hash) with a readable diff. Without
  * scenario arguments it checks every baseline in the directory. `--update` writes the baselines instead. A baseline
  * names its scenario file relative to itself, so `check` runs from any directory.
@@ -20,7 +21,8 @@ import { kindOf, pathKind } from "../files.ts"
 import { type Baseline, BaselineFileError, baselineOf, checkReportKpiFields, compareBaselines, readBaseline, readJsonFile, renderComparison } from "../report/baseline.ts"
 import { runScenario } from "../run.ts"
 import { type LoadedScenario, loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
-import { checkRunOutputs, describeCommandError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { CheckRuns, SetRunsStopped } from "./parallelRuns.ts"
+import { checkRunOutputs, describeCommandError, parseIntegerFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
 
@@ -125,6 +127,8 @@ export const checkScenarios = async (options: {
   readonly log?: (line: string) => void
   /** Where scenario warnings go (the CLI: stderr). */
   readonly warn?: (line: string) => void
+  /** Runs the scenarios in child processes, several at once (`--jobs`); default: one after another in this process. */
+  readonly children?: CheckRuns
 }): Promise<CheckOutcome> => {
   const log = options.log ?? (() => {})
   const warn = options.warn ?? (() => {})
@@ -176,12 +180,15 @@ export const checkScenarios = async (options: {
   let traceChanges = 0
   /** Trace hashes made by another function than the baseline's (an older clearsim): not comparable. */
   let otherFunction = 0
-  for (const target of targets) {
+  const seedOf = (target: (typeof targets)[number]) => target.baseline?.seed ?? target.loaded.spec.seed ?? 1
+  // With --jobs, the runs start now, in children; their reports come in order.
+  const reportOf = options.children?.start(targets.map((target) => ({ file: target.file, seed: seedOf(target), name: target.loaded.spec.name })))
+  for (const [i, target] of targets.entries()) {
     const loaded = target.loaded
     for (const line of scenarioWarningLines(loaded)) warn(line)
-    const seed = target.baseline?.seed ?? loaded.spec.seed ?? 1
-    const result = await runScenario(loaded, { seed, backend: "memory" })
-    const current = baselineOf(result.report, fileFromBaselineDir(options.baselineDir, target.file))
+    const seed = seedOf(target)
+    const report = reportOf === undefined ? (await runScenario(loaded, { seed, backend: "memory" })).report : await reportOf(i)
+    const current = baselineOf(report, fileFromBaselineDir(options.baselineDir, target.file))
     if (options.update) {
       const path = baselinePath(options.baselineDir, current.scenario)
       writeFileSync(path, `${JSON.stringify(current, null, 2)}\n`)
@@ -230,16 +237,31 @@ export const checkCommand = Command.make(
     baselineDir: Flag.String("baseline-dir").pipe(Flag.withDescription(`Baseline directory (default ${DEFAULT_BASELINE_DIR})`), Flag.optional),
     update: Flag.Boolean("update").pipe(Flag.withDescription("Write the baselines from these runs instead of comparing"), Flag.withDefault(false)),
     kpisOnly: Flag.Boolean("kpis-only").pipe(Flag.withDescription("Fail on KPI regressions only, not on a changed trace hash"), Flag.withDefault(false)),
+    jobs: Flag.String("jobs").pipe(
+      Flag.withMetavar("integer"),
+      Flag.withDescription("Scenarios run at once, each in a child process that writes its run's files in a temporary directory (default: the number of scenarios, at most the machine's cores, os.availableParallelism()); 1 runs them one after another in this process, writing nothing. The output is the same, in the same order; the children share the heap limit as `run --jobs` does"),
+      Flag.optional,
+    ),
   },
-  Effect.fn(function* ({ scenarios, baselineDir, update, kpisOnly }) {
-    const outcome = yield* Effect.tryPromise({
-      try: () =>
-        checkScenarios({ scenarios, baselineDir: Option.getOrUndefined(baselineDir) ?? DEFAULT_BASELINE_DIR, update, kpisOnly, log: (line) => console.log(line), warn: (line) => console.error(line) }),
-      catch: (error) => error,
-    })
+  Effect.fn(function* ({ scenarios, baselineDir, update, kpisOnly, jobs }) {
+    const jobsText = Option.getOrUndefined(jobs)
+    const jobsFlag = jobsText === undefined ? undefined : yield* Effect.try({ try: () => parseIntegerFlag("--jobs", jobsText, "a positive integer", 1, Number.MAX_SAFE_INTEGER), catch: (error) => error })
+    // The children (if any) are stopped and waited for whatever happens, an interrupt included.
+    const outcome = yield* Effect.acquireUseRelease(
+      Effect.sync(() => new CheckRuns(jobsFlag)),
+      (children) =>
+        Effect.tryPromise({
+          try: () =>
+            checkScenarios({ scenarios, baselineDir: Option.getOrUndefined(baselineDir) ?? DEFAULT_BASELINE_DIR, update, kpisOnly, log: (line) => console.log(line), warn: (line) => console.error(line), children }),
+          catch: (error) => error,
+        }),
+      (children) => Effect.promise(() => children.close()),
+    )
     if (outcome.exitCode !== 0) process.exitCode = outcome.exitCode
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {
+      // A scenario's run in a child stopped with an error: printed already, as the run printed it.
+      if (error instanceof SetRunsStopped) return void (process.exitCode = error.exitCode)
       const { message, exitCode } = describe(error)
       yield* Console.error(`clearsim check: ${message}`)
       process.exitCode = exitCode

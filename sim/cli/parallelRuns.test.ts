@@ -181,6 +181,30 @@ describe("clearsim run --jobs", () => {
   }, 90_000)
 })
 
+describe("clearsim check --jobs", () => {
+  it("writes and checks baselines in children with the same output, in the same order, as one after another", async () => {
+    const baselines = join(dir, "baselines")
+    const scenarios = ["a", "b"].map((name, i) => {
+      const file = join(dir, `check-${name}.yaml`)
+      writeFileSync(file, readFileSync(scenario, "utf8").replace("name: small-set", `name: check-${name}`).replace("seed: 3", `seed: ${3 + i}`))
+      return file
+    })
+    const update = await clearsim(["check", ...scenarios, "--update", "--jobs", "2", "--baseline-dir", baselines])
+    expect(update.code, update.stderr).toBe(0)
+    expect(readdirSync(baselines).sort()).toEqual(["check-a.json", "check-b.json"])
+    const one = await clearsim(["check", "--jobs", "1", "--baseline-dir", baselines])
+    const two = await clearsim(["check", "--jobs", "2", "--baseline-dir", baselines])
+    expect(one.code, one.stderr).toBe(0)
+    expect(two.code, two.stderr).toBe(0)
+    expect(two.stdout).toBe(one.stdout)
+    expect(two.stderr).toBe(one.stderr)
+    expect([...two.stdout.matchAll(/^(check-\w): same$/gm)].map((m) => m[1])).toEqual(["check-a", "check-b"])
+    // The written baselines are the runs' own: a run in process finds the same.
+    expect(update.stdout).toContain(`check-b: baseline written to ${join(baselines, "check-b.json")}`)
+    expect(two.stdout).toContain("2 scenarios checked: 0 with regressions, 0 with a changed trace hash")
+  })
+})
+
 /** The processes below `pid` (Linux /proc). */
 const descendants = (pid: number): number[] => {
   const parents = new Map<number, number>()
@@ -234,6 +258,19 @@ describe("clearsim run --jobs: the flag", () => {
       expect(process.exitCode).toBe(2)
       expect(existsSync(join(dir, "refused"))).toBe(false)
     }
+  })
+
+  it("check refuses a bad --jobs the same way", async () => {
+    const { checkCommand } = await import("./check.ts")
+    const err: string[] = []
+    const error = vi.spyOn(console, "error").mockImplementation((...xs: unknown[]) => void err.push(xs.join(" ")))
+    try {
+      await Command.runWith(checkCommand, { version: "test" })([scenario, "--jobs", "0"]).pipe(Effect.provide(NodeServices.layer), Effect.runPromise)
+    } finally {
+      error.mockRestore()
+    }
+    expect(err.join("\n")).toBe(`clearsim check: --jobs: expected a positive integer in decimal digits, got "0"`)
+    expect(process.exitCode).toBe(2)
   })
 
   it("gives each child its share of the heap limit a run has alone", () => {

@@ -20,9 +20,15 @@
  * VITEST_* slot variables are not passed on, as several processes would then share one slot), probes them and
  * retries the next port when one is taken (by anyone, at any moment: `sim/chains/ports.ts`, `pool.ts`); the
  * parent-death wrapper script is written with a rename (`reaper.ts`), and each process reaps its own chains.
+ *
+ * `clearsim check --jobs N` runs its scenarios the same way (`CheckRuns`), their reports compared in order.
+ *
+ * A child costs its start (Node, and the modules a run loads: about 1.5 s of CPU here) and a cold JIT, which the
+ * runs one after another in one process pay once: children pay when runs are long, or cores many.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { availableParallelism, totalmem } from "node:os"
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { availableParallelism, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
@@ -108,6 +114,214 @@ export class SetRunsStopped {
   }
 }
 
+/** One run in a child process: the CLI's arguments, and which report it writes (of which run and seed). */
+export interface ChildJob {
+  readonly args: readonly string[]
+  readonly reportPath: string
+  readonly run: number
+  readonly seed: number
+  /** The run as this process's own messages name it (`run 1 (seed 4)`). */
+  readonly name: string
+}
+
+/** How a child's run ended, as its turn comes. */
+export interface ChildOutcome {
+  /** The run's report.json, read back: the run completed. */
+  readonly report?: RunReport
+  /** Its exit code (null: ended by a signal). */
+  readonly exitCode: number | null
+  /** What it printed: standard output, and standard error's lines but the progress lines. */
+  readonly stdout: string
+  readonly stderr: readonly string[]
+  /** This process's own message on the run (a report that cannot be read back, a run stopped by a signal). */
+  readonly message?: string
+  /** The exit code the run stopped with when it did not complete: no further run starts. */
+  readonly errorCode?: number
+}
+
+interface ChildState {
+  readonly job: ChildJob
+  child?: ChildProcess
+  signalled: boolean
+  readonly stdout: Buffer[]
+  readonly stderr: string[]
+  /** Standard error's line still being written. */
+  partial: string
+  completed: boolean
+  outcome?: ChildOutcome
+  turned: boolean
+}
+
+/**
+ * Runs `jobs` in child processes, `parallelism` at once, in order; `onTurn` gets each run's outcome once every
+ * earlier run has had its turn. A run that did not complete starts no further run. SIGINT and SIGTERM to this
+ * process are passed on to the running children while the pool lives.
+ */
+export class ChildPool {
+  private readonly states: ChildState[] = []
+  private nextTurn = 0
+  private stopping = false
+  private signal: NodeJS.Signals | undefined
+  /** Set once `close` asked the running children to stop (this process interrupted, or its caller done with them). */
+  private closing = false
+  private readonly heapMb: number
+  private readonly ended: Promise<void>
+  private end!: () => void
+  private readonly onSigint = () => this.forward("SIGINT")
+  private readonly onSigterm = () => this.forward("SIGTERM")
+  private readonly jobs: readonly ChildJob[]
+  private readonly outFlag: string
+  private readonly onProgress: (line: string) => void
+  private readonly onTurn: (job: ChildJob, outcome: ChildOutcome) => void
+
+  constructor(options: {
+    readonly jobs: readonly ChildJob[]
+    readonly parallelism: number
+    /** How the children name their output directory in messages (`RUN_OF_SET_ENV`). */
+    readonly outFlag: string
+    /** A progress line of a child, as it comes. */
+    readonly onProgress: (line: string) => void
+    readonly onTurn: (job: ChildJob, outcome: ChildOutcome) => void
+  }) {
+    this.jobs = options.jobs
+    this.outFlag = options.outFlag
+    this.onProgress = options.onProgress
+    this.onTurn = options.onTurn
+    this.heapMb = childHeapMb(runHeapLimitMb(), options.parallelism)
+    this.ended = new Promise((resolve) => (this.end = resolve))
+    process.on("SIGINT", this.onSigint)
+    process.on("SIGTERM", this.onSigterm)
+    for (let i = 0; i < Math.min(options.parallelism, this.jobs.length); i++) this.launch()
+    if (this.jobs.length === 0) this.end()
+  }
+
+  /** Resolves once every started run has ended and none is left to start. */
+  get finished(): Promise<void> {
+    return this.ended
+  }
+
+  private forward(signal: NodeJS.Signals): void {
+    this.signal = signal
+    this.stop(signal)
+  }
+
+  private launch(): void {
+    const state: ChildState = { job: this.jobs[this.states.length]!, signalled: false, stdout: [], stderr: [], partial: "", completed: false, turned: false }
+    this.states.push(state)
+    // Not the vitest worker's port slot: each child takes one from its pid (see the module's comment).
+    const { VITEST_POOL_ID: _pool, VITEST_WORKER_ID: _worker, ...env } = process.env
+    let child: ChildProcess
+    try {
+      child = spawn(process.execPath, [...childNodeFlags(this.heapMb), BIN, ...state.job.args], {
+        stdio: ["ignore", "pipe", "pipe", "ipc"],
+        // CLEARSIM_CHILD: bin/clearsim.js runs the command in this process (no re-execution: the heap limit is set),
+        // stops on a signal forwarded over IPC, and on the channel closing (this process gone).
+        env: { ...env, CLEARSIM_CHILD: "1", [RUN_OF_SET_ENV]: this.outFlag },
+      })
+    } catch (error) {
+      return this.ended_(state, null, null, `cannot start ${state.job.name}: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    state.child = child
+    child.on("message", (message: unknown) => {
+      if (typeof message === "object" && message !== null && (message as Record<string, unknown>)[COMPLETED] === true) state.completed = true
+    })
+    child.stdout!.on("data", (chunk: Buffer) => void state.stdout.push(chunk))
+    child.stderr!.setEncoding("utf8").on("data", (text: string) => {
+      const lines = (state.partial + text).split("\n")
+      state.partial = lines.pop()!
+      for (const line of lines) {
+        if (PROGRESS.test(line)) this.onProgress(line)
+        else state.stderr.push(line)
+      }
+    })
+    child.on("error", (error) => this.ended_(state, null, null, `cannot start ${state.job.name}: ${error.message}`))
+    // Its messages are read before the channel closes: the run's end is taken once both have happened.
+    child.on("close", (code, signal) => {
+      if (child.connected) child.once("disconnect", () => this.ended_(state, code, signal))
+      else this.ended_(state, code, signal)
+    })
+  }
+
+  /** A run's end: its report read back, or its error; then the runs now in turn have it, and the next one starts. */
+  private ended_(state: ChildState, code: number | null, signal: NodeJS.Signals | null, startError?: string): void {
+    if (state.outcome !== undefined) return
+    if (state.partial !== "") state.stderr.push(state.partial)
+    const printed = { exitCode: code, stdout: Buffer.concat(state.stdout).toString("utf8"), stderr: state.stderr }
+    const job = state.job
+    let outcome: ChildOutcome
+    if (startError !== undefined) outcome = { ...printed, message: startError, errorCode: 2 }
+    else if (state.completed && (code === 0 || code === 1)) {
+      try {
+        outcome = { ...printed, report: readRunReport(job.reportPath, job.run, job.seed) }
+      } catch (error) {
+        outcome = { ...printed, message: `cannot read back ${job.name}'s report: ${error instanceof Error ? error.message : String(error)}`, errorCode: 2 }
+      }
+    } else if (code === 1 || code === 2) outcome = { ...printed, errorCode: code } // its error is on its standard error
+    else {
+      // Not told when this process asked it to stop (a signal passed on, `close`): it stopped as it was asked to.
+      const message = this.signal === undefined && !this.closing ? `${job.name} ended ${signal === null ? `with exit code ${code}` : `by ${signal}`} before it completed` : undefined
+      outcome = { ...printed, errorCode: 1, ...(message === undefined ? {} : { message }) }
+    }
+    state.outcome = outcome
+    if (outcome.errorCode !== undefined) this.stopping = true
+    this.turnInOrder()
+    if (!this.stopping && this.states.length < this.jobs.length) this.launch()
+    else if (this.states.every((s) => s.outcome !== undefined)) this.end()
+  }
+
+  /** Gives their turn to the runs whose every earlier run has had it. */
+  private turnInOrder(): void {
+    while (this.nextTurn < this.states.length && this.states[this.nextTurn]!.outcome !== undefined) this.turn(this.states[this.nextTurn++]!)
+  }
+
+  private turn(state: ChildState): void {
+    if (state.turned || state.outcome === undefined) return
+    state.turned = true
+    this.onTurn(state.job, state.outcome)
+  }
+
+  /** Starts no further run and passes `signal` to the running ones (once each). */
+  private stop(signal: NodeJS.Signals): void {
+    this.stopping = true
+    for (const state of this.states) {
+      if (state.outcome !== undefined || state.signalled || state.child === undefined) continue
+      state.signalled = true
+      state.child.kill(signal)
+    }
+    if (this.states.every((s) => s.outcome !== undefined)) this.end()
+  }
+
+  /** After the runs (all done, one stopped, or this process interrupted): the running children stopped and waited for, every started run's turn given in order. */
+  async close(): Promise<void> {
+    this.closing = true
+    this.stop(this.signal ?? "SIGTERM")
+    await this.ended
+    process.off("SIGINT", this.onSigint)
+    process.off("SIGTERM", this.onSigterm)
+    for (const state of this.states) this.turn(state)
+  }
+
+  /** The outcomes of the runs that were started, in order. */
+  get outcomes(): readonly ChildOutcome[] {
+    return this.states.flatMap((s) => (s.outcome === undefined ? [] : [s.outcome]))
+  }
+}
+
+/** A run's output as the run printed it in process: standard output, then its lines on standard error, then this process's message on it. */
+export const printChildOutput = (outcome: ChildOutcome): void => {
+  if (outcome.stdout !== "") console.log(outcome.stdout.endsWith("\n") ? outcome.stdout.slice(0, -1) : outcome.stdout)
+  if (outcome.stderr.length > 0) console.error(outcome.stderr.join("\n"))
+  if (outcome.message !== undefined) console.error(`clearsim: ${outcome.message}`)
+}
+
+/** Runs `pool`'s children to the end, and closes it whatever happens (interrupted: the children stopped and waited for). */
+export const usePool = <A, E>(make: () => ChildPool, use: (pool: ChildPool) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.acquireUseRelease(
+    Effect.sync(make),
+    (pool) => Effect.promise(() => pool.finished.then(() => pool.close())).pipe(Effect.flatMap(() => use(pool))),
+    (pool) => Effect.promise(() => pool.close()),
+  )
+
 export interface SetOptions {
   readonly scenario: string
   readonly firstSeed: number
@@ -122,183 +336,92 @@ export interface SetOptions {
   readonly runDir: (i: number) => string
 }
 
-interface ChildRun {
-  readonly index: number
-  readonly seed: number
-  readonly dir: string
-  child?: ChildProcess
-  signalled: boolean
-  readonly stdout: Buffer[]
-  /** Standard error's lines but the progress lines, and the line still being written. */
-  readonly stderr: string[]
-  partial: string
-  completed: boolean
-  /** This process's own message on the run (a report that cannot be read back, a run stopped by a signal). */
-  message?: string
-  /** The run's exit code when it ended with an error. */
-  errorCode?: number
-  report?: RunReport
-  done: boolean
-  printed: boolean
-}
-
-/** The runs of a set in children; `finished` resolves once no run is left to start and the started ones ended. */
-class ChildRuns {
-  private readonly runs: ChildRun[] = []
-  private nextPrinted = 0
-  private stopping = false
-  private signal: NodeJS.Signals | undefined
-  private readonly heapMb: number
-  private readonly ended: Promise<void>
-  private end!: () => void
-  private readonly forward = (signal: NodeJS.Signals) => {
-    this.signal = signal
-    this.stop(signal)
-  }
-  private readonly onSigint = () => this.forward("SIGINT")
-  private readonly onSigterm = () => this.forward("SIGTERM")
-  private readonly options: SetOptions
-
-  constructor(options: SetOptions) {
-    this.options = options
-    this.heapMb = childHeapMb(runHeapLimitMb(), options.jobs)
-    this.ended = new Promise((resolve) => (this.end = resolve))
-    process.on("SIGINT", this.onSigint)
-    process.on("SIGTERM", this.onSigterm)
-    for (let i = 0; i < Math.min(options.jobs, options.count); i++) this.launch()
-  }
-
-  /** Resolves once every started run has ended and none is left to start (or the set stops). */
-  get finished(): Promise<void> {
-    return this.ended
-  }
-
-  private launch(): void {
-    const o = this.options
-    const index = this.runs.length
-    const run: ChildRun = { index, seed: o.firstSeed + index, dir: o.runDir(index), signalled: false, stdout: [], stderr: [], partial: "", completed: false, done: false, printed: false }
-    this.runs.push(run)
-    const args = ["run", "--seed", String(run.seed), "--runs", "1", "--run-index", String(o.firstRun + index), "--chains", o.backend, `--out=${run.dir}`, ...(o.checkDeterminism ? ["--check-determinism"] : []), "--", o.scenario]
-    // Not the vitest worker's port slot: each child takes one from its pid (see the module's comment).
-    const { VITEST_POOL_ID: _pool, VITEST_WORKER_ID: _worker, ...env } = process.env
-    let child: ChildProcess
-    try {
-      child = spawn(process.execPath, [...childNodeFlags(this.heapMb), BIN, ...args], {
-        stdio: ["ignore", "pipe", "pipe", "ipc"],
-        // CLEARSIM_CHILD: bin/clearsim.js runs the command in this process (no re-execution: the heap limit is set),
-        // stops on a signal forwarded over IPC, and on the channel closing (this process gone).
-        env: { ...env, CLEARSIM_CHILD: "1", [RUN_OF_SET_ENV]: o.outFlag },
-      })
-    } catch (error) {
-      return this.ended_(run, undefined, undefined, `cannot start run ${o.firstRun + index} (seed ${run.seed}): ${error instanceof Error ? error.message : String(error)}`)
+/**
+ * Runs the set's runs in children, `options.jobs` at once (see the module's comment), each run's output printed
+ * in run order; fails with `SetRunsStopped` when a run stopped with an error, once every started run has ended.
+ */
+export const runSetInChildren = (options: SetOptions): Effect.Effect<{ readonly reports: RunReport[]; readonly failed: boolean }, SetRunsStopped> => {
+  const jobs: ChildJob[] = Array.from({ length: options.count }, (_, i) => {
+    const seed = options.firstSeed + i
+    const run = options.firstRun + i
+    const dir = options.runDir(i)
+    return {
+      // The rerun line's command; `--out=` and `--` as a path beginning with `-` needs.
+      args: ["run", "--seed", String(seed), "--runs", "1", "--run-index", String(run), "--chains", options.backend, `--out=${dir}`, ...(options.checkDeterminism ? ["--check-determinism"] : []), "--", options.scenario],
+      reportPath: join(dir, "report.json"),
+      run,
+      seed,
+      name: `run ${run} (seed ${seed})`,
     }
-    run.child = child
-    child.on("message", (message: unknown) => {
-      if (typeof message === "object" && message !== null && (message as Record<string, unknown>)[COMPLETED] === true) run.completed = true
-    })
-    child.stdout!.on("data", (chunk: Buffer) => void run.stdout.push(chunk))
-    child.stderr!.setEncoding("utf8").on("data", (text: string) => {
-      const lines = (run.partial + text).split("\n")
-      run.partial = lines.pop()!
-      for (const line of lines) {
-        if (PROGRESS.test(line)) process.stderr.write(`${line}\n`)
-        else run.stderr.push(line)
-      }
-    })
-    child.on("error", (error) => this.ended_(run, null, null, `cannot start run ${o.firstRun + index} (seed ${run.seed}): ${error.message}`))
-    // Its messages are read before the channel closes: the run's end is taken once both have happened.
-    child.on("close", (code, signal) => {
-      if (child.connected) child.once("disconnect", () => this.ended_(run, code, signal))
-      else this.ended_(run, code, signal)
-    })
-  }
-
-  /** A run's end: its report read back, or its error; then the runs now in turn are printed, and the next started. */
-  private ended_(run: ChildRun, code: number | null | undefined, signal: NodeJS.Signals | null | undefined, startError?: string): void {
-    if (run.done) return
-    run.done = true
-    if (run.partial !== "") run.stderr.push(run.partial)
-    run.partial = ""
-    const name = `run ${this.options.firstRun + run.index} (seed ${run.seed})`
-    if (startError !== undefined) {
-      run.message = startError
-      run.errorCode = 2
-    } else if (run.completed && (code === 0 || code === 1)) {
-      try {
-        run.report = readRunReport(join(run.dir, "report.json"), this.options.firstRun + run.index, run.seed)
-      } catch (error) {
-        run.message = `cannot read back ${name}'s report: ${error instanceof Error ? error.message : String(error)}`
-        run.errorCode = 2
-      }
-    } else if (code === 1 || code === 2) run.errorCode = code // its error is on its standard error
-    else {
-      run.errorCode = 1
-      // Not told when this process was interrupted too: the child stopped as it was asked to.
-      if (this.signal === undefined) run.message = `${name} ended ${signal === null || signal === undefined ? `with exit code ${code}` : `by ${signal}`} before it completed`
-    }
-    if (run.errorCode !== undefined) this.stopping = true
-    this.printInTurn()
-    if (!this.stopping && this.runs.length < this.options.count) this.launch()
-    else if (this.runs.every((r) => r.done)) this.end()
-  }
-
-  /** Prints the runs whose every earlier run has been printed. */
-  private printInTurn(): void {
-    while (this.nextPrinted < this.runs.length && this.runs[this.nextPrinted]!.done) this.print(this.runs[this.nextPrinted++]!)
-  }
-
-  private print(run: ChildRun): void {
-    if (run.printed) return
-    run.printed = true
-    const stdout = Buffer.concat(run.stdout).toString("utf8")
-    if (stdout !== "") console.log(stdout.endsWith("\n") ? stdout.slice(0, -1) : stdout)
-    if (run.stderr.length > 0) console.error(run.stderr.join("\n"))
-    if (run.message !== undefined) console.error(`clearsim: ${run.message}`)
-  }
-
-  /** Starts no further run and passes `signal` to the running ones (once each). */
-  private stop(signal: NodeJS.Signals): void {
-    this.stopping = true
-    for (const run of this.runs) {
-      if (run.done || run.signalled || run.child === undefined) continue
-      run.signalled = true
-      run.child.kill(signal)
-    }
-    if (this.runs.every((r) => r.done)) this.end()
-  }
-
-  /** After the set (completed, stopped, or this process interrupted): the running children stopped and waited for, every started run printed in order. */
-  async close(): Promise<void> {
-    this.stop(this.signal ?? "SIGTERM")
-    await this.ended
-    process.off("SIGINT", this.onSigint)
-    process.off("SIGTERM", this.onSigterm)
-    for (const run of this.runs) this.print(run)
-  }
-
-  /** The reports in run order and whether a run failed (a property, or determinism), or the exit code of the first run in order that stopped with an error. */
-  outcome(): { readonly reports: RunReport[]; readonly failed: boolean } | SetRunsStopped {
-    const stopped = this.runs.find((r) => r.errorCode !== undefined)
-    if (stopped !== undefined) return new SetRunsStopped(stopped.errorCode!)
-    // Exit 1 from a completed run: a property failed, or its second run differed (--check-determinism).
-    return { reports: this.runs.map((r) => r.report!), failed: this.runs.some((r) => !r.report!.passed || r.child?.exitCode === 1) }
-  }
+  })
+  return usePool(
+    () => new ChildPool({ jobs, parallelism: options.jobs, outFlag: options.outFlag, onProgress: (line) => process.stderr.write(`${line}\n`), onTurn: (_, outcome) => printChildOutput(outcome) }),
+    (pool) => {
+      const outcomes = pool.outcomes
+      const stopped = outcomes.find((o) => o.errorCode !== undefined)
+      if (stopped !== undefined) return Effect.fail(new SetRunsStopped(stopped.errorCode!))
+      // Exit 1 from a completed run: a property failed, or its second run differed (--check-determinism).
+      return Effect.succeed({ reports: outcomes.map((o) => o.report!), failed: outcomes.some((o) => !o.report!.passed || o.exitCode === 1) })
+    },
+  )
 }
 
 /**
- * Runs the set's runs in children, `options.jobs` at once (see the module's comment); fails with `SetRunsStopped`
- * when a run stopped with an error, once every started run has ended and been printed.
+ * `clearsim check --jobs N`: the scenarios' runs in children, N at once, each `clearsim run <scenario> --seed S
+ * --runs 1 --chains memory` into a temporary directory (removed at the end, but for a run that failed and kept the
+ * hub inputs it traced, as trace.failed.jsonl: its error names it), their reports read back in order.
  */
-export const runSetInChildren = (options: SetOptions): Effect.Effect<{ readonly reports: RunReport[]; readonly failed: boolean }, SetRunsStopped> =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => new ChildRuns(options)),
-    (runs) =>
-      Effect.promise(() => runs.finished).pipe(
-        Effect.flatMap(() => Effect.promise(() => runs.close())),
-        Effect.flatMap(() => {
-          const outcome = runs.outcome()
-          return outcome instanceof SetRunsStopped ? Effect.fail(outcome) : Effect.succeed(outcome)
-        }),
-      ),
-    (runs) => Effect.promise(() => runs.close()),
-  )
+export class CheckRuns {
+  private pool: ChildPool | undefined
+  private dir: string | undefined
+  /** `--jobs` (default: the machine's cores, `os.availableParallelism()`). */
+  private readonly jobs: number | undefined
+  constructor(jobs: number | undefined) {
+    this.jobs = jobs
+  }
+
+  /**
+   * Starts `runs` in children when more than one goes at once; `report(i)` is then run i's report, in order, or
+   * `SetRunsStopped` once its error is printed (as the run printed it). Undefined: run them in process.
+   */
+  start(runs: readonly { readonly file: string; readonly seed: number; readonly name: string }[]): ((i: number) => Promise<RunReport>) | undefined {
+    const parallelism = Math.min(this.jobs ?? availableParallelism(), runs.length)
+    if (parallelism <= 1) return undefined
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-check-"))
+    this.dir = dir
+    const jobs: ChildJob[] = runs.map((r, i) => ({
+      args: ["run", "--seed", String(r.seed), "--runs", "1", "--chains", "memory", `--out=${join(dir, String(i))}`, "--", r.file],
+      reportPath: join(dir, String(i), "report.json"),
+      run: 0,
+      seed: r.seed,
+      name: `${r.name} (seed ${r.seed})`,
+    }))
+    const settle = runs.map(() => ({ resolve: (_: RunReport) => {}, reject: (_: SetRunsStopped) => {} }))
+    const reports = runs.map((_, i) => {
+      const promise = new Promise<RunReport>((resolve, reject) => (settle[i] = { resolve, reject }))
+      promise.catch(() => {}) // a run after the first that stopped is never asked for
+      return promise
+    })
+    this.pool = new ChildPool({
+      jobs,
+      parallelism,
+      outFlag: "the temporary directory",
+      // `check` shows no progress, and no run's summary: its own comparison.
+      onProgress: () => {},
+      onTurn: (job, outcome) => {
+        const i = jobs.indexOf(job)
+        if (outcome.report !== undefined && outcome.errorCode === undefined) return settle[i]!.resolve(outcome.report)
+        printChildOutput({ ...outcome, stdout: "" })
+        settle[i]!.reject(new SetRunsStopped(outcome.errorCode ?? 1))
+      },
+    })
+    return (i) => reports[i]!
+  }
+
+  /** Stops and waits for the children still running, then removes the temporary directory (see the class). */
+  async close(): Promise<void> {
+    await this.pool?.close()
+    const dir = this.dir
+    if (dir !== undefined && !readdirSync(dir).some((run) => existsSync(join(dir, run, "trace.failed.jsonl")))) rmSync(dir, { recursive: true, force: true })
+  }
+}
