@@ -21,7 +21,8 @@
  * - a transport with a latency of each kind (fixed, uniform, lognormal, empirical), per-route latencies, and
  *   faults: drop (with redelivery), duplicate, reorder, outages (partition or halt of a chain or of the hub,
  *   pause of the hub outside its halts);
- * - a few properties (metrics and coverage predicates; whether they pass is not checked).
+ * - a few properties (metrics, the populations' and assets' included, and coverage predicates; whether they pass is not
+ *   checked);
  * Horizons are 20-90 virtual minutes and arrival rates are chosen so that a run makes tens to a few hundred intents.
  *
  * What is checked for each scenario:
@@ -42,6 +43,8 @@ import { afterAll, describe, expect, it } from "vitest"
 import { stringify } from "yaml"
 import { replayFile } from "../service/hub/replay.ts"
 import { inOutageWindow, outageMs } from "../service/transport/transport.ts"
+import { COVERAGE_PREDICATES } from "./metrics/properties.ts"
+import { assetMetricNames, METRIC_NAMES, populationMetricNames } from "./report/report.ts"
 import { runScenario } from "./run.ts"
 import { parseScenario } from "./scenario/load.ts"
 
@@ -440,6 +443,18 @@ const scenario: fc.Arbitrary<Generated> = fc.gen().map((g) => {
   // decimal strings, from a millionth of a dollar to 10^21.
   if (g(fc.integer, { min: 0, max: 99 }) < 35) {
     for (const a of assets) a.spec.priceUsd = pick(g, [1, "1", 0.9998, "1.0001", 3000, "3000.5", "0.000001", 1e-7, 0.30000000000000004, 1e21, "123456789.123456789"])
+  }
+  // More properties (drawn last): any metric a property can name, the populations' and assets' included, against any
+  // operator, and any coverage predicate.
+  if (g(fc.integer, { min: 0, max: 99 }) < 30) {
+    const populationNames = (["rebalancers", "solvers", "arbitrageurs"] as const).flatMap((kind) => ((agents[kind] as { name: string }[] | undefined) ?? []).map((p) => p.name))
+    const metrics = [...METRIC_NAMES, ...populationNames.flatMap(populationMetricNames), ...symbols.flatMap(assetMetricNames)]
+    const more = Array.from({ length: g(fc.integer, { min: 1, max: 4 }) }, () =>
+      g(fc.boolean)
+        ? `${pick(g, metrics)} ${pick(g, [">=", "<=", "==", "!=", ">", "<"])} ${pick(g, [0, 0.5, 1, 3600, -1, 1e-7])}`
+        : { coverage: pick(g, Object.keys(COVERAGE_PREDICATES)) },
+    )
+    spec.properties = [...((spec.properties as unknown[] | undefined) ?? []), ...more]
   }
   return { yaml: stringify(spec), seed }
 })
