@@ -49,15 +49,31 @@ properties:
 const RUN_DIRS = ["run-0-seed-3", "run-1-seed-4", "run-2-seed-5"]
 
 /** `clearsim <args>` as a user runs it (`node` flags first: `--import` a module), with what it printed. */
-const clearsim = (args: readonly string[], nodeFlags: readonly string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+const clearsim = (args: readonly string[], nodeFlags: readonly string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [...nodeFlags, bin, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...nodeFlags, bin, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
     child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
     child.on("close", (code) => resolve({ code, stdout, stderr }))
   })
+
+/**
+ * A module for `node --import` (passed on to the children with the other node flags) that makes the disk full for
+ * the files whose path `full` matches: every write to them fails with ENOSPC, as Node's own does.
+ */
+const diskFullHook = (full: RegExp): string =>
+  [
+    'import fs from "node:fs"',
+    'import { syncBuiltinESMExports } from "node:module"',
+    `const full = ${full.toString()}`,
+    "const fds = new Set()",
+    "const { openSync, writeSync } = fs",
+    'fs.openSync = function (path, ...rest) { const fd = openSync.call(this, path, ...rest); if (typeof path === "string" && full.test(path)) fds.add(fd); return fd }',
+    'fs.writeSync = function (fd, ...rest) { if (fds.has(fd)) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { errno: -28, code: "ENOSPC", syscall: "write" }); return writeSync.call(this, fd, ...rest) }',
+    "syncBuiltinESMExports()",
+  ].join("\n")
 
 /** The wall time a run reports (summary, report.md, report.html): the one figure two runs do not share. */
 const withoutWallTime = (text: string): string => text.replace(/\d+\.\d s wall/g, "– s wall").replace(/wall time \d+\.\d s/g, "wall time – s").replace(/in \d+\.\d s;/g, "in – s;")
@@ -120,18 +136,7 @@ describe("clearsim run --jobs", () => {
   it("a run that stops with an error starts no further run, prints every started run's output in order, exits 2 and writes no runs.json", async () => {
     // Run 1's staged trace cannot be written (a full disk), as a run's own file may not be.
     const hook = join(dir, "run-1-disk-full.mjs")
-    writeFileSync(
-      hook,
-      [
-        'import fs from "node:fs"',
-        'import { syncBuiltinESMExports } from "node:module"',
-        "const full = new Set()",
-        "const { openSync, writeSync } = fs",
-        'fs.openSync = function (path, ...rest) { const fd = openSync.call(this, path, ...rest); if (typeof path === "string" && /run-1-seed-4\\/\\.clearsim-partial-[^/]+\\/trace\\.jsonl$/.test(path)) full.add(fd); return fd }',
-        'fs.writeSync = function (fd, ...rest) { if (full.has(fd)) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { errno: -28, code: "ENOSPC", syscall: "write" }); return writeSync.call(this, fd, ...rest) }',
-        "syncBuiltinESMExports()",
-      ].join("\n"),
-    )
+    writeFileSync(hook, diskFullHook(/run-1-seed-4\/\.clearsim-partial-[^/]+\/trace\.jsonl$/))
     const results = []
     for (const jobs of ["1", "3"]) {
       const out = join(dir, `error-${jobs}`)
@@ -202,6 +207,18 @@ describe("clearsim check --jobs", () => {
     // The written baselines are the runs' own: a run in process finds the same.
     expect(update.stdout).toContain(`check-b: baseline written to ${join(baselines, "check-b.json")}`)
     expect(two.stdout).toContain("2 scenarios checked: 0 with regressions, 0 with a changed trace hash")
+
+    // A scenario's run that stops with an error (its trace cannot be written in the temporary directory): the
+    // earlier scenario's comparison, then the run's error as it printed it; no summary, exit 2, the directory gone.
+    const hook = join(dir, "check-1-disk-full.mjs")
+    writeFileSync(hook, diskFullHook(/clearsim-check-[^/]+\/1\/\.clearsim-partial-[^/]+\/trace\.jsonl$/))
+    const temporary = join(dir, "tmp") // its own TMPDIR: what it leaves there is its own
+    mkdirSync(temporary)
+    const stopped = await clearsim(["check", "--jobs", "2", "--baseline-dir", baselines], ["--import", hook], { ...process.env, TMPDIR: temporary })
+    expect(stopped.code, stopped.stderr).toBe(2)
+    expect(stopped.stdout).toBe(`check-a: same\n${one.stdout.split("\n")[1]}\n`)
+    expect(stopped.stderr).toMatch(new RegExp(`^clearsim: the temporary directory ${temporary}/clearsim-check-\\w{6}/1/trace\\.jsonl: expected a file to write, but no space left on device \\(ENOSPC\\)\n$`))
+    expect(readdirSync(temporary)).toEqual([])
   })
 })
 
