@@ -187,11 +187,12 @@ export class ChildPool {
     this.outFlag = options.outFlag
     this.onProgress = options.onProgress
     this.onTurn = options.onTurn
-    this.heapMb = childHeapMb(runHeapLimitMb(), options.parallelism)
+    const parallelism = Math.min(options.parallelism, this.jobs.length)
+    this.heapMb = childHeapMb(runHeapLimitMb(), parallelism)
     this.ended = new Promise((resolve) => (this.end = resolve))
     process.on("SIGINT", this.onSigint)
     process.on("SIGTERM", this.onSigterm)
-    for (let i = 0; i < Math.min(options.parallelism, this.jobs.length); i++) this.launch()
+    for (let i = 0; i < parallelism && !this.stopping; i++) this.launch()
     if (this.jobs.length === 0) this.end()
   }
 
