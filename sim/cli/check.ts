@@ -239,7 +239,7 @@ export const checkCommand = Command.make(
     kpisOnly: Flag.Boolean("kpis-only").pipe(Flag.withDescription("Fail on KPI regressions only, not on a changed trace hash"), Flag.withDefault(false)),
     jobs: Flag.String("jobs").pipe(
       Flag.withMetavar("integer"),
-      Flag.withDescription("Scenarios run at once, each in a child process that writes its run's files in a temporary directory (default: the number of scenarios, at most the machine's cores, os.availableParallelism()); 1 runs them one after another in this process, writing nothing. The output is the same, in the same order; the children share the heap limit as `run --jobs` does"),
+      Flag.withDescription("Scenarios run at once, each in a child process that writes its run's files in a temporary directory (default 1: one after another in this process, writing nothing; a child pays its own start and a cold JIT, so more jobs pay off for long scenarios on free cores). The output is the same, in the same order; the children share the heap limit as `run --jobs` does"),
       Flag.optional,
     ),
   },

@@ -28,7 +28,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
-import { availableParallelism, tmpdir, totalmem } from "node:os"
+import { tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
@@ -51,7 +51,7 @@ const COMPLETED = "clearsimRunCompleted"
 
 /** The flag's description (`clearsim run --help`). */
 export const JOBS_DESCRIPTION =
-  "Runs of a Monte Carlo set at once, each in a child process (default: the number of runs, at most the machine's cores, os.availableParallelism()); 1 runs them one after another in this process. The children share the heap limit one run gets alone (3/4 of the machine's memory, at most 16 GiB, or --max-old-space-size): each gets 1/N of it, so a large scenario needs fewer jobs (stress-1m takes about 1.7 GB)"
+  "Runs of a Monte Carlo set at once, each in a child process (default 1: one after another in this process). A child pays its own start and a cold JIT (about 1.5 s and half a run's CPU again on a small scenario), so more jobs pay off for long runs on free cores. The children share the heap limit one run gets alone (3/4 of the machine's memory, at most 16 GiB, or --max-old-space-size): each gets 1/N of it, so a large scenario needs fewer jobs (stress-1m takes about 1.7 GB)"
 
 /** In a child running one run of a set: how the parent names the output directory in its messages. */
 export const runOfSetOutFlag = (): string | undefined => {
@@ -65,8 +65,13 @@ export const tellParentRunCompleted: Effect.Effect<void> = Effect.callback<void>
   process.send({ [COMPLETED]: true }, () => resume(Effect.void))
 })
 
-/** `--jobs`'s default: every run at once, at most one per core (`os.availableParallelism()`). */
-export const defaultJobs = (runs: number): number => Math.min(runs, availableParallelism())
+/**
+ * `--jobs`'s default: 1, the runs one after another in one process. Not the machine's cores: a child costs its
+ * start and a cold JIT (a small scenario's run took 7.4 s of CPU in a child against 4.3 s warm in process), so on
+ * two shared CPUs `--runs 4` of five-chain-mixed took 30-35 s at 2 jobs against 19-23 s at 1; and N runs of a
+ * large scenario at once hold N times its memory (stress-1m: 1.7 GB each).
+ */
+export const DEFAULT_JOBS = 1
 
 /**
  * The heap limit in MiB a run gets in one process: the `--max-old-space-size` that NODE_OPTIONS or this process's
@@ -375,7 +380,7 @@ export const runSetInChildren = (options: SetOptions): Effect.Effect<{ readonly 
 export class CheckRuns {
   private pool: ChildPool | undefined
   private dir: string | undefined
-  /** `--jobs` (default: the machine's cores, `os.availableParallelism()`). */
+  /** `--jobs` (default `DEFAULT_JOBS`). */
   private readonly jobs: number | undefined
   constructor(jobs: number | undefined) {
     this.jobs = jobs
@@ -386,7 +391,7 @@ export class CheckRuns {
    * `SetRunsStopped` once its error is printed (as the run printed it). Undefined: run them in process.
    */
   start(runs: readonly { readonly file: string; readonly seed: number; readonly name: string }[]): ((i: number) => Promise<RunReport>) | undefined {
-    const parallelism = Math.min(this.jobs ?? availableParallelism(), runs.length)
+    const parallelism = Math.min(this.jobs ?? DEFAULT_JOBS, runs.length)
     if (parallelism <= 1) return undefined
     const dir = mkdtempSync(join(tmpdir(), "clearsim-check-"))
     this.dir = dir

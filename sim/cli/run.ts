@@ -19,7 +19,7 @@ import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/r
 import { isSymbolicLink } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
-import { defaultJobs, JOBS_DESCRIPTION, runOfSetOutFlag, runSetInChildren, SetRunsStopped, tellParentRunCompleted } from "./parallelRuns.ts"
+import { DEFAULT_JOBS, JOBS_DESCRIPTION, runOfSetOutFlag, runSetInChildren, SetRunsStopped, tellParentRunCompleted } from "./parallelRuns.ts"
 import { pathWord } from "./shell.ts"
 import { missingDirectories, publish, removeEmptyDirectories, stagedPathOf, withStaging } from "./staging.ts"
 import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
@@ -189,7 +189,7 @@ export const runCommand = Command.make(
         }
       }
       // With --jobs above 1, the runs go in child processes (`parallelRuns.ts`); then the loop below runs none.
-      const jobCount = Math.min(count, jobsFlag ?? defaultJobs(count))
+      const jobCount = Math.min(count, jobsFlag ?? DEFAULT_JOBS)
       const parallel = jobCount > 1 ? yield* runSetInChildren({ scenario, firstSeed, firstRun, count, jobs: jobCount, backend, checkDeterminism, outFlag, runDir }) : undefined
       const reports: RunReport[] = parallel?.reports ?? []
       let failed = parallel?.failed ?? false
