@@ -47,6 +47,27 @@ describe("compareBaselines", () => {
     expect(text).toContain("written by clearsim 0.1.0 and 0.2.0: CHANGELOG.md says which KPI definitions and behaviours changed between them")
   })
 
+  it("judges no netting ratio or discount measured in another unit (prices given or taken away), and says why", () => {
+    const priced = withKpis({ nettingRatio: 0.6, discountPaidBps: 3, p99LatencySeconds: 1100 }, { traceHash: base.traceHash, unit: "USD" })
+    const c = compareBaselines(base, priced)
+    expect([c.baselineUnit, c.currentUnit]).toEqual(["tokens", "USD"])
+    expect(c.diffs.map((d) => [d.name, d.verdict])).toEqual([
+      ["nettingRatio", "changed"],
+      ["discountPaidBps", "changed"],
+      ["p99LatencySeconds", "regression"],
+    ])
+    const text = renderComparison(c)
+    expect(text).toContain("totals over assets in tokens and now in USD (the scenario's priceUsd given or taken away): nettingRatio and discountPaidBps measure different things and are not judged")
+    // Without the latency, nothing regresses: the heading says CHANGED.
+    const only = compareBaselines(base, { ...priced, kpis: { ...priced.kpis, p99LatencySeconds: 1000 } })
+    expect([only.regressed, renderComparison(only).split("\n")[0]]).toEqual([false, "s: CHANGED"])
+    // The same unit on both sides (a baseline without one is in tokens) is judged as always.
+    expect(compareBaselines(base, withKpis({ nettingRatio: 0.6 }, { unit: "tokens" })).regressed).toBe(true)
+    expect(renderComparison(compareBaselines({ ...base, unit: "USD" }, { ...base, unit: "USD" }))).not.toContain("totals over assets")
+    // Equal figures in another unit (every price 1) are still a change to see.
+    expect(renderComparison(compareBaselines(base, { ...base, unit: "USD" })).split("\n")[0]).toBe("s: CHANGED")
+  })
+
   it("calls a worse KPI beyond its tolerance a regression, in the KPI's own direction", () => {
     const c = compareBaselines(base, withKpis({ nettingRatio: 0.79, p99LatencySeconds: 1100, discountPaidBps: 0.5 }))
     expect(c.diffs.map((d) => [d.name, d.verdict])).toEqual([

@@ -13,6 +13,7 @@
 import * as Schema from "effect/Schema"
 import { decodeWithProblems, formatProblems } from "../../service/domain/schemas.ts"
 import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
+import type { TotalUnit } from "../metrics/valuation.ts"
 import type { RunReport } from "./report.ts"
 import { metricsOf } from "./report.ts"
 import { FileTooLargeError, readFileBounded } from "../files.ts"
@@ -71,6 +72,11 @@ export const Baseline = Schema.Struct({
   traceHash: TraceHash,
   /** The trace hash's function; absent in baselines written before it was named (keccak256). */
   traceHashAlgorithm: Schema.optionalKey(Schema.String),
+  /**
+   * The unit of the totals over assets that `nettingRatio` and `discountPaidBps` are ratios of (report.json's
+   * `netting.unit`): USD when the scenario prices its assets, tokens otherwise. Absent in older baselines: tokens.
+   */
+  unit: Schema.optionalKey(Schema.Literals(["USD", "tokens"])),
   kpis: Kpis,
   counts: Kpis,
   /** Property name → passed. */
@@ -95,7 +101,7 @@ export const ReportKpiFields = Schema.Struct({
   version: Schema.String,
   traceHash: TraceHash,
   traceHashAlgorithm: Schema.optionalKey(Schema.String),
-  netting: Schema.Struct({ ratio: Share, totalVolume: Schema.String }),
+  netting: Schema.Struct({ ratio: Share, totalVolume: Schema.String, unit: Schema.optionalKey(Schema.Literals(["USD", "tokens"])) }),
   discounts: Schema.Struct({ paidBps: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of bps" })), settledVolume: Schema.optionalKey(Schema.String), invoicesCreated: Count, invoicesSettled: Count }),
   intents: Schema.Struct({ created: Count, settled: Count, byPath: byPath(Schema.Struct({ created: Count, settled: Count })) }),
   latency: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary), settlement: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary) }) }),
@@ -128,6 +134,7 @@ export const baselineOf = (report: RunReport, file: string): Baseline => {
     version: report.version,
     traceHash: report.traceHash,
     traceHashAlgorithm: report.traceHashAlgorithm ?? LEGACY_TRACE_HASH_ALGORITHM,
+    unit: report.netting.unit ?? "tokens",
     kpis: pick(KPIS.map((k) => k.name)),
     counts: pick(COUNTS),
     properties: Object.fromEntries(report.properties.map((p) => [p.name, p.pass])),
@@ -187,6 +194,12 @@ export interface Comparison {
   /** The clearsim versions that wrote them (a KPI's definition may differ between versions: CHANGELOG.md). */
   readonly baselineVersion: string
   readonly currentVersion: string
+  /**
+   * The units of the totals the two sides' netting ratio and discount are ratios of. When they differ (prices given
+   * or taken away), those two KPIs measure different things: shown as changed, never judged.
+   */
+  readonly baselineUnit: TotalUnit
+  readonly currentUnit: TotalUnit
   /** Every KPI and count that differs, in KPI order. */
   readonly diffs: readonly KpiDiff[]
   /** Properties that passed in the baseline and fail now (or are new and fail). */
@@ -213,13 +226,19 @@ const judge = (spec: KpiSpec, baseline: number | null, current: number | null): 
   return worse - tolerance > 1e-9 * Math.max(1, Math.abs(baseline), Math.abs(current)) ? "regression" : "within tolerance"
 }
 
+/** The KPIs that are ratios of totals over assets, and so depend on their unit (`Baseline.unit`). */
+const UNIT_KPIS: ReadonlySet<string> = new Set(["nettingRatio", "discountPaidBps"])
+
 /** Compares `current` (a new baseline, from a run or a report.json) with `baseline`. */
 export const compareBaselines = (baseline: Baseline, current: Baseline): Comparison => {
+  const baselineUnit = baseline.unit ?? "tokens"
+  const currentUnit = current.unit ?? "tokens"
   const diffs: KpiDiff[] = []
   for (const spec of KPIS) {
     const b = baseline.kpis[spec.name] ?? null
     const c = current.kpis[spec.name] ?? null
-    if (b !== c) diffs.push({ name: spec.name, baseline: b, current: c, verdict: judge(spec, b, c) })
+    const comparable = baselineUnit === currentUnit || !UNIT_KPIS.has(spec.name)
+    if (b !== c) diffs.push({ name: spec.name, baseline: b, current: c, verdict: comparable ? judge(spec, b, c) : "changed" })
   }
   for (const name of COUNTS) {
     const b = baseline.counts[name] ?? null
@@ -241,6 +260,8 @@ export const compareBaselines = (baseline: Baseline, current: Baseline): Compari
     sameRun: baseline.scenario === current.scenario && baseline.seed === current.seed,
     baselineVersion: baseline.version,
     currentVersion: current.version,
+    baselineUnit,
+    currentUnit,
     diffs,
     newlyFailing,
     dropped,
@@ -265,7 +286,7 @@ const change = (d: KpiDiff): string => {
  */
 export const renderComparison = (c: Comparison): string => {
   const lines: string[] = []
-  const status = c.regressed ? "REGRESSION" : c.traceChanged || c.diffs.length > 0 ? "CHANGED" : "same"
+  const status = c.regressed ? "REGRESSION" : c.traceChanged || c.diffs.length > 0 || c.baselineUnit !== c.currentUnit ? "CHANGED" : "same"
   lines.push(`${c.baselineScenario === c.scenario ? c.scenario : `${c.baselineScenario} -> ${c.scenario}`}: ${status}`)
   if (c.traceChanged && c.baselineTraceAlgorithm !== c.currentTraceAlgorithm) {
     lines.push(
@@ -277,6 +298,11 @@ export const renderComparison = (c: Comparison): string => {
   else lines.push(`  trace hash ${c.currentTrace} unchanged`)
   if (c.baselineVersion !== c.currentVersion) {
     lines.push(`  written by clearsim ${c.baselineVersion} and ${c.currentVersion}: CHANGELOG.md says which KPI definitions and behaviours changed between them`)
+  }
+  if (c.baselineUnit !== c.currentUnit) {
+    lines.push(
+      `  totals over assets in ${c.baselineUnit} and now in ${c.currentUnit} (the scenario's priceUsd given or taken away): nettingRatio and discountPaidBps measure different things and are not judged`,
+    )
   }
   if (c.diffs.length > 0) {
     const width = Math.max(...c.diffs.map((d) => d.name.length))
