@@ -13,6 +13,8 @@ import { Command } from "effect/cli"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import { childHeapMb, readRunReport, runHeapLimitMb } from "./parallelRuns.ts"
 import { runCommand } from "./run.ts"
+import { TWO_USERS_USDC, twoChainUsdcText } from "../scenario/testing.ts"
+import { descendants, running } from "./testing.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const bin = join(root, "bin", "clearsim.js")
@@ -23,29 +25,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const scenario = join(dir, "small-set.yaml")
 writeFileSync(
   scenario,
-  `name: small-set
-seed: 3
-runs: 3
-horizon: { seconds: 1200 }
-chains: [{ id: 31001, blockTimeSeconds: 12 }, { id: 31002, blockTimeSeconds: 12 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-initialLiquidity:
-  - { chain: 31001, asset: USDC, tokens: 100000 }
-  - { chain: 31002, asset: USDC, tokens: 100000 }
-agents:
-  rebalancers:
-    - name: users
-      count: 2
-      asset: USDC
-      arrival: { kind: poisson, perHour: 120 }
-      flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]
-      size: { kind: fixed, tokens: 100 }
-properties:
-  - intentsCreated >= 40
-`,
+  twoChainUsdcText("small-set", "{ seconds: 1200 }", `runs: 3\n${TWO_USERS_USDC}\nproperties:\n  - intentsCreated >= 40`, { seed: 3, blockTimeSeconds: [12, 12] }),
 )
+
 const RUN_DIRS = ["run-0-seed-3", "run-1-seed-4", "run-2-seed-5"]
 
 /** `clearsim <args>` as a user runs it (`node` flags first: `--import` a module), with what it printed. */
@@ -222,40 +204,6 @@ describe("clearsim check --jobs", () => {
   })
 })
 
-/** The processes below `pid` (Linux /proc). */
-const descendants = (pid: number): number[] => {
-  const parents = new Map<number, number>()
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const below = new Set([pid])
-  for (let grew = true; grew; ) {
-    grew = false
-    for (const [p, ppid] of parents) {
-      if (below.has(ppid) && !below.has(p)) {
-        below.add(p)
-        grew = true
-      }
-    }
-  }
-  below.delete(pid)
-  return [...below]
-}
-
-const running = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
 
 describe("clearsim run --jobs: the flag", () => {
   afterEach(() => {

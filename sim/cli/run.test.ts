@@ -5,6 +5,7 @@ import { NodeServices } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { afterEach, describe, expect, it, vi } from "vitest"
+import { TWO_USERS_USDC, twoChainUsdcText } from "../scenario/testing.ts"
 import { rerunCommandLine, runCommand } from "./run.ts"
 
 // Two quiet chains, a few minutes, three runs from seed 5, and a property no run can meet.
@@ -239,28 +240,7 @@ describe("clearsim run", () => {
   it("snapshots the epoch the horizon cuts short: its time-series rows, and a property failing only there has failed since that epoch", async () => {
     dir = mkdtempSync(join(tmpdir(), "clearsim-run-"))
     // 20 minutes: two whole epochs of 480 s and a third cut short after 240 s, with one rebalancer.
-    const text = `
-name: cut-short
-seed: 3
-horizon: { seconds: 1200 }
-chains: [{ id: 31001, blockTimeSeconds: 12 }, { id: 31002, blockTimeSeconds: 12 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-initialLiquidity:
-  - { chain: 31001, asset: USDC, tokens: 100000 }
-  - { chain: 31002, asset: USDC, tokens: 100000 }
-agents:
-  rebalancers:
-    - name: users
-      count: 2
-      asset: USDC
-      arrival: { kind: poisson, perHour: 120 }
-      flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]
-      size: { kind: fixed, tokens: 100 }
-properties:
-  - intentsCreated <= 35
-`
+    const text = twoChainUsdcText("cut-short", "{ seconds: 1200 }", `${TWO_USERS_USDC}\nproperties:\n  - intentsCreated <= 35`, { seed: 3, blockTimeSeconds: [12, 12] })
     const file = join(dir, "cut-short.yaml")
     writeFileSync(file, text)
     const out = join(dir, "out")

@@ -7,10 +7,11 @@
  * process groups (not Windows).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { descendants, processTable, running } from "./testing.ts"
 import { stopRequests } from "./up.ts"
 
 const root = join(import.meta.dirname, "..", "..")
@@ -31,47 +32,6 @@ const olderNode = ((): string | undefined => {
   return undefined
 })()
 
-/** pid → [parent pid, command name, state] of every process (Linux /proc). */
-const processTable = (): Map<number, { ppid: number; comm: string; state: string }> => {
-  const table = new Map<number, { ppid: number; comm: string; state: string }>()
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
-      const close = stat.lastIndexOf(")")
-      const [state, ppid] = stat.slice(close + 2).split(" ")
-      table.set(Number(name), { ppid: Number(ppid), comm: stat.slice(stat.indexOf("(") + 1, close), state: state! })
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return table
-}
-
-/** The anvil processes below `pid`. */
-const anvilsBelow = (pid: number): number[] => {
-  const table = processTable()
-  const below = new Set([pid])
-  for (let grew = true; grew; ) {
-    grew = false
-    for (const [p, { ppid }] of table) {
-      if (below.has(ppid) && !below.has(p)) {
-        below.add(p)
-        grew = true
-      }
-    }
-  }
-  return [...below].filter((p) => table.get(p)?.comm === "anvil")
-}
-
-const running = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
 
 let child: ChildProcess | undefined
 let out: string | undefined
@@ -108,7 +68,7 @@ const upThenSignal = async (target: "group" | "parent", signal: NodeJS.Signals) 
     started.stderr!.on("data", (chunk: Buffer) => void (output += chunk.toString()))
     void exited.then(() => failed(new Error(`clearsim up exited before it was up:\n${output}`)))
   })
-  const anvils = anvilsBelow(started.pid!)
+  const anvils = descendants(started.pid!, "anvil")
   expect(anvils.length).toBeGreaterThan(0)
   expect(anvils.every(running)).toBe(true)
   if (target === "group") process.kill(-started.pid!, signal)

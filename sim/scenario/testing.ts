@@ -16,8 +16,28 @@ export interface TwoChainOptions {
   readonly chainIds?: readonly number[]
 }
 
+/**
+ * `rest` for a small netting world on the default chains: 100,000 USDC of custody on each, and two users sending
+ * 100 USDC each way, 120 intents an hour between them.
+ */
+export const TWO_USERS_USDC = `initialLiquidity:
+  - { chain: 31001, asset: USDC, tokens: 100000 }
+  - { chain: 31002, asset: USDC, tokens: 100000 }
+agents:
+  rebalancers:
+    - name: users
+      count: 2
+      asset: USDC
+      arrival: { kind: poisson, perHour: 120 }
+      flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]
+      size: { kind: fixed, tokens: 100 }`
+
 /** The scenario `name` over `horizon` (a YAML mapping such as `{ seconds: 600 }`), then `rest` (agents, keepers...). */
-export const twoChainUsdc = (name: string, horizon: string, rest: string, options: TwoChainOptions = {}): LoadedScenario => {
+export const twoChainUsdc = (name: string, horizon: string, rest: string, options: TwoChainOptions = {}): LoadedScenario =>
+  parseScenario(twoChainUsdcText(name, horizon, rest, options), `${name}.yaml`)
+
+/** `twoChainUsdc`'s text, for a test that writes a scenario file. */
+export const twoChainUsdcText = (name: string, horizon: string, rest: string, options: TwoChainOptions = {}): string => {
   const ids = options.chainIds ?? [31001, 31002]
   const chain = (id: number, blockTime: number | undefined) => (blockTime === undefined ? `{ id: ${id} }` : `{ id: ${id}, blockTimeSeconds: ${blockTime} }`)
   const text = [
@@ -33,5 +53,5 @@ export const twoChainUsdc = (name: string, horizon: string, rest: string, option
     rest.trim(),
     "",
   ].join("\n")
-  return parseScenario(text, `${name}.yaml`)
+  return text
 }
