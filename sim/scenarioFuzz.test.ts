@@ -468,6 +468,11 @@ const comparable = (report: object): unknown => ({ ...report, wallSeconds: 0 })
 const FUZZ_SEED = 20261122
 const fuzzSeed = Number(process.env.FUZZ_SEED ?? FUZZ_SEED)
 const numRuns = Number(process.env.FUZZ_RUNS ?? 25)
+/**
+ * Exploring (FUZZ_RUNS set): 30 s a run, not vitest's 60 s for the whole test, which 60 runs or one slow scenario
+ * passed (scenarios with arbitrageurs polling hundreds of open invoices take 20-80 s). CI keeps the default.
+ */
+const timeout = process.env.FUZZ_RUNS === undefined ? undefined : numRuns * 30_000
 
 describe("scenario fuzzing", () => {
   it("random valid scenarios run without throwing, deterministically, and their traces replay to the same hash", async () => {
@@ -527,5 +532,5 @@ describe("scenario fuzzing", () => {
         ]),
       )
     }
-  })
+  }, timeout)
 })
