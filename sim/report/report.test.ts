@@ -21,6 +21,7 @@ import {
   reportDifferences,
   timeseriesCsvChunks,
   type RunReport,
+  ratio4Text,
   tokensText,
   verdictText,
   writeReportFiles,
@@ -105,9 +106,9 @@ describe("report files of a run", () => {
     expect(html).toContain(`<title>quickstart: ${r.passed ? "PASS" : "FAIL"} · clearsim</title>`)
     expect(html).toContain(r.traceHash)
     for (const p of r.properties) expect(html).toContain(`<code>${p.name.replace(/>/g, "&gt;").replace(/</g, "&lt;")}</code>`)
-    expect(html).toContain(r.netting.ratio.toFixed(4))
+    expect(html).toContain(ratio4Text(r.netting.ratio))
     // The quickstart prices its assets: the ratio over them is by value, the discount in USD.
-    expect(html).toContain(`netting ratio (by USD value)</span><b>${r.netting.ratio.toFixed(4)}</b>`)
+    expect(html).toContain(`netting ratio (by USD value)</span><b>${ratio4Text(r.netting.ratio)}</b>`)
     expect(html).toContain(`discount paid</span><b>${tokensText(r.discounts.paid)} USD</b>`)
     for (const title of ["Netting ratio", "User latency", "Settlement latency", "Open invoices by ticker", "Hub custody by chain, USDC", "Hub custody by chain, USDT", "Settlement queue depth by chain", "Spoke intent queue depth by chain", "Spoke fill queue depth by chain", "Intents"]) {
       expect(html, title).toContain(`<figcaption>${title} `)
@@ -176,6 +177,12 @@ describe("report files of a run", () => {
     expect(renderMarkdown(base)).toContain("- wall time 0.0 s on Node 22.23.3 (V8 12.4.254.21-node.33)")
     expect(renderHtml(base, [])).toContain(`<span class="muted">netting ratio</span><b>–</b>`)
     expect(nettingRatioText({ netting: { ...base.netting, ratio: 0.5, totalVolume: "10" } })).toBe("0.5000")
+  })
+
+  it("shows a ratio to 4 decimals truncated, never above the 6-decimal value properties are judged on", () => {
+    expect([0.699988, 0.7, 0.29, 0.57, 1, 0, 0.000099, 0.123456, 0.999999].map(ratio4Text)).toEqual(["0.6999", "0.7000", "0.2900", "0.5700", "1.0000", "0.0000", "0.0000", "0.1234", "0.9999"])
+    // Every 6-decimal ratio: the text is its first 4 decimals.
+    for (let k = 0; k <= 1_000_000; k += 7) expect(ratio4Text(k / 1e6)).toBe((Math.floor(k / 100) / 1e4).toFixed(4))
   })
 
   it("gives a live session's report no verdict: the scenario's properties were written for its own horizon", () => {
@@ -647,7 +654,7 @@ describe("intents by asset", () => {
     expect(report.discounts.unit).toBe("USD")
     expect(Object.entries(discounts).reduce((n, [s, d]) => n + price[s]! * units(d.paid), 0n)).toBe(units(report.discounts.paid))
     expect(Object.entries(discounts).reduce((n, [s, d]) => n + price[s]! * units(d.invoicedVolume), 0n)).toBe(units(report.discounts.invoicedVolume!))
-    expect(renderMarkdown(report)).toContain(`- by asset: USDC ${byTicker.USDC!.created} created, ${byTicker.USDC!.settled} settled, netting ratio ${netting.USDC!.ratio.toFixed(4)};`)
+    expect(renderMarkdown(report)).toContain(`- by asset: USDC ${byTicker.USDC!.created} created, ${byTicker.USDC!.settled} settled, netting ratio ${ratio4Text(netting.USDC!.ratio)};`)
     expect(renderMarkdown(report)).toContain("(the amounts below are in USD, each asset's tokens at its priceUsd)")
     expect(renderHtml(report, [])).toContain(`WETH intents settled</span><b>${byTicker.WETH!.settled} of ${byTicker.WETH!.created} (`)
     // An asset the scenario does not have is a load error naming the assets.

@@ -415,7 +415,14 @@ export const firstFailingEpochText = (p: Pick<PropertyResult, "name" | "firstFai
 }
 
 /** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
-export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : r.netting.ratio.toFixed(4))
+/**
+ * A ratio of report.json (6 decimals, truncated) shown to 4 decimals, truncated as well: what is shown never
+ * overstates the value properties are judged on (0.699988 is 0.6999, where rounding showed 0.7000 beside a failing
+ * `nettingRatio >= 0.7`). From the ratio's 6-decimal integer, so no binary product moves a digit.
+ */
+export const ratio4Text = (ratio: number): string => (Math.floor(Math.round(ratio * 1e6) / 100) / 1e4).toFixed(4)
+
+export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : ratio4Text(r.netting.ratio))
 
 export const renderMarkdown = (r: RunReport): string => {
   const lines: string[] = []
@@ -435,7 +442,7 @@ export const renderMarkdown = (r: RunReport): string => {
   if (tickers.length > 1) {
     const ratioText = (symbol: string) => {
       const n = r.netting.byTicker?.[symbol]
-      return n === undefined || n.totalVolume === "0" ? "" : `, netting ratio ${n.ratio.toFixed(4)}`
+      return n === undefined || n.totalVolume === "0" ? "" : `, netting ratio ${ratio4Text(n.ratio)}`
     }
     const amounts = r.netting.unit === "USD" ? "the amounts below are in USD, each asset's tokens at its priceUsd" : "the token amounts below add the assets' tokens as they are"
     lines.push(`- by asset: ${tickers.map(([symbol, c]) => `${markdownText(symbol)} ${c.created} created, ${c.settled} settled${ratioText(symbol)}`).join("; ")} (${amounts})`)
