@@ -335,7 +335,8 @@ describe("clearsim up", () => {
   }, 20_000)
 
   it("refuses a host it cannot listen on, port 0 included, before writing anything", () => {
-    const out = join(mkdtempSync(join(tmpdir(), "clearsim-up-host-")), "out")
+    const parent = mkdtempSync(join(tmpdir(), "clearsim-up-host-"))
+    const out = join(parent, "out")
     let status: number | null = 0
     let stderr = ""
     try {
@@ -344,8 +345,12 @@ describe("clearsim up", () => {
       status = (error as { status: number | null }).status
       stderr = String((error as { stderr: unknown }).stderr)
     }
-    expect(status).toBe(2)
-    expect(stderr.trim()).toMatch(/^clearsim: --host\/--port: cannot listen on 999\.1\.1\.1:0 \((ENOTFOUND|EAI_AGAIN)\)$/)
-    expect(existsSync(out)).toBe(false)
+    try {
+      expect(status).toBe(2)
+      expect(stderr.trim()).toMatch(/^clearsim: --host\/--port: cannot listen on 999\.1\.1\.1:0 \((ENOTFOUND|EAI_AGAIN)\)$/)
+      expect(existsSync(out)).toBe(false)
+    } finally {
+      rmSync(parent, { recursive: true, force: true })
+    }
   }, 20_000)
 })
