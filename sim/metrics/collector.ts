@@ -16,7 +16,7 @@ import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
 import { type CustodySource, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
 import { SampleUnion, Samples, toMilliseconds } from "./percentiles.ts"
 import { shareOf } from "./properties.ts"
-import { type Valuation, valuationOf } from "./valuation.ts"
+import { formatUnits, type Valuation, valuationOf } from "./valuation.ts"
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
 export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
@@ -686,15 +686,9 @@ export class MetricsCollector implements WorldObserver {
   }
 }
 
-const WEI_PER_TOKEN = 10n ** 18n
-
 /**
  * An 18-decimal amount in whole tokens: the double nearest its exact decimal (the value report.json's decimal string
  * reads as), so that timeseries.csv's last `discountPaidTokens` is the report's `discounts.paid`. (Nine decimals,
  * truncated, made 342.581043593943167572 tokens 342.581043593.)
  */
-export const tokensOf18 = (amount18: bigint): number => {
-  const abs = amount18 < 0n ? -amount18 : amount18
-  const value = Number(`${abs / WEI_PER_TOKEN}.${(abs % WEI_PER_TOKEN).toString().padStart(18, "0")}`)
-  return amount18 < 0n ? -value : value
-}
+export const tokensOf18 = (amount18: bigint): number => Number(formatUnits(amount18, 18))
