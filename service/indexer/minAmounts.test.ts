@@ -11,7 +11,7 @@ import { uniformBigInt } from "pure-rand/distribution/uniformBigInt"
 import { uniformInt } from "pure-rand/distribution/uniformInt"
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus"
 import type { RandomGenerator } from "pure-rand/types/RandomGenerator"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { addressToBytes32, type Bytes32 } from "../domain/hex.ts"
 import { DBPS_DENOMINATOR, type Intent, Strategy } from "../domain/protocol.ts"
 import type { DomainAsset, HubConfigInput } from "../hub/config.ts"
@@ -20,7 +20,7 @@ import { discountDbps, evaluateInvoice, settlementDomains } from "../hub/settler
 import { IntentContext, InvoiceNode, type TickerState } from "../hub/state.ts"
 import { timeOf, u } from "../hub/testing.ts"
 import { CollectingSink } from "../hub/trace.ts"
-import { computeMinAmounts, FifoReplay, type InvoiceMinAmounts } from "./minAmounts.ts"
+import { computeMinAmounts, FifoReplay, firstSettling, type InvoiceMinAmounts } from "./minAmounts.ts"
 import { TestWorld } from "./testing.ts"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -44,7 +44,11 @@ const viewOf = (ticker: TickerState, overlay: Overlay): TickerState =>
     depositQueue: (_epoch: number, domain: number) => ({ available18: overlay.available.get(domain) ?? 0n }),
   }) as unknown as TickerState
 
+/** Calls of `referenceReplay` so far. */
+let referenceReplays = 0
+
 const referenceReplay = (hub: Hub, ticker: TickerState, target: InvoiceNode, domain: number, extra18: bigint): { settled: boolean; before: Overlay } => {
+  referenceReplays++
   const state = hub.state
   const epoch = state.currentEpoch()
   const overlay: Overlay = { custodied: new Map(), available: new Map() }
@@ -354,5 +358,109 @@ describe("computeMinAmounts equals the previous algorithm", () => {
       }
     }
     expect(tally.invoices).toBeGreaterThan(100)
+  })
+})
+
+describe("the search between a failing and a settling deposit", () => {
+  /** What a bisection between `lo` (failing) and `hi` (settling) ends at. */
+  const bisection = (lo: bigint, hi: bigint, settles: (x: bigint) => boolean): bigint => {
+    while (hi - lo > 1n) {
+      const mid = (lo + hi) / 2n
+      if (settles(mid)) hi = mid
+      else lo = mid
+    }
+    return hi
+  }
+
+  it("firstSettling ends where a bisection does on monotone margins, in a few probes when the margin is linear", () => {
+    const rng = xoroshiro128plus(5)
+    let linearProbes = 0
+    let linearCases = 0
+    for (let round = 0; round < 3000; round++) {
+      // A margin rising with slope 1 to 1.3 (floored), as between two deposits settling the same earlier invoices.
+      const root = uniformBigInt(rng, 1n, 10n ** 24n)
+      const slopeDbps = BigInt(uniformInt(rng, 100_000, 130_000))
+      const margin = (x: bigint): bigint => ((x - root) * slopeDbps) / 100_000n
+      const below = root - uniformBigInt(rng, 1n, 10n ** 23n)
+      const above = root + uniformBigInt(rng, 0n, 10n ** 23n)
+      const lo = below < 0n ? 0n : below
+      const settles = (x: bigint): boolean => margin(x) >= 0n
+      if (settles(lo)) continue
+      let probes = 0
+      const found = firstSettling(lo, above, margin(lo), margin(above), (x) => {
+        expect(x > lo && x < above).toBe(true)
+        probes++
+        return { settled: settles(x), margin: margin(x) }
+      })
+      expect(found).toBe(bisection(lo, above, settles))
+      linearProbes += probes
+      linearCases++
+      // Never much more than a bisection.
+      expect(probes).toBeLessThanOrEqual(2 * (above - lo).toString(2).length + 2)
+    }
+    expect(linearCases).toBeGreaterThan(2500)
+    // A bisection of these brackets (up to 2^77) takes about 70 probes.
+    expect(linearProbes / linearCases).toBeLessThan(8)
+  })
+
+  it("firstSettling ends where a bisection does when the margin says nothing useful", () => {
+    const rng = xoroshiro128plus(6)
+    for (let round = 0; round < 2000; round++) {
+      const lo = uniformBigInt(rng, 0n, 10n ** 6n)
+      const hi = lo + uniformBigInt(rng, 1n, 10n ** 6n)
+      const threshold = lo + uniformBigInt(rng, 1n, hi - lo)
+      const noise = (): bigint => uniformBigInt(rng, -(10n ** 7n), 10n ** 7n)
+      const settles = (x: bigint): boolean => x >= threshold
+      const found = firstSettling(lo, hi, noise(), noise(), (x) => ({ settled: settles(x), margin: noise() }))
+      expect(found).toBe(threshold)
+    }
+  })
+
+  it("a deep queue of nearly equal invoices and no custody: the same minimums as the reference, in far fewer replays than a bisection", () => {
+    const rng = xoroshiro128plus(11)
+    const hub = new Hub(
+      {
+        epochLength: EPOCH_LENGTH,
+        tickers: [{ symbol: "T", discountPerEpoch: 6, maxDiscountDbps: 1000, domains: [1, 10].map((domain) => ({ domain, asset: word("2b", domain), decimals: 18 })) }],
+      },
+      new CollectingSink(),
+    )
+    hub.setBlock(EPOCH * EPOCH_LENGTH, timeOf(EPOCH * EPOCH_LENGTH))
+    const state = hub.state
+    const ticker = [...state.tickers.values()][0]!
+    ticker.custodied18.set(10, u(3))
+    for (let k = 0; k < 60; k++) {
+      const ctx = new IntentContext(word("4d", k))
+      ctx.ticker = ticker
+      ctx.paymentDestinations = [10]
+      state.contexts.set(ctx.intentId, ctx)
+      const amount18 = u(49_991) + uniformBigInt(rng, 0n, u(3))
+      ticker.invoices.append(new InvoiceNode(ctx, word("0e", 1), EPOCH - uniformInt(rng, 1, 6), amount18, state.timestamp))
+    }
+    const replays = vi.spyOn(FifoReplay.prototype, "replay")
+    const tally: Tally = { invoices: 0, nonZero: 0 }
+    let made = 0
+    let bisecting = 0
+    try {
+      for (let node = ticker.invoices.head; node !== undefined; node = node.next) {
+        const before = replays.mock.calls.length
+        const actual = computeMinAmounts(hub, ticker, node)
+        const mine = replays.mock.calls.length - before
+        const referenceBefore = referenceReplays
+        expect(plain(actual)).toEqual(plain(referenceMinAmounts(hub, ticker, node)))
+        const reference = referenceReplays - referenceBefore
+        // The same rounds (one replay per earlier invoice taking part), then a few probes where a bisection of
+        // the last round's bracket (one invoice of about 50k units, some 2^75 wei) makes about 75.
+        expect(mine, `invoice ${tally.invoices}`).toBeLessThanOrEqual(reference)
+        made += mine
+        bisecting += reference
+        tally.invoices++
+        if ((actual.minAmounts.get(10) ?? 0n) > 0n) tally.nonZero++
+      }
+    } finally {
+      replays.mockRestore()
+    }
+    expect(tally.nonZero).toBeGreaterThan(40)
+    expect(made).toBeLessThan(bisecting / 2)
   })
 })

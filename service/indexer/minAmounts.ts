@@ -27,7 +27,12 @@
  * most bisection steps) settle the same earlier invoices first, so they start where their decisions may first
  * differ (`PureTrace`): a shortfall round mostly costs the invoices after the one it adds. The sequence of deposits
  * tried (shortfall rounds, then bisection) is unchanged, so are the results (minAmounts.test.ts compares them with
- * the previous algorithm on random hub states).
+ * the previous algorithm on random hub states). While only d differs, an invoice is a candidate only if its whole
+ * amount less d's custody is within the discount the current-epoch deposits can earn (`fullCostTree`): among
+ * invoices of nearly equal amounts the walk skips those the custody left cannot pay. The bisection makes its
+ * probes only until both ends of its interval settle the same earlier invoices: settling is monotone between
+ * them, so `firstSettling` finds the boundary the bisection would end at in a few probes instead of some seventy
+ * (`bisectReplays`).
  */
 import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
@@ -150,6 +155,11 @@ class ThresholdTree {
     this.tree = tree
   }
 
+  /** The threshold of index `i`. */
+  at(i: number): bigint {
+    return this.tree[this.size + i]!
+  }
+
   /** The first index in [from, count) whose threshold is ≤ `value`, or `count`. */
   firstAtMost(from: number, value: bigint): number {
     if (from >= this.count) return this.count
@@ -221,6 +231,11 @@ export interface Replay {
   readonly settled: boolean
   readonly custodied18: bigint
   readonly available18: bigint
+  /**
+   * When the deposit changed the outcome of no invoice the base settles (so only the deposit's domain differs
+   * from the base up to the target), the earlier invoices it settles there, in order; undefined otherwise.
+   */
+  readonly takes: readonly number[] | undefined
 }
 
 /**
@@ -241,6 +256,9 @@ export class FifoReplay {
   private readonly availableAt: bigint[][] = []
   private readonly view: OverlayView
   private readonly trees = new Map<number, ThresholdTree>()
+  private readonly fullCostTrees = new Map<number, ThresholdTree>()
+  /** The largest discount of an invoice (dbps), for `fullCostTree`'s bound. */
+  private readonly maxDiscountBig: bigint
   /** Per domain index, the pure parts of its replays so far. */
   private readonly traces = new Map<number, PureTrace[]>()
 
@@ -279,6 +297,9 @@ export class FifoReplay {
     }
     if (targetStep === undefined) this.snapshot()
     this.target = targetStep
+    let maxDiscount = 0
+    for (const step of this.steps) if (step.discount > maxDiscount) maxDiscount = step.discount
+    this.maxDiscountBig = BigInt(maxDiscount)
   }
 
   private snapshot(): void {
@@ -325,6 +346,28 @@ export class FifoReplay {
     return tree
   }
 
+  /**
+   * `tree(jd)` with, for the invoices the base does not settle, their whole amount in place of their least cost:
+   * while only `jd` differs, such an invoice takes liquidity there only if its amount less what the custody
+   * covers is at most the discount the current-epoch deposits can earn, so at most `deposits · maxDiscount`
+   * (`pureWalk` asks for the custody increase plus that). Invoices of nearly equal amounts, each a little more
+   * than the custody left, are then skipped at once instead of evaluated one by one.
+   */
+  private fullCostTree(jd: number): ThresholdTree {
+    let tree = this.fullCostTrees.get(jd)
+    if (tree === undefined) {
+      const custodied = this.custodiedAt[jd]!
+      const least = this.tree(jd)
+      tree = new ThresholdTree(this.steps.length, (i) => {
+        const step = this.steps[i]!
+        const t = least.at(i)
+        return step.found === -1 && t !== INFINITY ? step.amount18 - custodied[i]! : t
+      })
+      this.fullCostTrees.set(jd, tree)
+    }
+    return tree
+  }
+
   private targetSettles(): boolean {
     const target = this.target
     if (target === undefined) return false
@@ -338,7 +381,7 @@ export class FifoReplay {
    * FIFO decisions being monotone in d's custody and deposits while no other domain is involved), then invoice by
    * invoice. Returns where it ends and d's custody and deposits there.
    */
-  private pureWalk(jd: number, x18: bigint): { at: number; custodied18: bigint; available18: bigint } {
+  private pureWalk(jd: number, x18: bigint): { at: number; custodied18: bigint; available18: bigint; takes: readonly number[] } {
     const steps = this.steps
     const count = steps.length
     const tree = this.tree(jd)
@@ -380,7 +423,7 @@ export class FifoReplay {
       if (gap > m && uncovered === m) {
         // All of it, for x18.
         traces.splice(insertAt, 0, { ...ref, x: x18 })
-        return { at: ref.end, custodied18: ref.endRelCustodied + x18, available18: ref.endRelAvailable + x18 }
+        return { at: ref.end, custodied18: ref.endRelCustodied + x18, available18: ref.endRelAvailable + x18, takes: ref.takes }
       }
       // From the start of that gap, or from the first invoice settled without deposits covering it if before.
       const resumeAtTake = uncovered < gap
@@ -401,10 +444,17 @@ export class FifoReplay {
     let custodied18 = rel18 + x18
     let available18 = relAvailable18 + x18
     let dCustodied = custodied18 - base18
-    let i = tree.firstAtMost(from, dCustodied)
-    for (; i < count; i = tree.firstAtMost(i + 1, dCustodied)) {
+    // Candidates by their whole amount (`fullCostTree`); one the base settles stops the walk where `tree` has it.
+    const full = this.fullCostTree(jd)
+    const maxDiscountBig = this.maxDiscountBig
+    let reach = dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR
+    let i = full.firstAtMost(from, reach)
+    for (; i < count; i = full.firstAtMost(i + 1, reach)) {
       const step = steps[i]!
-      if (step.found !== -1) break
+      if (step.found !== -1) {
+        if (tree.at(i) <= dCustodied) break
+        continue
+      }
       const after18 = costAlone(step, custodied18, available18)
       if (after18 !== undefined) {
         const rel = custodied18 - x18
@@ -416,6 +466,7 @@ export class FifoReplay {
         custodied18 -= after18
         available18 = available18 > after18 ? available18 - after18 : 0n
         dCustodied = custodied18 - base18
+        reach = dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR
         gapStart = i + 1
       }
     }
@@ -424,7 +475,7 @@ export class FifoReplay {
     if (firstUncovered === -1) firstUncovered = takes.length
     const trace = { x: x18, takes, relCustodied, relAvailable, leastGap, firstUncovered, end: i, endRelCustodied: rel, endRelAvailable: available18 - x18 }
     traces.splice(insertAt, 0, trace)
-    return { at: i, custodied18, available18 }
+    return { at: i, custodied18, available18, takes }
   }
 
   /**
@@ -446,6 +497,10 @@ export class FifoReplay {
     const pure = this.pureWalk(jd, extra18)
     let custodied18 = pure.custodied18
     let available18 = pure.available18
+    if (pure.at >= count) {
+      this.load(count, [jd], [custodied18], [available18])
+      return { settled: this.targetSettles(), custodied18, available18, takes: pure.takes }
+    }
     let dCustodied = custodied18 - custodiedAt[pure.at]!
     const tree = this.tree(jd)
     let i = pure.at
@@ -478,7 +533,7 @@ export class FifoReplay {
       return this.replayDiffering(i + 1, diff)
     }
     this.load(count, [jd], [custodied18], [available18])
-    return { settled: this.targetSettles(), custodied18, available18 }
+    return { settled: this.targetSettles(), custodied18, available18, takes: undefined }
   }
 
   /** The rest of a replay from invoice `from`, the view holding its overlay there, which differs from the base's on `diff`. */
@@ -520,8 +575,90 @@ export class FifoReplay {
       take(i + 1)
     }
     this.load(count, diff, custodied, available)
-    return { settled: this.targetSettles(), custodied18: view.custodied18[jd]!, available18: view.available18[jd]! }
+    return { settled: this.targetSettles(), custodied18: view.custodied18[jd]!, available18: view.available18[jd]!, takes: undefined }
   }
+}
+
+/** Whether two replays are pure (`Replay.takes`) and settle the same earlier invoices. */
+const sameTakes = (a: Replay, b: Replay): boolean => {
+  const x = a.takes
+  const y = b.takes
+  if (x === undefined || y === undefined || x.length !== y.length) return false
+  for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false
+  return true
+}
+
+/**
+ * The bisection between a deposit `lo` that fails to settle the invoice and one `hi` that settles it, with the
+ * same result in far fewer replays. Settling is not monotone in the deposit in general (one more earlier invoice
+ * taking liquidity can leave too little for this one), so the bisection's probes decide which boundary it finds;
+ * they are made as long as the two ends differ. Once both ends are pure replays settling the same earlier
+ * invoices, every deposit between them settles those same invoices: invoice by invoice, with the decisions
+ * before it the same, the deposit domain's custody and deposits at it only grow with the deposit, so whether it
+ * takes liquidity is the same at both ends and in between (and no invoice the base settles is reached, as at
+ * `hi`). So settling is monotone there, the bisection would end at its one boundary, and `firstSettling` finds it.
+ */
+const bisectReplays = (lo: bigint, hi: bigint, atLo: Replay, atHi: Replay, replay: (x: bigint) => Replay, margin: (r: Replay) => bigint): bigint => {
+  while (hi - lo > 1n) {
+    if (sameTakes(atLo, atHi)) {
+      return firstSettling(lo, hi, margin(atLo), margin(atHi), (x) => {
+        const r = replay(x)
+        return { settled: r.settled, margin: margin(r) }
+      })
+    }
+    const mid = (lo + hi) / 2n
+    const r = replay(mid)
+    if (r.settled) {
+      hi = mid
+      atHi = r
+    } else {
+      lo = mid
+      atLo = r
+    }
+  }
+  return hi
+}
+
+/**
+ * The least deposit in (lo, hi] that settles the invoice, `lo` failing and `hi` settling, where settling is
+ * monotone in the deposit (so the one boundary a bisection would find), in a few probes. `margin` is what the
+ * custody on the deposit's domain right before the invoice exceeds its cost by there (it settles when that is
+ * ≥ 0 if that domain is the one that settles it). Between two deposits settling the same earlier invoices it
+ * grows at least as fast as the deposit (every cost on the way falls, or stays, as the deposits that earn
+ * discounts grow). So the first probe goes down from `hi` by its margin, at or below the crossing; from then on
+ * the line through both ends points at the crossing within rounding. A probe that did not halve the interval
+ * makes the next one a bisection step, so it never takes more than about twice a bisection's probes.
+ */
+export const firstSettling = (
+  lo: bigint,
+  hi: bigint,
+  marginLo: bigint,
+  marginHi: bigint,
+  probe: (x: bigint) => { readonly settled: boolean; readonly margin: bigint },
+): bigint => {
+  let first = true
+  let bisect = false
+  while (hi - lo > 1n) {
+    const width = hi - lo
+    let x: bigint
+    if (bisect) x = lo + width / 2n
+    else if (first && marginHi >= 0n) x = hi - marginHi
+    else if (marginLo < 0n && marginHi >= 0n) x = lo + (width * -marginLo) / (marginHi - marginLo)
+    else x = lo + width / 2n
+    first = false
+    if (x <= lo) x = lo + 1n
+    else if (x >= hi) x = hi - 1n
+    const r = probe(x)
+    if (r.settled) {
+      hi = x
+      marginHi = r.margin
+    } else {
+      lo = x
+      marginLo = r.margin
+    }
+    bisect = !bisect && (hi - lo) * 2n > width
+  }
+  return hi
 }
 
 /** The minimum amounts of the open invoice `node` of `ticker`, per candidate domain. */
@@ -543,11 +680,13 @@ export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNo
     let below = -1n
     let rounds = 0
     let result = replay(extra)
+    let failed = result
     // Each round either settles the invoice or lets one more earlier invoice take liquidity on d.
     for (; !result.settled && rounds <= invoiceCount + 2; rounds++) {
       const shortfall = minDepositFormula(node.amount18, result.custodied18, result.available18, discount)
       if (shortfall === 0n) break // d cannot help this invoice
       below = extra
+      failed = result
       extra += shortfall
       result = replay(extra)
     }
@@ -555,14 +694,11 @@ export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNo
     if (rounds > 1) {
       // Earlier invoices took part: their own discounts grow with the deposit, so the last step may overshoot.
       // Bisect between the last amount that failed and the one that settles.
-      let lo = below
-      let hi = extra
-      while (hi - lo > 1n) {
-        const mid = (lo + hi) / 2n
-        if (replay(mid).settled) hi = mid
-        else lo = mid
+      const margin = (r: Replay): bigint => {
+        const covered = r.available18 < node.amount18 ? r.available18 : node.amount18
+        return r.custodied18 - (node.amount18 - (covered * BigInt(discount)) / DBPS_DENOMINATOR)
       }
-      extra = hi
+      extra = bisectReplays(below, extra, failed, result, replay, margin)
       result = replay(extra)
     }
     minAmounts.set(d, extra)
