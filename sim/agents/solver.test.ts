@@ -10,6 +10,9 @@ import { runScenario } from "../run.ts"
 import { Scheduler } from "../scheduler.ts"
 import { parseScenario } from "../scenario/load.ts"
 import { twoChainUsdc } from "../scenario/testing.ts"
+import { ACCOUNT_FUNDING_TOKENS } from "../scenario/schema.ts"
+import { addressToBytes32 } from "../../service/domain/hex.ts"
+import { REBALANCE_COOLDOWN_MS, rebalanceRetryMs } from "./solver.ts"
 
 const scenario = (share: number) => `
 name: solver-low-inventory
@@ -855,5 +858,104 @@ ${users(groups)}
       { name: "c", atSeconds: seconds(2100, 15), ttl: 300 },
       { name: "long", atSeconds: [1000, 2000, 3000], ttl: 7200 },
     ])).toEqual({ looks: 43, capacity: 24 + 40 + 23 + 15 + 3, fill: 2 })
+  })
+})
+
+/**
+ * A rebalance that fails (its intent refused by the service, or its transaction reverted) starts no cooldown: it is
+ * counted as `rebalance:<reason>` and tried again after a minute, then 2, 4, ... minutes while it keeps failing, at
+ * most the hour. It used to hold the chain's rebalancing for the hour, as one that went through. The solver holds
+ * 10,000 USDC on 31002 and some on 31001, rebalancing below half; a fast intent of 6,000 31001→31002 at 60 s takes
+ * 31002 below half at its fill (66 s). Repayments go to 31001 (the most custody).
+ */
+describe("a failed solver rebalance", () => {
+  const scenarioText = (inventory31001: string, extra: { usdc?: string; faults?: string; horizonSeconds: number }) => `
+name: solver-rebalance-fails
+horizon: { seconds: ${extra.horizonSeconds} }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets:
+  - symbol: USDC
+${extra.usdc ?? ""}    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 }${extra.faults === undefined ? "" : `, faults: ${extra.faults}`} }
+initialLiquidity:
+  - { chain: 31001, asset: USDC, tokens: 100000 }
+  - { chain: 31002, asset: USDC, tokens: 20000 }
+agents:
+  rebalancers:
+    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
+  solvers:
+    - name: solver
+      count: 1
+      feeDbps: 20
+      reactionSeconds: { kind: fixed, seconds: 5 }
+      rebalanceBelowShare: 0.5
+      inventory:
+        - { chain: 31001, asset: USDC, tokens: ${inventory31001} }
+        - { chain: 31002, asset: USDC, tokens: 10000 }
+`
+  /**
+   * The seconds at which the solver tried a failed rebalance again (its `/rebalance-retry` events) and at which its
+   * rebalance intents were created (IntentAdded paying its rebalance receiver), its counters, and its USDC on 31001
+   * at the end (spoke virtual balance, wallet).
+   */
+  const run = async (text: string) => {
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const spec = parseScenario(text, "solver-rebalance-fails.yaml").spec
+    const plan = planWorld(spec)
+    const { world, populations } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    const solver = plan.agents.find((a) => a.kind === "solver")!
+    const receiver = addressToBytes32(solver.rebalanceReceiver!.address)
+    const retries: number[] = []
+    const at = world.scheduler.at.bind(world.scheduler)
+    world.scheduler.at = (timeMs, label, handler) => {
+      if (label.endsWith("/rebalance-retry")) retries.push(timeMs / 1000)
+      at(timeMs, label, handler)
+    }
+    const created: number[] = []
+    world.observe({ onSpokeEvent: (event) => void (event.name === "IntentAdded" && event.intent.receiver === receiver && created.push(world.nowMs / 1000)) })
+    await world.run(plan.horizonSeconds)
+    const usdc = plan.assets.get("USDC:31001")!.address
+    const held31001 = [await world.chain(31001).virtualBalance(usdc, solver.account.address), await world.chain(31001).erc20Balance(usdc, solver.account.address)]
+    world.close()
+    const stats = populations.find((p) => p.kind === "solver")!
+    return { retries, created, actions: stats.actions, rejections: stats.rejections, held31001 }
+  }
+  /** What each account is funded with on each chain, in USDC units (6 decimals). */
+  const funding = ACCOUNT_FUNDING_TOKENS * 10n ** 6n
+
+  it("refused by the service is tried again after 1, 2, 4 minutes until it goes through, not an hour later", async () => {
+    // A fixed API fee of 10 USDC: 31001's 10 USDC leave 5 above the floor, an intent of 5 that does not cover the fee
+    // (InvalidAmount) at 66 s (the fill's block), again at 126 s and 246 s. By 486 s the fill's repayment (about
+    // 5,999.88) has landed on 31001: 5,000 are moved (the intent mined at 488 s). With the hour's cooldown after the
+    // first refusal, nothing moved in the 30 minutes.
+    const result = await run(scenarioText("10", { usdc: '    fixedFeeTokens: "10"\n', horizonSeconds: 1800 }))
+    expect(result.retries).toEqual([126, 246, 486])
+    expect(result.created).toEqual([488])
+    expect(result.rejections).toEqual({ "rebalance:InvalidAmount": 3 })
+    expect(result.actions).toEqual({ fill: 1, rebalance: 1, rebalanceDeposit: 1 })
+  })
+
+  it("reverted is deposited back and tried again a minute later, its chain held while its intent was in flight", async () => {
+    // 31001 halts from 64 s to 5,000 s: the rebalance sent at 66 s (a withdrawal of 5,000 and the intent) is mined at
+    // 5,000 s, past the fee signature's deadline (an hour, on a 10-minute grid): the intent reverts
+    // (FeeAdapter_InvalidDeadline), the 5,000 withdrawn go back into the inventory, and the rebalance is sent again at
+    // 5,060 s (created 5,062 s). Before: the hour's cooldown ran out while the intent waited, the ten-minute check at
+    // 4,200 s found nothing to move (the 5,000 being withdrawn), a second hour's cooldown followed, no rebalance went
+    // through by 7,200 s, and the 5,000 stayed in the solver's wallet.
+    const halt = "{ outages: [{ domain: 31001, kind: halt, fromSeconds: 64, toSeconds: 5000 }] }"
+    const result = await run(scenarioText("10000", { faults: halt, horizonSeconds: 7200 }))
+    expect(result.retries).toEqual([5060])
+    expect(result.created).toEqual([5062])
+    expect(result.rejections).toEqual({ "rebalance:FeeAdapter_InvalidDeadline": 1 })
+    expect(result.actions).toEqual({ fill: 1, rebalanceRedeposit: 1, rebalance: 1, rebalanceDeposit: 1 })
+    // The wallet holds its funding less the inventory deposited: nothing withdrawn is left outside the spoke.
+    expect(result.held31001[1]).toBe(funding - 10_000_000_000n)
+  })
+
+  it("waits 1, 2, 4, ... minutes after failures in a row, at most the hour's cooldown", () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map(rebalanceRetryMs)).toEqual([60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000, 3_600_000, 3_600_000])
+    expect(rebalanceRetryMs(7)).toBe(REBALANCE_COOLDOWN_MS)
   })
 })

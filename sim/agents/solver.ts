@@ -7,7 +7,10 @@
  * that many. When a fill takes a chain's inventory below
  * `rebalanceBelowShare` of its start, or a fill cannot be afforded, and every ten minutes while it is below,
  * they move funds from the richest chain of the same asset with a netting intent through the service (at most one
- * rebalance per chain per hour; the rich chain keeps that share of its own start). The intent pays the solver's
+ * rebalance per chain per hour; the rich chain keeps that share of its own start). A rebalance that fails (the service
+ * refuses its intent, or the intent's transaction reverts) starts no cooldown: it is counted (`rebalance:<reason>`),
+ * what it withdrew is deposited back, and it is tried again after a backoff of a minute, doubling with each failure in
+ * a row up to the hour. The intent pays the solver's
  * rebalance receiver (`AgentPlan.rebalanceReceiver`), which registered no repayment chains, so the hub settles it on
  * the poor chain (or invoices it there); the receiver hands the tokens to the solver, which deposits them.
  * Inventory promised to fills sent and not yet mined is not counted as available. An intent it cannot fill when it
@@ -38,6 +41,21 @@ interface FillAttempt {
 /** A share (0 to 1) as its exact decimal in 18-decimal fixed point (0.40013 is 400,130,000,000,000,000). */
 const SHARE_SCALE = 10n ** 18n
 const shareOf = (share: number): bigint => tokensToUnits(share, 18)
+
+/** A rebalance that went through holds its chain's rebalancing this long from its start: one per chain per hour. */
+export const REBALANCE_COOLDOWN_MS = 3_600_000
+/**
+ * The wait before a failed rebalance (intent refused, transaction reverted) is tried again: one minute after the first
+ * failure, doubling with each failure in a row, at most the cooldown. Not at once: a refusal is known in the same
+ * event, so an immediate retry would be refused again at the same virtual millisecond, over and over (the run would
+ * never move on), and a cause that lasts (a surplus below the API's fixed fee until a repayment lands, an origin chain
+ * still halted) would be met by a retry at every look at a waiting intent. Not the hour either: the cause is often gone
+ * in minutes (the repayment arrives, the halt ends), and the intents waiting for the poor chain wait meanwhile.
+ */
+export const REBALANCE_RETRY_MS = 60_000
+
+/** The backoff after `failuresInRow` (1 or more) failed rebalances of a chain in a row: 1, 2, 4, ... minutes, at most the hour. */
+export const rebalanceRetryMs = (failuresInRow: number): number => Math.min(REBALANCE_RETRY_MS * 2 ** (failuresInRow - 1), REBALANCE_COOLDOWN_MS)
 
 export const startSolvers = (world: World, service: ClearingService, spec: SolverSpec, agents: readonly AgentPlan[]): PopulationStats => {
   const stats = new PopulationStats("solver", spec.name, agents.length)
@@ -101,8 +119,16 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
     const recentFills: number[] = []
     /** Output promised by fills sent and not yet mined, per chain (`domain:address`). */
     const promised = new Map<string, bigint>()
-    /** Chains (`domain:address`) with a rebalance in flight (cleared an hour after it started). */
+    /**
+     * Chains (`domain:address`) whose rebalancing is held: a rebalance is being prepared or its intent is in flight,
+     * then the hour's cooldown from its start once it went through (or found nothing to move), or the retry backoff
+     * after it failed.
+     */
     const rebalancing = new Set<string>()
+    /** Rebalances of a chain that failed in a row (reset by one that does not fail): the next retry waits longer. */
+    const failuresInRow = new Map<string, number>()
+    /** Chains without inventory of their own where the solver has approved the spoke (to deposit a failed rebalance's withdrawal back). */
+    const spokeApproved = new Set<string>()
     /** Tokens being withdrawn for rebalances and not mined yet, per rich chain: not counted as its surplus. */
     const withdrawing = new Map<string, bigint>()
     /** Inventory on a chain already spoken for: fills sent and rebalance withdrawals not yet mined. */
@@ -238,13 +264,33 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
      * compared in 18 decimals: chains may differ), through a netting intent; with `onlyBelowShare`, only when
      * `poor`'s inventory is below `rebalanceBelowShare` of its start. Every chain of the asset is a source, not only
      * the inventory's: the hub repays on the solver's repayment chains, which may hold no inventory of their own
-     * (those keep nothing back).
+     * (those keep nothing back). The chain's rebalancing is held from the start until the outcome is known: a
+     * rebalance that went through (its intent mined) or found nothing to move then holds it until an hour after its
+     * start; one that failed (refused, reverted) holds it for the retry backoff only, and is tried again after it.
      */
     const rebalance = (poor: AssetOnChainPlan, onlyBelowShare = false) => {
       const share = spec.rebalanceBelowShare
       const poorKey = `${poor.domain}:${poor.address}`
       if (share === undefined || rebalancing.has(poorKey)) return
       rebalancing.add(poorKey)
+      const startMs = world.nowMs
+      /** Ends the hold an hour after the start (at once when the outcome comes later than that). */
+      const coolDown = () => {
+        failuresInRow.delete(poorKey)
+        world.scheduler.after(Math.max(0, startMs + REBALANCE_COOLDOWN_MS - world.nowMs), `solver/${agent.id}/rebalance-cooldown`, () => void rebalancing.delete(poorKey))
+      }
+      /** Counts a failure under its reason and tries again after the backoff (no cooldown: nothing was moved). */
+      const failed = (reason: string) => {
+        stats.reject(`rebalance:${reason}`)
+        const failures = (failuresInRow.get(poorKey) ?? 0) + 1
+        failuresInRow.set(poorKey, failures)
+        world.scheduler.after(rebalanceRetryMs(failures), `solver/${agent.id}/rebalance-retry`, () => {
+          rebalancing.delete(poorKey)
+          // The same attempt again, except that a rebalance asked for by an intent short of inventory (not only below
+          // the share) is made regardless of the share only while intents still wait for that chain.
+          rebalance(poor, onlyBelowShare || !waiting.get(poor.domain)?.size)
+        })
+      }
       world.scheduler.after(0, `solver/${agent.id}/rebalance`, async () => {
         let below: boolean
         try {
@@ -254,9 +300,12 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           throw error
         }
         if (!below) {
+          failuresInRow.delete(poorKey)
           rebalancing.delete(poorKey)
           return
         }
+        /** Whether the outcome decides when the hold ends (a refusal, the intent's receipt): otherwise the cooldown. */
+        let decided = false
         try {
           // The source: the chain with the most to give above what it keeps (its floor; nothing on a chain without
           // inventory of its own), counted in 18 decimals.
@@ -271,29 +320,56 @@ export const startSolvers = (world: World, service: ClearingService, spec: Solve
           }
           const target = start.get(poorKey)!
           if (rich === undefined || rich.surplus <= 0n) return stats.reject("nothingToRebalance")
-          const richKey = `${rich.asset.domain}:${rich.asset.address}`
-          const wanted = normalizeDecimals(target / 2n, poor.decimals, rich.asset.decimals)
+          const richAsset = rich.asset
+          const richKey = `${richAsset.domain}:${richAsset.address}`
+          const wanted = normalizeDecimals(target / 2n, poor.decimals, richAsset.decimals)
           const amount = rich.surplus < wanted ? rich.surplus : wanted
           if (amount <= 0n) return stats.reject("nothingToRebalance")
           // The intent first: only when the service accepts it does inventory leave the spoke.
           const tx = await createIntents(service, {
-              origin: String(rich.asset.domain),
+              origin: String(richAsset.domain),
               destinations: [String(poor.domain)],
-              inputAsset: rich.asset.address,
+              inputAsset: richAsset.address,
               amount: amount.toString(),
               to: receiver.address,
               from: me,
             })
-          if (!tx.ok) return stats.reject(`rebalance:${tx.error}`)
+          decided = true
+          if (!tx.ok) return failed(tx.error)
           withdrawing.set(richKey, (withdrawing.get(richKey) ?? 0n) + amount)
-          world.submit(rich.asset.domain, me, { kind: "spoke.withdraw", asset: rich.asset.address, amount }, undefined, () =>
-            void withdrawing.set(richKey, withdrawing.get(richKey)! - amount),
-          )
-          sendTransaction(world, me, tx.value, stats.onMined("rebalance"))
+          let withdrawn = false
+          world.submit(richAsset.domain, me, { kind: "spoke.withdraw", asset: richAsset.address, amount }, undefined, (receipt) => {
+            withdrawing.set(richKey, withdrawing.get(richKey)! - amount)
+            withdrawn = receipt.status === "success"
+          })
+          // Mined after the withdrawal (same chain and sender, sent after it).
+          sendTransaction(world, me, tx.value, (receipt) => {
+            if (receipt.status === "success") {
+              stats.act("rebalance")
+              return coolDown()
+            }
+            // The fee adapter took nothing: what was withdrawn for it goes back into the inventory on the rich chain.
+            if (withdrawn) depositBack(richAsset, amount)
+            failed(receipt.error.name)
+          })
         } finally {
-          // One rebalance per chain per hour at most.
-          world.scheduler.after(3_600_000, `solver/${agent.id}/rebalance-cooldown`, () => void rebalancing.delete(poorKey))
+          if (!decided) coolDown()
         }
+      })
+    }
+
+    /** Deposits back into the inventory tokens withdrawn for a rebalance whose intent reverted. */
+    const depositBack = (asset: AssetOnChainPlan, amount: bigint) => {
+      const key = `${asset.domain}:${asset.address}`
+      // Inventory chains approved the spoke at the start; a chain without inventory only the fee adapter.
+      if (!start.has(key) && !spokeApproved.has(key)) {
+        spokeApproved.add(key)
+        world.submit(asset.domain, me, { kind: "erc20.approve", token: asset.address, spender: world.chain(asset.domain).addresses.spoke, amount: 2n ** 256n - 1n })
+      }
+      world.submit(asset.domain, me, { kind: "spoke.deposit", asset: asset.address, amount }, undefined, (r) => {
+        if (r.status !== "success") return stats.rejectReceipt(r)
+        stats.act("rebalanceRedeposit")
+        retryWaiting(asset.domain)
       })
     }
 
