@@ -147,6 +147,60 @@ agents:
   })
 })
 
+/**
+ * A swap whose input ticker has no asset on the destination: the hub takes it (a fast-path swap's output asset only
+ * has to be supported there), and if no solver fills it, it is settled in its input asset on the destination once it
+ * expires, which cannot be: an invoice that never settles. A rebalancer cannot make one. The scenario loader refuses
+ * a flow to a chain without the population's asset (sim/scenario/load.test.ts), and the clearing service the agents
+ * go through (quote, then POST /intents) refuses the route, as asked here of the service of a run whose population
+ * swaps USDC from 31001 into USDT on 31002: the same swap to 31003, where USDT is and USDC is not.
+ */
+describe("a swap into a chain without the input's asset", () => {
+  it("is refused by the quote and by POST /intents (UnsupportedAsset): no rebalancer can send one", async () => {
+    const { parseScenario } = await import("../scenario/load.ts")
+    const { createMemorySpokes } = await import("../../service/spoke/spoke.ts")
+    const { assembleRun } = await import("../run.ts")
+    const { planWorld } = await import("../world/plan.ts")
+    const { callNow, createIntents } = await import("./common.ts")
+    const spec = parseScenario(
+      `
+name: swap-destination
+horizon: { seconds: 60 }
+chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+  - symbol: USDT
+    chains: [{ chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
+agents:
+  rebalancers:
+    - { name: u, count: 1, asset: USDC, swapTo: USDT, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { swap: 1 } }
+`,
+      "swap-destination.yaml",
+    ).spec
+    const plan = planWorld(spec)
+    const { world, service } = assembleRun(spec, plan, { seed: 1, spokes: createMemorySpokes(plan.spokes, { retainEvents: false, validateCalls: false }) })
+    await world.run(plan.horizonSeconds)
+    const from = plan.agents.find((a) => a.kind === "rebalancer")!.account.address
+    const swap = (to: number) => ({
+      origin: "31001",
+      destinations: [String(to)],
+      inputAsset: plan.assets.get("USDC:31001")!.address,
+      outputAsset: plan.assets.get(`USDT:${to}`)!.address,
+      amount: "100000000",
+      to: from,
+      from,
+    })
+    const refused = { ok: false, error: "UnsupportedAsset", message: "destinations[0]: USDC has no asset on domain 31003." }
+    expect(callNow(() => service.quoteValuesNow(swap(31003)))).toEqual(refused)
+    expect(await createIntents(service, { ...swap(31003), isFastPath: true })).toEqual(refused)
+    // The population's own swap, to 31002, is quoted and built.
+    expect(callNow(() => service.quoteValuesNow(swap(31002))).ok).toBe(true)
+    expect((await createIntents(service, { ...swap(31002), isFastPath: true })).ok).toBe(true)
+    world.close()
+  })
+})
+
 describe("a rebalancer population's scripted arrivals", () => {
   it("go to its agents in turn, each with its own budget: two agents of 100 tokens send one intent of 100 each", async () => {
     const scenario = twoChainUsdc(

@@ -433,6 +433,37 @@ ${lines}`
     ])
   })
 
+  it("refuses a flow to a chain without the population's asset, naming the population, the assets and the chains (a swap there could never settle)", () => {
+    // USDC is on 31001 and 31002 only; USDT on 31002 and 31003. A swap of USDC from 31001 into USDT on 31003 that no
+    // solver fills would, once expired, be settled in USDC on 31003, which has none: an invoice that never settles.
+    const text = (paths: string, swapTo = "") => `
+name: swap-destination
+horizon: { hours: 1 }
+chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+  - symbol: USDT
+    chains: [{ chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
+agents:
+  rebalancers:
+    - { name: swappers, count: 1, asset: USDC, ${swapTo}arrival: { kind: poisson, perHour: 60 }, flows: [{ from: 31001, to: 31002 }, { from: 31001, to: 31003 }], size: { kind: fixed, tokens: 100 }, paths: ${paths} }
+`
+    const swap =
+      "asset USDC is not configured on chain 31003, where population swappers swaps USDC from chain 31001 into USDT: a swap no solver fills is settled in its input asset on its " +
+      "destination once it expires, so without USDC on chain 31003 its invoice would never settle (the service refuses such a swap: UnsupportedAsset); expected USDC on chain 31003, or no flow of swappers to it"
+    for (const swapTo of ["", "swapTo: USDT, "]) {
+      expect(problemsOf(text("{ fast: 1, swap: 1 }", swapTo))).toEqual([expect.objectContaining({ path: "agents.rebalancers[0].flows[1].to", message: swap, line: 12 })])
+    }
+    // Without swaps (or swaps to an asset not on that chain, sent there as plain fast intents) the flow is refused all the same.
+    const plain =
+      "asset USDC is not configured on chain 31003, where population swappers sends USDC from chain 31001: its intents are paid out in USDC on their destination (a fill or a settlement), " +
+      "so the service would refuse every one (UnsupportedAsset); expected USDC on chain 31003, or no flow of swappers to it"
+    expect(problemsOf(text("{ fast: 1 }"))).toEqual([expect.objectContaining({ path: "agents.rebalancers[0].flows[1].to", message: plain })])
+    const dai = text("{ fast: 1, swap: 1 }", "swapTo: DAI, ").replace("agents:", "  - symbol: DAI\n    chains: [{ chain: 31001, decimals: 18 }, { chain: 31002, decimals: 18 }]\nagents:")
+    expect(problemsOf(dai)).toEqual([expect.objectContaining({ path: "agents.rebalancers[0].flows[1].to", message: plain })])
+  })
+
   it("says why a seed past 2^53 - 1 is refused", () => {
     expect(problemsOf(valid.replace("seed: 7", "seed: 9007199254740992")).map((p) => p.message)).toContain("Expected a seed of at most 9007199254740991 (2^53 - 1), got 9007199254740992")
   })

@@ -15,7 +15,7 @@ import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { assetMetricNames, knownMetricNames, METRIC_NAMES, populationMetricNames } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
 import { horizonSeconds as horizonSecondsOf } from "../world/plan.ts"
-import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, ScenarioSpec } from "./schema.ts"
+import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, type RebalancerSpec, ScenarioSpec } from "./schema.ts"
 import { scriptedInTimeOrder, timelineWarnings } from "./timeline.ts"
 
 export class ScenarioError extends Error {
@@ -330,6 +330,36 @@ export const sizesNeverSent = (spec: ScenarioSpec): InputProblem[] => {
 const assetOnChain = (spec: ScenarioSpec, symbol: string, chain: number) => spec.assets.find((a) => a.symbol === symbol)?.chains.find((c) => c.chain === chain)
 
 /**
+ * The asset a population's swaps to `chain` go to (sim/agents/rebalancer.ts): its `swapTo`, or the first other asset
+ * of the scenario, in the assets' order, with a default-strategy deployment there; undefined when there is none (the
+ * swap is sent as a plain fast intent).
+ */
+const swapTarget = (spec: ScenarioSpec, r: RebalancerSpec, chain: number): string | undefined =>
+  spec.assets.find((a) => a.symbol !== r.asset && (r.swapTo === undefined || a.symbol === r.swapTo) && a.chains.some((c) => c.chain === chain && (c.strategy ?? "default") === "default"))?.symbol
+
+/**
+ * Why a flow to a chain where the population's asset is not configured is refused, naming the population, the
+ * assets and the chains. An intent is settled in its input asset on its destination, and the service refuses such a
+ * route (`UnsupportedAsset`), so no intent of the flow would be sent. A swap says more: the hub takes a fast-path
+ * swap whose input ticker has no asset on the destination (its output asset only has to be supported there), and
+ * one no solver fills is settled in its input asset on the destination once it expires (reference §3.10), which
+ * cannot be: its invoice would never settle. Refused, not warned: the combination can never work.
+ */
+const missingOnDestination = (spec: ScenarioSpec, r: RebalancerSpec, flow: { readonly from: number; readonly to: number }): string => {
+  const missing = `asset ${r.asset} is not configured on chain ${flow.to}`
+  const expected = `expected ${r.asset} on chain ${flow.to}, or no flow of ${r.name} to it`
+  const swaps = (r.paths?.swap ?? 0) > 0 && (assetOnChain(spec, r.asset, flow.from)?.strategy ?? "default") === "default"
+  const target = swaps ? swapTarget(spec, r, flow.to) : undefined
+  if (target === undefined) {
+    return `${missing}, where population ${r.name} sends ${r.asset} from chain ${flow.from}: its intents are paid out in ${r.asset} on their destination (a fill or a settlement), so the service would refuse every one (UnsupportedAsset); ${expected}`
+  }
+  return (
+    `${missing}, where population ${r.name} swaps ${r.asset} from chain ${flow.from} into ${target}: a swap no solver fills is settled in its input asset on its ` +
+    `destination once it expires, so without ${r.asset} on chain ${flow.to} its invoice would never settle (the service refuses such a swap: UnsupportedAsset); ${expected}`
+  )
+}
+
+/**
  * Amounts one account puts in must fit what it is funded with (`ACCOUNT_FUNDING_TOKENS` of every asset on every
  * chain): a solver's inventory and an arbitrageur's capital per chain and asset, and the initial liquidity (one
  * account sends every seed) summed per chain and asset. Beyond that the deposits would revert on the chains and
@@ -478,7 +508,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
       // An unknown asset is reported once, above, not again for each flow.
       if (!assets.has(r.asset)) return
       assetOn(`agents.rebalancers[${i}].flows[${j}].from`, r.asset, f.from)
-      assetOn(`agents.rebalancers[${i}].flows[${j}].to`, r.asset, f.to)
+      if (!assets.get(r.asset)!.has(f.to)) problems.push({ path: `agents.rebalancers[${i}].flows[${j}].to`, message: missingOnDestination(spec, r, f) })
     })
   })
   const keeperChains = new Set<number>()
