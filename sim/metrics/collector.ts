@@ -1,6 +1,7 @@
 /**
  * Run metrics, observed from the world's events: intents by path, latencies (user: creation to the receiver
- * being paid, by a fill or a settlement; settlement: creation to the settlement on the destination spoke), the
+ * being paid, by a fill or a settlement; settlement: creation to the settlement on the destination spoke; creation
+ * is the intent's block on its origin chain, not its submission: `TrackedIntent.createdAt`), the
  * discount paid on invoices, netting by FIFO attribution of custody, per-epoch time series (queue depths of the
  * hub and of the spokes, ratios) and coverage flags for scenario properties.
  */
@@ -48,6 +49,18 @@ interface TrackedIntent {
   readonly origin: number
   readonly destination: number
   readonly receiver: Address
+  /**
+   * When the intent was created, the start of both latencies: its `IntentAdded` block on the origin chain (the
+   * intent's `timestamp`), not the moment its sender submitted it. The wait for the origin's block is left out, and
+   * so, under a `halt` of the origin chain, is the halt (an intent sent during it is timed from the first block after
+   * it); a halt of the destination or of the hub is counted. Creation is what the protocol and the read model record,
+   * the same for every sender (a transaction an HTTP client of `clearsim up` sends itself reaches the world only
+   * mined), and the settlement latency starts there too. From the submission instead, every shipped scenario's
+   * user latency would grow by the origin's block wait (about 1 s at the median on 2-s blocks, 6 s on
+   * throughput-10k's 12-s blocks: its p50 192 s → 200.2 s) and transport-faults' p99 by 98 s (4,405.78 s →
+   * 4,503.91 s, intents sent during its 31003 halt, the longest wait 789 s), every baseline moved for a choice of
+   * clock, not a fix; README's Latency paragraph says the same.
+   */
   readonly createdAt: number
   readonly amount18: bigint
   paidAt: number | undefined
