@@ -265,6 +265,11 @@ export class HubState {
   readonly userSupportedDomains = new Map<Bytes32, readonly number[]>()
   /** `paused` (reference §3.14): gateway messages and the `whenNotPaused` calls revert while set (`pause.ts`). */
   paused = false
+  /**
+   * Calls through `Hub` that may change the state other than its block (reverted ones included): readers that
+   * memoize what they derive from the state (the read model's min-amounts) compare it, with the epoch.
+   */
+  mutations = 0
   /** Outbound message counter (message ids). */
   messageNonce = 0n
   paymentNonce = 0n

@@ -6,6 +6,8 @@ import type { Intent } from "../domain/protocol.ts"
 import { DAI, SOLVER, u, USDC } from "../hub/testing.ts"
 import { API_INTENT_STATUSES, type ApiIntentStatus } from "./records.ts"
 import { memoryTxHash, type SpokeEventMeta } from "./inputs.ts"
+import type { HubInput } from "../hub/hub.ts"
+import { computeMinAmounts } from "./minAmounts.ts"
 import type { IntentQuery } from "./readModel.ts"
 import { deriveStatus } from "./status.ts"
 import { FEE_ADAPTER, TestWorld, USER } from "./testing.ts"
@@ -611,6 +613,99 @@ describe("min amounts (reference §3.15)", () => {
     world.newIntent({ origin: 10, destinations: [1], amount: u(500) })
     world.dispatch(10)
     expect(world.model.minAmounts(ids[0]!)!.minAmounts.get(10)).toBe(0n)
+  })
+
+  it("are kept until the hub changes or its epoch does, and then are those of the new state", () => {
+    const { world, ids } = setup(2)
+    const [first, second] = ids as [Bytes32, Bytes32]
+    const fresh = (id: Bytes32) => {
+      const ctx = world.hub.state.contexts.get(id)!
+      return computeMinAmounts(world.hub, ctx.ticker!, ctx.invoice!)
+    }
+    const before = world.model.minAmounts(second)!
+    // Nothing changed: the same answer, not computed again.
+    expect(world.model.minAmounts(second)).toBe(before)
+    expect(world.model.minAmounts(first)).toBe(world.model.minAmounts(first))
+    // A new block in the same epoch changes nothing min-amounts read.
+    world.block(world.hub.state.blockNumber + 1)
+    expect(world.hub.currentEpoch()).toBe(12)
+    expect(world.model.minAmounts(second)).toBe(before)
+    // A deposit on domain 10 reaches the hub (custody and this epoch's deposits there change).
+    world.newIntent({ origin: 10, destinations: [1], amount: u(20) })
+    world.dispatch(10)
+    const afterDeposit = world.model.minAmounts(second)!
+    expect(afterDeposit).not.toBe(before)
+    expect(afterDeposit).toEqual(fresh(second))
+    expect(afterDeposit.minAmounts.get(10)!).toBeLessThan(before.minAmounts.get(10)!)
+    // A reverted call counts as a change too (the hub cannot tell which calls change nothing).
+    const mutations = world.hub.state.mutations
+    world.hub.apply({ kind: "processSettlementQueue", domain: 999, amount: 1 })
+    expect(world.hub.state.mutations).toBe(mutations + 1)
+    // The next epoch: the discount grows, the answer is computed again.
+    const inEpoch12 = world.model.minAmounts(second)!
+    world.epoch(13)
+    const inEpoch13 = world.model.minAmounts(second)!
+    expect(inEpoch13.discountDbps).toBeGreaterThan(inEpoch12.discountDbps)
+    expect(inEpoch13).toEqual(fresh(second))
+    // Settled: no longer an open invoice.
+    buy(world, inEpoch13.minAmounts.get(10)!)
+    expect(world.hub.state.contexts.get(second)!.invoice).toBeUndefined()
+    expect(world.model.minAmounts(second)).toBeUndefined()
+  })
+})
+
+describe("Hub.mutations", () => {
+  it("counts every call that may change the hub but a block after the first", () => {
+    const world = new TestWorld()
+    const state = world.hub.state
+    let last = state.mutations
+    const changed = (): boolean => {
+      const now = state.mutations
+      const moved = now !== last
+      last = now
+      return moved
+    }
+    world.block(state.blockNumber + 1)
+    expect(changed()).toBe(false)
+    world.newIntent({ origin: 1, destinations: [10], amount: u(100) })
+    world.dispatch(1)
+    expect(changed()).toBe(true)
+    const user = addressToBytes32(USER)
+    const inputs: HubInput[] = [
+      { kind: "processDepositsAndInvoices", ticker: "DAI", maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 },
+      { kind: "processSettlementQueue", domain: 10, amount: 1 },
+      { kind: "handleExpiredIntents", intentIds: [] },
+      { kind: "returnUnsupportedIntent", intentId: `0x${"00".repeat(32)}` },
+      { kind: "setUpdateVirtualBalance", user, status: true },
+      { kind: "setUserSupportedDomains", user, domains: [10] },
+      { kind: "withdrawFees", withdrawer: user, feeRecipient: user, ticker: "DAI", amount: 1n, destinations: [10] },
+      { kind: "updateEpochLength", epochLength: 10 },
+      { kind: "pause", caller: user },
+      { kind: "unpause", caller: user },
+      { kind: "fills", fills: [] },
+      { kind: "intents", intents: [] },
+    ]
+    for (const input of inputs) {
+      world.hub.apply(input)
+      expect(changed(), input.kind).toBe(true)
+    }
+    // Every kind of input (the type makes a new kind fail here until it is listed): all but the block above.
+    const kinds: Record<HubInput["kind"], true> = {
+      block: true,
+      intents: true,
+      fills: true,
+      processDepositsAndInvoices: true,
+      processSettlementQueue: true,
+      handleExpiredIntents: true,
+      returnUnsupportedIntent: true,
+      setUpdateVirtualBalance: true,
+      setUserSupportedDomains: true,
+      withdrawFees: true,
+      updateEpochLength: true,
+      pause: true,
+      unpause: true,
+    }
+    expect(inputs.map((i) => i.kind).sort()).toEqual(Object.keys(kinds).filter((k) => k !== "block").sort())
   })
 })
 

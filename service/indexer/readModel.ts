@@ -1299,6 +1299,7 @@ export class ReadModel implements HubObserver {
     return this.invoices.list(this.requireHub(), q)
   }
 
+  private minAmountsMemo: { readonly mutations: number; readonly epoch: number; readonly results: Map<Bytes32, InvoiceMinAmounts> } | undefined = undefined
   private defaultInvoicePage: { readonly version: number; readonly epoch: number; readonly limit: number; readonly json: string } | undefined
 
   /**
@@ -1323,11 +1324,26 @@ export class ReadModel implements HubObserver {
     return entry === undefined ? undefined : invoiceRecord(this.requireHub(), entry)
   }
 
+  /**
+   * Min-amounts of an open invoice. Memoized until the hub changes (`HubState.mutations`) or its epoch does: the
+   * agents of a population, and their polls between two hub changes, ask for the same invoices (about 60 % of
+   * the calls of a run with arbitrageurs over a deep queue).
+   */
   minAmounts(intentId: Bytes32): InvoiceMinAmounts | undefined {
     const hub = this.requireHub()
-    const ctx = hub.state.contexts.get(intentId)
+    const state = hub.state
+    const epoch = state.currentEpoch()
+    let memo = this.minAmountsMemo
+    if (memo === undefined || memo.mutations !== state.mutations || memo.epoch !== epoch) {
+      memo = this.minAmountsMemo = { mutations: state.mutations, epoch, results: new Map() }
+    }
+    const known = memo.results.get(intentId)
+    if (known !== undefined) return known
+    const ctx = state.contexts.get(intentId)
     if (ctx?.invoice === undefined || ctx.ticker === undefined) return undefined
-    return computeMinAmounts(hub, ctx.ticker, ctx.invoice)
+    const result = computeMinAmounts(hub, ctx.ticker, ctx.invoice)
+    memo.results.set(intentId, result)
+    return result
   }
 
   /** Undefined when the hub never evaluated or enqueued the intent as an invoice. */
