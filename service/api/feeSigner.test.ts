@@ -2,9 +2,10 @@
  * The fee signer's bounded cache: oldest-first eviction at capacity, and cache hits only for the exact
  * (tokenFee, nativeFee, inputAsset, deadline) that determine the digest.
  */
-import { encodeAbiParameters, keccak256, recoverMessageAddress } from "viem"
+import { encodeAbiParameters, hashMessage, keccak256, recoverAddress, recoverMessageAddress } from "viem"
 import { describe, expect, it } from "vitest"
 import type { Address, Hex } from "../domain/hex.ts"
+import { knownRecovery } from "../domain/recoveries.ts"
 import { FeeSigner, feeDigest } from "./feeSigner.ts"
 
 // Anvil's first account.
@@ -23,6 +24,18 @@ describe("FeeSigner", () => {
     expect(digest).toBe(expected)
     expect(feeDigest(5n, 7n, ASSET_A, DEADLINE)).toBe(expected)
     expect((await recoverMessageAddress({ message: { raw: digest }, signature })).toLowerCase()).toBe(SIGNER)
+  })
+
+  it("records what ecrecover gives for each signature it makes: its own address, as the recovery computes it", async () => {
+    const signer = new FeeSigner(KEY)
+    for (let fee = 1n; fee <= 20n; fee++) {
+      const { digest, signature } = await signer.sign(fee * 1_000_003n, fee, fee % 2n === 0n ? ASSET_A : ASSET_B, DEADLINE + fee)
+      const prefixed = hashMessage({ raw: digest })
+      expect(knownRecovery(prefixed, signature)).toBe(SIGNER)
+      expect((await recoverAddress({ hash: prefixed, signature })).toLowerCase()).toBe(SIGNER)
+      // Only that pair: another digest with the same signature is not known.
+      expect(knownRecovery(hashMessage({ raw: keccak256(digest) }), signature)).toBeUndefined()
+    }
   })
 
   it("at capacity 2, a third distinct signature evicts the oldest entry, not the newest, and keeps the other two", async () => {

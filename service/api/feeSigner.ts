@@ -3,9 +3,11 @@
  * nativeFee, address inputAsset, uint256 deadline))` (reference §5.1), with a bounded cache by digest. Quotes
  * repeat (same asset, same fee, deadlines rounded to the minute), so most requests reuse a signature.
  */
+import { hashMessage } from "viem"
 import { privateKeyToAccount } from "viem/accounts"
 import { type Address, type Hex, writeDigitsRightAligned, writeHexRightAligned } from "../domain/hex.ts"
 import { keccak256Bytes } from "../domain/keccak.ts"
+import { rememberRecovery } from "../domain/recoveries.ts"
 
 export interface FeeSignature {
   readonly digest: Hex
@@ -70,6 +72,8 @@ export class FeeSigner {
     const digest = feeDigest(tokenFee, nativeFee, inputAsset, deadline)
     const signature = await this.account.signMessage({ message: { raw: digest } })
     this.signed++
+    // What the fee adapter's ecrecover of it gives: this signer (the memory twin need not recover it again).
+    rememberRecovery(hashMessage({ raw: digest }), signature, this.address)
     const key = cacheKey(tokenFee, nativeFee, inputAsset, deadline)
     if (!this.cache.has(key)) {
       if (this.cache.size >= this.capacity) {

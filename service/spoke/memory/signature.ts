@@ -12,6 +12,7 @@
 import { recoverAddress } from "viem/utils"
 import { type Address, type Hex, hexToBytes, ZERO_ADDRESS } from "../../domain/hex.ts"
 import { keccak256Bytes } from "../../domain/keccak.ts"
+import { knownRecovery, rememberRecovery } from "../../domain/recoveries.ts"
 
 const HALF_ORDER_HEX = "7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0"
 const CACHE_LIMIT = 1 << 16
@@ -76,16 +77,11 @@ interface CachedSigner {
   readonly signer: Address
 }
 
-/**
- * Recoveries already made in this process, by digest and signature: ecrecover is a pure function, and the chains
- * of a run (each with its own cache) see the same fee signatures, each costing a millisecond of curve arithmetic.
- */
-const recovered = new Map<string, Address>()
-
 /** `ecrecover(digest, signature)` as the precompile gives it (zero address when there is no valid point). */
 const ecrecover = async (digest: Hex, signature: Hex): Promise<Address> => {
-  const key = `${digest}${signature}`
-  const known = recovered.get(key)
+  // Recoveries already made in this process, and signatures its fee signer made (`recoveries.ts`): the chains of
+  // a run (each with its own cache) see the same fee signatures, each costing a millisecond of curve arithmetic.
+  const known = knownRecovery(digest, signature)
   if (known !== undefined) return known
   let signer: Address
   try {
@@ -93,8 +89,7 @@ const ecrecover = async (digest: Hex, signature: Hex): Promise<Address> => {
   } catch {
     signer = ZERO_ADDRESS // r or s out of range, or r not on the curve: ecrecover gives address(0)
   }
-  if (recovered.size >= CACHE_LIMIT) recovered.clear()
-  recovered.set(key, signer)
+  rememberRecovery(digest, signature, signer)
   return signer
 }
 
