@@ -1,10 +1,11 @@
 /**
  * HTTP benchmark of the API, each endpoint beside a raw `node:http` hello-world measured in the same run:
- * GET /intents/{id}, GET /invoices, POST /routes/quotes, POST /intents (the server's defaults: the two GETs
- * answered by the `fastReads` lane), and the two GETs again with `fastReads: false` (through effect's HttpApi
- * pipeline alone). Run: `npm run bench -- api` (or `node --import tsx service/api/api.bench.ts`); environment:
- * API_BENCH_SECONDS (default 5), API_BENCH_ROUNDS (default 3), API_BENCH_CONNECTIONS (default 10),
- * API_BENCH_LOADGEN (`wrk` when it is on PATH, else `autocannon`), API_BENCH_FLOORS (1).
+ * GET /intents/{id}, GET /invoices, POST /routes/quotes, POST /intents with one intent and with an order of 10 (a
+ * JSON array body) (the server's defaults: the two GETs answered by the `fastReads` lane), and the two GETs again
+ * with `fastReads: false` (through effect's HttpApi pipeline alone). Run: `npm run bench -- api` (or
+ * `node --import tsx service/api/api.bench.ts`); environment: API_BENCH_SECONDS (default 5), API_BENCH_ROUNDS
+ * (default 3), API_BENCH_CONNECTIONS (default 10), API_BENCH_LOADGEN (`wrk` when it is on PATH, else
+ * `autocannon`), API_BENCH_FLOORS (1).
  *
  * Load generator: wrk (Debian's `wrk` package; C, a fraction of the CPU per request) pinned to core 0 with the
  * servers pinned to core 1 (`taskset`), so that each server gets one whole core and the ratio to the raw
@@ -243,6 +244,15 @@ const main = async () => {
       method: "POST",
       path: () => "/intents",
       body: JSON.stringify({ origin: "1", destinations: ["10"], to: `0x${"11".repeat(20)}`, from: `0x${"22".repeat(20)}`, inputAsset: dai1, amount: "1000000000000000000000", callData: "0x" }),
+    },
+    {
+      // A JSON array body: the path that checks an array's length before HttpApi decodes it.
+      name: "POST /intents, an order of 10",
+      method: "POST",
+      path: () => "/intents",
+      body: JSON.stringify(
+        Array.from({ length: 10 }, (_, i) => ({ origin: "1", destinations: ["10"], to: `0x${"11".repeat(20)}`, from: `0x${"22".repeat(20)}`, inputAsset: dai1, amount: `${i + 1}000000000000000000000`, callData: "0x" })),
+      ),
     },
   ]
   const apiPlain: Child = { process: api.process, url: api.lines.get("PLAINURL")!, lines: api.lines }

@@ -8,7 +8,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { decodeFunctionData, decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex, recoverMessageAddress } from "viem"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress } from "../domain/hex.ts"
 import { NORMALIZED_DECIMALS, normalizeDecimals } from "../domain/protocol.ts"
 import { daiTicker, SOLVER, u, usdcTicker, xtTicker } from "../hub/testing.ts"
@@ -456,6 +456,95 @@ describe("alternative chains", () => {
   })
 })
 
+type JsonSchema = { $ref?: string; anyOf?: JsonSchema[]; type?: string; properties?: Record<string, JsonSchema>; required?: string[] }
+type OpenApiDocument = {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses: Record<string, unknown> }>>
+  components: { schemas: Record<string, JsonSchema> }
+}
+/** The object schema of a POST body in the document (an order's entries for `POST /intents`). */
+const bodySchema = (doc: OpenApiDocument, path: string): JsonSchema => {
+  let schema = doc.paths[path]!.post!.requestBody!.content["application/json"]!.schema
+  if (schema.anyOf !== undefined) schema = schema.anyOf[0]!
+  return doc.components.schemas[schema.$ref!.split("/").pop()!]!
+}
+const allowsNull = (schema: JsonSchema): boolean => schema.type === "null" || (schema.anyOf ?? []).some(allowsNull)
+
+describe("null for an optional body field (many JSON clients send null for a field they leave out)", () => {
+  it("is taken as absent on every POST body, the same answer as without the field; a null required field is a 400 naming it, and nothing is written", async () => {
+    const alt = makeTestService({ altchains: true })
+    const altServer = await startApiServer(alt.service)
+    const altPost = (path: string, body: unknown) => request(altServer.url, "POST", path, body)
+    try {
+      const doc = (await request(altServer.url, "GET", "/openapi.json")).body as OpenApiDocument
+      const usdcD = addr(alt.world.assetOf("USDC", D))
+      const bodies: Record<string, Record<string, unknown>> = {
+        "/intents": intentBody(),
+        "/intents/": intentBody(),
+        "/intents/{intentId}/execute": { domain: String(B) },
+        "/altchain1/intents": { origin: String(D), destinations: [String(A)], to: USER, from: OTHER, inputAsset: usdcD, amount: "2000000000000000000000" },
+        "/altchain1/create-lookup-table": { inputAsset: usdcD, user: USER },
+        "/altchain2/intents": intentBody({ origin: String(C), inputAsset: addr(alt.world.assetOf("DAI", C)) }),
+        "/routes/quotes": { origin: String(A), destinations: [String(B)], inputAsset: DAI_A, amount: "1000000000000000000000" },
+        "/routes/limits": { origin: String(A), destinations: [String(B)], inputAsset: DAI_A },
+      }
+      // Every POST that reads a JSON body of the API's (the hub JSON-RPC takes any JSON) is covered.
+      const posts = Object.keys(doc.paths).filter((path) => doc.paths[path]!.post?.requestBody !== undefined && path !== "/hub/rpc")
+      expect(posts.sort()).toEqual(Object.keys(bodies).sort())
+      const before = alt.world.model.fingerprint()
+      for (const [path, body] of Object.entries(bodies)) {
+        const url = path.replace("{intentId}", `0x${"ab".repeat(32)}`)
+        const schema = bodySchema(doc, path)
+        const required = schema.required ?? []
+        const optional = Object.keys(schema.properties!).filter((key) => !required.includes(key))
+        const nulls = Object.fromEntries(optional.map((key) => [key, null]))
+        const without = await altPost(url, body)
+        expect(without.status, path).toBe(path.endsWith("/execute") ? 404 : 200)
+        const withNulls = await altPost(url, { ...body, ...nulls })
+        expect([withNulls.status, withNulls.text], path).toEqual([without.status, without.text])
+        if (optional.includes("permit2Params")) {
+          const nestedNulls = await altPost(url, { ...body, permit2Params: { nonce: null, deadline: null, signature: null } })
+          expect([nestedNulls.status, nestedNulls.text], `${path} permit2Params`).toEqual([without.status, without.text])
+        }
+        if (path === "/intents") {
+          const order = await altPost(url, [body, { ...body, amount: "2000000000000000000000" }])
+          const orderWithNulls = await altPost(url, [{ ...body, ...nulls }, { ...body, ...nulls, amount: "2000000000000000000000" }])
+          expect([order.status, orderWithNulls.status, orderWithNulls.text]).toEqual([200, 200, order.text])
+        }
+        for (const key of required) {
+          const refused = expectProblem(await altPost(url, { ...body, [key]: null }), 400, "InvalidRequest")
+          expect(refused.message, `${path} ${key}`).toMatch(new RegExp(`^Invalid request\\. body ${key}: Expected .+, got null: the field is required \\(null is taken as absent only for optional fields\\)\\.$`))
+          expect(refused.message, `${path} ${key}`).not.toContain("Expected string")
+        }
+      }
+      // What a null required field says: the field, the format it takes, and that null is only for optional fields.
+      expect(expectProblem(await altPost("/intents", intentBody({ origin: null })), 400, "InvalidRequest").message).toBe(
+        "Invalid request. body origin: Expected a chain id (a positive uint32 as a decimal string), got null: the field is required (null is taken as absent only for optional fields).",
+      )
+      expect(expectProblem(await altPost("/intents", [intentBody(), intentBody({ destinations: null })]), 400, "InvalidRequest").message).toBe(
+        "Invalid request. body [1].destinations: Expected an array (at least one destination and at most 10 destinations), got null: the field is required (null is taken as absent only for optional fields).",
+      )
+      // A null array item is no absent field: refused with what it takes.
+      expect(expectProblem(await altPost("/routes/quotes", { ...bodies["/routes/quotes"], destinations: [null] }), 400, "InvalidRequest").message).toBe(
+        "Invalid request. body destinations[0]: Expected a chain id (a positive uint32 as a decimal string), got null.",
+      )
+      expect(alt.world.model.fingerprint()).toBe(before)
+    } finally {
+      await altServer.close()
+    }
+  })
+
+  it("is documented: every optional field of a request body is nullable in the OpenAPI document, no required one is", async () => {
+    const doc = (await get("/openapi.json")).body as OpenApiDocument
+    const names = ["IntentRequest", "Altchain1IntentRequest", "Altchain2IntentRequest", "LookupTableRequest", "QuoteRequest", "LimitsRequest", "ExecuteRequest"]
+    for (const name of names) {
+      const schema = doc.components.schemas[name]!
+      for (const [key, field] of Object.entries(schema.properties!)) expect(allowsNull(field), `${name}.${key}`).toBe(!(schema.required ?? []).includes(key))
+    }
+    const permit2 = doc.components.schemas.IntentRequest!.properties!.permit2Params!.anyOf!.find((s) => s.type === "object")!
+    for (const key of ["nonce", "deadline", "signature"]) expect(allowsNull(permit2.properties![key]!), `permit2Params.${key}`).toBe(true)
+  })
+})
+
 describe("POST /altchain1/intents for an xERC20 asset", () => {
   it("refuses any maxFee (token units, SPEC: 0 for xERC20), one below 1 dbps of the amount too, naming maxFee", async () => {
     const xtD: Address = "0x00000000000000000000000000000000000000e4"
@@ -880,6 +969,56 @@ describe("system", () => {
     const html = await docs.text()
     expect(docs.status).toBe(200)
     expect(html).not.toMatch(/<script[^>]+src=/)
+  })
+
+  it("documents no 400 for GET /health and POST /hub/rpc, which never answer one, and a 400 for every other operation", async () => {
+    const doc = (await get("/openapi.json")).body as OpenApiDocument
+    const documented = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses).sort()
+    expect(documented("/health", "get")).toEqual(["200", "500"])
+    expect(documented("/hub/rpc", "post")).toEqual(["200", "204", "413", "415", "500"])
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (`${method} ${path}` !== "get /health" && `${method} ${path}` !== "post /hub/rpc") expect(operation.responses["400"], `${method} ${path}`).toBeDefined()
+      }
+    }
+    // What they answer, to requests that would be a 400 elsewhere.
+    for (const query of ["", "?limit=abc", "?x=1&x=2", "?%zz", "?cursor="]) expect((await get(`/health${query}`)).status, query).toBe(200)
+    const rpcBodies = ['{"jsonrpc":"2.0",', "", "null", "[]", "[1]", "{}", "x", '"\u0000"', JSON.stringify(Array(1001).fill({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }))]
+    for (const body of rpcBodies) {
+      const r = await post("/hub/rpc", body)
+      const answers = (Array.isArray(r.body) ? r.body : [r.body]) as { jsonrpc?: string; error?: unknown }[]
+      expect([r.status, answers.every((a) => a.jsonrpc === "2.0" && a.error !== undefined)], body.slice(0, 40)).toEqual([200, true])
+    }
+    expect((await post("/hub/rpc", { jsonrpc: "2.0", method: "eth_chainId" })).status).toBe(204)
+    const text = await fetch(`${server.url}/hub/rpc`, { method: "POST", headers: { "content-type": "text/plain" }, body: "x" })
+    expect(text.status).toBe(415)
+    expect((await post("/hub/rpc", { padding: "x".repeat(2_000_000) })).status).toBe(413)
+  })
+
+  it("parses a JSON body once, an array too (an order, a bad one, a batch, one over the limit), with the same answers", async () => {
+    const overLimit = JSON.stringify(Array(1001).fill({}))
+    const cases: [string, string, number, unknown][] = [
+      ["/intents", JSON.stringify(intentBody()), 200, expect.objectContaining({ chainId: A })],
+      ["/intents", JSON.stringify([intentBody(), intentBody()]), 200, expect.objectContaining({ chainId: A })],
+      ["/intents", JSON.stringify([intentBody(), intentBody({ amount: "x" })]), 400, { error: "InvalidRequest", message: expect.stringMatching(/^Invalid request\. body \[1\]\.amount: Expected an integer amount/) }],
+      ["/routes/quotes", "[1, 2]", 400, { error: "InvalidRequest", message: "Invalid request. body: Expected QuoteRequest, got [1,2]." }],
+      ["/hub/rpc", JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "eth_chainId" }]), 200, [{ jsonrpc: "2.0", id: 1, result: `0x${world.hub.config.hubDomain.toString(16)}` }]],
+      ["/intents", overLimit, 400, { error: "InvalidRequest", message: "Invalid request. body: expected an array of at most 1000 items, got 1001." }],
+      ["/hub/rpc", overLimit, 200, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: a batch of at most 1000 requests, got 1001" } }],
+      ["/intents", "[1, 2", 400, { error: "InvalidRequest", message: "Invalid request. body: Expected a valid JSON body." }],
+    ]
+    const parse = vi.spyOn(JSON, "parse")
+    try {
+      for (const [path, body, status, answer] of cases) {
+        parse.mockClear()
+        const r = await post(path, body)
+        expect([r.status, r.body], `${path} ${body.slice(0, 60)}`).toEqual([status, answer])
+        // The server's parses of this body (the test's own parse of the answer reads another string).
+        expect(parse.mock.calls.filter(([text]) => text === body).length, `${path} ${body.slice(0, 60)}`).toBe(1)
+      }
+    } finally {
+      parse.mockRestore()
+    }
   })
 
   it("answers a fault with 500 { error: InternalError, message } carrying the id it was logged with", async () => {

@@ -85,6 +85,18 @@ const completeDocument = (spec: Record<string, any>): Record<string, any> => {
   return spec
 }
 
+/**
+ * Drops the 400 the API-wide `ApiErrors` middleware lists on every operation, for one that never answers it: it
+ * decodes nothing of the request (`GET /health`: no path, query or body), or its refusals are not the API's
+ * (`POST /hub/rpc`: a body that is not JSON or a batch over the limit is a JSON-RPC error, answered 200).
+ */
+const answersNo400 = OpenApi.annotations({
+  transform: (operation) => {
+    const { "400": _, ...responses } = (operation.responses ?? {}) as Record<string, unknown>
+    return { ...operation, responses }
+  },
+})
+
 const doc = (summary: string, description?: string) => OpenApi.annotations({ summary, ...(description === undefined ? {} : { description }) })
 const IntentIdParams = { intentId: IntentId }
 const readErrors = [BadRequest, NotFound, InternalError] as const
@@ -178,15 +190,16 @@ export class RoutesGroup extends HttpApiGroup.make("routes").add(
 ) {}
 
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
-  HttpApiEndpoint.get("health", "/health", { success: Health, error: InternalError }).annotateMerge(doc("Liveness and the hub's position")),
+  HttpApiEndpoint.get("health", "/health", { success: Health, error: InternalError }).annotateMerge(doc("Liveness and the hub's position")).annotateMerge(answersNo400),
   HttpApiEndpoint.post("hubRpc", "/hub/rpc", { payload: Schema.Unknown, success: [Schema.Unknown, HttpApiSchema.NoContent], error: InternalError }).annotateMerge(
     doc(
       "The hub domain's Ethereum JSON-RPC",
       "eth_chainId, eth_sendRawTransaction (signed calls of the hub ABI), eth_getTransactionReceipt, eth_getTransactionByHash, eth_getTransactionCount, " +
         "eth_call (views), eth_blockNumber, eth_getBlockByNumber, eth_estimateGas, eth_gasPrice, eth_maxPriorityFeePerGas, eth_getBalance, eth_getCode, " +
-        "net_version, eth_syncing, eth_accounts, web3_clientVersion. Answers follow JSON-RPC 2.0: batches of up to 1000 requests; notifications are not answered (204 when nothing is left).",
+        "net_version, eth_syncing, eth_accounts, web3_clientVersion. Answers follow JSON-RPC 2.0: batches of up to 1000 requests; notifications are not answered (204 when nothing is left). " +
+        "Every error is a JSON-RPC error answered 200, a body that is not JSON (-32700) and a batch over 1000 (-32600) included: no 400.",
     ),
-  ),
+  ).annotateMerge(answersNo400),
 ) {}
 
 export class ClearingApi extends HttpApi.make("clearsim")
@@ -208,6 +221,7 @@ export class ClearingApi extends HttpApi.make("clearsim")
       description:
         "The cross-chain intent clearing service of SPEC.md, served by the clearsim simulator. Every 4xx body is `{ error, message }`. " +
         "Amounts are decimal strings of integer units; fields not known yet are null. " +
+        "In request bodies an optional field may be null, taken as absent (the same answer as without it); a required field may not. " +
         `A path no endpoint serves is 404 \`${REFUSAL_CODES[404]}\`; a path called with a method it does not take is 405 \`${REFUSAL_CODES[405]}\` with an \`Allow\` header; ` +
         `a request body over the server's limit (${DEFAULT_MAX_BODY_BYTES.toLocaleString("en-US")} bytes by default) is 413 \`${REFUSAL_CODES[413]}\`, one that is not \`application/json\` 415 \`${REFUSAL_CODES[415]}\`.`,
       transform: completeDocument,

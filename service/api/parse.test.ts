@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { getAddress, isAddress } from "viem"
 import { describe, expect, it } from "vitest"
-import { parseAddress, parseAmount, parseCalldata, parseDomain, parseDomains, parseLimit, parseOptionalAddress } from "./parse.ts"
+import { jsonArrayLength, parseAddress, parseAmount, parseCalldata, parseDomain, parseDomains, parseLimit, parseOptionalAddress } from "./parse.ts"
 
 const accepts = (value: string): boolean => {
   try {
@@ -79,5 +79,34 @@ describe("parseOptionalAddress, parseLimit, parseDomains", () => {
     const ten = [...Array(10).keys()].map((i) => String(i + 1))
     expect(parseDomains("destinations", ten)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     expect(() => parseDomains("destinations", [...ten, "11"])).toThrow(/^destinations: expected an array of 1 to 10 chain ids, got /)
+  })
+})
+
+describe("jsonArrayLength", () => {
+  const utf8 = (text: string) => new TextEncoder().encode(text)
+
+  it("counts the items of any well-formed JSON array as JSON.parse does, whatever its strings, nesting and whitespace", () => {
+    const whitespace = fc.array(fc.constantFrom(" ", "\n", "\r", "\t"), { maxLength: 3 }).map((ws) => ws.join(""))
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue({ maxDepth: 3, stringUnit: "binary" }), { maxLength: 30 }), fc.constantFrom(undefined, 1, "\t"), whitespace, fc.boolean(), (items, indent, lead, bom) => {
+        const text = `${bom ? "\ufeff" : ""}${lead}${JSON.stringify(items, null, indent)}`
+        // What the server's decoder gives JSON.parse (a byte-order mark dropped).
+        expect((JSON.parse(new TextDecoder().decode(utf8(text))) as unknown[]).length).toBe(items.length)
+        expect(jsonArrayLength(utf8(text))).toBe(items.length)
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it("reads brackets, commas and escaped quotes inside strings as text", () => {
+    const strings = String.raw`["a,b]", "\\", "\"],[", {"k": "}]"}, "\u005d", "é,€"]`
+    expect((JSON.parse(strings) as unknown[]).length).toBe(6)
+    expect(jsonArrayLength(utf8(strings))).toBe(6)
+    expect(jsonArrayLength(utf8("[ ]"))).toBe(0)
+    expect(jsonArrayLength(utf8("[[1, 2], {\"a\": [3, 4]}]"))).toBe(2)
+  })
+
+  it("is undefined for a body that does not start as an array (another value, or a space JSON does not take)", () => {
+    for (const text of ["{}", "1", '"[1]"', "", "  ", "\u00a0[1]", "\f[1]", "x[1]"]) expect(jsonArrayLength(utf8(text)), JSON.stringify(text)).toBeUndefined()
   })
 })

@@ -166,3 +166,36 @@ export const splitList = (field: string, code: string, ...values: (readonly stri
   if (any && out.length === 0) throw badRequest(code, `${field}: expected at least one value (a list, or comma-separated), got none.`)
   return any ? out : undefined
 }
+
+const isJsonWhitespace = (byte: number): boolean => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09
+
+/**
+ * The number of items of the JSON array a request body holds (UTF-8 bytes, a byte-order mark and JSON whitespace
+ * before it allowed, as the body's decoder and `JSON.parse` take them), counted without parsing it: the commas
+ * between its items, outside strings and nested values. Undefined when the body does not start as an array.
+ * Exact for well-formed JSON; for malformed bytes a count of no meaning, so a caller that acts on it parses first
+ * (a UTF-8 multi-byte sequence holds no ASCII byte, so only quotes, backslashes and brackets are looked at).
+ */
+export const jsonArrayLength = (bytes: Uint8Array): number | undefined => {
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+  while (i < bytes.length && isJsonWhitespace(bytes[i]!)) i++
+  if (bytes[i] !== 0x5b) return undefined
+  let depth = 0
+  let commas = 0
+  let empty = true
+  for (; i < bytes.length; i++) {
+    const byte = bytes[i]!
+    if (depth === 1 && empty && byte !== 0x5d && !isJsonWhitespace(byte)) empty = false
+    if (byte === 0x22) {
+      // A string: skip to its closing quote; a backslash escapes the byte after it.
+      for (i++; i < bytes.length && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c) i++
+    } else if (byte === 0x5b || byte === 0x7b) {
+      depth++
+    } else if (byte === 0x5d || byte === 0x7d) {
+      if (--depth === 0) break
+    } else if (byte === 0x2c && depth === 1) {
+      commas++
+    }
+  }
+  return empty ? 0 : commas + 1
+}

@@ -3,7 +3,9 @@
  * decoding, the OpenAPI document and the typed client. Amounts are decimal strings of integer units; domain
  * ids are decimal strings where the spec says string.
  */
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { API_INTENT_STATUSES } from "../indexer/records.ts"
 
 /**
@@ -33,10 +35,24 @@ const Ttl = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 48 - 1
 })
 const Destinations = Schema.Array(DomainId).check(Schema.isMinLength(1, { expected: "at least one destination" }), Schema.isMaxLength(10, { expected: "at most 10 destinations" }))
 
+/**
+ * An optional field of a request body that also takes JSON `null` for "absent": many JSON clients write null for
+ * a field they leave out. Decoded to a missing key, so what the service receives never holds a null (a null and
+ * an absent field build the same transaction); the OpenAPI document shows the field as `anyOf: [<schema>,
+ * { type: "null" }]`. Required fields stay non-nullable: a null there is a 400 naming the field.
+ */
+const optionalOrNull = <S extends Schema.Top>(schema: S) =>
+  Schema.optionalKey(Schema.NullOr(schema)).pipe(
+    Schema.decodeTo(
+      Schema.optionalKey(Schema.toType(schema)),
+      SchemaTransformation.transformOptional({ decode: Option.filter((value) => value !== null), encode: (value) => value }),
+    ),
+  )
+
 export const Permit2Params = Schema.Struct({
-  nonce: Schema.optionalKey(Schema.String),
-  deadline: Schema.optionalKey(Schema.String),
-  signature: Schema.optionalKey(Schema.String),
+  nonce: optionalOrNull(Schema.String),
+  deadline: optionalOrNull(Schema.String),
+  signature: optionalOrNull(Schema.String),
 }).annotate({
   description:
     "Permit2 SignatureTransfer parameters (POST /intents, one intent): with a real 65- or 64-byte signature the fee adapter pulls `amount` (fee included) from `from` through Permit2; " +
@@ -48,15 +64,15 @@ export const Permit2Params = Schema.Struct({
 // ---------------------------------------------------------------------------------------------------------
 // Requests
 
-/** The optional fields of a `POST /intents` body (also taken by the route questions, below). */
+/** The optional fields of a `POST /intents` body (also taken by the route questions, below); null is taken as absent. */
 const optionalIntentFields = {
-  callData: Schema.optionalKey(CalldataString),
-  ttl: Schema.optionalKey(Ttl),
-  max_fee: Schema.optionalKey(MaxFee),
-  maxFee: Schema.optionalKey(MaxFee),
-  permit2Params: Schema.optionalKey(Permit2Params),
-  order_id: Schema.optionalKey(Schema.String),
-  isFastPath: Schema.optionalKey(Schema.Boolean),
+  callData: optionalOrNull(CalldataString),
+  ttl: optionalOrNull(Ttl),
+  max_fee: optionalOrNull(MaxFee),
+  maxFee: optionalOrNull(MaxFee),
+  permit2Params: optionalOrNull(Permit2Params),
+  order_id: optionalOrNull(Schema.String),
+  isFastPath: optionalOrNull(Schema.Boolean),
 }
 
 export const IntentRequest = Schema.Struct({
@@ -65,7 +81,7 @@ export const IntentRequest = Schema.Struct({
   to: AddressString.annotate({ description: "Receiver address" }),
   from: AddressString.annotate({ description: "Sender address" }),
   inputAsset: AddressString,
-  outputAsset: Schema.optionalKey(AddressString.annotate({ description: "Destination asset; give it only for swaps or to pin the fast-path asset" })),
+  outputAsset: optionalOrNull(AddressString.annotate({ description: "Destination asset; give it only for swaps or to pin the fast-path asset" })),
   amount: AmountString.annotate({ description: "Amount in the input token's decimal units, fee included" }),
   ...optionalIntentFields,
 }).annotate({ identifier: "IntentRequest" })
@@ -81,21 +97,21 @@ export const Altchain1IntentRequest = Schema.Struct({
   from: AddressString,
   inputAsset: AddressString,
   amount: AmountString,
-  callData: Schema.optionalKey(CalldataString),
-  maxFee: Schema.optionalKey(AmountString.annotate({ description: "Maximum fee in the input token's decimal units" })),
-  user: Schema.optionalKey(Schema.String),
-  userTokenAccountPublicKey: Schema.optionalKey(Schema.String),
-  programVaultAccountPublicKey: Schema.optionalKey(Schema.String),
-  permit2Params: Schema.optionalKey(Permit2Params),
-  order_id: Schema.optionalKey(Schema.String),
+  callData: optionalOrNull(CalldataString),
+  maxFee: optionalOrNull(AmountString.annotate({ description: "Maximum fee in the input token's decimal units" })),
+  user: optionalOrNull(Schema.String),
+  userTokenAccountPublicKey: optionalOrNull(Schema.String),
+  programVaultAccountPublicKey: optionalOrNull(Schema.String),
+  permit2Params: optionalOrNull(Permit2Params),
+  order_id: optionalOrNull(Schema.String),
 }).annotate({ identifier: "Altchain1IntentRequest" })
 export type Altchain1IntentRequest = typeof Altchain1IntentRequest.Type
 
 export const LookupTableRequest = Schema.Struct({
   inputAsset: AddressString,
   user: AddressString,
-  userTokenAccountPublicKey: Schema.optionalKey(Schema.String),
-  programVaultAccountPublicKey: Schema.optionalKey(Schema.String),
+  userTokenAccountPublicKey: optionalOrNull(Schema.String),
+  programVaultAccountPublicKey: optionalOrNull(Schema.String),
 }).annotate({ identifier: "LookupTableRequest" })
 export type LookupTableRequest = typeof LookupTableRequest.Type
 
@@ -108,8 +124,8 @@ export type ExecuteRequest = typeof ExecuteRequest.Type
  * endpoint takes is still refused.
  */
 const intentBodyFields = {
-  to: Schema.optionalKey(AddressString),
-  from: Schema.optionalKey(AddressString),
+  to: optionalOrNull(AddressString),
+  from: optionalOrNull(AddressString),
   ...optionalIntentFields,
 }
 
@@ -117,7 +133,7 @@ export const QuoteRequest = Schema.Struct({
   origin: DomainId,
   destinations: Destinations,
   inputAsset: AddressString,
-  outputAsset: Schema.optionalKey(AddressString),
+  outputAsset: optionalOrNull(AddressString),
   amount: AmountString,
   ...intentBodyFields,
 }).annotate({ identifier: "QuoteRequest" })
@@ -127,8 +143,8 @@ export const LimitsRequest = Schema.Struct({
   origin: DomainId,
   destinations: Destinations,
   inputAsset: AddressString,
-  outputAsset: Schema.optionalKey(AddressString),
-  amount: Schema.optionalKey(AmountString),
+  outputAsset: optionalOrNull(AddressString),
+  amount: optionalOrNull(AmountString),
   ...intentBodyFields,
 }).annotate({ identifier: "LimitsRequest" })
 export type LimitsRequest = typeof LimitsRequest.Type

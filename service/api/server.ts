@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as Scope from "effect/Scope"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -28,9 +29,38 @@ import { ApiErrors, ClearingApi } from "./api.ts"
 import { AssetsQuery, BatchesQuery, HistoryQuery, IntentsQuery, InvoicesQuery } from "./schemas.ts"
 import { BadRequest, DEFAULT_MAX_BODY_BYTES, MAX_BODY_ARRAY_ITEMS, REFUSAL_CODES } from "./errors.ts"
 import { HandlersLive } from "./handlers.ts"
+import { jsonArrayLength } from "./parse.ts"
 import { Clearing, type ClearingDeps, ClearingService } from "./service.ts"
 
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+/**
+ * What a schema with checks takes, from their `expected` (the formats the API checks): "a chain id (...)" for a
+ * checked string, "an array (at least one destination and at most 10 destinations)"; undefined without any.
+ */
+const checksExpected = (ast: SchemaAST.AST): string | undefined => {
+  const expected: string[] = []
+  const visit = (check: SchemaAST.Check<any>): void => {
+    if (check._tag === "FilterGroup") check.checks.forEach(visit)
+    else if (typeof check.annotations?.expected === "string" && !expected.includes(check.annotations.expected)) expected.push(check.annotations.expected)
+  }
+  ast.checks?.forEach(visit)
+  if (expected.length === 0) return undefined
+  return SchemaAST.isArrays(ast) ? `an array (${expected.join(" and ")})` : expected.join(" and ")
+}
+
+/**
+ * A `null` where a value is required says what value was expected, the format rather than the type ("a chain
+ * id (...)", not "string"): optional body fields take null for absent, so a client sending null for a required
+ * one learns what to send instead. Every other issue keeps effect's message.
+ */
+const leafHook: SchemaIssue.LeafHook = (issue) => {
+  if (issue._tag === "InvalidType" && Object.hasOwn(issue, "input") && issue.input === null) {
+    const expected = checksExpected(issue.ast)
+    if (expected !== undefined) return `Expected ${expected}, got null`
+  }
+  return SchemaIssue.defaultLeafHook(issue)
+}
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook })
 
 const SLOT: Record<string, string> = { Params: "path", Query: "query", Payload: "body", Headers: "header" }
 
@@ -47,7 +77,11 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
     const path = pathText((i.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p) as PropertyKey))
     // Bodies are decoded strictly (`onExcessProperty: "error"`, api.ts): a field no endpoint field matches is named.
     const message = i.message === "Missing key" ? "required, but missing" : i.message.startsWith("Unexpected key") ? `not a field of this body (a typo?)${i.message.slice("Unexpected key".length).replace(/^ with value/, ", got")}` : i.message
-    return { path, message: message.length > 200 ? `${message.slice(0, 197)}...` : message }
+    // A null field that is not optional (optional body fields take null for absent): said so, beside what it takes.
+    const last = i.path?.[i.path.length - 1]
+    const key = typeof last === "object" && last !== null && "key" in last ? last.key : last
+    const required = error.kind === "Payload" && typeof key === "string" && message.endsWith(", got null") ? `${message}: the field is required (null is taken as absent only for optional fields)` : message
+    return { path, message: required.length > 200 ? `${required.slice(0, 197)}...` : required }
   })
   // An integer past 2^53 - 1 fails as "not an integer" beside its range check, which says more: one line per field.
   for (let i = issues.length - 1; i >= 0; i--) {
@@ -144,8 +178,11 @@ const unknownParameter = (method: string, url: string): HttpServerResponse.HttpS
  * A POST whose JSON body is an array of more than `MAX_BODY_ARRAY_ITEMS` items, refused before HttpApi decodes it:
  * the decoder checks an array's length only after every item, with every issue reported, so that 1 MB of empty
  * objects took 17 s of the event loop (every other request waiting) to be refused as an order of over 100 intents. A
- * JSON-RPC batch gets a JSON-RPC error, as geth refuses a batch over its limit. Undefined for any other request
- * (only a body whose first character is `[` is parsed here; the body is read once, HttpApi reuses it).
+ * JSON-RPC batch gets a JSON-RPC error, as geth refuses a batch over its limit. Undefined for any other request.
+ * The body is read once (HttpApi reuses the bytes) and parsed once: its items are counted on the bytes
+ * (`jsonArrayLength`: no text decoded, no value built), and only a body counted over the limit is parsed here, to
+ * refuse well-formed JSON alone and with its exact length; every other body is parsed by HttpApi alone. (A
+ * malformed body counted over the limit fails to parse here and gets HttpApi's answer, as any malformed body.)
  */
 const oversizedArray = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined, unknown> => {
   if (request.method !== "POST") return Effect.succeed(undefined)
@@ -155,19 +192,22 @@ const oversizedArray = (request: HttpServerRequest.HttpServerRequest): Effect.Ef
   // Only where an endpoint reads the body: an unknown path stays a 404, another method a 405, whatever the body.
   const path = routerPath(request.url)
   if (!POST_ROUTES.some((route) => route.test(path))) return Effect.succeed(undefined)
-  return Effect.map(request.text, (text) => {
-    if (text[text.search(/\S/)] !== "[") return undefined
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      return undefined // HttpApi answers the malformed JSON
-    }
-    if (!Array.isArray(body) || body.length <= MAX_BODY_ARRAY_ITEMS) return undefined
-    if (/^\/hub\/rpc$/i.test(path)) {
-      return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid request: a batch of at most ${MAX_BODY_ARRAY_ITEMS} requests, got ${body.length}` } })
-    }
-    return problem(400, "InvalidRequest", `Invalid request. body: expected an array of at most ${MAX_BODY_ARRAY_ITEMS} items, got ${body.length}.`)
+  return Effect.flatMap(request.arrayBuffer, (buffer) => {
+    const counted = jsonArrayLength(new Uint8Array(buffer))
+    if (counted === undefined || counted <= MAX_BODY_ARRAY_ITEMS) return Effect.succeed(undefined)
+    return Effect.map(request.text, (text) => {
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        return undefined // HttpApi answers the malformed JSON
+      }
+      if (!Array.isArray(body) || body.length <= MAX_BODY_ARRAY_ITEMS) return undefined
+      if (/^\/hub\/rpc$/i.test(path)) {
+        return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid request: a batch of at most ${MAX_BODY_ARRAY_ITEMS} requests, got ${body.length}` } })
+      }
+      return problem(400, "InvalidRequest", `Invalid request. body: expected an array of at most ${MAX_BODY_ARRAY_ITEMS} items, got ${body.length}.`)
+    })
   })
 }
 
