@@ -19,6 +19,7 @@ import { startSolvers } from "./agents/solver.ts"
 import type { ChainPool } from "./chains/pool.ts"
 import { MetricsCollector } from "./metrics/collector.ts"
 import { evaluateProperties } from "./metrics/properties.ts"
+import { Timeseries } from "./metrics/timeseries.ts"
 import { buildMetricsSection, knownMetricNames, metricsOf, type RunReport } from "./report/report.ts"
 import { TraceFile } from "./report/traceFile.ts"
 import type { LoadedScenario } from "./scenario/load.ts"
@@ -52,7 +53,8 @@ export interface RunOptions {
 
 export interface RunResult {
   readonly report: RunReport
-  readonly timeseries: readonly { readonly run: number; readonly seed: number; readonly epoch: number; readonly metric: string; readonly value: number }[]
+  /** The per-epoch series (timeseries.csv's rows), stored compactly: `rows()` or `toArray()` gives them as objects. */
+  readonly timeseries: Timeseries
 }
 
 /** A wired world: hub, read model, clearing service, metrics, keepers and agents, chains scheduled. */
@@ -232,9 +234,9 @@ export const buildRunResult = (loaded: LoadedScenario, assembly: RunAssembly, op
   if (t.dropped + t.duplicated + t.reordered + t.heldByOutage + t.redeliveredAfterRefusal > 0) {
     metrics.coverage.add("transportFaultInjected")
   }
-  const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochSnapshots, metrics.coverage, knownMetricNames(populations.filter((p) => p.kind !== "liquidity").map((p) => p.population), spec.assets.map((a) => a.symbol)))
+  const properties = evaluateProperties(spec.properties ?? [], metricsOf(base), metrics.epochValues, metrics.coverage, knownMetricNames(populations.filter((p) => p.kind !== "liquidity").map((p) => p.population), spec.assets.map((a) => a.symbol)))
   const report: RunReport = { ...base, coverage: [...metrics.coverage].sort(), properties, passed: properties.every((p) => p.pass) }
-  const timeseries = metrics.timeseries.map((row) => ({ run: options.run, seed: options.seed, ...row }))
+  const timeseries = new Timeseries(options.run, options.seed, metrics.timeseries)
   return { report, timeseries }
 }
 

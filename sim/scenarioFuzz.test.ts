@@ -488,7 +488,7 @@ describe("scenario fuzzing", () => {
         const second = await runScenario(loaded, { seed: runSeed, backend: "memory" })
         expect(second.report.traceHash).toBe(first.report.traceHash)
         expect(comparable(second.report)).toEqual(comparable(first.report))
-        expect(second.timeseries).toEqual(first.timeseries)
+        expect(second.timeseries.toArray()).toEqual(first.timeseries.toArray())
         const replayed = await replayFile(join(outDir, "trace.jsonl"), { onLine: () => {} })
         expect(replayed.traceHash).toBe(first.report.traceHash)
         expect(replayed.events).toBe(first.report.hubEvents)

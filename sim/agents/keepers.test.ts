@@ -17,6 +17,7 @@ import type { Intent } from "../../service/domain/protocol.ts"
 import { MAX_CALLDATA_SIZE } from "../../service/domain/protocol.ts"
 import { createAnvilSpokes, createMemorySpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
 import { ChainPool } from "../chains/index.ts"
+import type { Timeseries } from "../metrics/timeseries.ts"
 import { assembleRun, type Backend } from "../run.ts"
 import { parseScenario } from "../scenario/load.ts"
 import { twoChainUsdc } from "../scenario/testing.ts"
@@ -201,7 +202,7 @@ agents:
     const { report: large, timeseries } = await at(300)
     // The queue grows to 300 before each dispatch of 200 (checked each minute, at about 60 new intents a minute):
     // a keeper that dispatched at 200 would never see it much above 200.
-    const deepest = Math.max(...timeseries.filter((r) => r.metric === "intentQueue.31001").map((r) => r.value))
+    const deepest = Math.max(...timeseries.toArray().filter((r) => r.metric === "intentQueue.31001").map((r) => r.value))
     expect(deepest).toBeGreaterThan(250)
     expect(large.intents.created).toBe(small.intents.created)
     expect(large.intents.created).toBeGreaterThan(1500)
@@ -226,8 +227,7 @@ agents:
       { seed: 5, hub: "epochLength: 20" },
     )
   /** The deepest intent queue of `domain` over the run's epochs. */
-  const deepest = (timeseries: readonly { metric: string; value: number }[], domain: number) =>
-    Math.max(...timeseries.filter((r) => r.metric === `intentQueue.${domain}`).map((r) => r.value))
+  const deepest = (timeseries: Timeseries, domain: number) => Math.max(...timeseries.toArray().filter((r) => r.metric === `intentQueue.${domain}`).map((r) => r.value))
 
   it("lets one chain's intent queue wait for its own size and age while the others keep the defaults", async () => {
     const { runScenario } = await import("../run.ts")
@@ -326,8 +326,8 @@ agents:
     const own = await runScenario(scenario("  chains:\n    - { chain: 31001, settlementQueue: { cronSeconds: 900 } }"), { seed: 5, backend: "memory" })
     const plain = await runScenario(scenario(""), { seed: 5, backend: "memory" })
     expect(own.report.keepers.settlementDispatches).toBeLessThan(plain.report.keepers.settlementDispatches)
-    expect(Math.max(...own.timeseries.filter((r) => r.metric === "settlementQueue.31001").map((r) => r.value))).toBeGreaterThan(
-      Math.max(...plain.timeseries.filter((r) => r.metric === "settlementQueue.31001").map((r) => r.value)),
+    expect(Math.max(...own.timeseries.toArray().filter((r) => r.metric === "settlementQueue.31001").map((r) => r.value))).toBeGreaterThan(
+      Math.max(...plain.timeseries.toArray().filter((r) => r.metric === "settlementQueue.31001").map((r) => r.value)),
     )
     expect(() => scenario("  chains:\n    - { chain: 31009, fillQueue: { maxSize: 3 } }")).toThrow(/keepers\.chains\[0\]\.chain: chain 31009 is not in chains/)
     expect(() => scenario("  chains:\n    - { chain: 31001 }\n    - { chain: 31001, fillQueue: { maxSize: 3 } }")).toThrow(/keepers\.chains\[1\]\.chain: chain 31001 is listed twice/)

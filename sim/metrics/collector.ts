@@ -16,8 +16,11 @@ import type { AgentKind, AgentPlan, AssetOnChainPlan } from "../world/plan.ts"
 import type { SpokeEventContext, World, WorldObserver } from "../world/world.ts"
 import { type CustodySource, NettingTracker, ratioOf, type SourceKind } from "./netting.ts"
 import { SampleUnion, Samples, toMilliseconds } from "./percentiles.ts"
-import { shareOf } from "./properties.ts"
+import { type EpochValues, shareOf } from "./properties.ts"
+import { EpochSeries, type TimeseriesRow } from "./timeseries.ts"
 import { formatUnits, type Valuation, valuationOf } from "./valuation.ts"
+
+export type { TimeseriesRow }
 
 export type IntentPath = "basic" | "fast" | "swap" | "xerc20"
 export const PATHS: readonly IntentPath[] = ["basic", "fast", "swap", "xerc20"]
@@ -87,12 +90,6 @@ export interface PopulationIntents {
 /** The `byPopulation` key of intents sent by accounts no agent population owns (an HTTP client of `clearsim up`, say). */
 export const OTHER_SENDERS = "(other senders)"
 
-export interface TimeseriesRow {
-  readonly epoch: number
-  readonly metric: string
-  readonly value: number
-}
-
 /**
  * `part` in basis points of `whole` (> 0), to six decimals, truncated (`(part × 10^10) div whole`, in integers): the
  * report's and every epoch's discount rates and each invoice's, by the rule of every ratio a report gives (`ratioOf`).
@@ -139,15 +136,54 @@ class SpokeQueueCursor {
 }
 
 /**
- * The other names properties may give a metric recorded per epoch (report.ts's `metricsOf` puts both): each epoch's
- * snapshot holds the value under both, so `netting.ratio >= x` names the epoch it has failed since as
- * `nettingRatio >= x` does. (The latency percentiles set their `latency.<q>` names where they are pushed.)
+ * The other names properties may give a metric recorded per epoch (report.ts's `metricsOf` puts both): a property
+ * on `netting.ratio >= x` names the epoch it has failed since from the epochs' `nettingRatio` as one on
+ * `nettingRatio >= x` does; so do the latency percentiles' `latency.<q>` and `latency.settlement.<q>`.
  */
 const EPOCH_METRIC_ALIASES: ReadonlyMap<string, string> = new Map([
-  ["nettingRatio", "netting.ratio"],
-  ["discountPaidBps", "discounts.paidBps"],
-  ["discountPaidBpsOfInvoices", "discounts.paidBpsOfInvoices"],
+  ["netting.ratio", "nettingRatio"],
+  ["discounts.paidBps", "discountPaidBps"],
+  ["discounts.paidBpsOfInvoices", "discountPaidBpsOfInvoices"],
+  ...(["p50", "p90", "p99", "max"] as const).flatMap((q): [string, string][] => [
+    [`latency.${q}`, `${q}LatencySeconds`],
+    [`latency.settlement.${q}`, `${q}SettlementLatencySeconds`],
+  ]),
 ])
+
+/** A number made from an amount (`tokens18`, the valuation's `toNumber`), made again only when the amount changed. */
+class AmountNumber {
+  private amount: bigint | undefined = undefined
+  private value = 0
+  private readonly toNumber: (amount: bigint) => number
+
+  constructor(toNumber: (amount: bigint) => number) {
+    this.toNumber = toNumber
+  }
+
+  of(amount: bigint): number {
+    if (amount !== this.amount) {
+      this.value = this.toNumber(amount)
+      this.amount = amount
+    }
+    return this.value
+  }
+}
+
+/** An asset's per-epoch metric names, made once (a name made per epoch is a string to build and hash each time). */
+interface TickerMetrics {
+  readonly invoicesOpen: string
+  readonly depositsQueued: string
+  readonly depositsWaiting: string
+  /** `custody.<symbol>.<domain>` and its last amount's number, by domain. */
+  readonly custody: Map<number, { readonly name: string; readonly tokens: AmountNumber }>
+}
+
+/** A chain's per-epoch metric names. */
+interface DomainMetrics {
+  readonly settlementQueue: string
+  readonly intentQueue: string
+  readonly fillQueue: string
+}
 
 const SOURCE_OF: Record<AgentKind, SourceKind> = { rebalancer: "user", solver: "solver", arbitrageur: "arbitrageur", liquidity: "initial" }
 
@@ -201,8 +237,14 @@ export class MetricsCollector implements WorldObserver {
   invoicesCreated = 0
   invoicesSettled = 0
   readonly coverage = new Set<string>()
-  readonly timeseries: TimeseriesRow[] = []
-  readonly epochSnapshots: { epoch: number; metrics: Map<string, number> }[] = []
+  /** The per-epoch series (one epoch per snapshot, `onEpoch`): timeseries.csv's rows and the per-epoch property checks. */
+  readonly timeseries = new EpochSeries()
+  /** The last epoch snapshotted (`onEpoch`); undefined before the first. */
+  private lastSnapshotEpoch: number | undefined = undefined
+  private readonly tickerMetrics = new Map<string, TickerMetrics>()
+  private readonly domainMetrics = new Map<number, DomainMetrics>()
+  /** The discount paid of the epochs' `discountPaidUsd` or `discountPaidTokens`, made again only when it changed. */
+  private readonly discountPaidNumber: AmountNumber
   /** Each spoke's intent queue and fill queue, by domain (every chain of the run, in the world's order). */
   private readonly spokeQueues = new Map<number, { readonly intents: SpokeQueueCursor; readonly fills: SpokeQueueCursor }>()
   private readonly symbolOf = new Map<Bytes32, string>()
@@ -219,6 +261,7 @@ export class MetricsCollector implements WorldObserver {
     this.valuation = valuationOf(world.plan.scenario.assets)
     const valuation = this.valuation
     this.netting = new NettingTracker(valuation.priced ? (ticker) => valuation.weightOf(ticker) : undefined)
+    this.discountPaidNumber = new AmountNumber(valuation.priced ? (amount) => valuation.toNumber(amount) : tokensOf18)
     // By the address as plans and receipts spell it (checksummed) and in lowercase: no case folding per intent.
     for (const agent of world.plan.agents) {
       this.agentsByAccount.set(agent.account.address, agent)
@@ -554,7 +597,7 @@ export class MetricsCollector implements WorldObserver {
   /**
    * Snapshot of the epoch that just closed (`epoch - 1`): cumulative counters and ratios under the metric names
    * properties use (a ratio without volume yet is left out), latency percentiles of that epoch's own samples,
-   * queue depths and custody. Rows go to the time series; the named values to the per-epoch property checks.
+   * queue depths and custody. Rows go to the time series, which the per-epoch property checks read (`epochValues`).
    * Queue depths are those when the epoch is closed (the world's first hub step in the next one, which the default
    * keepers take at the boundary, or before that the first spoke event of a later epoch, `closeElapsedEpochs`: the
    * state at the boundary either way): the hub's queues, then every spoke's intent and fill queue (`intentQueue.<chain>`,
@@ -564,73 +607,95 @@ export class MetricsCollector implements WorldObserver {
   onEpoch(epoch: number, began = true): void {
     const previous = epoch - 1
     // Already snapshotted when a spoke event of a later epoch came first (`closeElapsedEpochs`).
-    const closed = this.epochSnapshots[this.epochSnapshots.length - 1]
-    if (closed !== undefined && previous <= closed.epoch) return
+    if (this.lastSnapshotEpoch !== undefined && previous <= this.lastSnapshotEpoch) return
+    this.lastSnapshotEpoch = previous
     const state = this.world.hub.state
-    const values = new Map<string, number>()
-    const push = (metric: string, value: number) => {
-      this.timeseries.push({ epoch: previous, metric, value })
-      values.set(metric, value)
-      // A property may name the metric by its other name (`netting.ratio`): the epoch it has failed since is the same.
-      const alias = EPOCH_METRIC_ALIASES.get(metric)
-      if (alias !== undefined) values.set(alias, value)
-    }
+    const series = this.timeseries
+    series.beginEpoch(previous)
     // Over assets, in the valuation's unit (USD with prices): the report's `netting.ratio` and its epochs'.
     const overall = this.netting.overall
-    if (overall.totalVolume > 0n) push("nettingRatio", ratioOf(overall.nettedVolume, overall.totalVolume))
+    if (overall.totalVolume > 0n) series.push("nettingRatio", ratioOf(overall.nettedVolume, overall.totalVolume))
     const perEpoch = this.netting.byEpoch.get(previous)
-    if (perEpoch !== undefined && perEpoch.totalVolume > 0n) push("nettingRatioEpoch", ratioOf(perEpoch.nettedVolume, perEpoch.totalVolume))
-    const created = PATHS.reduce((n, p) => n + this.created[p], 0)
-    const settled = PATHS.reduce((n, p) => n + this.settled[p], 0)
-    push("intentsCreated", created)
-    push("intentsSettled", settled)
+    if (perEpoch !== undefined && perEpoch.totalVolume > 0n) series.push("nettingRatioEpoch", ratioOf(perEpoch.nettedVolume, perEpoch.totalVolume))
+    const created = this.created.basic + this.created.fast + this.created.swap + this.created.xerc20
+    const settled = this.settled.basic + this.settled.fast + this.settled.swap + this.settled.xerc20
+    series.push("intentsCreated", created)
+    series.push("intentsSettled", settled)
     // To 6 decimals, truncated, as the netting ratio and the report give it; properties take it as it is.
-    if (created > 0) push("settledShare", shareOf(settled, created))
-    push("invoicesCreated", this.invoicesCreated)
-    push("invoicesSettled", this.invoicesSettled)
+    if (created > 0) series.push("settledShare", shareOf(settled, created))
+    series.push("invoicesCreated", this.invoicesCreated)
+    series.push("invoicesSettled", this.invoicesSettled)
     // The report's `discounts` figures: in USD with prices (`discountPaidUsd`), otherwise tokens added as they are.
     const discount = this.discountTotals()
-    if (this.valuation.priced) push("discountPaidUsd", this.valuation.toNumber(discount.paid))
-    else push("discountPaidTokens", this.tokens18(discount.paid))
-    if (discount.settled > 0n) push("discountPaidBps", bpsOf(discount.paid, discount.settled))
-    if (discount.invoiced > 0n) push("discountPaidBpsOfInvoices", bpsOf(discount.paid, discount.invoiced))
+    series.push(this.valuation.priced ? "discountPaidUsd" : "discountPaidTokens", this.discountPaidNumber.of(discount.paid))
+    if (discount.settled > 0n) series.push("discountPaidBps", bpsOf(discount.paid, discount.settled))
+    if (discount.invoiced > 0n) series.push("discountPaidBpsOfInvoices", bpsOf(discount.paid, discount.invoiced))
     const user = this.epochUserLatency.percentiles()
     if (user !== undefined) {
-      for (const [q, v] of [["p50", user.p50], ["p90", user.p90], ["p99", user.p99], ["max", user.max]] as const) {
-        push(`${q}LatencySeconds`, toMilliseconds(v))
-        values.set(`latency.${q}`, toMilliseconds(v))
-      }
+      series.push("p50LatencySeconds", toMilliseconds(user.p50))
+      series.push("p90LatencySeconds", toMilliseconds(user.p90))
+      series.push("p99LatencySeconds", toMilliseconds(user.p99))
+      series.push("maxLatencySeconds", toMilliseconds(user.max))
     }
     const settlement = this.epochSettlementLatency.percentiles()
     if (settlement !== undefined) {
-      for (const [q, v] of [["p50", settlement.p50], ["p90", settlement.p90], ["p99", settlement.p99], ["max", settlement.max]] as const) {
-        push(`${q}SettlementLatencySeconds`, toMilliseconds(v))
-        values.set(`latency.settlement.${q}`, toMilliseconds(v))
-      }
+      series.push("p50SettlementLatencySeconds", toMilliseconds(settlement.p50))
+      series.push("p90SettlementLatencySeconds", toMilliseconds(settlement.p90))
+      series.push("p99SettlementLatencySeconds", toMilliseconds(settlement.p99))
+      series.push("maxSettlementLatencySeconds", toMilliseconds(settlement.max))
     }
-    this.epochUserLatency = new Samples()
-    this.epochSettlementLatency = new Samples()
+    this.epochUserLatency.clear()
+    this.epochSettlementLatency.clear()
     for (const ticker of state.tickers.values()) {
-      const symbol = ticker.config.symbol
-      push(`invoicesOpen.${symbol}`, ticker.invoices.length)
+      const names = this.tickerMetricsOf(ticker.config.symbol)
+      series.push(names.invoicesOpen, ticker.invoices.length)
       let deposits = 0
       for (const byDomain of ticker.deposits.values()) for (const q of byDomain.values()) deposits += q.size
-      push(`depositsQueued.${symbol}`, deposits)
-      push(`depositsWaiting.${symbol}`, ticker.waiting.size)
+      series.push(names.depositsQueued, deposits)
+      series.push(names.depositsWaiting, ticker.waiting.size)
       // (An epoch the run ended before, `began` false, saw no discount: nothing reached it there.)
       if (began && ticker.config.discountPerEpochDbps > 0 && !this.coverage.has("maxDiscountReached") && this.maxDiscountReachedIn(ticker, epoch)) {
         this.coverage.add("maxDiscountReached")
       }
       for (const d of ticker.config.domains) {
-        if (d.strategy === Strategy.DEFAULT) push(`custody.${symbol}.${d.domain}`, this.tokens18(ticker.custodied(d.domain)))
+        if (d.strategy !== Strategy.DEFAULT) continue
+        let custody = names.custody.get(d.domain)
+        if (custody === undefined) names.custody.set(d.domain, (custody = { name: `custody.${ticker.config.symbol}.${d.domain}`, tokens: new AmountNumber(tokensOf18) }))
+        series.push(custody.name, custody.tokens.of(ticker.custodied(d.domain)))
       }
     }
-    for (const [domain, queue] of state.settlementQueues) push(`settlementQueue.${domain}`, queue.size)
+    for (const [domain, queue] of state.settlementQueues) series.push(this.domainMetricsOf(domain).settlementQueue, queue.size)
     for (const [domain, queues] of this.spokeQueues) {
-      push(`intentQueue.${domain}`, queues.intents.pending)
-      push(`fillQueue.${domain}`, queues.fills.pending)
+      const names = this.domainMetricsOf(domain)
+      series.push(names.intentQueue, queues.intents.pending)
+      series.push(names.fillQueue, queues.fills.pending)
     }
-    this.epochSnapshots.push({ epoch: previous, metrics: values })
+  }
+
+  private tickerMetricsOf(symbol: string): TickerMetrics {
+    let names = this.tickerMetrics.get(symbol)
+    if (names === undefined) {
+      names = { invoicesOpen: `invoicesOpen.${symbol}`, depositsQueued: `depositsQueued.${symbol}`, depositsWaiting: `depositsWaiting.${symbol}`, custody: new Map() }
+      this.tickerMetrics.set(symbol, names)
+    }
+    return names
+  }
+
+  private domainMetricsOf(domain: number): DomainMetrics {
+    let names = this.domainMetrics.get(domain)
+    if (names === undefined) {
+      names = { settlementQueue: `settlementQueue.${domain}`, intentQueue: `intentQueue.${domain}`, fillQueue: `fillQueue.${domain}` }
+      this.domainMetrics.set(domain, names)
+    }
+    return names
+  }
+
+  /**
+   * The epochs' values as the per-epoch property checks read them: a metric of the time series by its name there
+   * or by the other name a property may give it (`netting.ratio`, `latency.p99`: `EPOCH_METRIC_ALIASES`).
+   */
+  readonly epochValues: EpochValues = {
+    forEachValue: (metric, visit) => this.timeseries.forEachValue(EPOCH_METRIC_ALIASES.get(metric) ?? metric, visit),
   }
 
   /**
@@ -663,8 +728,8 @@ export class MetricsCollector implements WorldObserver {
     const world = this.world
     if (world.firstEpoch < 0) return
     const epoch = world.hub.state.epochAt(world.hubBlockNumberAt(world.scheduler.nowSeconds))
-    const closed = this.epochSnapshots[this.epochSnapshots.length - 1]
-    for (let e = closed === undefined ? world.firstEpoch : closed.epoch + 1; e < epoch; e++) this.onEpoch(e + 1)
+    const closed = this.lastSnapshotEpoch
+    for (let e = closed === undefined ? world.firstEpoch : closed + 1; e < epoch; e++) this.onEpoch(e + 1)
   }
 
   /**
@@ -674,8 +739,8 @@ export class MetricsCollector implements WorldObserver {
    */
   closeEpochsThrough(lastEpoch: number, firstEpoch: number): void {
     if (firstEpoch < 0) return
-    const last = this.epochSnapshots[this.epochSnapshots.length - 1]
-    for (let e = last === undefined ? firstEpoch : last.epoch + 1; e <= lastEpoch; e++) this.onEpoch(e + 1, e < lastEpoch)
+    const last = this.lastSnapshotEpoch
+    for (let e = last === undefined ? firstEpoch : last + 1; e <= lastEpoch; e++) this.onEpoch(e + 1, e < lastEpoch)
   }
 
   /**

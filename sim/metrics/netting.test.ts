@@ -201,6 +201,25 @@ describe("percentiles", () => {
     expect(s.percentiles()!.p50).toBe(500.5)
   })
 
+  it("starts over when cleared (the collector's per-epoch samples), as a new set would: count, sum and sorted copy", () => {
+    const s = new Samples()
+    for (let i = 1; i <= 1000; i++) s.add(i)
+    expect(s.percentiles()!.max).toBe(1000)
+    s.clear()
+    expect(s.count).toBe(0)
+    expect(s.percentiles()).toBeUndefined()
+    // Three samples after a thousand: the percentiles of these three only.
+    for (const v of [30, 10, 50]) s.add(v)
+    const fresh = new Samples()
+    for (const v of [30, 10, 50]) fresh.add(v)
+    expect(s.percentiles()).toEqual(fresh.percentiles())
+    expect([...s.sorted()]).toEqual([10, 30, 50])
+    // As many samples as the sorted copy read before the clear: that copy is not taken for theirs.
+    s.clear()
+    for (const v of [7, 8, 9]) s.add(v)
+    expect(s.percentiles()).toMatchObject({ count: 3, p50: 8, max: 9, mean: 8 })
+  })
+
   it("gives a union of sets the percentiles of one set holding all their samples, and reuses a set's sorted copy", () => {
     const parts = [new Samples(), new Samples(), new Samples(), new Samples()]
     const union = new SampleUnion(parts)

@@ -73,15 +73,31 @@ export type CoverageName = keyof typeof COVERAGE_PREDICATES
 export const shareOf = (part: number, whole: number): number =>
   whole === 0 ? 0 : Number((BigInt(part) * 1_000_000n) / BigInt(whole)) / 1_000_000
 
+/** What the per-epoch property checks read: a metric's value in each epoch that has one (the collector's `epochValues`). */
+export interface EpochValues {
+  /** Calls `visit` with each epoch that has a value of `metric` and that value, in epoch order. */
+  forEachValue(metric: string, visit: (epoch: number, value: number) => void): void
+}
+
+/** The epoch values of per-epoch snapshots (epoch, metric values), in their order. */
+export const snapshotValues = (snapshots: readonly { readonly epoch: number; readonly metrics: ReadonlyMap<string, number> }[]): EpochValues => ({
+  forEachValue: (metric, visit) => {
+    for (const s of snapshots) {
+      const v = s.metrics.get(metric)
+      if (v !== undefined) visit(s.epoch, v)
+    }
+  },
+})
+
 /**
- * Evaluates every property. `metrics` maps metric names to final values; `epochs` gives per-epoch snapshots
- * (epoch, metric values) in order; `coverage` the predicates the run satisfied. Values are judged as given (settled
- * shares come to 6 decimals from where they are made, `shareOf`).
+ * Evaluates every property. `metrics` maps metric names to final values; `epochs` gives each metric's value per
+ * epoch, in epoch order (a list of snapshots: epoch and metric values); `coverage` the predicates the run
+ * satisfied. Values are judged as given (settled shares come to 6 decimals from where they are made, `shareOf`).
  */
 export const evaluateProperties = (
   specs: readonly PropertySpec[],
   metrics: ReadonlyMap<string, number>,
-  epochs: readonly { readonly epoch: number; readonly metrics: ReadonlyMap<string, number> }[],
+  epochs: EpochValues | readonly { readonly epoch: number; readonly metrics: ReadonlyMap<string, number> }[],
   coverage: ReadonlySet<string>,
   knownMetrics: readonly string[] = [...metrics.keys()],
 ): PropertyResult[] =>
@@ -106,11 +122,11 @@ export const evaluateProperties = (
     if (pass) return { name, pass, value }
     // The failing stretch that reaches the end: a passing epoch ends any stretch before it; epochs without a value neither.
     let since: number | undefined
-    for (const e of epochs) {
-      const v = e.metrics.get(c.metric)
-      if (v === undefined) continue
-      if (OPS[c.op](v, c.threshold)) since = undefined
-      else since ??= e.epoch
-    }
+    const op = OPS[c.op]
+    const values = "forEachValue" in epochs ? epochs : snapshotValues(epochs)
+    values.forEachValue(c.metric, (epoch, v) => {
+      if (op(v, c.threshold)) since = undefined
+      else since ??= epoch
+    })
     return since === undefined ? { name, pass, value } : { name, pass, value, firstFailingEpoch: since }
   })

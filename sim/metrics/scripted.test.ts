@@ -26,6 +26,7 @@ import { assembleRun, type Backend, buildRunResult, measureInFlight, type RunAss
 import { parseScenario } from "../scenario/load.ts"
 import { planWorld } from "../world/plan.ts"
 import { Samples, toMilliseconds } from "./percentiles.ts"
+import { type EpochSeries, Timeseries } from "./timeseries.ts"
 
 const scenario = `
 name: hand-computed
@@ -124,9 +125,13 @@ agents:
     - { name: bob, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [1450] }, flows: [{ from: 31002, to: 31001 }], size: { kind: fixed, tokens: 1500 } }
 `
 
-type Row = { readonly epoch: number; readonly metric: string; readonly value: number }
 /** The series' value of `metric` per epoch, in epoch order (absent epochs left out). */
-const seriesOf = (rows: readonly Row[], metric: string): [number, number][] => rows.filter((r) => r.metric === metric).map((r) => [r.epoch, r.value])
+const seriesOf = (timeseries: Timeseries | EpochSeries, metric: string): [number, number][] => {
+  const points: [number, number][] = []
+  const series = timeseries instanceof Timeseries ? timeseries.series : timeseries
+  series.forEachValue(metric, (epoch, value) => void points.push([epoch, value]))
+  return points
+}
 
 describe("discount on a hand-computed scenario", () => {
   it("gives the discount total, bps of settled volume and per-invoice distribution worked out above", async () => {
@@ -175,6 +180,22 @@ describe("discount on a hand-computed scenario", () => {
     for (const [name, alias] of pairs) {
       expect(since.get(name), name).toEqual([false, 500_003])
       expect(since.get(alias), alias).toEqual([false, 500_003])
+    }
+  })
+
+  it("names the epoch a failing latency property has failed since alike as latency.<q> and <q>LatencySeconds", async () => {
+    // Every latency is above a second: each property fails from the first epoch with a latency, by either name.
+    const pairs: [string, string][] = [
+      ["p99LatencySeconds <= 1", "latency.p99 <= 1"],
+      ["p50SettlementLatencySeconds <= 1", "latency.settlement.p50 <= 1"],
+    ]
+    const withProperties = `${discountScenario}properties:\n${pairs.flat().map((p) => `  - ${p}\n`).join("")}`
+    const { report, timeseries } = await runScenario(parseScenario(withProperties, "hand-computed-discount-latency-aliases.yaml"), { seed: 1, backend: "memory" })
+    const since = new Map(report.properties.map((p) => [p.name, [p.pass, p.firstFailingEpoch]]))
+    for (const [name, alias] of pairs) {
+      const first = seriesOf(timeseries, name.split(" ")[0]!)[0]![0]
+      expect(since.get(name), name).toEqual([false, first])
+      expect(since.get(alias), alias).toEqual([false, first])
     }
   })
 })
@@ -429,7 +450,7 @@ describe("per-epoch latency samples", () => {
     })
     await world.run(plan.horizonSeconds)
     world.close()
-    const series = (metric: string) => new Map(assembly.metrics.timeseries.filter((r) => r.metric === metric).map((r) => [r.epoch, r.value]))
+    const series = (metric: string) => new Map(seriesOf(assembly.metrics.timeseries, metric))
     const p50 = series("p50LatencySeconds")
     const max = series("maxLatencySeconds")
     const expected = [...byEpoch].filter(([, samples]) => samples.count > 0)

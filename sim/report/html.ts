@@ -8,15 +8,10 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
+import { type EpochSeries, type SeriesInput, timeseriesOf } from "../metrics/timeseries.ts"
 import { agentIntentCounts, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, totalText, verdictText } from "./report.ts"
 
-export interface SeriesRow {
-  readonly run: number
-  readonly seed: number
-  readonly epoch: number
-  readonly metric: string
-  readonly value: number
-}
+export type { SeriesRow } from "../metrics/timeseries.ts"
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -24,9 +19,11 @@ const escapeHtml = (text: string): string =>
 /** Tableau 10: distinguishable colours for up to ten lines per chart (more wrap around). */
 const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
 
-interface Line {
+/** A line of a chart: its point `i` is (`epochs[i]`, `values[i]`), in the order of the series' rows. */
+export interface Line {
   readonly name: string
-  readonly points: readonly (readonly [epoch: number, value: number])[]
+  readonly epochs: ArrayLike<number>
+  readonly values: ArrayLike<number>
 }
 
 interface ChartSpec {
@@ -68,22 +65,20 @@ const CHARTS: readonly ChartSpec[] = [
   },
 ]
 
-/** The lines of a chart from the rows of one run, in the order metrics first appear. */
-const linesOf = (spec: ChartSpec, rows: readonly SeriesRow[]): Line[] => {
-  const byMetric = new Map<string, [number, number][]>()
-  for (const row of rows) {
-    const matches = spec.metrics.some((m) => (m.endsWith(".") ? row.metric.startsWith(m) : row.metric === m))
-    if (!matches) continue
-    let points = byMetric.get(row.metric)
-    if (points === undefined) {
-      points = []
-      byMetric.set(row.metric, points)
-    }
-    points.push([row.epoch, row.value])
-  }
+/**
+ * The lines of a chart from the series of one run, in the order metrics first appear (a prefix's metrics) or in the
+ * chart's order: the metrics are matched by name once each, not per row, and their points gathered in one pass
+ * over the rows into columns (no object per point).
+ */
+const linesOf = (spec: ChartSpec, series: EpochSeries): Line[] => {
+  const matching = series.metricNames.filter((metric) => spec.metrics.some((m) => (m.endsWith(".") ? metric.startsWith(m) : metric === m)))
   const prefix = spec.metrics.length === 1 && spec.metrics[0]!.endsWith(".") ? spec.metrics[0]! : ""
-  const ordered = spec.metrics.some((m) => m.endsWith(".")) ? [...byMetric.keys()] : spec.metrics.filter((m) => byMetric.has(m))
-  return ordered.map((metric) => ({ name: spec.label?.(metric) ?? metric.slice(prefix.length), points: byMetric.get(metric)! }))
+  const ordered = spec.metrics.some((m) => m.endsWith(".")) ? matching : spec.metrics.filter((m) => matching.includes(m))
+  const columns = series.columns(ordered)
+  return ordered.map((metric) => {
+    const { epochs, values } = columns.get(metric)!
+    return { name: spec.label?.(metric) ?? metric.slice(prefix.length), epochs, values }
+  })
 }
 
 const WIDTH = 560
@@ -111,7 +106,9 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
   let yMin = 0
   let counts = true
   for (const l of lines) {
-    for (const [px, py] of l.points) {
+    for (let i = 0; i < l.epochs.length; i++) {
+      const px = l.epochs[i]!
+      const py = l.values[i]!
       if (px < xMin) xMin = px
       if (px > xMax) xMax = px
       if (py > yMax) yMax = py
@@ -126,22 +123,26 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
     .domain([yMin, yMax > yMin ? yMax : yMin + 1])
     .nice()
     .range([HEIGHT - MARGIN.bottom, MARGIN.top])
-  const path = line<readonly [number, number]>()
-    .defined((p) => Number.isFinite(p[1]))
-    .x((p) => x(p[0]))
-    .y((p) => y(p[1]))
+  /** The path of a line's points by index (`withGaps`: -1 is a gap); a point without a finite value is one too. */
+  const pathOf = (l: Line, indexes: readonly number[]): string | null =>
+    line<number>()
+      .defined((i) => i >= 0 && Number.isFinite(l.values[i]!))
+      .x((i) => x(l.epochs[i]!))
+      .y((i) => y(l.values[i]!))(indexes)
   /**
-   * The points to draw: a gap (an undefined point) wherever epochs are skipped, and each run of consecutive epochs
-   * longer than the plot has room for thinned to its first, lowest, highest and last point per pixel column, which
-   * draws the same line (a run of 43,200 one-second epochs would otherwise make a path of 43,200 points per series).
+   * The indexes of the points to draw: a gap (-1, an undefined point) wherever epochs are skipped, and each run of
+   * consecutive epochs longer than the plot has room for thinned to its first, lowest, highest and last point per
+   * pixel column, which draws the same line (a run of 43,200 one-second epochs would otherwise make a path of
+   * 43,200 points per series).
    */
-  const withGaps = (points: readonly (readonly [number, number])[]): (readonly [number, number])[] => {
-    const out: (readonly [number, number])[] = []
+  const withGaps = (l: Line): number[] => {
+    const out: number[] = []
+    const epochs = l.epochs
     let start = 0
-    for (let i = 1; i <= points.length; i++) {
-      if (i < points.length && points[i]![0] === points[i - 1]![0] + 1) continue
-      if (start > 0) out.push([points[start - 1]![0] + 1, Number.NaN])
-      thinned(points, start, i, (epoch) => x(epoch), out)
+    for (let i = 1; i <= epochs.length; i++) {
+      if (i < epochs.length && epochs[i] === epochs[i - 1]! + 1) continue
+      if (start > 0) out.push(-1)
+      thinned(l, start, i, (epoch) => x(epoch), out)
       start = i
     }
     return out
@@ -164,13 +165,15 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
   parts.push(`<text x="${(MARGIN.left + WIDTH - MARGIN.right) / 2}" y="${HEIGHT - 4}" class="tick" text-anchor="middle">epoch</text>`)
   lines.forEach((l, i) => {
     const colour = PALETTE[i % PALETTE.length]!
-    parts.push(`<path d="${path(withGaps(l.points)) ?? ""}" fill="none" stroke="${colour}" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round"><title>${escapeHtml(l.name)}</title></path>`)
+    parts.push(`<path d="${pathOf(l, withGaps(l)) ?? ""}" fill="none" stroke="${colour}" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round"><title>${escapeHtml(l.name)}</title></path>`)
     // A point with no neighbouring epoch (a line of one point) is drawn as a marker: as a path it would be a dot
     // the width of the stroke.
-    l.points.forEach((p, j) => {
-      const alone = (j === 0 || l.points[j - 1]![0] !== p[0] - 1) && (j === l.points.length - 1 || l.points[j + 1]![0] !== p[0] + 1)
-      if (alone && Number.isFinite(p[1])) parts.push(`<circle cx="${x(p[0]).toFixed(1)}" cy="${y(p[1]).toFixed(1)}" r="2.5" fill="${colour}"><title>${escapeHtml(l.name)}: epoch ${p[0]}</title></circle>`)
-    })
+    const { epochs, values } = l
+    for (let j = 0; j < epochs.length; j++) {
+      const epoch = epochs[j]!
+      const alone = (j === 0 || epochs[j - 1] !== epoch - 1) && (j === epochs.length - 1 || epochs[j + 1] !== epoch + 1)
+      if (alone && Number.isFinite(values[j])) parts.push(`<circle cx="${x(epoch).toFixed(1)}" cy="${y(values[j]!).toFixed(1)}" r="2.5" fill="${colour}"><title>${escapeHtml(l.name)}: epoch ${epoch}</title></circle>`)
+    }
   })
   parts.push("</svg>")
   return parts.join("")
@@ -180,34 +183,48 @@ export const lineChartSvg = (lines: readonly Line[], unit: string, epochs?: { re
 const POINTS_PER_COLUMN = 4
 
 /**
- * Appends `points[from, to)` (consecutive epochs) to `out`, thinned when they are more than the plot's columns can
- * show (`POINTS_PER_COLUMN` per column of `WIDTH`): per pixel column (`px` of the epoch, floored), its first, lowest,
- * highest and last point, in epoch order (M4 aggregation: the line drawn is the same to the pixel).
+ * Appends the indexes of the line's points `[from, to)` (consecutive epochs) to `out`, thinned when they are more
+ * than the plot's columns can show (`POINTS_PER_COLUMN` per column of `WIDTH`): per pixel column (`px` of the
+ * epoch, floored), its first, lowest, highest and last point, in epoch order (M4 aggregation: the line drawn is
+ * the same to the pixel).
  */
-const thinned = (points: readonly (readonly [number, number])[], from: number, to: number, px: (epoch: number) => number, out: (readonly [number, number])[]): void => {
+const thinned = (l: Line, from: number, to: number, px: (epoch: number) => number, out: number[]): void => {
   if (to - from <= POINTS_PER_COLUMN * WIDTH) {
-    for (let i = from; i < to; i++) out.push(points[i]!)
+    for (let i = from; i < to; i++) out.push(i)
     return
   }
-  let column = Math.floor(px(points[from]![0]))
+  const { epochs, values } = l
+  let column = Math.floor(px(epochs[from]!))
   let first = from
   let low = from
   let high = from
+  // The column's points once each, in index order: `first` comes before `low` and `high`, `last` after them.
   const flush = (last: number) => {
-    for (const i of [...new Set([first, low, high, last])].sort((a, b) => a - b)) out.push(points[i]!)
+    out.push(first)
+    const a = Math.min(low, high)
+    const b = Math.max(low, high)
+    if (a !== first && a !== last) out.push(a)
+    if (b !== a && b !== first && b !== last) out.push(b)
+    if (last !== first) out.push(last)
   }
   for (let i = from + 1; i < to; i++) {
-    const c = Math.floor(px(points[i]![0]))
+    const c = Math.floor(px(epochs[i]!))
     if (c !== column) {
       flush(i - 1)
       column = c
       first = low = high = i
       continue
     }
-    if (points[i]![1] < points[low]![1]) low = i
-    if (points[i]![1] > points[high]![1]) high = i
+    if (values[i]! < values[low]!) low = i
+    if (values[i]! > values[high]!) high = i
   }
   flush(to - 1)
+}
+
+/** Whether every value is 0. */
+const allZero = (values: ArrayLike<number>): boolean => {
+  for (let i = 0; i < values.length; i++) if (values[i] !== 0) return false
+  return true
 }
 
 /** Legend values as the axes write them: SI prefixes from ten thousand up (16.11k), else up to four significant digits. */
@@ -219,10 +236,14 @@ const agentNumber = format(",.6~f")
  * latest (a series that stopped earlier than the others; per-epoch figures all end before the run's last epoch).
  */
 const legend = (lines: readonly Line[]): string => {
-  const lastEpoch = Math.max(...lines.map((l) => l.points.at(-1)?.[0] ?? Number.NEGATIVE_INFINITY))
+  const lastOf = (l: Line): readonly [epoch: number, value: number] | undefined => {
+    const n = l.epochs.length
+    return n === 0 ? undefined : [l.epochs[n - 1]!, l.values[n - 1]!]
+  }
+  const lastEpoch = Math.max(...lines.map((l) => lastOf(l)?.[0] ?? Number.NEGATIVE_INFINITY))
   return `<ul class="legend"><li class="muted">last epoch:</li>${lines
     .map((l, i) => {
-      const last = l.points.at(-1)
+      const last = lastOf(l)
       const when = last === undefined || last[0] === lastEpoch ? "" : ` (epoch ${last[0]})`
       const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(legendNumber(last[1]))}${when}</span>`
       return `<li><span class="swatch" style="background:${PALETTE[i % PALETTE.length]}"></span>${escapeHtml(l.name)}${value}</li>`
@@ -254,8 +275,9 @@ svg .grid{stroke:#eef0f3}svg .axis{stroke:#9aa1ac}svg .tick{font-size:10px;fill:
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px}
 `
 
-/** The whole page for one run; `rows` are that run's rows of `timeseries.csv`. */
-export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => {
+/** The whole page for one run; `rows` are that run's time series (timeseries.csv's rows). */
+export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
+  const series = timeseriesOf(rows).series
   const out: string[] = []
   const verdict = r.live !== undefined ? `<span class="muted">${escapeHtml(verdictText(r))}</span>` : r.passed ? `<span class="pass">PASS</span>` : `<span class="fail">FAIL</span>`
   out.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`)
@@ -311,13 +333,13 @@ export const renderHtml = (r: RunReport, rows: readonly SeriesRow[]): string => 
   const figure = (title: string, unit: string, lines: readonly Line[]): string => {
     const caption = `<figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>`
     // A chart whose every value is 0 (no fast intents, no discount) says so in a line instead.
-    const body = lines.every((l) => l.points.every((p) => p[1] === 0))
+    const body = lines.every((l) => allZero(l.values))
       ? `<p class="muted">0 in every epoch of this run (${lines.map((l) => escapeHtml(l.name)).join(", ")}).</p>`
       : `${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}`
     return `<figure>${caption}${body}</figure>`
   }
   for (const spec of CHARTS) {
-    const lines = linesOf(spec, rows)
+    const lines = linesOf(spec, series)
     if (lines.length === 0) continue
     if (spec.perTicker !== true) {
       out.push(figure(spec.title, spec.unit, lines))

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { tokensOf18 } from "../metrics/collector.ts"
 import { type RunResult, runScenario } from "../run.ts"
 import { loadScenario, parseScenario } from "../scenario/load.ts"
-import { lineChartSvg, renderHtml } from "./html.ts"
+import { type Line, lineChartSvg, renderHtml } from "./html.ts"
 import {
   csvNumber,
   firstFailingEpochText,
@@ -45,7 +45,7 @@ describe("report files of a run", () => {
     expect(metricsOf(r).get("settledShare")).toBe(0.978346)
     const users = r.intents.byPopulation!.users!
     expect(metricsOf(r).get("population.users.settledShare")).toBe(Number((BigInt(users.settled) * 1_000_000n) / BigInt(users.created)) / 1_000_000)
-    const shares = result.timeseries.filter((row) => row.metric === "settledShare")
+    const shares = result.timeseries.toArray().filter((row) => row.metric === "settledShare")
     expect(shares.at(-1)).toMatchObject({ epoch: r.epochs.last, value: 0.978346 })
     for (const { value } of shares) expect(String(value)).toMatch(/^(0|1)(\.\d{1,6})?$/)
     const csv = readFileSync(join(out, "timeseries.csv"), "utf8")
@@ -66,7 +66,7 @@ describe("report files of a run", () => {
     expect(reportDifferences(result.report, result.timeseries, again.report, again.timeseries)).toEqual([])
     const r = result.report
     const changed = { ...r, wallSeconds: r.wallSeconds + 1, intents: { ...r.intents, settled: r.intents.settled - 1 }, traceHash: "0x00" as RunReport["traceHash"] }
-    const rows = result.timeseries.map((row, i) => (i === 3 ? { ...row, value: row.value + 1 } : row))
+    const rows = result.timeseries.toArray().map((row, i) => (i === 3 ? { ...row, value: row.value + 1 } : row))
     expect(reportDifferences(r, result.timeseries, changed, result.timeseries)).toEqual(["traceHash", "intents"])
     expect(reportDifferences(r, result.timeseries, r, rows)).toEqual(["timeseries"])
   })
@@ -90,13 +90,14 @@ describe("report files of a run", () => {
     const csv = readFileSync(join(out, "timeseries.csv"), "utf8").trimEnd().split("\n")
     expect(csv[0]).toBe("run,seed,epoch,metric,value")
     expect(csv.length - 1).toBe(result.timeseries.length)
-    const first = result.timeseries[0]!
+    const rows = result.timeseries.toArray()
+    const first = rows[0]!
     expect(csv[1]).toBe(`${first.run},${first.seed},${first.epoch},${first.metric},${csvNumber(first.value)}`)
     expect([677.6999999999999, 0.1 + 0.2, 12, 1e-9, 123456.789, 12345678.123456, -0.30000000000000004].map(csvNumber)).toEqual(["677.7", "0.3", "12", "1e-9", "123456.789", "12345678.123456", "-0.3"])
     // Every epoch has a depth row for each chain's intent queue and fill queue.
-    const epochs = new Set(result.timeseries.map((row) => row.epoch)).size
+    const epochs = new Set(rows.map((row) => row.epoch)).size
     for (const chain of [31001, 31002, 31003]) {
-      for (const queue of ["intentQueue", "fillQueue"]) expect(result.timeseries.filter((row) => row.metric === `${queue}.${chain}`).length).toBe(epochs)
+      for (const queue of ["intentQueue", "fillQueue"]) expect(rows.filter((row) => row.metric === `${queue}.${chain}`).length).toBe(epochs)
     }
   })
 
@@ -114,7 +115,7 @@ describe("report files of a run", () => {
       expect(html, title).toContain(`<figcaption>${title} `)
     }
     // Every chart has a path per line with as many points as epochs in the series.
-    const epochs = new Set(result.timeseries.map((row) => row.epoch)).size
+    const epochs = new Set(result.timeseries.toArray().map((row) => row.epoch)).size
     const paths = [...html.matchAll(/<path d="M([^"]*)"/g)].map((m) => m[1]!.split("L").length)
     expect(paths.length).toBeGreaterThan(10)
     for (const points of paths) expect(points).toBe(epochs)
@@ -229,12 +230,15 @@ describe("report files of a run", () => {
   })
 })
 
+/** A chart line of (epoch, value) points. */
+const pointsLine = (name: string, points: readonly (readonly [number, number])[]): Line => ({ name, epochs: points.map((p) => p[0]), values: points.map((p) => p[1]) })
+
 describe("chart geometry", () => {
   it("maps epochs to x and values to y, from zero up to a nice maximum", () => {
     const svg = lineChartSvg(
       [
-        { name: "a", points: [[10, 0], [11, 50], [12, 100]] },
-        { name: "b", points: [[10, 100], [12, 0]] },
+        pointsLine("a", [[10, 0], [11, 50], [12, 100]]),
+        pointsLine("b", [[10, 100], [12, 0]]),
       ],
       "tokens",
     )
@@ -244,27 +248,27 @@ describe("chart geometry", () => {
     expect(svg).toContain(`<path d="M64,12ZM544,186Z"`)
     expect(svg).toContain(`>100</text>`)
     expect(svg).toContain(`>0</text>`)
-    expect(lineChartSvg([{ name: "r", points: [[1, 0.1], [2, 0.9]] }], "share")).toContain(`>0.2</text>`)
-    expect(lineChartSvg([{ name: "t", points: [[1, 0], [2, 2_500_000]] }], "tokens")).toContain(`>2.5M</text>`)
+    expect(lineChartSvg([pointsLine("r", [[1, 0.1], [2, 0.9]])], "share")).toContain(`>0.2</text>`)
+    expect(lineChartSvg([pointsLine("t", [[1, 0], [2, 2_500_000]])], "tokens")).toContain(`>2.5M</text>`)
     // Counts get whole-number ticks only.
-    const counts = lineChartSvg([{ name: "c", points: [[1, 0], [2, 1]] }], "invoices")
+    const counts = lineChartSvg([pointsLine("c", [[1, 0], [2, 1]])], "invoices")
     expect(counts).toContain(`>1</text>`)
     expect(counts).not.toContain(`>0.2</text>`)
     // Over the run's epochs, given: epoch 5 of 0..10 is the middle of the x range.
-    expect(lineChartSvg([{ name: "s", points: [[5, 1], [6, 2]] }], "x", { first: 0, last: 10 })).toContain(`<path d="M304,`)
+    expect(lineChartSvg([pointsLine("s", [[5, 1], [6, 2]])], "x", { first: 0, last: 10 })).toContain(`<path d="M304,`)
     // Values from 50 up are drawn from 0: 50 is half the height (y 99).
-    const high = lineChartSvg([{ name: "h", points: [[1, 50], [2, 100]] }], "tokens")
+    const high = lineChartSvg([pointsLine("h", [[1, 50], [2, 100]])], "tokens")
     expect(high).toContain(`<path d="M64,99L544,12"`)
     expect(high).toContain(`>0</text>`)
     // A series with fractions keeps its fractional ticks, even with whole values among them.
-    expect(lineChartSvg([{ name: "f", points: [[1, 0], [2, 1.5]] }], "share")).toContain(`>0.5</text>`)
+    expect(lineChartSvg([pointsLine("f", [[1, 0], [2, 1.5]])], "share")).toContain(`>0.5</text>`)
     // A one-epoch chart: its point at the start of an x axis of two epochs.
-    expect(lineChartSvg([{ name: "one", points: [[3, 5]] }], "x")).toContain(`<circle cx="64.0" cy="12.0"`)
+    expect(lineChartSvg([pointsLine("one", [[3, 5]])], "x")).toContain(`<circle cx="64.0" cy="12.0"`)
   })
 
   it("draws a chart of more points than a call's arguments can hold (4 chains' queues over 43,200 one-second epochs)", () => {
     // 4 lines of 50,000 epochs each: Math.max(...values) over 200,000 values overflowed the stack, and the run wrote no report.
-    const lines = [0, 1, 2, 3].map((i) => ({ name: `chain ${i}`, points: Array.from({ length: 50_000 }, (_, e): [number, number] => [e, e === 49_999 && i === 3 ? 100 : e % 7]) }))
+    const lines = [0, 1, 2, 3].map((i) => pointsLine(`chain ${i}`, Array.from({ length: 50_000 }, (_, e): [number, number] => [e, e === 49_999 && i === 3 ? 100 : e % 7])))
     const svg = lineChartSvg(lines, "settlements")
     // y from 0 to 100 (the largest value, in the last line), x over epochs 0..49,999.
     expect(svg).toContain(`>100</text>`)
@@ -274,7 +278,7 @@ describe("chart geometry", () => {
   it("thins a line of more epochs than the plot has pixels to its first, lowest, highest and last per column: the same line, a path of a few thousand points", () => {
     // 100,000 epochs of a sawtooth 0..999, with a gap at epochs 60,000-60,009, and one spike of 5,000 at epoch 77,777.
     const points = Array.from({ length: 100_000 }, (_, e): [number, number] => [e, e === 77_777 ? 5_000 : e % 1000]).filter(([e]) => e < 60_000 || e >= 60_010)
-    const svg = lineChartSvg([{ name: "saw", points }], "tokens")
+    const svg = lineChartSvg([pointsLine("saw", points)], "tokens")
     const d = /<path d="([^"]*)"/.exec(svg)![1]!
     const drawn = d.match(/[ML][^MLZ]+/g)!.map((c) => Number(c.slice(1).split(",")[1]))
     expect(drawn.length).toBeLessThanOrEqual(4 * 560 + 8)
@@ -285,7 +289,7 @@ describe("chart geometry", () => {
     expect(svg).toContain(`>5k</text>`)
     // A line the plot has room for is drawn point by point, as before.
     const short = Array.from({ length: 4 * 560 }, (_, e): [number, number] => [e, e % 3])
-    const shortPath = /<path d="([^"]*)"/.exec(lineChartSvg([{ name: "s", points: short }], "x"))![1]!
+    const shortPath = /<path d="([^"]*)"/.exec(lineChartSvg([pointsLine("s", short)], "x"))![1]!
     expect(shortPath.match(/[ML]/g)!.length).toBe(4 * 560)
   })
 

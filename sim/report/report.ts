@@ -16,7 +16,8 @@ import { formatUnits, type TotalUnit } from "../metrics/valuation.ts"
 import { type Percentiles, toMilliseconds } from "../metrics/percentiles.ts"
 import { type PropertyResult, shareOf } from "../metrics/properties.ts"
 import type { WorldStats } from "../world/world.ts"
-import { renderHtml, type SeriesRow } from "./html.ts"
+import { type SeriesInput, type Timeseries, timeseriesOf } from "../metrics/timeseries.ts"
+import { renderHtml } from "./html.ts"
 import { makeDirectories, writeTextFile } from "../files.ts"
 
 export interface LatencySummary {
@@ -562,40 +563,71 @@ const CSV_ROWS_PER_CHUNK = 50_000
  * rows than one string holds (the engine's limit is about 512 million characters), so the file is written piece
  * by piece.
  */
-export function* timeseriesCsvChunks(rows: readonly SeriesRow[]): Generator<string> {
+export function* timeseriesCsvChunks(rows: SeriesInput): Generator<string> {
+  const { run, seed, series } = timeseriesOf(rows)
   yield "run,seed,epoch,metric,value\n"
-  for (let start = 0; start < rows.length; start += CSV_ROWS_PER_CHUNK) {
+  // Made once rather than per row: `<metric>,` by metric id, `<run>,<seed>,<epoch>,` of the current epoch, and each
+  // metric's last value as text (most values repeat from one epoch to the next: counts, queue depths, custody).
+  const metricText = series.metricNames.map((name) => `${name},`)
+  const lastValue = new Float64Array(metricText.length).fill(Number.NaN)
+  const valueText = new Array<string>(metricText.length).fill("")
+  let epochOfPrefix: number | undefined
+  let prefix = ""
+  for (let start = 0; start < series.length; start += CSV_ROWS_PER_CHUNK) {
     let text = ""
-    for (let i = start; i < Math.min(rows.length, start + CSV_ROWS_PER_CHUNK); i++) {
-      const r = rows[i]!
-      text += `${r.run},${r.seed},${r.epoch},${r.metric},${csvNumber(r.value)}\n`
-    }
+    series.scan(start, start + CSV_ROWS_PER_CHUNK, (epoch, id, value) => {
+      if (epoch !== epochOfPrefix) {
+        epochOfPrefix = epoch
+        prefix = `${run},${seed},${epoch},`
+      }
+      // (NaN is never equal to itself: made each time. 0 and -0 are equal, and both written 0.)
+      if (value !== lastValue[id]) {
+        lastValue[id] = value
+        valueText[id] = csvNumber(value)
+      }
+      text += prefix + metricText[id]! + valueText[id]! + "\n"
+    })
     yield text
   }
 }
 
 /** timeseries.csv as one string (for small runs and tests; files are written from `timeseriesCsvChunks`). */
-export const renderTimeseriesCsv = (rows: readonly SeriesRow[]): string => [...timeseriesCsvChunks(rows)].join("")
+export const renderTimeseriesCsv = (rows: SeriesInput): string => [...timeseriesCsvChunks(rows)].join("")
 
 /**
  * Where two runs of the same scenario and seed differ: the report's top-level fields (all but `wallSeconds`, the
  * one measured on the wall clock) whose JSON differs, then `timeseries` when the rows differ. Empty when the runs
  * agree on everything they report. `--check-determinism` prints it beside the two trace hashes.
  */
-export const reportDifferences = (a: RunReport, ra: readonly SeriesRow[], b: RunReport, rb: readonly SeriesRow[]): string[] => {
+export const reportDifferences = (a: RunReport, ra: SeriesInput, b: RunReport, rb: SeriesInput): string[] => {
   const fields = new Set([...Object.keys(a), ...Object.keys(b)])
   fields.delete("wallSeconds")
   const differing = [...fields].filter((f) => JSON.stringify(a[f as keyof RunReport]) !== JSON.stringify(b[f as keyof RunReport]))
-  // The exact values, not the CSV's; row by row, as the whole series may be more text than one string holds.
-  if (ra.length !== rb.length || ra.some((row, i) => JSON.stringify(row) !== JSON.stringify(rb[i]))) differing.push("timeseries")
+  if (!sameRows(timeseriesOf(ra), timeseriesOf(rb))) differing.push("timeseries")
   return differing
+}
+
+/** Two values alike in JSON (`-0` is `0`, NaN and the infinities are `null`), as rows were compared by their JSON. */
+const sameJson = (x: number | string, y: number | string): boolean => x === y || JSON.stringify(x) === JSON.stringify(y)
+
+/** Whether two series have the same rows: the exact values, not the CSV's; row by row, no text of the whole series. */
+const sameRows = (ta: Timeseries, tb: Timeseries): boolean => {
+  if (ta.length !== tb.length) return false
+  if (ta.length === 0) return true
+  if (!sameJson(ta.run, tb.run) || !sameJson(ta.seed, tb.seed)) return false
+  const rb = tb.series.rows()
+  for (const x of ta.series.rows()) {
+    const y = rb.next().value!
+    if (!sameJson(x.epoch, y.epoch) || x.metric !== y.metric || !sameJson(x.value, y.value)) return false
+  }
+  return true
 }
 
 /** The files `writeReportFiles` writes into a run's directory (a run also writes trace.jsonl there). */
 export const REPORT_FILES = ["report.json", "report.md", "report.html", "timeseries.csv"] as const
 
 /** The text of each file `writeReportFiles` writes, by name, each made when it is written (timeseries.csv in pieces). */
-export const reportFileTexts = (report: RunReport, timeseries: readonly SeriesRow[]): Record<(typeof REPORT_FILES)[number], () => string | Iterable<string>> => ({
+export const reportFileTexts = (report: RunReport, timeseries: SeriesInput): Record<(typeof REPORT_FILES)[number], () => string | Iterable<string>> => ({
   "report.json": () => `${JSON.stringify(report, null, 2)}\n`,
   "report.md": () => renderMarkdown(report),
   "report.html": () => renderHtml(report, timeseries),
@@ -603,7 +635,7 @@ export const reportFileTexts = (report: RunReport, timeseries: readonly SeriesRo
 })
 
 /** Writes report.json, report.md, report.html and timeseries.csv into `dir` (created if needed). */
-export const writeReportFiles = (dir: string, report: RunReport, timeseries: readonly SeriesRow[]): void => {
+export const writeReportFiles = (dir: string, report: RunReport, timeseries: SeriesInput): void => {
   makeDirectories(dir)
   const text = reportFileTexts(report, timeseries)
   for (const name of REPORT_FILES) writeTextFile(join(dir, name), text[name]())

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { runScenario } from "../run.ts"
 import { loadScenario, scenarioWarningLines } from "./load.ts"
 import { twoChainUsdc } from "./testing.ts"
-import { LARGE_RUN_INTENTS } from "./timeline.ts"
+import { LARGE_RUN_EPOCHS, LARGE_RUN_INTENTS, timeseriesRowsPerEpoch } from "./timeline.ts"
 
 const population = (name: string, arrival: string, count = 10) =>
   `    - { name: ${name}, count: ${count}, asset: USDC, arrival: ${arrival}, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 } }`
@@ -51,6 +51,55 @@ describe("a run expected to make more than five million intents", () => {
     expect(warningsOf("{ seconds: 3600 }", rebalancers(population("users", "{ kind: poisson, perHour: 5000000 }")))).toEqual([])
     expect(warningsOf("{ seconds: 3600 }", rebalancers(population("users", "{ kind: poisson, perHour: 5000001 }"))).map(([path]) => path)).toEqual(["horizon"])
     expect(loadScenario(fileURLToPath(new URL("../../scenarios/stress-1m.yaml", import.meta.url))).warnings).toEqual([])
+  })
+})
+
+describe("a horizon of more than a million epochs", () => {
+  const quiet = rebalancers(population("users", "{ kind: poisson, perHour: 1 }", 1))
+
+  it("is told at load, at the horizon, with the epochs, the rows, the files' size, the memory and how to have fewer epochs", () => {
+    // One-millisecond epochs over 1,300 s (a block time of a millisecond given for a second): 1,300,001 epochs.
+    const loaded = twoChainUsdc("ms", "{ seconds: 1300 }", quiet, { hub: "blockTimeSeconds: 0.001, epochLength: 1" })
+    // USDC on two chains: 5 counters, 3 + 2 custody rows of USDC, 3 queues on each chain.
+    expect(timeseriesRowsPerEpoch(loaded.spec)).toBe(16)
+    expect(loaded.warnings.map((w) => [w.path, w.message])).toEqual([
+      [
+        "horizon",
+        "about 1,300,001 epochs over the horizon of 1300 s, an epoch being 0.001 s (hub.epochLength 1 × hub.blockTimeSeconds 0.001 s). " +
+          "The time series has a row per epoch and metric, at least 16 an epoch here: about 20,800,016 rows, a timeseries.csv of about 832 MB, " +
+          "250 MB of memory and about 10 s to write the report files besides the run itself. " +
+          "For fewer epochs, make them longer (a larger hub.epochLength or hub.blockTimeSeconds) or the horizon shorter",
+      ],
+    ])
+    expect(scenarioWarningLines(loaded)[0]).toMatch(/^clearsim: warning: ms\.yaml:2:10: horizon: about 1,300,001 epochs over the horizon of 1300 s/u)
+  })
+
+  it("counts a horizon in epochs as given (and the one it ends in), in hours by the epoch's seconds, and gigabytes past a thousand megabytes", () => {
+    const [[path, message]] = warningsOf("{ epochs: 5000000 }", quiet).map(([p, m]) => [p, m!.split(". ")]) as [[string, string[]]]
+    expect(path).toBe("horizon")
+    // 5,000,001 epochs of the default 40 blocks of 12 s; 16 rows each: 80,000,016 rows of about 40 bytes, 12 in memory.
+    expect(message[0]).toBe("about 5,000,001 epochs over the horizon of 5000000 epochs (2,400,000,000 s), an epoch being 480 s (hub.epochLength 40 × hub.blockTimeSeconds 12 s)")
+    expect(message[1]).toMatch(/about 80,000,016 rows, a timeseries\.csv of about 3\.2 GB, 960 MB of memory and about 40 s to write/)
+    // 0.0015-s blocks, 56 to an epoch (a fuzzed scenario's): 0.084-s epochs, 3 hours of them.
+    const fuzzed = twoChainUsdc("f", "{ hours: 30 }", quiet, { hub: "blockTimeSeconds: 0.0015, epochLength: 56" }).warnings[0]!.message
+    expect(fuzzed).toMatch(/^about 1,285,715 epochs over the horizon of 30 h \(108,000 s\), an epoch being 0\.084 s \(hub\.epochLength 56 × hub\.blockTimeSeconds 0\.0015 s\)/u)
+  })
+
+  it(`is not told at ${LARGE_RUN_EPOCHS.toLocaleString("en-US")} epochs or fewer (a day of one-second epochs, the shipped scenarios)`, () => {
+    expect(LARGE_RUN_EPOCHS).toBe(1_000_000)
+    expect(warningsOf("{ epochs: 999999 }", quiet)).toEqual([])
+    expect(warningsOf("{ epochs: 1000000 }", quiet).map(([path]) => path)).toEqual(["horizon"])
+    expect(twoChainUsdc("s", "{ hours: 24 }", quiet, { hub: "blockTimeSeconds: 1, epochLength: 1" }).warnings).toEqual([])
+    for (const name of ["quickstart", "stress-1m", "five-chain-mixed", "one-sided-drain"]) {
+      expect(loadScenario(fileURLToPath(new URL(`../../scenarios/${name}.yaml`, import.meta.url))).warnings, name).toEqual([])
+    }
+  })
+
+  it("counts the rows every epoch has: per asset its custody on default-strategy chains only, per chain three queues", () => {
+    // USDC on three chains: 5 + (3 + 3) + 3 × 3.
+    expect(timeseriesRowsPerEpoch(twoChainUsdc("three", "{ hours: 1 }", quiet, { chainIds: [31001, 31002, 31003] }).spec)).toBe(20)
+    // An xERC20 asset is burnt and minted, never custodied: 5 + 3 + 3 × 2 (its run has 16 to 24 rows an epoch).
+    expect(timeseriesRowsPerEpoch(loadScenario(fileURLToPath(new URL("../../scenarios/xerc20-limits.yaml", import.meta.url))).spec)).toBe(14)
   })
 })
 

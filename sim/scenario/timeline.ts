@@ -1,16 +1,27 @@
 /**
- * A scenario's arrivals against its horizon, as the loader tells them: how many intents a run is expected to
- * make (a huge one looks like a hang before its first progress line), scripted times put in time order, and the
- * scripted times and outages the horizon leaves out (they never happen).
+ * A scenario's arrivals against its horizon, as the loader tells them: how many epochs the horizon has (each costs
+ * rows of the time series) and how many intents a run is expected to make (a huge one looks like a hang before its
+ * first progress line), scripted times put in time order, and the scripted times and outages the horizon leaves out
+ * (they never happen).
  */
 import type { InputProblem } from "../../service/domain/schemas.ts"
 import { outageMs } from "../../service/transport/transport.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
-import { horizonSeconds as horizonSecondsOf } from "../world/plan.ts"
+import { horizonSeconds as horizonSecondsOf, hubTiming } from "../world/plan.ts"
 import type { ArrivalSpec, ScenarioSpec } from "./schema.ts"
 
 /** Above this many expected intents the loader warns: five times stress-1m, minutes of run and gigabytes of memory. */
 export const LARGE_RUN_INTENTS = 5_000_000
+
+/**
+ * Above this many epochs the loader warns. Each epoch is a row per metric of the time series (at least 16 with one
+ * asset on two chains, `timeseriesRowsPerEpoch`): a million epochs are 16 million rows and more, a timeseries.csv
+ * of 0.6 GB and more, 0.2 GB of memory and 8 s and more of writing it and the charts. Runs meant to be long are far
+ * below it (the shipped scenarios have at most a few hundred epochs of 8 minutes; a day of one-second epochs is
+ * 86,400); a block time of a millisecond given for a second is far above it (a 1,300-s horizon was 1.3 million
+ * epochs, which took more than a 4 GB heap before the series was stored compactly).
+ */
+export const LARGE_RUN_EPOCHS = 1_000_000
 
 /** Whether a scripted time (seconds) is after the horizon: the scheduler runs events up to the horizon's millisecond, inclusive. */
 const afterHorizon = (seconds: number, horizonSeconds: number): boolean => Math.round(seconds * 1000) > horizonSeconds * 1000
@@ -49,8 +60,58 @@ const horizonText = (spec: ScenarioSpec, seconds: number): string => {
 }
 
 /**
- * The warnings of a scenario's timeline: more than `LARGE_RUN_INTENTS` intents expected (at `horizon`, with each
- * population's share, rate and the horizon), scripted times after the horizon (at the first such time of each
+ * Memory per row of the time series (a metric id and a double, the epochs' index): a run's heap grew by 10.8 to 14
+ * bytes a row (1.3 million one-millisecond epochs of 19 rows, 43,200 one-second epochs of 28).
+ */
+const SERIES_BYTES_PER_ROW = 12
+/** timeseries.csv per row (`0,1,20000000,intentQueue.31001,3`), measured: 32 to 39 bytes. */
+const CSV_BYTES_PER_ROW = 40
+/**
+ * Rows a second the report files are written at (timeseries.csv and the charts): 25 million rows took about 10 s
+ * on a loaded 2-core machine.
+ */
+const ROWS_WRITTEN_PER_SECOND = 2_000_000
+
+/**
+ * The rows of the time series every epoch has (the collector's `onEpoch`): the 5 counters (intents created and
+ * settled, invoices created and settled, discount paid), per asset its open invoices, deposits queued and waiting
+ * and its custody on each chain of the default strategy, per chain its settlement, intent and fill queues. Ratios
+ * and latency percentiles come on top once there is volume or an intent paid in the epoch.
+ */
+export const timeseriesRowsPerEpoch = (spec: ScenarioSpec): number =>
+  5 + spec.assets.reduce((n, a) => n + 3 + a.chains.filter((c) => (c.strategy ?? "default") === "default").length, 0) + 3 * spec.chains.length
+
+/** Seconds as given, without a product's float noise (0.0015 × 56 is 0.084, not 0.08399999999999999). */
+const secondsText = (seconds: number): string => String(Number(seconds.toPrecision(12)))
+
+const bytesText = (bytes: number): string => (bytes >= 1e9 ? `${amount(Math.round(bytes / 1e8) / 10)} GB` : `${Math.max(1, Math.round(bytes / 1e6))} MB`)
+
+/** The warning of a horizon of more than `LARGE_RUN_EPOCHS` epochs, with what they cost and how to have fewer. */
+const manyEpochs = (spec: ScenarioSpec, horizonSeconds: number, horizon: string): InputProblem | undefined => {
+  const { blockTimeSeconds, epochLength } = hubTiming(spec)
+  const epochSeconds = blockTimeSeconds * epochLength
+  // The epoch the horizon ends in counts too (a horizon of n epochs reports n + 1: the last one of no length).
+  const h = spec.horizon
+  const epochs = "epochs" in h ? h.epochs + 1 : Math.floor(horizonSeconds / epochSeconds) + 1
+  if (!(epochs > LARGE_RUN_EPOCHS)) return undefined
+  const perEpoch = timeseriesRowsPerEpoch(spec)
+  const rows = epochs * perEpoch
+  return {
+    path: "horizon",
+    message:
+      `about ${count(epochs)} epochs over the horizon of ${horizon}, an epoch being ${secondsText(epochSeconds)} s ` +
+      `(hub.epochLength ${epochLength} × hub.blockTimeSeconds ${secondsText(blockTimeSeconds)} s). ` +
+      `The time series has a row per epoch and metric, at least ${perEpoch} an epoch here: about ${count(rows)} rows, ` +
+      `a timeseries.csv of about ${bytesText(rows * CSV_BYTES_PER_ROW)}, ${bytesText(rows * SERIES_BYTES_PER_ROW)} of memory ` +
+      `and about ${count(Math.max(1, rows / ROWS_WRITTEN_PER_SECOND))} s to write the report files besides the run itself. ` +
+      `For fewer epochs, make them longer (a larger hub.epochLength or hub.blockTimeSeconds) or the horizon shorter`,
+  }
+}
+
+/**
+ * The warnings of a scenario's timeline: more than `LARGE_RUN_EPOCHS` epochs (at `horizon`, with their cost and how
+ * to have fewer), more than `LARGE_RUN_INTENTS` intents expected (at `horizon`, with each population's share, rate
+ * and the horizon), scripted times after the horizon (at the first such time of each
  * population) and outages that start after it (at their `fromSeconds`). Paths are those of the file as written.
  */
 export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
@@ -59,6 +120,8 @@ export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
   const horizon = horizonText(spec, horizonSeconds)
   const populations = (spec.agents.rebalancers ?? []).map((r) => ({ name: r.name, arrival: r.arrival, intents: expectedArrivals(r.arrival, horizonSeconds) }))
   const total = populations.reduce((sum, p) => sum + p.intents, 0)
+  const epochs = manyEpochs(spec, horizonSeconds, horizon)
+  if (epochs !== undefined) warnings.push(epochs)
   if (total > LARGE_RUN_INTENTS) {
     const shares = populations
       .filter((p) => p.intents > 0)
