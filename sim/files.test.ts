@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { checkRunOutputs, outputFileError, prepareOutputDir, UsageError } from "./cli/userErrors.ts"
-import { FileTooLargeError, isSymbolicLink, kindOf, makeDirectories, pathKind, readFileBounded, replaceFiles, systemErrorReason, systemErrorText } from "./files.ts"
+import { FileTooLargeError, isReplaceFilesError, isSymbolicLink, kindOf, makeDirectories, pathKind, readFileBounded, replaceFiles, systemErrorReason, systemErrorText } from "./files.ts"
 
 const root = mkdtempSync(join(tmpdir(), "clearsim-files-"))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -142,6 +142,38 @@ describe("replaceFiles", () => {
     expect(readdirSync(staged).sort()).toEqual(["a.txt", "b.txt"])
   })
 
+  it("puts back what it replaced when a rename fails (a directory made where a file goes): every name keeps what it had, each `from` its file, no backup stays", () => {
+    const elsewhere = directory("replace-undo-elsewhere", { "l.txt": "old l" })
+    const staged = directory("replace-undo-staged", { "a.txt": "new a", "n.txt": "new n", "l.txt": "new l", "d.txt": "new d", "z.txt": "new z" })
+    const out = directory("replace-undo-out", { "a.txt": "old a", "z.txt": "old z" }, { "l.txt": join(elsewhere, "l.txt") })
+    // d.txt is a directory with a file in it: renaming a file onto it fails (EISDIR), after a, n and l were replaced.
+    mkdirSync(join(out, "d.txt"))
+    writeFileSync(join(out, "d.txt", "inside"), "")
+    const moves = ["a.txt", "n.txt", "l.txt", "d.txt", "z.txt"].map((name) => ({ from: join(staged, name), to: join(out, name) }))
+    let thrown: unknown
+    try {
+      replaceFiles(moves)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toMatchObject({ code: "EISDIR", path: join(out, "d.txt"), unrestored: [] })
+    expect(isReplaceFilesError(thrown)).toBe(true)
+    // Each name as it was: a's and z's old text, no n.txt, the link kept and its target's old text.
+    expect(readdirSync(out).sort()).toEqual(["a.txt", "d.txt", "l.txt", "z.txt"])
+    expect(["a.txt", "l.txt", "z.txt"].map((name) => readFileSync(join(out, name), "utf8"))).toEqual(["old a", "old l", "old z"])
+    expect(isSymbolicLink(join(out, "l.txt"))).toBe(true)
+    expect(readdirSync(elsewhere)).toEqual(["l.txt"]) // no temporary copy, no backup beside the target
+    // The staged files are all there again, as they were: the move can be tried again, or one of them kept.
+    expect(Object.fromEntries(readdirSync(staged).sort().map((name) => [name, readFileSync(join(staged, name), "utf8")]))).toEqual({ "a.txt": "new a", "d.txt": "new d", "l.txt": "new l", "n.txt": "new n", "z.txt": "new z" })
+    // With the directory gone, the same moves go through, and leave no backup either.
+    rmSync(join(out, "d.txt"), { recursive: true })
+    replaceFiles(moves)
+    expect(readdirSync(out).sort()).toEqual(["a.txt", "d.txt", "l.txt", "n.txt", "z.txt"])
+    expect(readFileSync(join(out, "a.txt"), "utf8")).toBe("new a")
+    expect(readFileSync(join(elsewhere, "l.txt"), "utf8")).toBe("new l")
+    expect(readdirSync(elsewhere)).toEqual(["l.txt"])
+  })
+
   it("keeps a link's target's mode", () => {
     const elsewhere = directory("replace-mode-elsewhere", { "x.sh": "old" })
     chmodSync(join(elsewhere, "x.sh"), 0o751)
@@ -150,6 +182,22 @@ describe("replaceFiles", () => {
     replaceFiles([{ from: join(staged, "x.sh"), to: join(out, "x.sh") }])
     expect(statSync(join(elsewhere, "x.sh")).mode & 0o777).toBe(0o751)
     expect(readFileSync(join(out, "x.sh"), "utf8")).toBe("new")
+  })
+})
+
+/** Whether util-linux's `prlimit` is here: it runs a command under a limit on file sizes (RLIMIT_FSIZE), as root too. */
+const prlimit = spawnSync("prlimit", ["--version"]).error === undefined
+
+describe("writeTextFile", () => {
+  it.skipIf(!prlimit)("names the file in a failed write's error, as a failed open names it (Node's write errors have no path)", () => {
+    // A real limit on file sizes (RLIMIT_FSIZE, `ulimit -f`), in a child: its writes past it fail with EFBIG.
+    const path = join(root, "limited.txt")
+    const script = `import { writeTextFile } from ${JSON.stringify(join(import.meta.dirname, "files.ts"))}
+for (const text of ["x".repeat(4096), ["x".repeat(2048), "x".repeat(2048)]]) {
+  try { writeTextFile(${JSON.stringify(path)}, text); console.log("written") } catch (error) { console.log(error.code, error.path) }
+}`
+    const r = spawnSync("prlimit", ["--fsize=1024", "--", process.execPath, "--input-type=module", "-e", script], { encoding: "utf8" })
+    expect(r.stdout, r.stderr).toBe(`EFBIG ${path}\nEFBIG ${path}\n`)
   })
 })
 

@@ -1,7 +1,8 @@
 /**
  * Paths of clearsim's outputs: what a path is, in words (`pathKind`, `isSymbolicLink`), a failed system call in the
- * system's words (`systemErrorText`), `mkdir -p` (`makeDirectories`) and files replaced together, links written
- * through (`replaceFiles`); and input files read up to a size (`readFileBounded`).
+ * system's words (`systemErrorText`), `mkdir -p` (`makeDirectories`) and files replaced together, all or none, links
+ * written through (`replaceFiles`); text files written, a failed write naming its file (`writeTextFile`); and input
+ * files read up to a size (`readFileBounded`).
  *
  * `mkdir -p` for clearsim's output directories, without Node's recursive `mkdirSync`: that one loops forever
  * (100 % CPU, deaf to signals) when a directory cannot be created although its parent exists, as anywhere
@@ -9,7 +10,7 @@
  * existing ancestor, and the first failure is thrown as the file-system error it is (with its code and path).
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeFileSync, writeSync } from "node:fs"
+import { closeSync, fchmodSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync, renameSync, rmSync, type Stats, statSync, writeFileSync, writeSync } from "node:fs"
 import { basename, dirname, join, resolve } from "node:path"
 import { getSystemErrorMap } from "node:util"
 
@@ -126,22 +127,42 @@ export interface FileMove {
 }
 
 /**
- * Moves each file `from` to its name `to`, replacing what is there, as nearly together as a file system allows: a
- * `to` that is a symbolic link is written through (its target replaced, the link kept), by first copying `from` to
+ * The error `replaceFiles` throws: the file-system error of the move that failed, with `path` set to its `to`, and
+ * `unrestored`, the names of `moves` already replaced whose earlier file could not be put back (empty: every `to`
+ * has what it had before the call).
+ */
+export type ReplaceFilesError = NodeJS.ErrnoException & { readonly unrestored: readonly string[] }
+
+/** Whether `error` is one `replaceFiles` threw (a move failed). */
+export const isReplaceFilesError = (error: unknown): error is ReplaceFilesError =>
+  error instanceof Error && Array.isArray((error as { unrestored?: unknown }).unrestored)
+
+/** A name beside `path` for a file of this process: hidden, unique, on the same file system (so renamed atomically). */
+const besideName = (path: string): string => join(dirname(path), `.${basename(path)}.clearsim-${process.pid}-${randomBytes(4).toString("hex")}`)
+
+/**
+ * Moves each file `from` to its name `to`, replacing what is there, all or none (as nearly as a file system allows):
+ * a `to` that is a symbolic link is written through (its target replaced, the link kept), by first copying `from` to
  * a temporary file beside the link's target (same directory, so same file system) with the target's mode. Only
  * once every such copy succeeded is anything renamed: the temporaries onto the links' targets, the other files
- * onto their names, in one synchronous step. A failed copy removes the temporaries and leaves every `to` as it was;
- * the error thrown is the file-system error with `path` set to the `to` it was for (not the temporary's name).
+ * onto their names, in one synchronous step. A failed copy removes the temporaries and leaves every `to` as it was.
+ * A rename that fails (a directory made meanwhile where a file goes, a name that is a mount point) undoes the
+ * renames before it: each file replaced is put back from a hard link made beside it just before (a file system
+ * without hard links keeps the new file there: the error's `unrestored` names it), and each `from` has its file
+ * again. The error thrown is the file-system error with `path` set to the `to` it was for (not a temporary's name),
+ * and `unrestored` (`ReplaceFilesError`).
  */
 export const replaceFiles = (moves: readonly FileMove[]): void => {
   const temporaries: string[] = []
-  const renames: { readonly from: string; readonly to: string; readonly name: string }[] = []
+  const renames: { readonly from: string; readonly to: string; readonly name: string; readonly temporary: boolean }[] = []
+  const named = (error: unknown, name: string, unrestored: readonly string[]): unknown =>
+    error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" ? Object.assign(error, { path: name, unrestored }) : error
   let current = ""
   try {
     for (const { from, to } of moves) {
       current = to
       if (!isSymbolicLink(to)) {
-        renames.push({ from, to, name: to })
+        renames.push({ from, to, name: to, temporary: false })
         continue
       }
       const target = linkTarget(to)
@@ -151,18 +172,69 @@ export const replaceFiles = (moves: readonly FileMove[]): void => {
       } catch {
         mode = undefined // not there yet: created as a new file would be
       }
-      const temporary = join(dirname(target), `.${basename(target)}.clearsim-${process.pid}-${randomBytes(4).toString("hex")}`)
+      const temporary = besideName(target)
       temporaries.push(temporary)
       copyToNewFile(from, temporary, mode)
-      renames.push({ from: temporary, to: target, name: to })
-    }
-    for (const { from, to, name } of renames) {
-      current = name
-      renameSync(from, to)
+      renames.push({ from: temporary, to: target, name: to, temporary: true })
     }
   } catch (error) {
     for (const temporary of temporaries) rmSync(temporary, { force: true })
-    throw error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" ? Object.assign(error, { path: current }) : error
+    throw named(error, current, [])
+  }
+  /** The renames done, with how to undo each: the earlier file's hard link, or nothing there before. */
+  const done: { readonly rename: (typeof renames)[number]; readonly backup: string | undefined; readonly wasThere: boolean }[] = []
+  try {
+    for (const rename of renames) {
+      current = rename.name
+      let backup: string | undefined = besideName(rename.to)
+      let wasThere = true
+      try {
+        linkSync(rename.to, backup)
+      } catch (error) {
+        wasThere = codeOf(error) !== "ENOENT"
+        backup = undefined // nothing there, or no hard link can be made (that file cannot be put back)
+      }
+      try {
+        renameSync(rename.from, rename.to)
+      } catch (error) {
+        if (backup !== undefined) rmSync(backup, { force: true })
+        throw error
+      }
+      done.push({ rename, backup, wasThere })
+    }
+  } catch (error) {
+    const unrestored: string[] = []
+    for (const { rename, backup, wasThere } of done.reverse()) {
+      try {
+        if (backup !== undefined) {
+          // The new file back at `from` (a temporary goes anyway), then the earlier one at its name, atomically.
+          if (!rename.temporary) {
+            try {
+              linkSync(rename.to, rename.from)
+            } catch {
+              // `from` keeps nothing: putting the earlier file back comes first
+            }
+          }
+          renameSync(backup, rename.to)
+        } else if (!wasThere) {
+          if (rename.temporary) rmSync(rename.to)
+          else renameSync(rename.to, rename.from)
+        } else unrestored.push(rename.name)
+      } catch {
+        unrestored.push(rename.name)
+      }
+    }
+    for (const { backup } of done) if (backup !== undefined) rmSync(backup, { force: true })
+    for (const temporary of temporaries) rmSync(temporary, { force: true })
+    throw named(error, current, unrestored.reverse())
+  }
+  // Every file is in place: a backup that cannot be removed is left (a hidden name), not taken for a failed move.
+  for (const { backup } of done) {
+    try {
+      if (backup !== undefined) rmSync(backup, { force: true })
+    } catch {
+      // stays
+    }
   }
 }
 
@@ -201,19 +273,27 @@ export const readFileBounded = (path: string, maxBytes: number): Buffer => {
   }
 }
 
-/** Writes `text` to `path` (replacing it), given whole or in pieces (a text too long for one string). */
+/**
+ * Writes `text` to `path` (replacing it), given whole or in pieces (a text too long for one string). A failed write
+ * (a full disk, a file size limit) is thrown with `path` set, as a failed open is: Node's own has no path then.
+ */
 export const writeTextFile = (path: string, text: string | Iterable<string>): void => {
-  if (typeof text === "string") {
-    writeFileSync(path, text)
-    return
-  }
-  const fd = openSync(path, "w")
   try {
-    for (const piece of text) {
-      const bytes = Buffer.from(piece, "utf8")
-      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written)
+    if (typeof text === "string") {
+      writeFileSync(path, text)
+      return
     }
-  } finally {
-    closeSync(fd)
+    const fd = openSync(path, "w")
+    try {
+      for (const piece of text) {
+        const bytes = Buffer.from(piece, "utf8")
+        for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written)
+      }
+    } finally {
+      closeSync(fd)
+    }
+  } catch (error) {
+    if (error instanceof Error && typeof codeOf(error) === "string" && (error as NodeJS.ErrnoException).path === undefined) Object.assign(error, { path })
+    throw error
   }
 }

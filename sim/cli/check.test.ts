@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
@@ -345,4 +345,51 @@ describe("clearsim compare", () => {
     expect(checked.exitCode).toBe(0)
     rmSync(baselines, { recursive: true, force: true })
   })
+})
+
+describe("clearsim check --update interrupted", () => {
+  /** Scenarios of a few hundred virtual hours: still running when the signal comes. */
+  const longScenarios = () =>
+    ["a", "b"].map((name) => {
+    const file = join(dir, `long-${name}.yaml`)
+    writeFileSync(
+      file,
+      `name: long-${name}
+horizon: { hours: 400 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets: [{ symbol: USDC, chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }] }]
+initialLiquidity: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }]
+agents:
+  rebalancers: [{ name: users, count: 4, asset: USDC, arrival: { kind: poisson, perHour: 2000 }, flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }], size: { kind: fixed, tokens: 10 } }]
+`,
+    )
+    return file
+    })
+
+  it("a Ctrl-C while the scenarios run leaves no directory it made for the baselines, run in process or in children", async () => {
+    // Was: the baseline directory (and its missing parents) was made before the runs, and left behind empty.
+    const bin = join(root, "bin", "clearsim.js")
+    const long = longScenarios()
+    for (const jobs of ["1", "2"]) {
+      const made = join(dir, `interrupted-${jobs}`)
+      const baselines = join(made, "deeper", "baselines")
+      const child = spawn(process.execPath, [bin, "check", ...long, "--update", "--jobs", jobs, "--baseline-dir", baselines], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+      let output = ""
+      child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
+      child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+      try {
+        // The runs start once the directory is made (where every baseline goes is checked first).
+        const deadline = Date.now() + 30_000
+        while (!existsSync(baselines) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+        expect(existsSync(baselines), output).toBe(true)
+        child.kill("SIGINT")
+        expect(await exited, `--jobs ${jobs}: ${output}`).toBe(130)
+      } finally {
+        child.kill("SIGKILL") // nothing left by a failing test
+      }
+      expect(existsSync(made), `--jobs ${jobs}`).toBe(false)
+      expect(existsSync(dir)).toBe(true)
+    }
+  }, 120_000)
 })

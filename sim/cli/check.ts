@@ -22,6 +22,7 @@ import { type Baseline, BaselineFileError, baselineOf, checkReportKpiFields, com
 import { runScenario } from "../run.ts"
 import { type LoadedScenario, loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { CheckRuns, SetRunsStopped } from "./parallelRuns.ts"
+import { missingDirectories, removeEmptyDirectories } from "./staging.ts"
 import { checkRunOutputs, describeCommandError, parseIntegerFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
@@ -171,18 +172,38 @@ export const checkScenarios = async (options: {
         })
   checkOneBaselinePerScenario(targets, options.baselineDir)
   // Where --update writes: checked before any scenario runs (a run is not thrown away for a file it cannot write).
-  if (options.update) {
-    const flag = "--baseline-dir"
-    prepareOutputDir(flag, options.baselineDir)
-    checkRunOutputs(flag, options.baselineDir, options.baselineDir, targets.map((t) => `${t.loaded.spec.name}.json`))
+  // The directories made for it (the baseline directory, its missing parents) go again if nothing was written in
+  // them: a check that fails leaves none behind (an interrupted one neither: `checkCommand`).
+  const created = options.update ? missingDirectories(options.baselineDir) : []
+  try {
+    if (options.update) {
+      const flag = "--baseline-dir"
+      prepareOutputDir(flag, options.baselineDir)
+      checkRunOutputs(flag, options.baselineDir, options.baselineDir, targets.map((t) => `${t.loaded.spec.name}.json`))
+    }
+    return await checkTargets(options, targets, unchecked, out, say)
+  } finally {
+    removeEmptyDirectories(created)
   }
+}
+
+/** The runs of `checkScenarios` and their comparisons (or, with `update`, their baselines written). */
+const checkTargets = async (
+  options: Parameters<typeof checkScenarios>[0],
+  targets: readonly { readonly file: string; readonly loaded: LoadedScenario; readonly baseline: Baseline | undefined; readonly baselineFile?: string }[],
+  unchecked: readonly string[],
+  out: readonly string[],
+  say: (text: string) => void,
+): Promise<CheckOutcome> => {
+  const warn = options.warn ?? (() => {})
   let regressions = 0
   let traceChanges = 0
   /** Trace hashes made by another function than the baseline's (an older clearsim): not comparable. */
   let otherFunction = 0
   const seedOf = (target: (typeof targets)[number]) => target.baseline?.seed ?? target.loaded.spec.seed ?? 1
   // With --jobs, the runs start now, in children; their reports come in order.
-  const reportOf = options.children?.start(targets.map((target) => ({ file: target.file, seed: seedOf(target), name: target.loaded.spec.name })))
+  // Each child is given the scenario's text read here: a file edited while the runs go changes none of them.
+  const reportOf = options.children?.start(targets.map((target) => ({ file: target.file, text: target.loaded.text, seed: seedOf(target), name: target.loaded.spec.name })))
   for (const [i, target] of targets.entries()) {
     const loaded = target.loaded
     for (const line of scenarioWarningLines(loaded)) warn(line)
@@ -246,17 +267,20 @@ export const checkCommand = Command.make(
   Effect.fn(function* ({ scenarios, baselineDir, update, kpisOnly, jobs }) {
     const jobsText = Option.getOrUndefined(jobs)
     const jobsFlag = jobsText === undefined ? undefined : yield* Effect.try({ try: () => parseIntegerFlag("--jobs", jobsText, "a positive integer", 1, Number.MAX_SAFE_INTEGER), catch: (error) => error })
+    const dir = Option.getOrUndefined(baselineDir) ?? DEFAULT_BASELINE_DIR
+    // The directories --update makes go again if nothing was written in them, an interrupt included (Ctrl-C while
+    // the scenarios run): `checkScenarios` removes them when it fails, but an interrupted one does not get there.
+    const created = update ? missingDirectories(dir) : []
     // The children (if any) are stopped and waited for whatever happens, an interrupt included.
     const outcome = yield* Effect.acquireUseRelease(
       Effect.sync(() => new CheckRuns(jobsFlag)),
       (children) =>
         Effect.tryPromise({
-          try: () =>
-            checkScenarios({ scenarios, baselineDir: Option.getOrUndefined(baselineDir) ?? DEFAULT_BASELINE_DIR, update, kpisOnly, log: (line) => console.log(line), warn: (line) => console.error(line), children }),
+          try: () => checkScenarios({ scenarios, baselineDir: dir, update, kpisOnly, log: (line) => console.log(line), warn: (line) => console.error(line), children }),
           catch: (error) => error,
         }),
       (children) => Effect.promise(() => children.close()),
-    )
+    ).pipe(Effect.ensuring(Effect.sync(() => removeEmptyDirectories(created))))
     if (outcome.exitCode !== 0) process.exitCode = outcome.exitCode
   }, Effect.catch((error: unknown) =>
     Effect.gen(function* () {

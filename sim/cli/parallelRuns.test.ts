@@ -3,7 +3,7 @@
  * runs it: the same run directories, runs.json, runs.md and output, in the same order, as the runs one after
  * another (`--jobs 1`, in process); a run's error stops the set (exit 2, no runs.json); a Ctrl-C stops every child.
  */
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -13,6 +13,8 @@ import { Command } from "effect/cli"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import { childHeapMb, readRunReport, runHeapLimitMb } from "./parallelRuns.ts"
 import { runCommand } from "./run.ts"
+import { runScenario } from "../run.ts"
+import { parseScenario } from "../scenario/load.ts"
 import { TWO_USERS_USDC, twoChainUsdcText } from "../scenario/testing.ts"
 import { descendants, running } from "./testing.ts"
 
@@ -40,6 +42,55 @@ const clearsim = (args: readonly string[], nodeFlags: readonly string[] = [], en
     child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
     child.on("close", (code) => resolve({ code, stdout, stderr }))
   })
+
+/** `clearsim <args>`, calling `act` once its standard error shows `when`. */
+const clearsimWhen = (args: readonly string[], when: RegExp, act: () => void): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    let acted = false
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    child.stderr.setEncoding("utf8").on("data", (text: string) => {
+      stderr += text
+      if (!acted && when.test(stderr)) {
+        acted = true
+        act()
+      }
+    })
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+/** Whether util-linux's `prlimit` is here: it runs a command under a limit on file sizes (RLIMIT_FSIZE), which holds for root too. */
+const prlimit = spawnSync("prlimit", ["--version"]).error === undefined
+
+/** `clearsim <args>` (children included) whose files may not grow past `bytes`: a write past it fails with EFBIG. */
+const clearsimLimited = (bytes: number, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    const child = spawn("prlimit", [`--fsize=${bytes}`, "--", process.execPath, bin, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+/** A scenario `name` with no agent, over two minutes: its trace (a few blocks) is much smaller than its report.json. */
+const quietText = (name: string, rest = ""): string => `name: ${name}
+horizon: { seconds: 120 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets: [{ symbol: USDC, chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }] }]
+agents: {}
+${rest}`
+
+/** The command line of process `pid`, as its arguments. */
+const commandLine = (pid: number): string[] => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+  } catch {
+    return [] // gone
+  }
+}
 
 /**
  * A module for `node --import` (passed on to the children with the other node flags) that makes the disk full for
@@ -199,11 +250,89 @@ describe("clearsim check --jobs", () => {
     const stopped = await clearsim(["check", "--jobs", "2", "--baseline-dir", baselines], ["--import", hook], { ...process.env, TMPDIR: temporary })
     expect(stopped.code, stopped.stderr).toBe(2)
     expect(stopped.stdout).toBe(`check-a: same\n${one.stdout.split("\n")[1]}\n`)
-    expect(stopped.stderr).toMatch(new RegExp(`^clearsim: the temporary directory ${temporary}/clearsim-check-\\w{6}/1/trace\\.jsonl: expected a file to write, but no space left on device \\(ENOSPC\\)\n$`))
+    // Named as check's own errors are (was: "clearsim: ", the child's own command).
+    expect(stopped.stderr).toMatch(new RegExp(`^clearsim check: the temporary directory ${temporary}/clearsim-check-\\w{6}/1/trace\\.jsonl: expected a file to write, but no space left on device \\(ENOSPC\\)\n$`))
     expect(readdirSync(temporary)).toEqual([])
   })
 })
 
+
+describe("the children of a set", () => {
+  it("run the scenario their parent read: a file edited while the set runs changes none of its runs (run --jobs, check --jobs)", async () => {
+    // Was: each child read the scenario file again when it started, so a run after the edit ran the edited file.
+    const broken = "name: [not a scenario\n"
+    const file = join(dir, "edited.yaml")
+    const text = quietText("edited", "runs: 3\n")
+    writeFileSync(file, text)
+    const out = join(dir, "edited-run")
+    // Runs 0 and 1 go at once; run 2 starts once one of them has ended, well after their first progress line.
+    const run = await clearsimWhen(["run", file, "--jobs", "2", "--out", out], /% of virtual time/, () => writeFileSync(file, broken))
+    expect(run.code, run.stderr).toBe(0)
+    expect(readFileSync(file, "utf8")).toBe(broken)
+    const hash = parseScenario(text, file).scenarioHash
+    for (const name of ["run-0-seed-1", "run-1-seed-2", "run-2-seed-3"]) {
+      expect((JSON.parse(readFileSync(join(out, name, "report.json"), "utf8")) as { scenario: { hash: string } }).scenario.hash, name).toBe(hash)
+    }
+
+    // check --jobs: the third scenario's file is edited once the first runs are going (its run starts after one ends).
+    const texts = ["a", "b", "c"].map((name) => quietText(`edited-${name}`))
+    const files = texts.map((t, i) => {
+      const path = join(dir, `edited-${"abc"[i]}.yaml`)
+      writeFileSync(path, t)
+      return path
+    })
+    const baselines = join(dir, "edited-baselines")
+    const started = spawn(process.execPath, [bin, "check", ...files, "--update", "--jobs", "2", "--baseline-dir", baselines], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    started.stdout.setEncoding("utf8").on("data", (t: string) => (output += t))
+    started.stderr.setEncoding("utf8").on("data", (t: string) => (output += t))
+    const exited = new Promise<number | null>((resolve) => started.on("close", (code) => resolve(code)))
+    try {
+      const isRun = (pid: number) => commandLine(pid).includes("--runs")
+      const deadline = Date.now() + 30_000
+      while (!descendants(started.pid!).some(isRun) && Date.now() < deadline && started.exitCode === null) await new Promise((r) => setTimeout(r, 5))
+      writeFileSync(files[2]!, broken)
+      expect(await exited, output).toBe(0)
+    } finally {
+      started.kill("SIGKILL") // nothing left by a failing test
+    }
+    expect(readdirSync(baselines).sort()).toEqual(["edited-a.json", "edited-b.json", "edited-c.json"])
+    const written = JSON.parse(readFileSync(join(baselines, "edited-c.json"), "utf8")) as { scenarioHash: string }
+    expect(written.scenarioHash).toBe(parseScenario(texts[2]!, files[2]!).scenarioHash)
+  }, 120_000)
+
+  it.skipIf(!prlimit)("of check --jobs name their errors as check does; one whose report cannot be written keeps its trace in the temporary directory, and says where", async () => {
+    const files = ["a", "b"].map((name) => {
+      const path = join(dir, `quiet-${name}.yaml`)
+      writeFileSync(path, quietText(`quiet-${name}`))
+      return path
+    })
+    const baselines = join(dir, "quiet-baselines")
+    const update = await clearsim(["check", ...files, "--update", "--jobs", "2", "--baseline-dir", baselines])
+    expect(update.code, update.stderr).toBe(0)
+    // A limit on file sizes above a run's trace and below its report.json (the first report written): each run completes, then fails.
+    const sizes = join(dir, "quiet-sizes")
+    const { report } = await runScenario(parseScenario(quietText("quiet-a"), files[0]!), { seed: 1, backend: "memory", outDir: sizes })
+    const traceBytes = readFileSync(join(sizes, "trace.jsonl")).length
+    const reportBytes = Buffer.byteLength(`${JSON.stringify(report, null, 2)}\n`)
+    expect(traceBytes * 3).toBeLessThan(reportBytes)
+    const temporary = join(dir, "quiet-tmp") // its own TMPDIR: what it leaves there is its own
+    mkdirSync(temporary)
+    const r = await clearsimLimited(traceBytes * 2, ["check", "--jobs", "2", "--baseline-dir", baselines], { ...process.env, TMPDIR: temporary })
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stdout).toBe("")
+    // Both runs had started: each one's error, in order, as check's own; the directory is kept for the traces.
+    const [kept] = readdirSync(temporary)
+    expect(kept).toMatch(/^clearsim-check-\w{6}$/)
+    const error = (i: number) => {
+      const runDir = join(temporary, kept!, String(i))
+      const trace = join(runDir, "trace.failed.jsonl")
+      return `clearsim check: the temporary directory ${join(runDir, "report.json")}: expected a file to write, but file too large (EFBIG)\n  the run completed, but its files were not written (nothing else in ${runDir} changed); its trace is kept: ${trace} (replay the hub: npx clearsim hub replay ${trace})\n`
+    }
+    expect(r.stderr).toBe(error(0) + error(1))
+    expect(readdirSync(join(temporary, kept!, "0"))).toEqual(["trace.failed.jsonl"])
+  }, 120_000)
+})
 
 describe("clearsim run --jobs: the flag", () => {
   afterEach(() => {

@@ -2,7 +2,10 @@
  * `clearsim run --jobs N`: the runs of a Monte Carlo set in child processes, up to N at once. Each child is the CLI
  * itself running one run, the command a failing run's rerun line gives (`--seed S --runs 1 --run-index I --chains B
  * --out <run directory>`, plus `--check-determinism`), so it writes the same files as the run would in process;
- * the parent reads each run's report.json back (decoded, not trusted) for runs.json and runs.md.
+ * the parent reads each run's report.json back (decoded, not trusted) for runs.json and runs.md. A child does not
+ * read the scenario file: it gets the text its parent read on its standard input (`scenarioOfSetRun`), so every
+ * run of a set is of the same scenario even when the file is edited (or was a pipe) while they go. It names its
+ * errors as its parent's command does (`clearsim check: ...` for `check --jobs`).
  *
  * What a user sees is what the runs one after another show, in the same order: each run's standard output and
  * the lines it writes on standard error (its failing properties' replay and rerun commands, its error) are held
@@ -38,13 +41,34 @@ import { decodeWithProblems, formatProblems } from "../../service/domain/schemas
 import { checkReportKpiFields, readJsonFile } from "../report/baseline.ts"
 import type { RunReport } from "../report/report.ts"
 import type { Backend } from "../run.ts"
+import { type LoadedScenario, MAX_SCENARIO_BYTES, parseScenario, ScenarioError } from "../scenario/load.ts"
 
 /**
- * Set (to the name the parent gives its output directory in messages: `--out` or "the output directory") in the
- * environment of a child running one run of a set: the child then prints no scenario warnings (the parent did),
- * names its files as the parent would, and tells the parent over IPC when its run has completed.
+ * Set in the environment of a child running one run of a set, to `RunOfSet` in JSON: the child then reads its
+ * scenario's text from standard input (not the file: `scenarioOfSetRun`), prints no scenario warnings (the parent
+ * did), names its files as the parent would and its errors after the parent's command, and tells the parent over
+ * IPC when its run has completed.
  */
 export const RUN_OF_SET_ENV = "CLEARSIM_RUN_OF_SET"
+
+/** What a child of a set is told by its parent (`RUN_OF_SET_ENV`). */
+interface RunOfSet {
+  /** How the parent names the output directory in messages: `--out`, "the output directory", "the temporary directory". */
+  readonly outFlag: string
+  /** The parent's command, before its messages' colon: "clearsim", "clearsim check". */
+  readonly command: string
+}
+
+const runOfSet = (): RunOfSet | undefined => {
+  const text = process.env[RUN_OF_SET_ENV]
+  if (text === undefined || text === "") return undefined
+  try {
+    const value = JSON.parse(text) as Partial<RunOfSet>
+    return typeof value.outFlag === "string" && value.outFlag !== "" && typeof value.command === "string" && value.command !== "" ? { outFlag: value.outFlag, command: value.command } : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** The message a child sends its parent once its run has completed (report files published, summary printed). */
 const COMPLETED = "clearsimRunCompleted"
@@ -54,9 +78,39 @@ export const JOBS_DESCRIPTION =
   "Runs of a Monte Carlo set at once, each in a child process (default 1: one after another in this process). A child pays its own start and a cold JIT (about 1.5 s and half a run's CPU again on a small scenario), so more jobs pay off for long runs on free cores. The children share the heap limit one run gets alone (3/4 of the machine's memory, at most 16 GiB, or --max-old-space-size): each gets 1/N of it, so a large scenario needs fewer jobs (stress-1m takes about 1.7 GB)"
 
 /** In a child running one run of a set: how the parent names the output directory in its messages. */
-export const runOfSetOutFlag = (): string | undefined => {
-  const flag = process.env[RUN_OF_SET_ENV]
-  return flag === undefined || flag === "" ? undefined : flag
+export const runOfSetOutFlag = (): string | undefined => runOfSet()?.outFlag
+
+/** The command a run's messages are prefixed with: its parent's in a child of a set ("clearsim check"), else `own`. */
+export const runOfSetCommand = (own: string): string => runOfSet()?.command ?? own
+
+/** Reads `stream` to its end, refusing more than `maxBytes` (a `ScenarioError` of `file`, as reading the file would). */
+const readAll = (stream: NodeJS.ReadableStream, file: string, maxBytes: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let total = 0
+    const onData = (chunk: Buffer) => {
+      total += chunk.length
+      if (total <= maxBytes) return void chunks.push(chunk)
+      stream.off("data", onData)
+      stream.pause()
+      reject(new ScenarioError(file, [{ path: "", message: `more than ${maxBytes / 2 ** 20} MiB; expected a YAML scenario (a few kilobytes)` }], true))
+    }
+    stream.on("data", onData)
+    stream.once("end", () => resolve(Buffer.concat(chunks, total)))
+    stream.once("error", reject)
+  })
+
+/**
+ * In a child running one run of a set, the scenario its parent read from `file` (decoded from the text the parent
+ * writes on the child's standard input: the file itself is not read again); undefined outside a set.
+ */
+export const scenarioOfSetRun = async (file: string): Promise<LoadedScenario | undefined> => {
+  if (runOfSet() === undefined) return undefined
+  try {
+    return parseScenario((await readAll(process.stdin, file, MAX_SCENARIO_BYTES)).toString("utf8"), file)
+  } finally {
+    process.stdin.destroy()
+  }
 }
 
 /** Tells the parent of a set's run that it completed (nothing outside a set); waits until the message is sent. */
@@ -122,6 +176,8 @@ export class SetRunsStopped {
 /** One run in a child process: the CLI's arguments, and which report it writes (of which run and seed). */
 export interface ChildJob {
   readonly args: readonly string[]
+  /** The scenario's text, as the parent read it: written on the child's standard input (`scenarioOfSetRun`). */
+  readonly scenarioText: string
   readonly reportPath: string
   readonly run: number
   readonly seed: number
@@ -176,6 +232,7 @@ export class ChildPool {
   private readonly onSigterm = () => this.forward("SIGTERM")
   private readonly jobs: readonly ChildJob[]
   private readonly outFlag: string
+  private readonly command: string
   private readonly onProgress: (line: string) => void
   private readonly onTurn: (job: ChildJob, outcome: ChildOutcome) => void
 
@@ -184,12 +241,15 @@ export class ChildPool {
     readonly parallelism: number
     /** How the children name their output directory in messages (`RUN_OF_SET_ENV`). */
     readonly outFlag: string
+    /** The command whose runs they are, before the colon of their messages and this pool's ("clearsim", "clearsim check"). */
+    readonly command: string
     /** A progress line of a child, as it comes. */
     readonly onProgress: (line: string) => void
     readonly onTurn: (job: ChildJob, outcome: ChildOutcome) => void
   }) {
     this.jobs = options.jobs
     this.outFlag = options.outFlag
+    this.command = options.command
     this.onProgress = options.onProgress
     this.onTurn = options.onTurn
     const parallelism = Math.min(options.parallelism, this.jobs.length)
@@ -218,16 +278,20 @@ export class ChildPool {
     const { VITEST_POOL_ID: _pool, VITEST_WORKER_ID: _worker, ...env } = process.env
     let child: ChildProcess
     try {
+      const runOfSet: RunOfSet = { outFlag: this.outFlag, command: this.command }
       child = spawn(process.execPath, [...childNodeFlags(this.heapMb), BIN, ...state.job.args], {
-        stdio: ["ignore", "pipe", "pipe", "ipc"],
+        stdio: ["pipe", "pipe", "pipe", "ipc"],
         // CLEARSIM_CHILD: bin/clearsim.js runs the command in this process (no re-execution: the heap limit is set),
         // stops on a signal forwarded over IPC, and on the channel closing (this process gone).
-        env: { ...env, CLEARSIM_CHILD: "1", [RUN_OF_SET_ENV]: this.outFlag },
+        env: { ...env, CLEARSIM_CHILD: "1", [RUN_OF_SET_ENV]: JSON.stringify(runOfSet) },
       })
     } catch (error) {
       return this.ended_(state, null, null, `cannot start ${state.job.name}: ${error instanceof Error ? error.message : String(error)}`)
     }
     state.child = child
+    // The scenario's text; a child that ends before it has read it all (stopped by a signal) closes its end: no error here.
+    child.stdin!.on("error", () => {})
+    child.stdin!.end(state.job.scenarioText)
     child.on("message", (message: unknown) => {
       if (typeof message === "object" && message !== null && (message as Record<string, unknown>)[COMPLETED] === true) state.completed = true
     })
@@ -313,11 +377,14 @@ export class ChildPool {
   }
 }
 
-/** A run's output as the run printed it in process: standard output, then its lines on standard error, then this process's message on it. */
-export const printChildOutput = (outcome: ChildOutcome): void => {
+/**
+ * A run's output as the run printed it in process: standard output, then its lines on standard error, then this
+ * process's message on it, after `command` ("clearsim", "clearsim check").
+ */
+export const printChildOutput = (outcome: ChildOutcome, command: string): void => {
   if (outcome.stdout !== "") console.log(outcome.stdout.endsWith("\n") ? outcome.stdout.slice(0, -1) : outcome.stdout)
   if (outcome.stderr.length > 0) console.error(outcome.stderr.join("\n"))
-  if (outcome.message !== undefined) console.error(`clearsim: ${outcome.message}`)
+  if (outcome.message !== undefined) console.error(`${command}: ${outcome.message}`)
 }
 
 /** Runs `pool`'s children to the end, and closes it whatever happens (interrupted: the children stopped and waited for). */
@@ -330,6 +397,8 @@ export const usePool = <A, E>(make: () => ChildPool, use: (pool: ChildPool) => E
 
 export interface SetOptions {
   readonly scenario: string
+  /** The scenario's text, as this process read it: what every child runs. */
+  readonly scenarioText: string
   readonly firstSeed: number
   readonly firstRun: number
   readonly count: number
@@ -354,6 +423,7 @@ export const runSetInChildren = (options: SetOptions): Effect.Effect<{ readonly 
     return {
       // The rerun line's command; `--out=` and `--` as a path beginning with `-` needs.
       args: ["run", "--seed", String(seed), "--runs", "1", "--run-index", String(run), "--chains", options.backend, `--out=${dir}`, ...(options.checkDeterminism ? ["--check-determinism"] : []), "--", options.scenario],
+      scenarioText: options.scenarioText,
       reportPath: join(dir, "report.json"),
       run,
       seed,
@@ -361,7 +431,8 @@ export const runSetInChildren = (options: SetOptions): Effect.Effect<{ readonly 
     }
   })
   return usePool(
-    () => new ChildPool({ jobs, parallelism: options.jobs, outFlag: options.outFlag, onProgress: (line) => process.stderr.write(`${line}\n`), onTurn: (_, outcome) => printChildOutput(outcome) }),
+    () =>
+      new ChildPool({ jobs, parallelism: options.jobs, outFlag: options.outFlag, command: "clearsim", onProgress: (line) => process.stderr.write(`${line}\n`), onTurn: (_, outcome) => printChildOutput(outcome, "clearsim") }),
     (pool) => {
       const outcomes = pool.outcomes
       const stopped = outcomes.find((o) => o.errorCode !== undefined)
@@ -390,13 +461,14 @@ export class CheckRuns {
    * Starts `runs` in children when more than one goes at once; `report(i)` is then run i's report, in order, or
    * `SetRunsStopped` once its error is printed (as the run printed it). Undefined: run them in process.
    */
-  start(runs: readonly { readonly file: string; readonly seed: number; readonly name: string }[]): ((i: number) => Promise<RunReport>) | undefined {
+  start(runs: readonly { readonly file: string; readonly text: string; readonly seed: number; readonly name: string }[]): ((i: number) => Promise<RunReport>) | undefined {
     const parallelism = Math.min(this.jobs ?? DEFAULT_JOBS, runs.length)
     if (parallelism <= 1) return undefined
     const dir = mkdtempSync(join(tmpdir(), "clearsim-check-"))
     this.dir = dir
     const jobs: ChildJob[] = runs.map((r, i) => ({
       args: ["run", "--seed", String(r.seed), "--runs", "1", "--chains", "memory", `--out=${join(dir, String(i))}`, "--", r.file],
+      scenarioText: r.text,
       reportPath: join(dir, String(i), "report.json"),
       run: 0,
       seed: r.seed,
@@ -412,12 +484,13 @@ export class CheckRuns {
       jobs,
       parallelism,
       outFlag: "the temporary directory",
+      command: "clearsim check",
       // `check` shows no progress, and no run's summary: its own comparison.
       onProgress: () => {},
       onTurn: (job, outcome) => {
         const i = jobs.indexOf(job)
         if (outcome.report !== undefined && outcome.errorCode === undefined) return settle[i]!.resolve(outcome.report)
-        printChildOutput({ ...outcome, stdout: "" })
+        printChildOutput({ ...outcome, stdout: "" }, "clearsim check")
         settle[i]!.reject(new SetRunsStopped(outcome.errorCode ?? 1))
       },
     })

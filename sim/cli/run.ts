@@ -16,32 +16,35 @@ import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import { agentIntentsSuffix, firstFailingEpochText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, totalText, writeReportFiles, type RunReport } from "../report/report.ts"
 import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
-import { isSymbolicLink } from "../files.ts"
+import { isReplaceFilesError, isSymbolicLink, systemErrorText } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
-import { DEFAULT_JOBS, JOBS_DESCRIPTION, runOfSetOutFlag, runSetInChildren, SetRunsStopped, tellParentRunCompleted } from "./parallelRuns.ts"
+import { DEFAULT_JOBS, JOBS_DESCRIPTION, runOfSetCommand, runOfSetOutFlag, runSetInChildren, scenarioOfSetRun, SetRunsStopped, tellParentRunCompleted } from "./parallelRuns.ts"
 import { pathWord } from "./shell.ts"
 import { missingDirectories, publish, removeEmptyDirectories, stagedPathOf, withStaging } from "./staging.ts"
-import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
+import { checkRunOutputs, parseIntegerFlag, parseSeedFlag, describeCommandError, isFsError, outputFileError, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 const wallClock = () => performance.now()
 
 /** The files of one run, in its directory. */
 const RUN_FILES = [...REPORT_FILES, "trace.jsonl"] as const
-/** Where a run that failed (not one interrupted) leaves the hub inputs it traced, beside the earlier run's files. */
+/**
+ * Where a run that failed (not one interrupted) leaves the hub inputs it traced, beside the earlier run's files: up
+ * to the failure, or all of them when the run completed but its files could not be written (`keepCompletedTrace`).
+ */
 const FAILED_TRACE = "trace.failed.jsonl"
 /** What a run may write in its directory, checked before any run starts. */
 const RUN_OUTPUTS = [...RUN_FILES, FAILED_TRACE] as const
 /** The files that take a Monte Carlo set together, in its base directory. */
 const SET_FILES = ["runs.json", "runs.md"] as const
 
-/** A run's failure, with where its hub inputs were kept (`keepFailedTrace`), told after the failure itself. */
+/** A run's failure, with what was kept of it (`keepFailedTrace`, `keepCompletedTrace`): a line told after the failure itself. */
 class RunFailure {
   readonly error: unknown
-  readonly failedTrace: string
-  constructor(error: unknown, failedTrace: string) {
+  readonly kept: string
+  constructor(error: unknown, kept: string) {
     this.error = error
-    this.failedTrace = failedTrace
+    this.kept = kept
   }
 }
 
@@ -60,10 +63,38 @@ const keepFailedTrace = (flag: string, error: unknown, staging: string, dir: str
   try {
     // Not through a link: `checkRunOutputs` refused one there.
     renameSync(join(staging, "trace.jsonl"), to)
-    return new RunFailure(error, to)
+    return new RunFailure(error, `  the hub inputs traced up to the failure: ${to} (replay the hub: npx clearsim hub replay ${pathWord(to)})`)
   } catch {
     return error // no trace (the run failed before it opened one, or without --out), or none can be moved there
   }
+}
+
+/**
+ * A run that completed but whose files could not all be written or put in place in `dir` (a full disk, a file size
+ * limit, a directory made meanwhile where a file goes): its error names the file by its final name in `dir` and the
+ * cause, and its trace, complete (end line included), is kept as `trace.failed.jsonl` in `dir` (a rename: no room
+ * needed), for the hub to be replayed from it; the line told after the error says where, and what the other files
+ * in `dir` are (the earlier run's, as they were: `publish` puts back what it replaced when a file fails).
+ */
+const keepCompletedTrace = (flag: string, error: unknown, staging: string, dir: string): unknown => {
+  // A report written in the staging directory is named by its name in `dir`; a file `publish` failed to move is named so already.
+  const staged = stagedPathOf(error, staging)
+  const path = (error as { readonly path?: unknown } | undefined)?.path
+  const failed = staged !== undefined ? join(dir, relative(staging, staged)) : typeof path === "string" ? path : dir
+  const described = outputFileError(flag, failed, error)
+  const unrestored = isReplaceFilesError(error) ? error.unrestored.map((name) => relative(dir, name)) : []
+  const others =
+    unrestored.length === 0
+      ? `nothing else in ${dir} changed`
+      : `${unrestored.join(", ")} in ${dir} ${unrestored.length === 1 ? "is" : "are"} this run's (the earlier ${unrestored.length === 1 ? "one" : "ones"} could not be put back), nothing else there changed`
+  const to = join(dir, FAILED_TRACE)
+  try {
+    renameSync(join(staging, "trace.jsonl"), to)
+  } catch (moveError) {
+    const reason = isFsError(moveError) ? systemErrorText(moveError) : String(moveError)
+    return new RunFailure(described, `  the run completed, but its files were not written; its trace could not be kept as ${to} either (${reason}); ${others}`)
+  }
+  return new RunFailure(described, `  the run completed, but its files were not written (${others}); its trace is kept: ${to} (replay the hub: npx clearsim hub replay ${pathWord(to)})`)
 }
 
 /** Whether two files have the same bytes (streamed: a million-intent trace is most of a gigabyte). */
@@ -142,7 +173,8 @@ export const runCommand = Command.make(
     const firstRun = runIndexText === undefined ? 0 : yield* Effect.try({ try: () => parseIntegerFlag("--run-index", runIndexText, "a non-negative integer", 0, Number.MAX_SAFE_INTEGER), catch: (error) => error })
     const jobsText = Option.getOrUndefined(jobs)
     const jobsFlag = jobsText === undefined ? undefined : yield* Effect.try({ try: () => parseIntegerFlag("--jobs", jobsText, "a positive integer", 1, Number.MAX_SAFE_INTEGER), catch: (error) => error })
-    const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
+    // A run of a set in a child process (`--jobs`) is given the text its parent read: the file is not read again.
+    const loaded = yield* Effect.tryPromise({ try: async () => (await scenarioOfSetRun(scenario)) ?? loadScenario(scenario), catch: (error) => error })
     // A run of a set in a child process (`--jobs`): its parent printed the warnings.
     if (runOfSetOutFlag() === undefined) for (const line of scenarioWarningLines(loaded)) yield* Console.error(line)
     const spec = loaded.spec
@@ -190,7 +222,7 @@ export const runCommand = Command.make(
       }
       // With --jobs above 1, the runs go in child processes (`parallelRuns.ts`); then the loop below runs none.
       const jobCount = Math.min(count, jobsFlag ?? DEFAULT_JOBS)
-      const parallel = jobCount > 1 ? yield* runSetInChildren({ scenario, firstSeed, firstRun, count, jobs: jobCount, backend, checkDeterminism, outFlag, runDir }) : undefined
+      const parallel = jobCount > 1 ? yield* runSetInChildren({ scenario, scenarioText: loaded.text, firstSeed, firstRun, count, jobs: jobCount, backend, checkDeterminism, outFlag, runDir }) : undefined
       const reports: RunReport[] = parallel?.reports ?? []
       let failed = parallel?.failed ?? false
       for (let i = 0; parallel === undefined && i < count; i++) {
@@ -203,12 +235,9 @@ export const runCommand = Command.make(
               try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: staging, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
               catch: (error) => error,
             }).pipe(Effect.mapError((error) => keepFailedTrace(outFlag, error, staging, dir)))
-            yield* Effect.try({
-              try: () => writeReportFiles(staging, result.report, result.timeseries),
-              // Named by its final path: the staging directory is an implementation detail.
-              catch: (error) => outputFileError(outFlag, join(dir, relative(staging, stagedPathOf(error, staging) ?? staging)), error),
-            })
-            yield* Effect.try({ try: () => publish(outFlag, staging, dir, RUN_FILES), catch: (error) => error })
+            // Named by its final path (the staging directory is an implementation detail); the trace is kept if either fails.
+            yield* Effect.try({ try: () => writeReportFiles(staging, result.report, result.timeseries), catch: (error) => keepCompletedTrace(outFlag, error, staging, dir) })
+            yield* Effect.try({ try: () => publish(staging, dir, RUN_FILES), catch: (error) => keepCompletedTrace(outFlag, error, staging, dir) })
             // An earlier failed run's trace describes a run these files replace.
             yield* Effect.try({ try: () => rmSync(join(dir, FAILED_TRACE), { force: true }), catch: (error) => outputFileError(outFlag, join(dir, FAILED_TRACE), error) })
             return result
@@ -254,7 +283,7 @@ export const runCommand = Command.make(
             ] as const) {
               yield* Effect.try({ try: () => writeFileSync(join(staging, name), text), catch: (error) => outputFileError(outFlag, join(baseDir, name), error) })
             }
-            yield* Effect.try({ try: () => publish(outFlag, staging, baseDir, SET_FILES), catch: (error) => error })
+            yield* Effect.try({ try: () => publish(staging, baseDir, SET_FILES), catch: (error) => outputFileError(outFlag, (error as { readonly path?: string }).path ?? baseDir, error) })
           }),
         )
         yield* Console.log(`${runs.summary.passed} of ${count} runs passed; over the ${count} seeds (${join(baseDir, "runs.md")}, runs.json):`)
@@ -268,8 +297,9 @@ export const runCommand = Command.make(
       // A set's run stopped with an error: its output, error included, is printed already.
       if (error instanceof SetRunsStopped) return void (process.exitCode = error.exitCode)
       const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError)
-      yield* Console.error(`clearsim: ${message}`)
-      if (error instanceof RunFailure) yield* Console.error(`  the hub inputs traced up to the failure: ${error.failedTrace} (replay the hub: npx clearsim hub replay ${pathWord(error.failedTrace)})`)
+      // In a child of `check --jobs`, named as `check`'s own errors are.
+      yield* Console.error(`${runOfSetCommand("clearsim")}: ${message}`)
+      if (error instanceof RunFailure) yield* Console.error(error.kept)
       process.exitCode = exitCode
     }),
   )),

@@ -4,8 +4,8 @@
  * interrupted run (Ctrl-C) leaves an earlier run's files as they were, not a new partial trace.jsonl beside old
  * reports; a completed run's trace ends with its end line, and `clearsim hub replay` notes a trace cut short.
  */
-import { spawn, spawnSync } from "node:child_process"
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -22,22 +22,49 @@ const clearsim = (...args: string[]) => {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
 
-/** Starts `clearsim <args>` and sends it SIGINT (a Ctrl-C) once stderr shows `when`; resolves with its exit code. */
-const interruptWhen = (when: RegExp, ...args: string[]): Promise<{ code: number | null; stderr: string }> =>
+/** Starts `clearsim <args>` and calls `act` once stderr shows `when`; resolves with its exit code. */
+const actWhen = (when: RegExp, act: (child: ChildProcess) => void, ...args: string[]): Promise<{ code: number | null; stderr: string }> =>
   new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     let stderr = ""
-    let sent = false
+    let acted = false
     child.stdout.resume()
     child.stderr.setEncoding("utf8").on("data", (text: string) => {
       stderr += text
-      if (!sent && when.test(stderr)) {
-        sent = true
-        child.kill("SIGINT")
+      if (!acted && when.test(stderr)) {
+        acted = true
+        act(child)
       }
     })
     child.on("close", (code) => resolve({ code, stderr }))
   })
+
+/** Starts `clearsim <args>` and sends it SIGINT (a Ctrl-C) once stderr shows `when`; resolves with its exit code. */
+const interruptWhen = (when: RegExp, ...args: string[]): Promise<{ code: number | null; stderr: string }> => actWhen(when, (child) => child.kill("SIGINT"), ...args)
+
+/** Whether util-linux's `prlimit` is here: it runs a command under a limit on file sizes (RLIMIT_FSIZE), which holds for root too. */
+const prlimit = spawnSync("prlimit", ["--version"]).error === undefined
+
+/** `clearsim <args>` whose files may not grow past `bytes` (`prlimit --fsize`): a write past it fails with EFBIG, as a full disk fails one. */
+const clearsimLimited = (bytes: number, ...args: string[]) => {
+  const r = spawnSync("prlimit", [`--fsize=${bytes}`, "--", process.execPath, bin, ...args], { cwd: root, encoding: "utf8", timeout: 90_000 })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+/** A scenario with no agent: its trace (a few blocks) is much smaller than its report.json. */
+const quiet = join(dir, "quiet.yaml")
+writeFileSync(
+  quiet,
+  `name: quiet
+horizon: { seconds: 120 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets: [{ symbol: USDC, chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }] }]
+agents: {}
+`,
+)
+
+/** The line after a run's error when its files could not be written: where its complete trace is kept. */
+const keptLine = (out: string) => `  the run completed, but its files were not written (nothing else in ${out} changed); its trace is kept: ${join(out, "trace.failed.jsonl")} (replay the hub: npx clearsim hub replay ${join(out, "trace.failed.jsonl")})\n`
 
 /**
  * Writes a module for `node --import` that makes the disk full for the files whose path `full` (a regular
@@ -160,7 +187,7 @@ describe("clearsim run: the files of a run appear together, when it completes", 
     expect(readdirSync(existing)).toEqual([])
   })
 
-  it("a trace.jsonl that links elsewhere is replaced together with the reports or not at all: a copy through the link that fails leaves every file as it was", () => {
+  it("a trace.jsonl that links elsewhere is replaced together with the reports or not at all: a copy through the link that fails leaves every file as it was, the run's trace kept beside them", () => {
     const out = join(dir, "linked")
     const elsewhere = join(dir, "elsewhere")
     mkdirSync(out)
@@ -172,11 +199,14 @@ describe("clearsim run: the files of a run appear together, when it completes", 
     const before = contents(out)
     const target = readFileSync(join(elsewhere, "trace.jsonl"), "utf8")
     expect(before["trace.jsonl"]).toBe(target)
-    // The disk of the link's target is full: the run completes, but its trace cannot be copied there.
+    // The disk of the link's target is full: the run completes, but its trace cannot be copied there. It is kept
+    // beside the earlier run's files instead (on the --out directory's disk, where it was written).
     const failed = clearsimWith(fullDisk("elsewhere-full.mjs", new RegExp(`^${elsewhere}/`)), "run", "scenarios/quickstart.yaml", "--chains", "memory", "--seed", "2", "--out", out)
-    expect(failed.stderr.endsWith(`\nclearsim: --out ${join(out, "trace.jsonl")}: expected a file to write, but no space left on device (ENOSPC)\n`), failed.stderr).toBe(true)
+    expect(failed.stderr.endsWith(`\nclearsim: --out ${join(out, "trace.jsonl")}: expected a file to write, but no space left on device (ENOSPC)\n${keptLine(out)}`), failed.stderr).toBe(true)
     expect(failed.code).toBe(2)
-    expect(contents(out)).toEqual(before)
+    const { "trace.failed.jsonl": kept, ...others } = contents(out)
+    expect(others).toEqual(before)
+    expect(kept!.trimEnd().split("\n").at(-1)).toMatch(/^\{"kind":"end","inputs":\d+\}$/)
     expect(readFileSync(join(elsewhere, "trace.jsonl"), "utf8")).toBe(target)
     expect(readdirSync(elsewhere)).toEqual(["trace.jsonl"]) // no temporary copy left
     // Room again: the link is kept and its target replaced.
@@ -185,6 +215,7 @@ describe("clearsim run: the files of a run appear together, when it completes", 
     expect(lstatSync(join(out, "trace.jsonl")).isSymbolicLink()).toBe(true)
     expect(readFileSync(join(elsewhere, "trace.jsonl"), "utf8")).not.toBe(target)
     expect(readdirSync(elsewhere)).toEqual(["trace.jsonl"])
+    expect(existsSync(join(out, "trace.failed.jsonl"))).toBe(false) // its files in place, the kept trace goes
   })
 })
 
@@ -243,6 +274,57 @@ describe("clearsim run: a run that fails keeps the hub inputs it traced", () => 
     expect(r.code).toBe(2)
     expect(contents(out)).toEqual(before)
   })
+
+  it.skipIf(!prlimit)("a report that cannot be written (a limit on file sizes) is named with its cause, exit 2; the run's whole trace is kept as trace.failed.jsonl beside the earlier run's files, and replays", () => {
+    // Was: the run's trace went with its staging directory, and the error named the directory, not the file.
+    // The run's files when they can be written: files may grow past its trace, not to its report.json (the first report written).
+    const whole = join(dir, "report-too-large-unlimited")
+    const unlimited = clearsim("run", quiet, "--seed", "4", "--out", whole)
+    expect(unlimited.code, unlimited.stderr).toBe(0)
+    const traceBytes = statSync(join(whole, "trace.jsonl")).size
+    expect(traceBytes * 3).toBeLessThan(statSync(join(whole, "report.json")).size)
+    const out = join(dir, "report-too-large")
+    mkdirSync(out)
+    for (const name of RUN_FILES) writeFileSync(join(out, name), `an earlier run's ${name}\n`)
+    const before = contents(out)
+    const r = clearsimLimited(traceBytes * 2, "run", quiet, "--seed", "4", "--out", out)
+    expect(r.stderr.endsWith(`% of virtual time\nclearsim: --out ${join(out, "report.json")}: expected a file to write, but file too large (EFBIG)\n${keptLine(out)}`), r.stderr).toBe(true)
+    expect(r.code).toBe(2)
+    // The earlier run's files as they were; beside them the whole trace, as the run writes it when it can.
+    expect(contents(out)).toEqual({ ...before, "trace.failed.jsonl": readFileSync(join(whole, "trace.jsonl"), "utf8") })
+    const replay = clearsim("hub", "replay", join(out, "trace.failed.jsonl"))
+    expect(replay.code, replay.stderr).toBe(0)
+    expect(replay.stderr).toBe("") // its end line is there: not cut short
+  }, 90_000)
+
+  it("a file that cannot take its name (a directory made there during the run) puts back the files moved before it; the trace is kept, exit 2", async () => {
+    // Was: report.json and report.md were this run's, the others the earlier run's, and the new trace was gone.
+    const out = join(dir, "publish-fails")
+    mkdirSync(out)
+    for (const name of RUN_FILES) writeFileSync(join(out, name), `an earlier run's ${name}\n`)
+    const before = contents(out)
+    // Once the run is going (its outputs checked before it started), report.html becomes a directory with a file in it.
+    const r = await actWhen(
+      /seed 2: 10% of virtual time/,
+      () => {
+        rmSync(join(out, "report.html"))
+        mkdirSync(join(out, "report.html"))
+        writeFileSync(join(out, "report.html", "notes.txt"), "mine\n")
+      },
+      "run", "scenarios/quickstart.yaml", "--chains", "memory", "--seed", "2", "--out", out,
+    )
+    expect(r.stderr.endsWith(`% of virtual time\nclearsim: --out ${join(out, "report.html")}: expected a file to write, but it is a directory\n${keptLine(out)}`), r.stderr).toBe(true)
+    expect(r.code).toBe(2)
+    // No staging directory, temporary or backup left: only the earlier run's files, the directory, and the trace kept.
+    const after = contents(out)
+    expect(Object.keys(after)).toEqual(["report.html", "report.json", "report.md", "timeseries.csv", "trace.failed.jsonl", "trace.jsonl"])
+    for (const name of ["report.json", "report.md", "timeseries.csv", "trace.jsonl"]) expect(after[name], name).toBe(before[name])
+    expect(readdirSync(join(out, "report.html"))).toEqual(["notes.txt"])
+    expect(after["trace.failed.jsonl"]!.trimEnd().split("\n").at(-1)).toMatch(/^\{"kind":"end","inputs":\d+\}$/)
+    const replay = clearsim("hub", "replay", join(out, "trace.failed.jsonl"))
+    expect(replay.code, replay.stderr).toBe(0)
+    expect(replay.stderr).toBe("")
+  }, 90_000)
 
   it("refuses a trace.failed.jsonl that is a directory or a symbolic link before running", () => {
     const out = join(dir, "failed-in-the-way")

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs
 import { dirname, join, resolve, sep } from "node:path"
 import * as Effect from "effect/Effect"
 import { makeDirectories, replaceFiles } from "../files.ts"
-import { fsErrorLine, isFsError, outputFileError, UsageError } from "./userErrors.ts"
+import { fsErrorLine, isFsError, UsageError } from "./userErrors.ts"
 
 /**
  * Where a run's files are written before they take their final names: a directory `.clearsim-partial-<pid>-XXXXXX`
@@ -42,16 +42,13 @@ const openStaging = (flag: string, dir: string): string => {
 }
 
 /**
- * Moves the files `names` from `staging` to their final names in `dir` together (`replaceFiles`: a name that is a
- * symbolic link there is written through, its target replaced only once every file is ready).
+ * Moves the files `names` from `staging` to their final names in `dir`, all or none (`replaceFiles`: a name that is
+ * a symbolic link there is written through, its target replaced only once every file is ready; a move that fails
+ * puts back what the ones before it replaced, and `staging` keeps its files). Throws `replaceFiles`'s error, whose
+ * `path` is the final name of the file that could not be moved.
  */
-export const publish = (flag: string, staging: string, dir: string, names: readonly string[]): void => {
-  try {
-    replaceFiles(names.map((name) => ({ from: join(staging, name), to: join(dir, name) })))
-  } catch (error) {
-    throw outputFileError(flag, (error as { readonly path?: string }).path ?? dir, error)
-  }
-}
+export const publish = (staging: string, dir: string, names: readonly string[]): void =>
+  replaceFiles(names.map((name) => ({ from: join(staging, name), to: join(dir, name) })))
 
 /** The path in `staging` that `error` names (a file the run writes there could not be written), if any. */
 export const stagedPathOf = (error: unknown, staging: string): string | undefined => {

@@ -5,12 +5,13 @@
  * goes failed the stop with a stack after the whole session. The session's summary words a failed trace by what it
  * left (nothing, or a beginning).
  */
-import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { DEVNET_FILES, type DevnetSession } from "../live/devnet.ts"
+import { descendants, running } from "./testing.ts"
 import { renderSession } from "./up.ts"
 
 const root = new URL("../../", import.meta.url).pathname
@@ -67,6 +68,63 @@ describe("clearsim up's output files", () => {
     expect(result.stderr).toMatch(refusal(`the output directory ${out}`, join(out, "session.json"), /directory/))
     expect(existsSync(join(cwd, out, "devnet.json"))).toBe(false)
   }, 40_000)
+})
+
+describe("clearsim up that never comes up", () => {
+  it("a start that fails (anvil exits at once) leaves no directory it made; one that was there keeps what was in it", () => {
+    // Was: the output directory (and its missing parents) was made before the chains started, and left behind empty.
+    const base = mkdtempSync(join(tmpdir(), "clearsim-up-failed-"))
+    dirs.push(base)
+    const existing = join(base, "existing")
+    mkdirSync(existing)
+    writeFileSync(join(existing, "notes.txt"), "mine\n")
+    for (const out of [join(base, "new", "deeper", "out"), existing]) {
+      const result = spawnSync(process.execPath, [bin, "up", scenario, "--port", "0", "--accounts", "1", "--out", out], {
+        cwd: root,
+        encoding: "utf8",
+        timeout: 60_000,
+        killSignal: "SIGTERM",
+        env: { ...process.env, ANVIL_BINARY: "/bin/false" }, // a program that exits at once, as an anvil that cannot start
+      })
+      expect(result.status, result.stdout + result.stderr).toBe(1)
+      expect(result.stderr).toContain("anvil did not start")
+    }
+    expect(readdirSync(base).sort()).toEqual(["existing"])
+    expect(readdirSync(existing)).toEqual(["notes.txt"])
+  }, 130_000)
+
+  it.each([
+    ["once", 1],
+    ["twice, the second forcing the exit", 2],
+  ])("a Ctrl-C while the devnet starts (%s) leaves no directory it made, and no anvil", async (_, signals) => {
+    const base = mkdtempSync(join(tmpdir(), "clearsim-up-interrupted-"))
+    dirs.push(base)
+    const out = join(base, "new", "deeper", "out")
+    const child = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--accounts", "1", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    const anvils = new Set<number>()
+    try {
+      // Starting: the directory is made, and the chains are being started.
+      const deadline = Date.now() + 30_000
+      while (!(existsSync(out) && descendants(child.pid!, "anvil").length > 0) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5))
+      for (const pid of descendants(child.pid!, "anvil")) anvils.add(pid)
+      expect(output).not.toContain("Ctrl-C stops it") // not up yet
+      for (let i = 0; i < signals; i++) {
+        child.kill("SIGINT")
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      expect(await exited, output).toBe(130)
+    } finally {
+      child.kill("SIGKILL") // nothing left by a failing test
+    }
+    expect(readdirSync(base)).toEqual([])
+    const gone = Date.now() + 5_000
+    while ([...anvils].some(running) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100))
+    expect([...anvils].filter(running)).toEqual([])
+  }, 60_000)
 })
 
 describe("clearsim up's stop summary", () => {

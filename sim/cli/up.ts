@@ -5,6 +5,7 @@
  * standard output failed during the session, see `runUp`; 2 when a file of the stop could not be written). The wall-clock time of log lines comes from the
  * real-time adapter.
  */
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -16,6 +17,7 @@ import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { agentIntentsSuffix } from "../report/report.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { pathWord } from "./shell.ts"
+import { missingDirectories, removeEmptyDirectories } from "./staging.ts"
 import { checkRunOutputs, describeCommandError, parseIntegerFlag, parseSeedFlag, prepareOutputDir, UsageError } from "./userErrors.ts"
 
 /** A flag value `up` cannot use (the message names the flag and what was expected). */
@@ -121,7 +123,8 @@ export const stopRequests = (onRequest: (signal: NodeJS.Signals, n: number) => v
 /**
  * Runs the devnet until a signal, stops it, prints the session and exits the process with 0 (2 when a file of the
  * stop could not be written, which the summary names; 1 when the shutdown failed). A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
- * start rejects, for the command to report.
+ * start rejects, for the command to report (which then removes what the start wrote); a second stop request while
+ * the devnet is starting calls `abandon` for that before it exits.
  *
  * A standard output that fails (its reader went away: `clearsim up | head -2`; a full disk) does not stop the
  * devnet, unlike other commands, which `sim/cli.ts` interrupts then (this one runs uninterruptible): users' clients
@@ -136,12 +139,14 @@ type DevnetModule = typeof import("../live/devnet.ts")
 let devnetModule: DevnetModule | undefined
 const loadDevnet = async (): Promise<DevnetModule> => (devnetModule ??= await import("../live/devnet.ts"))
 
-const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions): Promise<never> => {
+const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions, abandon: () => void): Promise<never> => {
   let received: NodeJS.Signals | undefined
   let wake: (() => void) | undefined
+  let up = false
   const requests = stopRequests((signal, n) => {
     if (n > 1) {
       process.stderr.write(`${signal} again: exiting now\n`)
+      if (!up) abandon()
       process.exit(130)
     }
     received = signal
@@ -151,6 +156,7 @@ const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions): Pro
   for (const name of SIGNALS) process.on(name, requests.direct)
   process.on(FORWARDED_SIGNAL_EVENT, requests.forwarded)
   const devnet = await startDevnet(options)
+  up = true
   process.stdout.write(`${renderDevnetInfo(devnet.info)}\n`)
   if (received === undefined) await new Promise<void>((resolve) => (wake = resolve))
   process.stdout.write(`\n${time()} ${received}: stopping (a second signal forces the exit)\n`)
@@ -206,16 +212,31 @@ export const upCommand = Command.make(
       // directory where trace.jsonl goes would otherwise leave the whole session without its trace, and one where
       // session.json goes would fail its stop.
       const outFlag = Option.isSome(out) ? "--out" : "the output directory"
-      yield* Effect.try({
-        try: () => {
-          prepareOutputDir(outFlag, options.outDir)
-          checkRunOutputs(outFlag, options.outDir, options.outDir, devnet.DEVNET_FILES)
-        },
-        catch: (error) => error,
-      })
-      // Uninterruptible: the runtime's own SIGINT handling must not cut the shutdown short. `runUp` handles the
-      // signals and exits the process once the session is written.
-      yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(devnet, options), catch: (error) => error }))
+      // The directories made for the session (the output directory, its missing parents): a session that never
+      // came up (its start failed, a Ctrl-C during it, a second one forcing the exit) removes the files its start
+      // wrote in a directory it made (a trace with no input, say), then the directories left empty. A directory that
+      // was there is left as it is. (Once up, `runUp` exits the process itself, the session's files written.)
+      const created = missingDirectories(options.outDir)
+      const abandon = () => {
+        try {
+          if (created.length > 0) for (const name of devnet.DEVNET_FILES) rmSync(join(options.outDir, name), { force: true })
+        } catch {
+          // not removable (changed meanwhile): it stays, and so does its directory
+        }
+        removeEmptyDirectories(created)
+      }
+      yield* Effect.gen(function* () {
+        yield* Effect.try({
+          try: () => {
+            prepareOutputDir(outFlag, options.outDir)
+            checkRunOutputs(outFlag, options.outDir, options.outDir, devnet.DEVNET_FILES)
+          },
+          catch: (error) => error,
+        })
+        // Uninterruptible: the runtime's own SIGINT handling must not cut the shutdown short. `runUp` handles the
+        // signals and exits the process once the session is written.
+        yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(devnet, options, abandon), catch: (error) => error }))
+      }).pipe(Effect.ensuring(Effect.sync(abandon)))
     },
     Effect.catch((error: unknown) =>
       Effect.gen(function* () {

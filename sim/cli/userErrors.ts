@@ -49,8 +49,11 @@ export const parseIntegerFlag = (flag: string, text: string, expected: string, m
   return value
 }
 
-/** The codes of file-system errors a user can act on (a path refused, a full disk), told as one line. */
-const FS_CODES: ReadonlySet<string> = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EEXIST", "EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "EFBIG", "ENAMETOOLONG", "ELOOP"])
+/**
+ * The codes of file-system errors a user can act on (a path refused, a full disk, a limit on file sizes, a name that
+ * is a mount point or on another file system, a failing disk), told as one line.
+ */
+const FS_CODES: ReadonlySet<string> = new Set(["ENOENT", "ENOTDIR", "EISDIR", "EEXIST", "EACCES", "EPERM", "EROFS", "ENOSPC", "EDQUOT", "EFBIG", "ENAMETOOLONG", "ELOOP", "EBUSY", "EXDEV", "ENOTEMPTY", "EMLINK", "ETXTBSY", "EIO"])
 
 /** A Node file-system error (not a failed `spawn`, whose ENOENT is a missing program). */
 export const isFsError = (error: unknown): error is NodeJS.ErrnoException =>

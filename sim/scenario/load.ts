@@ -86,6 +86,8 @@ export interface LoadedScenario {
   readonly spec: ScenarioSpec
   /** keccak256 of the file's bytes. */
   readonly scenarioHash: `0x${string}`
+  /** The file's text, as decoded: what a run in a child process is given (`parseScenario` of it is this scenario again). */
+  readonly text: string
   /**
    * Settings that cannot change the run as written (a reorder window without reorders, say), scripted times and
    * outages after the horizon, scripted times out of order, a run expected to make millions of intents: told, not refused.
@@ -196,7 +198,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
   // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
   const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
-  return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), warnings: located(warnings) }
+  return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), text, warnings: located(warnings) }
 }
 
 /**
