@@ -3,7 +3,7 @@
  * nativeFee, address inputAsset, uint256 deadline))` (reference §5.1), with a bounded cache by digest. Quotes
  * repeat (same asset, same fee, deadlines rounded to the minute), so most requests reuse a signature.
  */
-import { hashMessage } from "viem"
+import { hashMessage } from "viem/utils"
 import { privateKeyToAccount } from "viem/accounts"
 import { type Address, type Hex, writeDigitsRightAligned, writeHexRightAligned } from "../domain/hex.ts"
 import { keccak256Bytes } from "../domain/keccak.ts"
