@@ -361,6 +361,83 @@ describe("computeMinAmounts equals the previous algorithm", () => {
   })
 })
 
+/**
+ * Per invoice before `target`, the domain the reference's FIFO replay with `extra18` on `domain` settles it on (-1:
+ * none, or settled unevaluated or by xERC20, which takes no custody).
+ */
+const referenceChoices = (hub: Hub, ticker: TickerState, target: InvoiceNode, domain: number, extra18: bigint): number[] => {
+  const state = hub.state
+  const epoch = state.currentEpoch()
+  const overlay: Overlay = { custodied: new Map(), available: new Map() }
+  for (const d of ticker.config.domains) {
+    overlay.custodied.set(d.domain, ticker.custodied(d.domain))
+    overlay.available.set(d.domain, ticker.depositQueue(epoch, d.domain)?.available18 ?? 0n)
+  }
+  overlay.custodied.set(domain, (overlay.custodied.get(domain) ?? 0n) + extra18)
+  overlay.available.set(domain, (overlay.available.get(domain) ?? 0n) + extra18)
+  const view = viewOf(ticker, overlay)
+  const xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20
+  const chosen: number[] = []
+  for (let invoice = ticker.invoices.head; invoice !== undefined && invoice !== target; invoice = invoice.next) {
+    const domains = settlementDomains(state, ticker, invoice.ctx, invoice.owner)
+    const found = xerc20First && domains.some((d) => d.strategy === Strategy.XERC20) ? undefined : evaluateInvoice(view, epoch, invoice.amount18, discountDbps(state, ticker, epoch, invoice.entryEpoch, invoice.ctx), domains)
+    chosen.push(found?.domain ?? -1)
+    if (found === undefined) continue
+    const after = found.amountAfterDiscount18
+    overlay.custodied.set(found.domain, (overlay.custodied.get(found.domain) ?? 0n) - after)
+    const available = overlay.available.get(found.domain) ?? 0n
+    overlay.available.set(found.domain, available > after ? available - after : 0n)
+  }
+  return chosen
+}
+
+describe("pure replays (Replay.takes), on which the search's hand-over to firstSettling rests", () => {
+  it("a pure replay's takes are the invoices the reference settles on the deposit's domain and the base settles nowhere, every other decision the base's; between two pure replays with the same takes, every deposit settles those and settling the target is monotone", () => {
+    const rng = xoroshiro128plus(41)
+    let pure = 0
+    let between = 0
+    for (let round = 0; round < 25; round++) {
+      const hub = syntheticHub(rng)
+      for (const ticker of hub.state.tickers.values()) {
+        for (let node = ticker.invoices.head; node !== undefined; node = node.next) {
+          if (!chance(rng, 20)) continue
+          for (const d of ticker.config.domains) {
+            if (d.strategy !== Strategy.DEFAULT) continue
+            const fifo = new FifoReplay(hub, ticker, node)
+            const base = referenceChoices(hub, ticker, node, d.domain, 0n)
+            const xs = Array.from({ length: 8 }, () => uniformBigInt(rng, 0n, 3n * node!.amount18 + 10n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+            const replays = xs.map((x) => fifo.replay(d.domain, x))
+            replays.forEach((r, k) => {
+              expect(r.settled, `deposit ${xs[k]} on ${d.domain}`).toBe(referenceReplay(hub, ticker, node!, d.domain, xs[k]!).settled)
+              if (r.takes === undefined) return
+              pure++
+              const takes = new Set(r.takes)
+              expect([...takes].sort((a, b) => a - b), "in order, once each").toEqual(r.takes)
+              const chosen = referenceChoices(hub, ticker, node!, d.domain, xs[k]!)
+              chosen.forEach((c, i) => expect([i, c], `deposit ${xs[k]} on ${d.domain}`).toEqual([i, takes.has(i) ? d.domain : base[i]]))
+              for (const i of takes) expect(base[i], `take ${i}`).toBe(-1)
+            })
+            for (let a = 0; a < xs.length; a++) {
+              for (let b = a + 2; b < xs.length; b++) {
+                const [ra, rb] = [replays[a]!, replays[b]!]
+                if (ra.takes === undefined || rb.takes === undefined || ra.takes.join() !== rb.takes.join()) continue
+                for (let c = a + 1; c < b; c++) {
+                  expect(replays[c]!.takes?.join()).toBe(ra.takes.join())
+                  if (ra.settled) expect(replays[c]!.settled).toBe(true)
+                  if (!rb.settled) expect(replays[c]!.settled).toBe(false)
+                  between++
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    expect(pure).toBeGreaterThan(1000)
+    expect(between).toBeGreaterThan(1000)
+  })
+})
+
 describe("the search between a failing and a settling deposit", () => {
   /** What a bisection between `lo` (failing) and `hi` (settling) ends at. */
   const bisection = (lo: bigint, hi: bigint, settles: (x: bigint) => boolean): bigint => {
