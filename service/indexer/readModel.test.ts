@@ -654,6 +654,32 @@ describe("min amounts (reference §3.15)", () => {
   })
 })
 
+describe("min amounts after attachHub", () => {
+  it("are the new hub's, even at the same mutation count and epoch as the old one", () => {
+    const worldWith = (deposit: bigint) => {
+      const world = new TestWorld()
+      const { id } = world.newIntent({ origin: 1, destinations: [10], amount: u(100) })
+      world.dispatch(1)
+      world.epoch(11)
+      world.process()
+      world.epoch(12)
+      world.newIntent({ origin: 10, destinations: [1], amount: deposit })
+      world.dispatch(10)
+      return { world, id }
+    }
+    const small = worldWith(u(1))
+    const large = worldWith(u(50))
+    expect(large.id).toBe(small.id)
+    expect(large.world.hub.state.mutations).toBe(small.world.hub.state.mutations)
+    expect(large.world.hub.currentEpoch()).toBe(small.world.hub.currentEpoch())
+    const before = small.world.model.minAmounts(small.id)!
+    small.world.model.attachHub(large.world.hub)
+    const after = small.world.model.minAmounts(small.id)!
+    expect(after).toEqual(large.world.model.minAmounts(large.id))
+    expect(after.minAmounts.get(10)).toBeLessThan(before.minAmounts.get(10)!)
+  })
+})
+
 describe("Hub.mutations", () => {
   it("counts every call that may change the hub but a block after the first", () => {
     const world = new TestWorld()

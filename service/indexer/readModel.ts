@@ -701,6 +701,8 @@ export class ReadModel implements HubObserver {
   attachHub(hub: Hub): void {
     this.hub = hub
     hub.state.observer = this
+    // Another hub's answers, whatever its mutation count and epoch.
+    this.minAmountsMemo = undefined
   }
 
   /** A sink for the hub's events (statuses need nothing but the event; the rest is read from the attached hub). */
