@@ -14,15 +14,27 @@ import { ACCOUNT_FUNDING_TOKENS } from "../scenario/schema.ts"
 import { addressToBytes32 } from "../../service/domain/hex.ts"
 import { REBALANCE_COOLDOWN_MS, rebalanceRetryMs } from "./solver.ts"
 
-const scenario = (share: number) => `
-name: solver-low-inventory
-horizon: { seconds: 1200 }
+/**
+ * Two chains of USDC, one user sending a fast intent of 6,000 31001→31002 at 60 s, and one solver holding 10,000 on
+ * 31002 and `inventory31001` on 31001, rebalancing below `share` of its start.
+ */
+const solverScenario = (p: {
+  readonly name: string
+  readonly horizonSeconds: number
+  readonly share: number
+  readonly inventory31001: string
+  readonly usdc?: string
+  readonly faults?: string
+  readonly initialLiquidity?: string
+}) => `
+name: ${p.name}
+horizon: { seconds: ${p.horizonSeconds} }
 chains: [{ id: 31001 }, { id: 31002 }]
 assets:
   - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-transport: { latency: { kind: fixed, seconds: 30 } }
-agents:
+${p.usdc ?? ""}    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+transport: { latency: { kind: fixed, seconds: 30 }${p.faults === undefined ? "" : `, faults: ${p.faults}`} }
+${p.initialLiquidity ?? ""}agents:
   rebalancers:
     - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
   solvers:
@@ -30,11 +42,13 @@ agents:
       count: 1
       feeDbps: 20
       reactionSeconds: { kind: fixed, seconds: 5 }
-      rebalanceBelowShare: ${share}
+      rebalanceBelowShare: ${p.share}
       inventory:
-        - { chain: 31001, asset: USDC, tokens: 10000 }
+        - { chain: 31001, asset: USDC, tokens: ${p.inventory31001} }
         - { chain: 31002, asset: USDC, tokens: 10000 }
 `
+
+const scenario = (share: number) => solverScenario({ name: "solver-low-inventory", horizonSeconds: 1200, share, inventory31001: "10000" })
 
 const solverStats = async (share: number) => {
   const { report } = await runScenario(parseScenario(scenario(share), "solver-low-inventory.yaml"), { seed: 1, backend: "memory" })
@@ -869,30 +883,14 @@ ${users(groups)}
  * 31002 below half at its fill (66 s). Repayments go to 31001 (the most custody).
  */
 describe("a failed solver rebalance", () => {
-  const scenarioText = (inventory31001: string, extra: { usdc?: string; faults?: string; horizonSeconds: number }) => `
-name: solver-rebalance-fails
-horizon: { seconds: ${extra.horizonSeconds} }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets:
-  - symbol: USDC
-${extra.usdc ?? ""}    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-transport: { latency: { kind: fixed, seconds: 30 }${extra.faults === undefined ? "" : `, faults: ${extra.faults}`} }
-initialLiquidity:
-  - { chain: 31001, asset: USDC, tokens: 100000 }
-  - { chain: 31002, asset: USDC, tokens: 20000 }
-agents:
-  rebalancers:
-    - { name: user, count: 1, asset: USDC, arrival: { kind: scripted, atSeconds: [60] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 6000 }, paths: { fast: 1 } }
-  solvers:
-    - name: solver
-      count: 1
-      feeDbps: 20
-      reactionSeconds: { kind: fixed, seconds: 5 }
-      rebalanceBelowShare: 0.5
-      inventory:
-        - { chain: 31001, asset: USDC, tokens: ${inventory31001} }
-        - { chain: 31002, asset: USDC, tokens: 10000 }
-`
+  const scenarioText = (inventory31001: string, extra: { usdc?: string; faults?: string; horizonSeconds: number }) =>
+    solverScenario({
+      name: "solver-rebalance-fails",
+      share: 0.5,
+      inventory31001,
+      ...extra,
+      initialLiquidity: "initialLiquidity:\n  - { chain: 31001, asset: USDC, tokens: 100000 }\n  - { chain: 31002, asset: USDC, tokens: 20000 }\n",
+    })
   /**
    * The seconds at which the solver tried a failed rebalance again (its `/rebalance-retry` events) and at which its
    * rebalance intents were created (IntentAdded paying its rebalance receiver), its counters, and its USDC on 31001
