@@ -44,13 +44,8 @@ const viewOf = (ticker: TickerState, overlay: Overlay): TickerState =>
     depositQueue: (_epoch: number, domain: number) => ({ available18: overlay.available.get(domain) ?? 0n }),
   }) as unknown as TickerState
 
-/** Calls of `referenceReplay` so far. */
-let referenceReplays = 0
-
-const referenceReplay = (hub: Hub, ticker: TickerState, target: InvoiceNode, domain: number, extra18: bigint): { settled: boolean; before: Overlay } => {
-  referenceReplays++
-  const state = hub.state
-  const epoch = state.currentEpoch()
+/** The ticker's custody and current-epoch deposits per domain, with `extra18` more of both on `domain`. */
+const overlayWith = (ticker: TickerState, epoch: number, domain: number, extra18: bigint): Overlay => {
   const overlay: Overlay = { custodied: new Map(), available: new Map() }
   for (const d of ticker.config.domains) {
     overlay.custodied.set(d.domain, ticker.custodied(d.domain))
@@ -58,6 +53,17 @@ const referenceReplay = (hub: Hub, ticker: TickerState, target: InvoiceNode, dom
   }
   overlay.custodied.set(domain, (overlay.custodied.get(domain) ?? 0n) + extra18)
   overlay.available.set(domain, (overlay.available.get(domain) ?? 0n) + extra18)
+  return overlay
+}
+
+/** Calls of `referenceReplay` so far. */
+let referenceReplays = 0
+
+const referenceReplay = (hub: Hub, ticker: TickerState, target: InvoiceNode, domain: number, extra18: bigint): { settled: boolean; before: Overlay } => {
+  referenceReplays++
+  const state = hub.state
+  const epoch = state.currentEpoch()
+  const overlay = overlayWith(ticker, epoch, domain, extra18)
   const view = viewOf(ticker, overlay)
   const xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20
   for (let invoice = ticker.invoices.head; invoice !== undefined; invoice = invoice.next) {
@@ -368,13 +374,7 @@ describe("computeMinAmounts equals the previous algorithm", () => {
 const referenceChoices = (hub: Hub, ticker: TickerState, target: InvoiceNode, domain: number, extra18: bigint): number[] => {
   const state = hub.state
   const epoch = state.currentEpoch()
-  const overlay: Overlay = { custodied: new Map(), available: new Map() }
-  for (const d of ticker.config.domains) {
-    overlay.custodied.set(d.domain, ticker.custodied(d.domain))
-    overlay.available.set(d.domain, ticker.depositQueue(epoch, d.domain)?.available18 ?? 0n)
-  }
-  overlay.custodied.set(domain, (overlay.custodied.get(domain) ?? 0n) + extra18)
-  overlay.available.set(domain, (overlay.available.get(domain) ?? 0n) + extra18)
+  const overlay = overlayWith(ticker, epoch, domain, extra18)
   const view = viewOf(ticker, overlay)
   const xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20
   const chosen: number[] = []

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest"
 import { runScenario } from "../run.ts"
 import type { ScenarioSpec } from "../scenario/schema.ts"
-import { twoChainUsdc } from "../scenario/testing.ts"
+import { twoChainUsdc, usdcUsdtText } from "../scenario/testing.ts"
 
 /** A 300-s scenario of WETH (18 decimals, no fees) on chains 31001 and 31002 with the rebalancers `rebalancers` (YAML list items). */
 const wethScenario = (name: string, rebalancers: string): string => `
@@ -163,19 +163,10 @@ describe("a swap into a chain without the input's asset", () => {
     const { planWorld } = await import("../world/plan.ts")
     const { callNow, createIntents } = await import("./common.ts")
     const spec = parseScenario(
-      `
-name: swap-destination
-horizon: { seconds: 60 }
-chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-  - symbol: USDT
-    chains: [{ chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
-agents:
-  rebalancers:
-    - { name: u, count: 1, asset: USDC, swapTo: USDT, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { swap: 1 } }
-`,
+      usdcUsdtText(
+        "{ seconds: 60 }",
+        "{ name: u, count: 1, asset: USDC, swapTo: USDT, arrival: { kind: scripted, atSeconds: [30] }, flows: [{ from: 31001, to: 31002 }], size: { kind: fixed, tokens: 100 }, paths: { swap: 1 } }",
+      ),
       "swap-destination.yaml",
     ).spec
     const plan = planWorld(spec)

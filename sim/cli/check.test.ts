@@ -10,6 +10,7 @@ import { runScenario } from "../run.ts"
 import { loadScenario } from "../scenario/load.ts"
 import { checkScenarios, compareCommand } from "./check.ts"
 import { UsageError } from "./userErrors.ts"
+import { longRunText } from "../scenario/testing.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 
@@ -354,14 +355,7 @@ describe("clearsim check --update interrupted", () => {
     const file = join(dir, `long-${name}.yaml`)
     writeFileSync(
       file,
-      `name: long-${name}
-horizon: { hours: 400 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets: [{ symbol: USDC, chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }] }]
-initialLiquidity: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }]
-agents:
-  rebalancers: [{ name: users, count: 4, asset: USDC, arrival: { kind: poisson, perHour: 2000 }, flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }], size: { kind: fixed, tokens: 10 } }]
-`,
+      longRunText(`long-${name}`),
     )
     return file
     })

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { delimiter, join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { descendants, processTable, running } from "./testing.ts"
+import { longRunText } from "../scenario/testing.ts"
 import { stopRequests } from "./up.ts"
 
 const root = join(import.meta.dirname, "..", "..")
@@ -107,14 +108,7 @@ describe("bin/clearsim.js's child when its parent is killed outright", () => {
     const long = join(out, "long.yaml")
     writeFileSync(
       long,
-      `name: long-run
-horizon: { hours: 400 }
-chains: [{ id: 31001 }, { id: 31002 }]
-assets: [{ symbol: USDC, chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }] }]
-initialLiquidity: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }]
-agents:
-  rebalancers: [{ name: users, count: 4, asset: USDC, arrival: { kind: poisson, perHour: 2000 }, flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }], size: { kind: fixed, tokens: 10 } }]
-`,
+      longRunText("long-run"),
     )
     // The current Node: the wrapper still runs the command in a child, for a larger heap.
     const started = spawn(process.execPath, [bin, "run", long, "--out", join(out, "run")], { cwd: root, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_OPTIONS: "" } })

@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from "vitest"
 import { tokensToUnits } from "../../service/domain/protocol.ts"
 import { keccak256Bytes } from "../../service/domain/keccak.ts"
 import { loadScenario, MAX_SCENARIO_BYTES, parseScenario, ScenarioError, scenarioWarningLines } from "./load.ts"
+import { usdcUsdtText } from "./testing.ts"
 
 const valid = `
 name: two-chain
@@ -436,19 +437,11 @@ ${lines}`
   it("refuses a flow to a chain without the population's asset, naming the population, the assets and the chains (a swap there could never settle)", () => {
     // USDC is on 31001 and 31002 only; USDT on 31002 and 31003. A swap of USDC from 31001 into USDT on 31003 that no
     // solver fills would, once expired, be settled in USDC on 31003, which has none: an invoice that never settles.
-    const text = (paths: string, swapTo = "") => `
-name: swap-destination
-horizon: { hours: 1 }
-chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
-assets:
-  - symbol: USDC
-    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
-  - symbol: USDT
-    chains: [{ chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
-agents:
-  rebalancers:
-    - { name: swappers, count: 1, asset: USDC, ${swapTo}arrival: { kind: poisson, perHour: 60 }, flows: [{ from: 31001, to: 31002 }, { from: 31001, to: 31003 }], size: { kind: fixed, tokens: 100 }, paths: ${paths} }
-`
+    const text = (paths: string, swapTo = "") =>
+      usdcUsdtText(
+        "{ hours: 1 }",
+        `{ name: swappers, count: 1, asset: USDC, ${swapTo}arrival: { kind: poisson, perHour: 60 }, flows: [{ from: 31001, to: 31002 }, { from: 31001, to: 31003 }], size: { kind: fixed, tokens: 100 }, paths: ${paths} }`,
+      )
     const swap =
       "asset USDC is not configured on chain 31003, where population swappers swaps USDC from chain 31001 into USDT: a swap no solver fills is settled in its input asset on its " +
       "destination once it expires, so without USDC on chain 31003 its invoice would never settle (the service refuses such a swap: UnsupportedAsset); expected USDC on chain 31003, or no flow of swappers to it"

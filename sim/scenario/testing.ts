@@ -55,3 +55,34 @@ export const twoChainUsdcText = (name: string, horizon: string, rest: string, op
   ].join("\n")
   return text
 }
+
+/**
+ * Three chains, USDC on 31001 and 31002, USDT on 31002 and 31003 (a swap of USDC into USDT on 31003 has no USDC
+ * there to settle in), and one rebalancer population (`rebalancer`: a YAML flow mapping), on line 12.
+ */
+export const usdcUsdtText = (horizon: string, rebalancer: string): string => `
+name: swap-destination
+horizon: ${horizon}
+chains: [{ id: 31001 }, { id: 31002 }, { id: 31003 }]
+assets:
+  - symbol: USDC
+    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]
+  - symbol: USDT
+    chains: [{ chain: 31002, decimals: 6 }, { chain: 31003, decimals: 6 }]
+agents:
+  rebalancers:
+    - ${rebalancer}
+`
+
+/**
+ * A scenario of a few hundred virtual hours of two-way netting on the default chains (8,000 intents an hour): still
+ * running seconds after it starts, for tests that stop a run (signals, a parent killed).
+ */
+export const longRunText = (name: string): string => `name: ${name}
+horizon: { hours: 400 }
+chains: [{ id: 31001 }, { id: 31002 }]
+assets: [{ symbol: USDC, chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }] }]
+initialLiquidity: [{ chain: 31001, asset: USDC, tokens: 100000 }, { chain: 31002, asset: USDC, tokens: 100000 }]
+agents:
+  rebalancers: [{ name: users, count: 4, asset: USDC, arrival: { kind: poisson, perHour: 2000 }, flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }], size: { kind: fixed, tokens: 10 } }]
+`
