@@ -8,7 +8,7 @@ import { format } from "d3-format"
 import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
-import { type EpochSeries, type SeriesInput, timeseriesOf } from "../metrics/timeseries.ts"
+import { type EpochSeries, type MetricColumn, type SeriesInput, timeseriesOf } from "../metrics/timeseries.ts"
 import { agentIntentCounts, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, totalText, verdictText } from "./report.ts"
 
 export type { SeriesRow } from "../metrics/timeseries.ts"
@@ -66,16 +66,21 @@ const CHARTS: readonly ChartSpec[] = [
 ]
 
 /**
- * The lines of a chart from the series of one run, in the order metrics first appear (a prefix's metrics) or in the
- * chart's order: the metrics are matched by name once each, not per row, and their points gathered in one pass
- * over the rows into columns (no object per point).
+ * The metrics of a chart in a run's series, in the order they first appear (a prefix's metrics) or in the chart's
+ * order: matched by name once each, not per row.
  */
-const linesOf = (spec: ChartSpec, series: EpochSeries): Line[] => {
+const metricsOf = (spec: ChartSpec, series: EpochSeries): string[] => {
   const matching = series.metricNames.filter((metric) => spec.metrics.some((m) => (m.endsWith(".") ? metric.startsWith(m) : metric === m)))
+  return spec.metrics.some((m) => m.endsWith(".")) ? matching : spec.metrics.filter((m) => matching.includes(m))
+}
+
+/**
+ * The lines of a chart, from the columns of every chart's metrics (`EpochSeries.columns`, gathered in one pass over
+ * the rows for all the charts: no object per point, and one pass instead of one per chart).
+ */
+const linesOf = (spec: ChartSpec, metrics: readonly string[], columns: ReadonlyMap<string, MetricColumn>): Line[] => {
   const prefix = spec.metrics.length === 1 && spec.metrics[0]!.endsWith(".") ? spec.metrics[0]! : ""
-  const ordered = spec.metrics.some((m) => m.endsWith(".")) ? matching : spec.metrics.filter((m) => matching.includes(m))
-  const columns = series.columns(ordered)
-  return ordered.map((metric) => {
+  return metrics.map((metric) => {
     const { epochs, values } = columns.get(metric)!
     return { name: spec.label?.(metric) ?? metric.slice(prefix.length), epochs, values }
   })
@@ -338,8 +343,10 @@ export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
       : `${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}`
     return `<figure>${caption}${body}</figure>`
   }
-  for (const spec of CHARTS) {
-    const lines = linesOf(spec, series)
+  const chartMetrics = CHARTS.map((spec) => metricsOf(spec, series))
+  const columns = series.columns(chartMetrics.flat())
+  for (const [c, spec] of CHARTS.entries()) {
+    const lines = linesOf(spec, chartMetrics[c]!, columns)
     if (lines.length === 0) continue
     if (spec.perTicker !== true) {
       out.push(figure(spec.title, spec.unit, lines))
