@@ -21,6 +21,8 @@ describe("netting ratio by FIFO attribution", () => {
     expect(t.overall.nettedVolume).toBe(70n)
     expect(t.overall.bySource.initial).toBe(50n)
     expect(ratioOf(t.overall.nettedVolume, t.overall.totalVolume)).toBeCloseTo(70 / 120, 6)
+    // Kept until the next settlement (read every epoch), then made again (below).
+    expect(t.overall).toBe(t.overall)
     // Bob settles 40 on 10: 30 left of his own lot (self, not netting), then 10 of the arbitrageur's.
     t.custodyOut("USDC", 10, 40n, { owner: "user/b", lane: "1>10", epoch: 6 })
     expect(t.overall.totalVolume).toBe(160n)

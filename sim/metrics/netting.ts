@@ -130,13 +130,20 @@ export class NettingTracker {
    * (once per epoch and in the report) instead of added to on every settlement.
    */
   get overall(): WeightedTotalsView {
+    // Kept until the next settlement: the collector reads it every epoch, and most epochs of a long run settle nothing.
+    if (this.overallMemo !== undefined && this.overallMemo.settlements === this.settlements) return this.overallMemo.totals
     const out = emptyWeighted()
     for (const [ticker, lanes] of this.byTickerLane) {
       const weight = this.weight(ticker)
       for (const t of lanes.values()) addWeighted(out, t, weight)
     }
+    this.overallMemo = { settlements: this.settlements, totals: out }
     return out
   }
+
+  /** User settlements added so far (`add`), for `overall`'s memo. */
+  private settlements = 0
+  private overallMemo: { readonly settlements: number; readonly totals: WeightedTotalsView } | undefined = undefined
 
   /** Lanes in the order of their first user settlement, whichever ticker (the order `byLane` lists them in). */
   private readonly laneOrder = new Set<string>()
@@ -267,6 +274,7 @@ export class NettingTracker {
 
   /** Adds one settlement to `t` (a zero part adds nothing, so it is skipped); `parts` holds its non-user parts. */
   private add(t: NettingTotals, amount18: bigint, uncovered: bigint, netted: bigint, self: bigint): void {
+    this.settlements++
     t.totalVolume18 += amount18
     const bySource = t.bySource18
     if (uncovered !== 0n) bySource.unattributed += uncovered
