@@ -126,8 +126,8 @@ class OverlayView {
  */
 const costAlone = (step: Step, custodied18: bigint, available18: bigint): bigint | undefined => {
   const amount18 = step.amount18
-  const toDiscount18 = available18 < amount18 ? available18 : amount18
-  const after18 = step.discount === 0 ? amount18 : amount18 - (toDiscount18 * step.discountBig) / DBPS_DENOMINATOR
+  // Deposits covering the whole invoice: its least cost, made once (`minAfter18`, the same arithmetic).
+  const after18 = available18 >= amount18 ? step.minAfter18 : step.discount === 0 ? amount18 : amount18 - (available18 * step.discountBig) / DBPS_DENOMINATOR
   return custodied18 >= after18 ? after18 : undefined
 }
 
