@@ -119,5 +119,6 @@ describe("clearsim exit codes and messages", () => {
     expect(late.code).toBe(2)
     expect(late.stdout).toBe("")
     expect(late.stderr.startsWith(`clearsim: ${join(dir, "late.jsonl")}:7: number/timestamp: block 1 is before the current hub block`)).toBe(true)
-  })
+    // Twelve commands one after another: 49-60 s on this machine under load, near the 60 s default.
+  }, 150_000)
 })
