@@ -25,7 +25,7 @@ import * as Schema from "effect/Schema"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createServer } from "node:http"
@@ -142,11 +142,13 @@ interface Measurement {
   readonly cpuMicros: number | undefined
 }
 
-const scripts = mkdtempSync(join(tmpdir(), "clearsim-wrk-"))
+/** wrk's Lua scripts, in a directory made when the first is written (the servers' processes write none), removed at the end. */
+let scripts: string | undefined
 const luaString = (text: string): string => JSON.stringify(text)
 
 /** A wrk Lua script for `target`: its method, body and paths (the first 1,000, cycled). */
 const wrkScript = (target: Target | undefined): string => {
+  scripts ??= mkdtempSync(join(tmpdir(), "clearsim-wrk-"))
   const file = join(scripts, `${(target?.name ?? "raw").replace(/[^a-z0-9]+/gi, "_")}.lua`)
   const paths = Array.from({ length: 1000 }, (_, i) => target?.path(i) ?? "/")
   const lines = [
@@ -310,4 +312,10 @@ const main = async () => {
 if (mode === "raw") serveRaw()
 else if (mode === "api") await serveApi()
 else if (mode === "router" || mode === "httpapi") await serveFloor(mode)
-else await main()
+else {
+  try {
+    await main()
+  } finally {
+    if (scripts !== undefined) rmSync(scripts, { recursive: true, force: true })
+  }
+}
