@@ -144,6 +144,27 @@ describe("POST /intents and /intents/", () => {
     const registries = expectProblem(await post("/intents/", intentBody({ origin: "999" })), 404, "RegistriesNotFound")
     expect(registries.message).toMatch(/999/)
   })
+
+  it("answer a value of the wrong type with the format the field takes, not its JSON type, optional fields' null left out", async () => {
+    const cases: readonly [Record<string, unknown>, string][] = [
+      [{ origin: 5 }, 'origin: Expected a chain id (a positive uint32 as a decimal string), got 5'],
+      [{ destinations: 5 }, "destinations: Expected an array (at least one destination and at most 10 destinations), got 5"],
+      [{ ttl: "abc" }, 'ttl: Expected a ttl in seconds (uint48), got "abc"'],
+      [{ max_fee: true }, "max_fee: Expected a fee in dbps (0 to 100000) (string or integer), got true"],
+      [{ maxFee: [] }, "maxFee: Expected a fee in dbps (0 to 100000) (string or integer), got []"],
+      [{ callData: 7 }, "callData: Expected 0x-prefixed hex bytes of even length, or an empty string, got 7"],
+      [{ isFastPath: "yes" }, 'isFastPath: Expected boolean, got "yes"'],
+      [{ permit2Params: 5 }, "permit2Params: Expected object, got 5"],
+      [{ permit2Params: { nonce: 5 } }, "permit2Params.nonce: Expected string, got 5"],
+    ]
+    const before = world.model.fingerprint()
+    for (const [over, message] of cases) {
+      const refused = expectProblem(await post("/intents", intentBody(over)), 400, "InvalidRequest")
+      expect(refused.message, JSON.stringify(over)).toBe(`Invalid request. body ${message}.`)
+      expect(refused.message).not.toContain("| null")
+    }
+    expect(world.model.fingerprint()).toBe(before)
+  })
 })
 
 describe("POST /intents: fast path, orders and the fee deadline", () => {

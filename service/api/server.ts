@@ -33,31 +33,88 @@ import { jsonArrayLength } from "./parse.ts"
 import { Clearing, type ClearingDeps, ClearingService } from "./service.ts"
 
 /**
- * What a schema with checks takes, from their `expected` (the formats the API checks): "a chain id (...)" for a
- * checked string, "an array (at least one destination and at most 10 destinations)"; undefined without any.
+ * What a schema with checks takes, from their `expected` (the formats the API checks), and its type: "a chain id
+ * (...)" for a checked string, "an array (at least one destination and at most 10 destinations)"; an integer
+ * with a range says the range ("a ttl in seconds (uint48)", type "integer"); `format` is undefined without checks.
  */
-const checksExpected = (ast: SchemaAST.AST): string | undefined => {
+const expectation = (ast: SchemaAST.AST): { readonly format: string | undefined; readonly type: string } => {
   const expected: string[] = []
   const visit = (check: SchemaAST.Check<any>): void => {
     if (check._tag === "FilterGroup") check.checks.forEach(visit)
     else if (typeof check.annotations?.expected === "string" && !expected.includes(check.annotations.expected)) expected.push(check.annotations.expected)
   }
   ast.checks?.forEach(visit)
-  if (expected.length === 0) return undefined
-  return SchemaAST.isArrays(ast) ? `an array (${expected.join(" and ")})` : expected.join(" and ")
+  const integer = expected.includes("an integer")
+  const formats = integer && expected.length > 1 ? expected.filter((e) => e !== "an integer") : expected
+  const type = integer ? "integer" : SchemaIssue.defaultLeafHook(new SchemaIssue.InvalidType(ast)).replace(/^Expected /u, "")
+  if (formats.length === 0) return { format: undefined, type }
+  return { format: SchemaAST.isArrays(ast) ? `an array (${formats.join(" and ")})` : formats.join(" and "), type }
+}
+
+/** A union's members, nested unions flattened, without `null` (optional body fields take null for absent). */
+const nonNullMembers = (ast: SchemaAST.AST): SchemaAST.AST[] =>
+  SchemaAST.isUnion(ast) ? ast.types.flatMap(nonNullMembers) : SchemaAST.isNull(ast) ? [] : [ast]
+
+/**
+ * A value of the wrong type says what value was expected, the format rather than the type: "Expected a chain id
+ * (...), got 5", not "Expected string, got 5"; a field that takes a string or an integer of one format says the
+ * format once, with both types ("a fee in dbps (0 to 100000) (string or number)"). The `null` of an optional body
+ * field (`optionalOrNull`, schemas.ts: null is taken as absent) is left out, so a wrong value there reads as one
+ * of a required field does. A `null` where a value is required is answered the same way (`toBadRequest` adds
+ * that the field is required). Types without a format keep effect's words ("boolean"); every other issue keeps
+ * effect's message.
+ */
+const leafHook: SchemaIssue.LeafHook = (issue) => {
+  const fallback = SchemaIssue.defaultLeafHook(issue)
+  if (issue._tag !== "InvalidType") return fallback
+  const members = nonNullMembers(issue.ast)
+  if (members.length === 0) return fallback
+  const described = members.map(expectation)
+  const first = described[0]!.format
+  const expected =
+    first !== undefined && described.length > 1 && described.every((d) => d.format === first)
+      ? `${first} (${[...new Set(described.map((d) => d.type))].join(" or ")})`
+      : [...new Set(described.map((d) => d.format ?? d.type))].join(" or ")
+  const got = SchemaIssue.hasInput(issue) ? fallback.match(/, got (.*)$/su)?.[1] : undefined
+  return got === undefined ? `Expected ${expected}` : `Expected ${expected}, got ${got}`
 }
 
 /**
- * A `null` where a value is required says what value was expected, the format rather than the type ("a chain
- * id (...)", not "string"): optional body fields take null for absent, so a client sending null for a required
- * one learns what to send instead. Every other issue keeps effect's message.
+ * `issue` with every union refusal that names no member's issue (a value of none of the union's types) made an
+ * `InvalidType` of the union, which `leafHook` describes: effect's formatter words those itself, by the union's
+ * types ("Expected number | null").
  */
-const leafHook: SchemaIssue.LeafHook = (issue) => {
-  if (issue._tag === "InvalidType" && Object.hasOwn(issue, "input") && issue.input === null) {
-    const expected = checksExpected(issue.ast)
-    if (expected !== undefined) return `Expected ${expected}, got null`
+const unionsAsLeaves = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
+  const input = SchemaIssue.hasInput(issue) ? { input: issue.input, options: { reportInput: true } } : { input: undefined, options: undefined }
+  const all = (issues: readonly SchemaIssue.Issue[]): SchemaIssue.Issue[] | undefined => {
+    const mapped = issues.map(unionsAsLeaves)
+    return mapped.every((m, k) => m === issues[k]) ? undefined : mapped
   }
-  return SchemaIssue.defaultLeafHook(issue)
+  switch (issue._tag) {
+    case "AnyOf": {
+      if (issue.issues.length === 0) return new SchemaIssue.InvalidType(issue.ast, input.input, input.options)
+      const issues = all(issue.issues)
+      return issues === undefined ? issue : new SchemaIssue.AnyOf(issue.ast, issues, input.input, input.options)
+    }
+    case "Composite": {
+      const issues = all(issue.issues)
+      return issues === undefined ? issue : new SchemaIssue.Composite(issue.ast, issues as [SchemaIssue.Issue, ...SchemaIssue.Issue[]], input.input, input.options)
+    }
+    case "Pointer": {
+      const inner = unionsAsLeaves(issue.issue)
+      return inner === issue.issue ? issue : new SchemaIssue.Pointer(issue.path, inner)
+    }
+    case "Filter": {
+      const inner = unionsAsLeaves(issue.issue)
+      return inner === issue.issue ? issue : new SchemaIssue.Filter(issue.filter, inner, input.input, input.options)
+    }
+    case "Encoding": {
+      const inner = unionsAsLeaves(issue.issue)
+      return inner === issue.issue ? issue : new SchemaIssue.Encoding(issue.ast, inner, input.input, input.options)
+    }
+    default:
+      return issue
+  }
 }
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook })
@@ -73,7 +130,7 @@ const QUERY_CODES: Readonly<Record<string, string>> = { cursor: "InvalidCursor",
 /** A request-decoding failure as `{ error, message }`: every issue with its field, capped in length. */
 export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest => {
   const slot = SLOT[error.kind] ?? error.kind.toLowerCase()
-  const issues = formatter(error.cause.issue).issues.map((i) => {
+  const issues = formatter(unionsAsLeaves(error.cause.issue)).issues.map((i) => {
     const path = pathText((i.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p) as PropertyKey))
     // Bodies are decoded strictly (`onExcessProperty: "error"`, api.ts): a field no endpoint field matches is named.
     const message = i.message === "Missing key" ? "required, but missing" : i.message.startsWith("Unexpected key") ? `not a field of this body (a typo?)${i.message.slice("Unexpected key".length).replace(/^ with value/, ", got")}` : i.message
