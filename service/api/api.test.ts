@@ -149,9 +149,9 @@ describe("POST /intents and /intents/", () => {
     const cases: readonly [Record<string, unknown>, string][] = [
       [{ origin: 5 }, 'origin: Expected a chain id (a positive uint32 as a decimal string), got 5'],
       [{ destinations: 5 }, "destinations: Expected an array (at least one destination and at most 10 destinations), got 5"],
-      [{ ttl: "abc" }, 'ttl: Expected a ttl in seconds (uint48), got "abc"'],
-      [{ max_fee: true }, "max_fee: Expected a fee in dbps (0 to 100000) (string or integer), got true"],
-      [{ maxFee: [] }, "maxFee: Expected a fee in dbps (0 to 100000) (string or integer), got []"],
+      [{ ttl: "abc" }, 'ttl: Expected a ttl in seconds (uint48) as a number, got "abc"'],
+      [{ max_fee: true }, "max_fee: Expected a fee in dbps (0 to 100000) as a string or a number, got true"],
+      [{ maxFee: [] }, "maxFee: Expected a fee in dbps (0 to 100000) as a string or a number, got []"],
       [{ callData: 7 }, "callData: Expected 0x-prefixed hex bytes of even length, or an empty string, got 7"],
       [{ isFastPath: "yes" }, 'isFastPath: Expected boolean, got "yes"'],
       [{ permit2Params: 5 }, "permit2Params: Expected object, got 5"],

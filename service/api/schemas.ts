@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
 import { API_INTENT_STATUSES } from "../indexer/records.ts"
+import { NULL_MEANS_ABSENT } from "../domain/schemas.ts"
 
 /**
  * A string matching `re`. Effect's JSON Schema carries a pattern only for a RegExp with the Unicode flag (its
@@ -38,11 +39,12 @@ const Destinations = Schema.Array(DomainId).check(Schema.isMinLength(1, { expect
 /**
  * An optional field of a request body that also takes JSON `null` for "absent": many JSON clients write null for
  * a field they leave out. Decoded to a missing key, so what the service receives never holds a null (a null and
- * an absent field build the same transaction); the OpenAPI document shows the field as `anyOf: [<schema>,
- * { type: "null" }]`. Required fields stay non-nullable: a null there is a 400 naming the field.
+ * an absent field build the same transaction; messages leave the null out: `NULL_MEANS_ABSENT`); the OpenAPI
+ * document shows the field as `anyOf: [<schema>, { type: "null" }]`. Required fields stay non-nullable: a null
+ * there is a 400 naming the field.
  */
 const optionalOrNull = <S extends Schema.Top>(schema: S) =>
-  Schema.optionalKey(Schema.NullOr(schema)).pipe(
+  Schema.optionalKey(Schema.NullOr(schema).annotate({ [NULL_MEANS_ABSENT]: true })).pipe(
     Schema.decodeTo(
       Schema.optionalKey(Schema.toType(schema)),
       SchemaTransformation.transformOptional({ decode: Option.filter((value) => value !== null), encode: (value) => value }),

@@ -17,7 +17,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as Scope from "effect/Scope"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -30,94 +29,10 @@ import { AssetsQuery, BatchesQuery, HistoryQuery, IntentsQuery, InvoicesQuery } 
 import { BadRequest, DEFAULT_MAX_BODY_BYTES, MAX_BODY_ARRAY_ITEMS, REFUSAL_CODES } from "./errors.ts"
 import { HandlersLive } from "./handlers.ts"
 import { jsonArrayLength } from "./parse.ts"
+import { formatLeafHook, unionsAsLeaves } from "../domain/schemas.ts"
 import { Clearing, type ClearingDeps, ClearingService } from "./service.ts"
 
-/**
- * What a schema with checks takes, from their `expected` (the formats the API checks), and its type: "a chain id
- * (...)" for a checked string, "an array (at least one destination and at most 10 destinations)"; an integer
- * with a range says the range ("a ttl in seconds (uint48)", type "integer"); `format` is undefined without checks.
- */
-const expectation = (ast: SchemaAST.AST): { readonly format: string | undefined; readonly type: string } => {
-  const expected: string[] = []
-  const visit = (check: SchemaAST.Check<any>): void => {
-    if (check._tag === "FilterGroup") check.checks.forEach(visit)
-    else if (typeof check.annotations?.expected === "string" && !expected.includes(check.annotations.expected)) expected.push(check.annotations.expected)
-  }
-  ast.checks?.forEach(visit)
-  const integer = expected.includes("an integer")
-  const formats = integer && expected.length > 1 ? expected.filter((e) => e !== "an integer") : expected
-  const type = integer ? "integer" : SchemaIssue.defaultLeafHook(new SchemaIssue.InvalidType(ast)).replace(/^Expected /u, "")
-  if (formats.length === 0) return { format: undefined, type }
-  return { format: SchemaAST.isArrays(ast) ? `an array (${formats.join(" and ")})` : formats.join(" and "), type }
-}
-
-/** A union's members, nested unions flattened, without `null` (optional body fields take null for absent). */
-const nonNullMembers = (ast: SchemaAST.AST): SchemaAST.AST[] =>
-  SchemaAST.isUnion(ast) ? ast.types.flatMap(nonNullMembers) : SchemaAST.isNull(ast) ? [] : [ast]
-
-/**
- * A value of the wrong type says what value was expected, the format rather than the type: "Expected a chain id
- * (...), got 5", not "Expected string, got 5"; a field that takes a string or an integer of one format says the
- * format once, with both types ("a fee in dbps (0 to 100000) (string or number)"). The `null` of an optional body
- * field (`optionalOrNull`, schemas.ts: null is taken as absent) is left out, so a wrong value there reads as one
- * of a required field does. A `null` where a value is required is answered the same way (`toBadRequest` adds
- * that the field is required). Types without a format keep effect's words ("boolean"); every other issue keeps
- * effect's message.
- */
-const leafHook: SchemaIssue.LeafHook = (issue) => {
-  const fallback = SchemaIssue.defaultLeafHook(issue)
-  if (issue._tag !== "InvalidType") return fallback
-  const members = nonNullMembers(issue.ast)
-  if (members.length === 0) return fallback
-  const described = members.map(expectation)
-  const first = described[0]!.format
-  const expected =
-    first !== undefined && described.length > 1 && described.every((d) => d.format === first)
-      ? `${first} (${[...new Set(described.map((d) => d.type))].join(" or ")})`
-      : [...new Set(described.map((d) => d.format ?? d.type))].join(" or ")
-  const got = SchemaIssue.hasInput(issue) ? fallback.match(/, got (.*)$/su)?.[1] : undefined
-  return got === undefined ? `Expected ${expected}` : `Expected ${expected}, got ${got}`
-}
-
-/**
- * `issue` with every union refusal that names no member's issue (a value of none of the union's types) made an
- * `InvalidType` of the union, which `leafHook` describes: effect's formatter words those itself, by the union's
- * types ("Expected number | null").
- */
-const unionsAsLeaves = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
-  const input = SchemaIssue.hasInput(issue) ? { input: issue.input, options: { reportInput: true } } : { input: undefined, options: undefined }
-  const all = (issues: readonly SchemaIssue.Issue[]): SchemaIssue.Issue[] | undefined => {
-    const mapped = issues.map(unionsAsLeaves)
-    return mapped.every((m, k) => m === issues[k]) ? undefined : mapped
-  }
-  switch (issue._tag) {
-    case "AnyOf": {
-      if (issue.issues.length === 0) return new SchemaIssue.InvalidType(issue.ast, input.input, input.options)
-      const issues = all(issue.issues)
-      return issues === undefined ? issue : new SchemaIssue.AnyOf(issue.ast, issues, input.input, input.options)
-    }
-    case "Composite": {
-      const issues = all(issue.issues)
-      return issues === undefined ? issue : new SchemaIssue.Composite(issue.ast, issues as [SchemaIssue.Issue, ...SchemaIssue.Issue[]], input.input, input.options)
-    }
-    case "Pointer": {
-      const inner = unionsAsLeaves(issue.issue)
-      return inner === issue.issue ? issue : new SchemaIssue.Pointer(issue.path, inner)
-    }
-    case "Filter": {
-      const inner = unionsAsLeaves(issue.issue)
-      return inner === issue.issue ? issue : new SchemaIssue.Filter(issue.filter, inner, input.input, input.options)
-    }
-    case "Encoding": {
-      const inner = unionsAsLeaves(issue.issue)
-      return inner === issue.issue ? issue : new SchemaIssue.Encoding(issue.ast, inner, input.input, input.options)
-    }
-    default:
-      return issue
-  }
-}
-
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook })
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook: formatLeafHook })
 
 const SLOT: Record<string, string> = { Params: "path", Query: "query", Payload: "body", Headers: "header" }
 

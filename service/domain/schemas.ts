@@ -118,7 +118,128 @@ export interface InputProblem {
   readonly message: string
 }
 
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+/** What a check says of any number: dropped beside a more specific one, which says the number's type. */
+const TYPE_CHECKS: Readonly<Record<string, string>> = { "an integer": "integer", "a finite number": "number" }
+
+/**
+ * What a schema with checks takes, from their `expected` (the formats the API and the scenario files check), and
+ * its type: "a chain id (...)" for a checked string, "an array (at least one destination and at most 10
+ * destinations)"; a number with a range says the range ("a ttl in seconds (uint48)", type "integer"); `format`
+ * is undefined without checks.
+ */
+const expectation = (ast: SchemaAST.AST): { readonly format: string | undefined; readonly type: string } => {
+  const expected: string[] = []
+  const visit = (check: SchemaAST.Check<any>): void => {
+    if (check._tag === "FilterGroup") check.checks.forEach(visit)
+    else if (typeof check.annotations?.expected === "string" && !expected.includes(check.annotations.expected)) expected.push(check.annotations.expected)
+  }
+  ast.checks?.forEach(visit)
+  const specific = expected.filter((e) => TYPE_CHECKS[e] === undefined)
+  const formats = specific.length > 0 ? specific : expected
+  const numberType = expected.map((e) => TYPE_CHECKS[e]).find((t) => t !== undefined)
+  const type = numberType ?? SchemaIssue.defaultLeafHook(new SchemaIssue.InvalidType(ast)).replace(/^Expected /u, "")
+  if (formats.length === 0) return { format: undefined, type }
+  return { format: SchemaAST.isArrays(ast) ? `an array (${formats.join(" and ")})` : formats.join(" and "), type }
+}
+
+/**
+ * The annotation of a union with `null` whose null stands for "absent" (the API's optional body fields, which
+ * take null for a field left out): its messages leave the null out, as they do the missing key.
+ */
+export const NULL_MEANS_ABSENT = "clearsimNullMeansAbsent"
+
+/** A union's members, nested unions flattened. */
+const flatten = (ast: SchemaAST.AST): SchemaAST.AST[] => (SchemaAST.isUnion(ast) ? ast.types.flatMap(flatten) : [ast])
+
+/** A union's members, nested unions flattened; without `null` where it means absent (`NULL_MEANS_ABSENT`). */
+const members = (ast: SchemaAST.AST, dropNull = false): SchemaAST.AST[] => {
+  const drop = dropNull || ast.annotations?.[NULL_MEANS_ABSENT] === true
+  return SchemaAST.isUnion(ast) ? ast.types.flatMap((member) => members(member, drop)) : drop && SchemaAST.isNull(ast) ? [] : [ast]
+}
+
+/** "as a number" after a format that does not say its JSON type ("a non-negative integer"); nothing when it does. */
+const asType = (format: string, type: string): string => {
+  const word = type === "integer" ? "number" : type
+  if (!["string", "number", "boolean"].includes(word) || format.includes(word)) return format
+  return `${format} as a ${word}`
+}
+
+/**
+ * A value of the wrong type says what value was expected, the format rather than the type alone: "Expected a
+ * chain id (a positive uint32 as a decimal string), got 5", not "Expected string, got 5"; with the JSON type when
+ * the format does not say it ("a non-negative integer as a number, got \"3\""). A field taking a string or a
+ * number of one format says the format once ("a fee in dbps (0 to 100000) as a string or a number"); of
+ * different formats, each with its type; a union of structs names their keys and tags ("one of the forms
+ * { epochs } | { hours }", `{ kind: "poisson", perHour }`). The `null` of an optional body field (the API's
+ * `optionalOrNull`: null is taken as absent) is left out, so a wrong value there reads as one of a required field
+ * does ("Expected boolean", not "Expected boolean | null"). A `null` where a value is required is answered the
+ * same way (the API's 400 adds that the field is required). Every other issue keeps effect's message.
+ */
+export const formatLeafHook: SchemaIssue.LeafHook = (issue) => {
+  const fallback = SchemaIssue.defaultLeafHook(issue)
+  if (issue._tag !== "InvalidType") return fallback
+  const taken = members(issue.ast)
+  if (taken.length === 0) return fallback
+  const described = taken.map(expectation)
+  const first = described[0]!.format
+  const unique = (texts: readonly string[], separator: string): string => [...new Set(texts)].join(separator)
+  let expected: string
+  if (taken.length > 1 && taken.every(SchemaAST.isObjects)) {
+    const key = (p: SchemaAST.PropertySignature): string => (SchemaAST.isLiteral(p.type) ? `${String(p.name)}: ${JSON.stringify(p.type.literal)}` : String(p.name))
+    expected = `one of the forms ${taken.map((m) => `{ ${m.propertySignatures.map(key).join(", ")} }`).join(" | ")}`
+  } else if (first !== undefined && described.every((d) => d.format === first)) {
+    const types = unique(described.map((d) => `a ${d.type === "integer" ? "number" : d.type}`), " or ")
+    expected = described.length === 1 ? asType(first, described[0]!.type) : first.includes(" as a ") ? first : `${first} as ${types}`
+  } else if (described.some((d) => d.format !== undefined)) {
+    expected = unique(described.map((d) => (d.format === undefined ? d.type : asType(d.format, d.type))), " or ")
+  } else if (taken.length < flatten(issue.ast).length) {
+    expected = unique(described.map((d) => d.type), " | ") // effect's words, without the null that means absent
+  } else {
+    return fallback
+  }
+  const got = SchemaIssue.hasInput(issue) ? fallback.match(/, got (.*)$/su)?.[1] : undefined
+  return got === undefined ? `Expected ${expected}` : `Expected ${expected}, got ${got}`
+}
+
+/**
+ * `issue` with every union refusal that names no member's issue (a value of none of the union's types) made an
+ * `InvalidType` of the union, which `formatLeafHook` describes: effect's formatter words those itself, by the union's
+ * types ("Expected number | null").
+ */
+export const unionsAsLeaves = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
+  const input = SchemaIssue.hasInput(issue) ? { input: issue.input, options: { reportInput: true } } : { input: undefined, options: undefined }
+  const all = (issues: readonly SchemaIssue.Issue[]): SchemaIssue.Issue[] | undefined => {
+    const mapped = issues.map(unionsAsLeaves)
+    return mapped.every((m, k) => m === issues[k]) ? undefined : mapped
+  }
+  switch (issue._tag) {
+    case "AnyOf": {
+      if (issue.issues.length === 0) return new SchemaIssue.InvalidType(issue.ast, input.input, input.options)
+      const issues = all(issue.issues)
+      return issues === undefined ? issue : new SchemaIssue.AnyOf(issue.ast, issues, input.input, input.options)
+    }
+    case "Composite": {
+      const issues = all(issue.issues)
+      return issues === undefined ? issue : new SchemaIssue.Composite(issue.ast, issues as [SchemaIssue.Issue, ...SchemaIssue.Issue[]], input.input, input.options)
+    }
+    case "Pointer": {
+      const inner = unionsAsLeaves(issue.issue)
+      return inner === issue.issue ? issue : new SchemaIssue.Pointer(issue.path, inner)
+    }
+    case "Filter": {
+      const inner = unionsAsLeaves(issue.issue)
+      return inner === issue.issue ? issue : new SchemaIssue.Filter(issue.filter, inner, input.input, input.options)
+    }
+    case "Encoding": {
+      const inner = unionsAsLeaves(issue.issue)
+      return inner === issue.issue ? issue : new SchemaIssue.Encoding(issue.ast, inner, input.input, input.options)
+    }
+    default:
+      return issue
+  }
+}
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook: formatLeafHook })
 
 const formatPath = (path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>): string =>
   path
@@ -183,7 +304,7 @@ const problemsOf = (issue: SchemaIssue.Issue, at: readonly PropertyKey[], input:
       return problemsOf(choice, at, input)
     }
   }
-  return formatter(issue).issues.map((i) => {
+  return formatter(unionsAsLeaves(issue)).issues.map((i) => {
     const path = [...at, ...(i.path ?? []).map((segment) => (typeof segment === "object" ? segment.key : segment))]
     if (i.message.startsWith("Expected no excess property")) return { path: formatPath(path), message: "unknown key (not a field here; a typo?)" }
     return { path: formatPath(path), message: withActual(i.message, input, path) }

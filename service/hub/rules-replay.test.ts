@@ -38,13 +38,13 @@ describe("replay inputs: decodeInputLine rejects malformed lines", () => {
     ["not an object", "[1]", /^line \d+: expected a JSON object$/],
     ["unknown kind", line({ kind: "nope" }), /^line \d+: kind: expected one of "block", .*got "nope"$/],
     ["missing kind", line({ number: 1 }), /^line \d+: kind: expected one of .*got undefined$/],
-    ["wrong type", line({ kind: "block", number: "3", timestamp: 5 }), /^line \d+: number: Expected number, got .+$/],
+    ["wrong type", line({ kind: "block", number: "3", timestamp: 5 }), /^line \d+: number: Expected a non-negative integer as a number, got "3"$/],
     ["negative integer", line({ kind: "block", number: -1, timestamp: 5 }), /^line \d+: number: Expected a non-negative integer, got .+$/],
     ["decimal integer", line({ kind: "block", number: 1.5, timestamp: 5 }), /^line \d+: number: Expected an integer, got .+$/],
     ["missing field", line({ kind: "block", timestamp: 5 }), /^line \d+: number: Missing key$/],
     ["missing field (queue)", line({ kind: "processSettlementQueue", domain: 1 }), /^line \d+: amount: Missing key$/],
     ["negative amount", line({ kind: "intent", intent: { ...intentJson(), amount: "-5" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string/],
-    ["amount as a JSON number", line({ kind: "intent", intent: { ...intentJson(), amount: 100 } }), /^line \d+: intent\.amount: Expected string, got .+$/],
+    ["amount as a JSON number", line({ kind: "intent", intent: { ...intentJson(), amount: 100 } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string .+, got 100$/],
     ["amount with leading zeros", line({ kind: "intent", intent: { ...intentJson(), amount: "0100" } }), /^line \d+: intent\.amount: Expected a non-negative integer/],
     ["decimal-point amount", line({ kind: "intent", intent: { ...intentJson(), amount: "1.5" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string.*, got "1\.5"$/],
     ["exponent amount", line({ kind: "intent", intent: { ...intentJson(), amount: "1e3" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string.*, got "1e3"$/],
@@ -67,7 +67,7 @@ describe("replay inputs: decodeInputLine rejects malformed lines", () => {
   })
 
   it("reports every problem of a line", () => {
-    expectLineError(() => decodeInputLine(line({ kind: "block", number: -1, timestamp: "x" }), 3), 3, /^line 3: number: Expected a non-negative integer, got -1; timestamp: Expected number, got "x"$/)
+    expectLineError(() => decodeInputLine(line({ kind: "block", number: -1, timestamp: "x" }), 3), 3, /^line 3: number: Expected a non-negative integer, got -1; timestamp: Expected an integer between 0 and 281474976710655 \(uint48\) as a number, got "x"$/)
   })
 
   it("accepts the largest uint256 amount", () => {
@@ -178,7 +178,7 @@ describe("replay: replayLines", () => {
   it("a malformed line stops the replay with its line number and field", async () => {
     await expect(replayLines([config, block(100), "", line({ kind: "processSettlementQueue", domain: "x", amount: 1 })], { onLine: () => {} })).rejects.toMatchObject({
       line: 4,
-      message: `line 4: domain: Expected number, got "x"`,
+      message: `line 4: domain: Expected an integer between 0 and 4294967295 (uint32) as a number, got "x"`,
     })
   })
 

@@ -470,6 +470,28 @@ ${lines}`
     ])
   })
 
+  it("answers a value of the wrong type with the format the field takes and, when the format does not say it, its type", () => {
+    const message = (from: string, to: string) => {
+      const problems = problemsOf(valid.replace(from, to))
+      expect(problems, to).toHaveLength(1)
+      return `${problems[0]!.path}: ${problems[0]!.message}`
+    }
+    expect(message("seed: 7", 'seed: "7"')).toBe('seed: Expected a non-negative integer and a seed of at most 9007199254740991 (2^53 - 1) as a number, got "7"')
+    expect(message("perHour: 60", "perHour: [60]")).toBe("agents.rebalancers[0].arrival.perHour: Expected a positive rate as a number, got [60]")
+    // A format that names its type already is not told twice; a count of agents is a number.
+    expect(message("count: 4", "count: abc")).toBe('agents.rebalancers[0].count: Expected a number of agents from 1 to 100000 (each has its own funded account), got "abc"')
+    // A number or a decimal string, each with its own format.
+    expect(message("medianTokens: 1000", "medianTokens: true")).toBe(
+      "agents.rebalancers[0].size.medianTokens: Expected a non-negative amount of tokens as a number or a non-negative decimal amount of tokens as a string, got true",
+    )
+    // A union of structs that is given no object: its forms, tags included.
+    expect(message("horizon: { hours: 2 }", "horizon: 2")).toBe("horizon: Expected one of the forms { epochs } | { hours } | { seconds }, got 2")
+    expect(message("arrival: { kind: poisson, perHour: 60 }", "arrival: poisson")).toBe(
+      'agents.rebalancers[0].arrival: Expected one of the forms { kind: "scripted", atSeconds } | { kind: "poisson", perHour } | { kind: "bursty", everySeconds, size, spreadSeconds }, got "poisson"',
+    )
+    expect(message("chains:\n  - { id: 31001 }\n  - { id: 31002 }", "chains: 31001")).toBe("chains: Expected an array (at least two chains), got 31001")
+  })
+
   it("shows NaN and infinities as they are, not as JSON's null", () => {
     expect(problemsOf(valid.replace("horizon: { hours: 2 }", "horizon: { hours: .inf }"))).toEqual([expect.objectContaining({ path: "horizon.hours", message: "Expected a finite number, got Infinity" })])
     expect(problemsOf(valid.replace("perHour: 60", "perHour: .nan"))[0]).toMatchObject({ path: "agents.rebalancers[0].arrival.perHour", message: "Expected a finite number, got NaN" })
