@@ -89,6 +89,7 @@ export const setUserSupportedDomains = (hub: HubState, user: Bytes32, domains: r
     seen.add(d)
   }
   hub.userSupportedDomains.set(user, [...domains])
+  hub.userDomainsChanges++
   hub.emit({ kind: "SolverConfigUpdated", solver: user, supportedDomains: [...domains] })
 }
 

@@ -86,72 +86,58 @@ export class Hub {
   }
 
   setBlock(blockNumber: number, timestamp: number): void {
-    // The epoch is the readers' to compare; the first block also initializes the tickers.
-    if (!this.state.started) this.state.mutations++
     Handler.setBlock(this.state, blockNumber, timestamp)
   }
 
   /** An INTENT message, from the gateway (`caller` undefined) or a direct `receiveMessage` by the owner or an ADMIN. */
   receiveIntents(intents: readonly Intent[], knownIds?: readonly Bytes32[], caller?: Bytes32): void {
-    this.state.mutations++
     authorizeReceiveMessage(this.state, caller, "INTENT")
     receiveIntents(this.state, intents, knownIds)
   }
 
   /** A FILL message, from the gateway (`caller` undefined) or a direct `receiveMessage` by the owner or an ADMIN. */
   receiveFills(fills: readonly FillMessage[], caller?: Bytes32): void {
-    this.state.mutations++
     authorizeReceiveMessage(this.state, caller, "FILL")
     receiveFills(this.state, fills)
   }
 
   processDepositsAndInvoices(ticker: string, maxEpochs = 0, maxDeposits = 0, maxInvoices = 0): void {
-    this.state.mutations++
     processDepositsAndInvoices(this.state, resolveTickerHash(ticker), maxEpochs, maxDeposits, maxInvoices)
   }
 
   processSettlementQueue(domain: number, amount: number): OutboundMessage {
-    this.state.mutations++
     return Handler.processSettlementQueue(this.state, domain, amount)
   }
 
   handleExpiredIntents(intentIds: readonly Bytes32[]): void {
-    this.state.mutations++
     Handler.handleExpiredIntents(this.state, intentIds)
   }
 
   returnUnsupportedIntent(intentId: Bytes32): OutboundMessage {
-    this.state.mutations++
     return Handler.returnUnsupportedIntent(this.state, intentId)
   }
 
   setUpdateVirtualBalance(user: Bytes32, status: boolean): void {
-    this.state.mutations++
     Handler.setUpdateVirtualBalance(this.state, user, status)
   }
 
   setUserSupportedDomains(user: Bytes32, domains: readonly number[]): void {
-    this.state.mutations++
     Handler.setUserSupportedDomains(this.state, user, domains)
   }
 
   withdrawFees(withdrawer: Bytes32, feeRecipient: Bytes32, ticker: string, amount18: bigint, destinations: readonly number[]): Bytes32 {
-    this.state.mutations++
     return Handler.withdrawFees(this.state, withdrawer, feeRecipient, resolveTickerHash(ticker), amount18, destinations)
   }
 
   updateEpochLength(epochLengthBlocks: number): void {
-    this.state.mutations++
     Handler.updateEpochLength(this.state, epochLengthBlocks)
   }
 
   pause(caller: Bytes32): void {
-    this.state.mutations++
     pause(this.state, caller)
   }
 
   unpause(caller: Bytes32): void {
-    this.state.mutations++
     unpause(this.state, caller)
   }
 

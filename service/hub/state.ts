@@ -58,6 +58,11 @@ export class InvoiceList {
   head: InvoiceNode | undefined = undefined
   tail: InvoiceNode | undefined = undefined
   length = 0
+  /**
+   * Invoices unlinked so far. Invoices are only ever appended at the tail, so while it stays the same every
+   * invoice's predecessors stay the same (`MinAmountsCache`).
+   */
+  removals = 0
 
   append(node: InvoiceNode): void {
     node.prev = this.tail
@@ -75,6 +80,7 @@ export class InvoiceList {
     else this.tail = node.prev
     node.prev = node.next = undefined
     this.length--
+    this.removals++
     node.ctx.invoice = undefined
   }
 
@@ -265,11 +271,8 @@ export class HubState {
   readonly userSupportedDomains = new Map<Bytes32, readonly number[]>()
   /** `paused` (reference §3.14): gateway messages and the `whenNotPaused` calls revert while set (`pause.ts`). */
   paused = false
-  /**
-   * Calls through `Hub` that may change the state other than its block (reverted ones included): readers that
-   * memoize what they derive from the state (the read model's min-amounts) compare it, with the epoch.
-   */
-  mutations = 0
+  /** Changes of `userSupportedDomains` so far (an invoice's settlement domains read it: `MinAmountsCache`). */
+  userDomainsChanges = 0
   /** Outbound message counter (message ids). */
   messageNonce = 0n
   paymentNonce = 0n

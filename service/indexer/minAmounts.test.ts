@@ -541,3 +541,57 @@ describe("the search between a failing and a settling deposit", () => {
     expect(made).toBeLessThan(bisecting / 2)
   })
 })
+
+describe("MinAmountsCache (the read model's min-amounts)", () => {
+  it("gives what computeMinAmounts gives at every step of random hub histories, and keeps answers across changes it does not read", () => {
+    const rng = xoroshiro128plus(11)
+    let asked = 0
+    let kept = 0
+    let keptAcrossEpochs = 0
+    for (let round = 0; round < 8; round++) {
+      const world = new TestWorld()
+      const user = addressToBytes32("0x00000000000000000000000000000000000000aa")
+      const previous = new Map<Bytes32, { answer: InvoiceMinAmounts; epoch: number }>()
+      let epoch = 10
+      world.epoch(epoch)
+      for (let step = 0; step < 80; step++) {
+        // Mostly one-sided flows into 10 (DAI) and 56 (USDC), where invoices pile up, with some deposits there.
+        const action = uniformInt(rng, 0, 99)
+        if (action < 45) {
+          const symbol = chance(rng, 70) ? "DAI" : "USDC"
+          const domains = symbol === "DAI" ? [1, 10, 8453] : [1, 10, 56]
+          const sink = symbol === "DAI" ? 10 : 56
+          const origin = chance(rng, 85) ? pick(rng, domains.filter((d) => d !== sink)) : sink
+          const destinations = origin === sink ? [pick(rng, domains.filter((d) => d !== sink))] : chance(rng, 80) ? [sink] : domains.filter((d) => d !== origin)
+          world.newIntent({ symbol, origin, destinations, amount: amountOf(rng, 40) + u(1) })
+          world.dispatch(origin)
+        } else if (action < 60) {
+          world.process(chance(rng, 60) ? "DAI" : "USDC")
+        } else if (action < 80) {
+          world.block(world.hub.state.blockNumber + 1)
+        } else if (action < 97) {
+          world.epoch(++epoch)
+        } else {
+          world.hub.setUserSupportedDomains(user, chance(rng, 50) ? [8453, 10] : [1, 56])
+        }
+        for (const ticker of world.hub.state.tickers.values()) {
+          for (let node = ticker.invoices.head; node !== undefined; node = node.next) {
+            const answer = world.model.minAmounts(node.intentId)!
+            expect(plain(answer)).toEqual(plain(computeMinAmounts(world.hub, ticker, node)))
+            asked++
+            const before = previous.get(node.intentId)
+            if (before?.answer === answer) {
+              kept++
+              if (before.epoch !== epoch) keptAcrossEpochs++
+            }
+            previous.set(node.intentId, { answer, epoch })
+          }
+        }
+      }
+    }
+    console.log({ asked, kept, keptAcrossEpochs })
+    expect(asked).toBeGreaterThan(2000)
+    expect(kept).toBeGreaterThan(asked / 4)
+    expect(keptAcrossEpochs).toBeGreaterThan(50)
+  })
+})

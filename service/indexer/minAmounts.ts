@@ -662,7 +662,13 @@ export const firstSettling = (
 }
 
 /** The minimum amounts of the open invoice `node` of `ticker`, per candidate domain. */
-export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNode): InvoiceMinAmounts => {
+export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNode): InvoiceMinAmounts => minAmountsOf(hub, ticker, node).result
+
+/**
+ * `computeMinAmounts`, and whether a domain's shortfall rounds stopped at their limit, which grows with the
+ * ticker's whole list (its later invoices included): only then does the answer depend on that length.
+ */
+const minAmountsOf = (hub: Hub, ticker: TickerState, node: InvoiceNode): { readonly result: InvoiceMinAmounts; readonly roundLimitReached: boolean } => {
   const state = hub.state
   const epoch = state.currentEpoch()
   const discount = discountDbps(state, ticker, epoch, node.entryEpoch, node.ctx)
@@ -672,6 +678,7 @@ export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNo
   const minAmounts = new Map<number, bigint>()
   const invoiceCount = ticker.invoices.length
   const fifo = candidates.length > 0 ? new FifoReplay(hub, ticker, node) : undefined
+  let roundLimitReached = false
   for (const candidate of candidates) {
     const d = candidate.domain
     const replay = (extra18: bigint): Replay => fifo!.replay(d, extra18)
@@ -690,7 +697,10 @@ export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNo
       extra += shortfall
       result = replay(extra)
     }
-    if (!result.settled) continue
+    if (!result.settled) {
+      if (rounds > invoiceCount + 2) roundLimitReached = true
+      continue
+    }
     if (rounds > 1) {
       // Earlier invoices took part: their own discounts grow with the deposit, so the last step may overshoot.
       // Bisect between the last amount that failed and the one that settles.
@@ -706,5 +716,91 @@ export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNo
     const covered = deposits < node.amount18 ? deposits : node.amount18
     amountAfterDiscounts.set(d, node.amount18 - (covered * BigInt(discount)) / DBPS_DENOMINATOR)
   }
-  return { invoiceAmount: node.amount18, discountDbps: discount, amountAfterDiscounts, custodiedAmounts, minAmounts }
+  return { result: { invoiceAmount: node.amount18, discountDbps: discount, amountAfterDiscounts, custodiedAmounts, minAmounts }, roundLimitReached }
+}
+
+/** An epoch late enough for every discount to have reached its cap. */
+const FAR_EPOCH = 2 ** 40
+
+/** A computed answer and what it was computed from. */
+interface CacheEntry {
+  readonly result: InvoiceMinAmounts
+  readonly epoch: number
+  /** Every discount the answer read (the invoice's and its predecessors') was at its cap in `epoch`: so in any later one too. */
+  readonly capped: boolean
+  readonly userDomainsChanges: number
+  /** The ticker's number of open invoices when a domain's rounds reached their limit (which grows with it); undefined when none did. */
+  readonly invoiceCount: number | undefined
+  /** The domains the answer read (the settlement domains of the invoice and of its predecessors), with their custody and current-epoch deposits then. */
+  readonly domains: readonly number[]
+  readonly custodied18: readonly bigint[]
+  readonly available18: readonly bigint[]
+}
+
+/**
+ * Min-amounts of open invoices, each kept while what it is computed from stays the same, checked in O(domains) per
+ * question: the invoice's predecessors (none removed from the ticker's list since, `InvoiceList.removals`: appends
+ * come after it; the list's length too when a domain's shortfall rounds reached their limit, which grows with it),
+ * their settlement domains (no user changed their supported domains since), their discounts (the
+ * same epoch, or a later one when every discount was already at its cap), and the custody and current-epoch
+ * deposits of every domain those invoices list (compared by value). `computeMinAmounts` reads nothing else, so an
+ * answer kept is the one it would give again (minAmounts.test.ts checks every answer against a fresh computation
+ * along random hub histories). Arbitrageurs ask again and again between changes that touch none of this: intents
+ * from chains no invoice lists, new invoices behind the one asked about, new epochs once the discounts are capped.
+ */
+export class MinAmountsCache {
+  private readonly tickers = new Map<TickerState, { readonly removals: number; readonly entries: Map<InvoiceNode, CacheEntry> }>()
+
+  /** Forgets every answer (another hub is read from now on). */
+  clear(): void {
+    this.tickers.clear()
+  }
+
+  /** `computeMinAmounts(hub, ticker, node)`, computed again only when something it reads has changed. */
+  get(hub: Hub, ticker: TickerState, node: InvoiceNode): InvoiceMinAmounts {
+    const state = hub.state
+    const epoch = state.currentEpoch()
+    const removals = ticker.invoices.removals
+    let cache = this.tickers.get(ticker)
+    if (cache === undefined || cache.removals !== removals) this.tickers.set(ticker, (cache = { removals, entries: new Map() }))
+    const kept = cache.entries.get(node)
+    if (
+      kept !== undefined &&
+      kept.userDomainsChanges === state.userDomainsChanges &&
+      (kept.epoch === epoch || (kept.capped && epoch > kept.epoch)) &&
+      (kept.invoiceCount === undefined || kept.invoiceCount === ticker.invoices.length) &&
+      sameBalances(ticker, epoch, kept)
+    ) {
+      return kept.result
+    }
+    const { result, roundLimitReached } = minAmountsOf(hub, ticker, node)
+    const listed = new Set<number>()
+    let capped = true
+    for (let invoice = ticker.invoices.head; invoice !== undefined; invoice = invoice.next) {
+      for (const d of settlementDomains(state, ticker, invoice.ctx, invoice.owner)) listed.add(d.domain)
+      if (capped && discountDbps(state, ticker, epoch, invoice.entryEpoch, invoice.ctx) !== discountDbps(state, ticker, FAR_EPOCH, invoice.entryEpoch, invoice.ctx)) capped = false
+      if (invoice === node) break
+    }
+    const domains = [...listed]
+    cache.entries.set(node, {
+      result,
+      epoch,
+      capped,
+      userDomainsChanges: state.userDomainsChanges,
+      invoiceCount: roundLimitReached ? ticker.invoices.length : undefined,
+      domains,
+      custodied18: domains.map((d) => ticker.custodied(d)),
+      available18: domains.map((d) => ticker.depositQueue(epoch, d)?.available18 ?? 0n),
+    })
+    return result
+  }
+}
+
+const sameBalances = (ticker: TickerState, epoch: number, kept: CacheEntry): boolean => {
+  const domains = kept.domains
+  for (let k = 0; k < domains.length; k++) {
+    const d = domains[k]!
+    if (ticker.custodied(d) !== kept.custodied18[k] || (ticker.depositQueue(epoch, d)?.available18 ?? 0n) !== kept.available18[k]) return false
+  }
+  return true
 }

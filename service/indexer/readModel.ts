@@ -20,7 +20,7 @@ import { IdMap } from "../domain/idMap.ts"
 import type { HubObserver, InvoiceEvaluation, InvoiceNode, TickerState } from "../hub/state.ts"
 import { type Delivery, memoryTxHash, type SpokeEventBody, type SpokeEventMeta } from "./inputs.ts"
 import { custodyOn, InvoiceIndex, type InvoicePage, type InvoiceQuery, invoiceRecord } from "./invoices.ts"
-import { computeMinAmounts, type InvoiceMinAmounts } from "./minAmounts.ts"
+import { type InvoiceMinAmounts, MinAmountsCache } from "./minAmounts.ts"
 import { type ApiIntentStatus, type BatchRecord, type IntentRecord, type InvoiceProcessingHistoryEntry, type InvoiceRecord } from "./records.ts"
 import { KeyedSeqs, mergeAsc, mergeDesc, RangeSeqs, type SeqSource, SortedSeqs } from "./sequence.ts"
 import { SettlementTimes } from "./settlementTimes.ts"
@@ -701,8 +701,8 @@ export class ReadModel implements HubObserver {
   attachHub(hub: Hub): void {
     this.hub = hub
     hub.state.observer = this
-    // Another hub's answers, whatever its mutation count and epoch.
-    this.minAmountsMemo = undefined
+    // Another hub's answers, whatever its state.
+    this.minAmountsCache.clear()
   }
 
   /** A sink for the hub's events (statuses need nothing but the event; the rest is read from the attached hub). */
@@ -1301,7 +1301,7 @@ export class ReadModel implements HubObserver {
     return this.invoices.list(this.requireHub(), q)
   }
 
-  private minAmountsMemo: { readonly mutations: number; readonly epoch: number; readonly results: Map<Bytes32, InvoiceMinAmounts> } | undefined = undefined
+  private readonly minAmountsCache = new MinAmountsCache()
   private defaultInvoicePage: { readonly version: number; readonly epoch: number; readonly limit: number; readonly json: string } | undefined
 
   /**
@@ -1327,25 +1327,14 @@ export class ReadModel implements HubObserver {
   }
 
   /**
-   * Min-amounts of an open invoice. Memoized until the hub changes (`HubState.mutations`) or its epoch does: the
-   * agents of a population, and their polls between two hub changes, ask for the same invoices (about 60 % of
-   * the calls of a run with arbitrageurs over a deep queue).
+   * Min-amounts of an open invoice, kept until something they are computed from changes (`MinAmountsCache`):
+   * arbitrageurs poll the same invoices again and again, between hub changes or across them.
    */
   minAmounts(intentId: Bytes32): InvoiceMinAmounts | undefined {
     const hub = this.requireHub()
-    const state = hub.state
-    const epoch = state.currentEpoch()
-    let memo = this.minAmountsMemo
-    if (memo === undefined || memo.mutations !== state.mutations || memo.epoch !== epoch) {
-      memo = this.minAmountsMemo = { mutations: state.mutations, epoch, results: new Map() }
-    }
-    const known = memo.results.get(intentId)
-    if (known !== undefined) return known
-    const ctx = state.contexts.get(intentId)
+    const ctx = hub.state.contexts.get(intentId)
     if (ctx?.invoice === undefined || ctx.ticker === undefined) return undefined
-    const result = computeMinAmounts(hub, ctx.ticker, ctx.invoice)
-    memo.results.set(intentId, result)
-    return result
+    return this.minAmountsCache.get(hub, ctx.ticker, ctx.invoice)
   }
 
   /** Undefined when the hub never evaluated or enqueued the intent as an invoice. */
