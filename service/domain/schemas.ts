@@ -157,6 +157,13 @@ const members = (ast: SchemaAST.AST, dropNull = false): SchemaAST.AST[] => {
   return SchemaAST.isUnion(ast) ? ast.types.flatMap((member) => members(member, drop)) : drop && SchemaAST.isNull(ast) ? [] : [ast]
 }
 
+/** A struct with named keys (no index signature): what `formOf` can show. */
+const isStruct = (ast: SchemaAST.AST): ast is SchemaAST.Objects => SchemaAST.isObjects(ast) && ast.propertySignatures.length > 0 && ast.indexSignatures.length === 0
+
+/** A struct's keys, tags with their value: `{ kind: "poisson", perHour }`. */
+const formOf = (ast: SchemaAST.Objects): string =>
+  `{ ${ast.propertySignatures.map((p) => (SchemaAST.isLiteral(p.type) ? `${String(p.name)}: ${JSON.stringify(p.type.literal)}` : String(p.name))).join(", ")} }`
+
 /** "as a number" after a format that does not say its JSON type ("a non-negative integer"); nothing when it does. */
 const asType = (format: string, type: string): string => {
   const word = type === "integer" ? "number" : type
@@ -184,14 +191,15 @@ export const formatLeafHook: SchemaIssue.LeafHook = (issue) => {
   const first = described[0]!.format
   const unique = (texts: readonly string[], separator: string): string => [...new Set(texts)].join(separator)
   let expected: string
-  if (taken.length > 1 && taken.every(SchemaAST.isObjects)) {
-    const key = (p: SchemaAST.PropertySignature): string => (SchemaAST.isLiteral(p.type) ? `${String(p.name)}: ${JSON.stringify(p.type.literal)}` : String(p.name))
-    expected = `one of the forms ${taken.map((m) => `{ ${m.propertySignatures.map(key).join(", ")} }`).join(" | ")}`
+  if (taken.length > 1 && taken.every(isStruct)) {
+    expected = `one of the forms ${taken.map(formOf).join(" | ")}`
   } else if (first !== undefined && described.every((d) => d.format === first)) {
     const types = unique(described.map((d) => `a ${d.type === "integer" ? "number" : d.type}`), " or ")
     expected = described.length === 1 ? asType(first, described[0]!.type) : first.includes(" as a ") ? first : `${first} as ${types}`
   } else if (described.some((d) => d.format !== undefined)) {
-    expected = unique(described.map((d) => (d.format === undefined ? d.type : asType(d.format, d.type))), " or ")
+    // A member without a format: its type with an article, a struct with its keys ("an object { coverage }").
+    const bare = (ast: SchemaAST.AST, type: string): string => (isStruct(ast) ? `an object ${formOf(ast)}` : `${/^[aeiou]/u.test(type) ? "an" : "a"} ${type}`)
+    expected = unique(described.map((d, k) => (d.format === undefined ? bare(taken[k]!, d.type) : asType(d.format, d.type))), " or ")
   } else if (taken.length < flatten(issue.ast).length) {
     expected = unique(described.map((d) => d.type), " | ") // effect's words, without the null that means absent
   } else {

@@ -134,6 +134,13 @@ export const discountDbps = (hub: HubState, ticker: TickerState, epoch: number, 
   return Math.min(epochs * ticker.config.discountPerEpochDbps, discountCapDbps(hub, ticker, ctx))
 }
 
+/** Whether `discountDbps` is the same in every epoch after `epoch` as in it: at its cap, or never above 0. */
+export const discountFinal = (hub: HubState, ticker: TickerState, epoch: number, entryEpoch: number, ctx: IntentContext | undefined): boolean => {
+  const cap = discountCapDbps(hub, ticker, ctx)
+  if (cap <= 0 || ticker.config.discountPerEpochDbps <= 0) return true
+  return discountDbps(hub, ticker, epoch, entryEpoch, ctx) >= cap
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // processDepositsAndInvoices
 

@@ -36,7 +36,7 @@
  */
 import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
-import { discountDbps, evaluateInvoice, settlementDomains } from "../hub/settler.ts"
+import { discountDbps, discountFinal, evaluateInvoice, settlementDomains } from "../hub/settler.ts"
 import type { InvoiceEvaluation, InvoiceNode, TickerState } from "../hub/state.ts"
 import { DBPS_DENOMINATOR, Strategy } from "../domain/protocol.ts"
 
@@ -719,9 +719,6 @@ const minAmountsOf = (hub: Hub, ticker: TickerState, node: InvoiceNode): { reado
   return { result: { invoiceAmount: node.amount18, discountDbps: discount, amountAfterDiscounts, custodiedAmounts, minAmounts }, roundLimitReached }
 }
 
-/** An epoch late enough for every discount to have reached its cap. */
-const FAR_EPOCH = 2 ** 40
-
 /** A computed answer and what it was computed from. */
 interface CacheEntry {
   readonly result: InvoiceMinAmounts
@@ -778,7 +775,7 @@ export class MinAmountsCache {
     let capped = true
     for (let invoice = ticker.invoices.head; invoice !== undefined; invoice = invoice.next) {
       for (const d of settlementDomains(state, ticker, invoice.ctx, invoice.owner)) listed.add(d.domain)
-      if (capped && discountDbps(state, ticker, epoch, invoice.entryEpoch, invoice.ctx) !== discountDbps(state, ticker, FAR_EPOCH, invoice.entryEpoch, invoice.ctx)) capped = false
+      if (capped && !discountFinal(state, ticker, epoch, invoice.entryEpoch, invoice.ctx)) capped = false
       if (invoice === node) break
     }
     const domains = [...listed]

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { type Address, addressToBytes32, type Bytes32, bytes32ToAddress, type Hex } from "../domain/hex.ts"
 import { intentId as computeIntentId } from "../domain/encoding.ts"
 import type { Intent } from "../domain/protocol.ts"
-import { DAI, SOLVER, u, USDC } from "../hub/testing.ts"
+import { DAI, makeConfig, SOLVER, u, USDC } from "../hub/testing.ts"
 import { API_INTENT_STATUSES, type ApiIntentStatus } from "./records.ts"
 import { memoryTxHash, type SpokeEventMeta } from "./inputs.ts"
 import { computeMinAmounts } from "./minAmounts.ts"
@@ -679,6 +679,22 @@ describe("min amounts (reference §3.15)", () => {
     expect(youngLater).not.toBe(youngNow)
     expect(youngLater.discountDbps).toBeGreaterThan(youngNow.discountDbps)
     expect(world.model.minAmounts(second)).toBe(inEpoch21)
+  })
+})
+
+describe("min amounts at very late epochs", () => {
+  it("are computed again while the discount grows, whatever the epoch's size (an invoice of epoch 2^41)", () => {
+    const first = 2 ** 41 // epoch length 1: epoch 2^41
+    const world = new TestWorld(makeConfig({ epochLength: 1 }), {}, first)
+    world.newIntent({ symbol: "DAI", origin: 1, destinations: [10], amount: u(100) })
+    world.dispatch(1)
+    const ticker = [...world.hub.state.tickers.values()].find((t) => t.invoices.length > 0)!
+    const node = ticker.invoices.head!
+    expect(world.model.minAmounts(node.intentId)!.discountDbps).toBe(0)
+    world.block(first + 5)
+    const later = world.model.minAmounts(node.intentId)!
+    expect(later.discountDbps).toBeGreaterThan(0)
+    expect(later).toEqual(computeMinAmounts(world.hub, ticker, node))
   })
 })
 

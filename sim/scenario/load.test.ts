@@ -490,6 +490,8 @@ ${lines}`
       'agents.rebalancers[0].arrival: Expected one of the forms { kind: "scripted", atSeconds } | { kind: "poisson", perHour } | { kind: "bursty", everySeconds, size, spreadSeconds }, got "poisson"',
     )
     expect(message("chains:\n  - { id: 31001 }\n  - { id: 31002 }", "chains: 31001")).toBe("chains: Expected an array (at least two chains), got 31001")
+    // A string of a format or a struct: the struct's keys.
+    expect(message("  - { coverage: invoiceCreated }", "  - 5")).toBe('properties[1]: Expected a comparison like "nettingRatio >= 0.5" as a string or an object { coverage }, got 5')
   })
 
   it("shows NaN and infinities as they are, not as JSON's null", () => {
