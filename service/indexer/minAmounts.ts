@@ -74,6 +74,8 @@ interface Step {
   readonly minAfter18: bigint
   /** Index of the domain the base replay settles it on, -1 when it does not. */
   readonly found: number
+  /** Index of its one DEFAULT domain when it is evaluated and lists exactly one, else -1 (then only that domain's arithmetic decides). */
+  readonly single: number
 }
 
 /** A read-only view of the ticker whose custody and current-epoch deposits are the overlay arrays. */
@@ -120,9 +122,10 @@ class OverlayView {
 }
 
 /**
- * What `step` settles for on the deposit's domain when no domain could settle it in the base and only that domain
- * differs from the base (so it is the only eligible one: `evaluateInvoice` reduced to it), given the domain's custody
- * and current-epoch deposits; undefined when the custody does not cover it.
+ * What `step` settles for on the deposit's domain when that is the only domain that can take it (no other could in
+ * the base, and only the deposit's domain differs from the base; or the only DEFAULT domain it lists:
+ * `evaluateInvoice` reduced to it), given the domain's custody and current-epoch deposits; undefined when the
+ * custody does not cover it.
  */
 const costAlone = (step: Step, custodied18: bigint, available18: bigint): bigint | undefined => {
   const amount18 = step.amount18
@@ -284,16 +287,29 @@ export class FifoReplay {
       const amount18 = invoice.amount18
       const discountBig = BigInt(discount)
       const minAfter18 = discount > 0 ? amount18 - (amount18 * discountBig) / DBPS_DENOMINATOR : amount18
+      let single = -1
+      if (evaluated) {
+        for (const d of domains) {
+          if (d.strategy !== Strategy.DEFAULT) continue
+          const j = this.index.get(d.domain)!
+          if (single === -1) single = j
+          else if (single !== j) {
+            single = -2
+            break
+          }
+        }
+        if (single === -2) single = -1
+      }
       if (invoice === target) {
-        targetStep = { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found: -1 }
+        targetStep = { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found: -1, single }
         break
       }
       let found = -1
       if (evaluated) {
-        const evaluation = view.evaluate(epoch, { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found })
+        const evaluation = view.evaluate(epoch, { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found, single })
         if (evaluation !== undefined) found = view.apply(evaluation)
       }
-      this.steps.push({ amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found })
+      this.steps.push({ amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found, single })
     }
     if (targetStep === undefined) this.snapshot()
     this.target = targetStep
@@ -513,6 +529,17 @@ export class FifoReplay {
           available18 = available18 > after18 ? available18 - after18 : 0n
           dCustodied = custodied18 - custodiedAt[i]!
         }
+        continue
+      }
+      if (step.single === jd) {
+        // Settled on jd in the base and listing no other DEFAULT domain: the hub's evaluation is jd's arithmetic
+        // (`costAlone`), whether it settles there again (for another amount) or no longer does.
+        const after18 = costAlone(step, custodied18, available18)
+        if (after18 !== undefined) {
+          custodied18 -= after18
+          available18 = available18 > after18 ? available18 - after18 : 0n
+        }
+        dCustodied = custodied18 - custodiedAt[i + 1]!
         continue
       }
       this.load(i, [jd], [custodied18], [available18])
