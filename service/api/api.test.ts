@@ -666,6 +666,11 @@ describe("invoices", () => {
       custodiedAmounts: { [B]: "0" },
       minAmounts: { [B]: minDeposit.toString() },
     })
+    // The service's body is made once per answer the read model keeps, frozen (callers in process share it).
+    const direct = await run(t.service.getMinAmounts(invoice.id))
+    expect(await run(t.service.getMinAmounts(invoice.id))).toBe(direct)
+    expect(Object.isFrozen(direct) && Object.isFrozen(direct.minAmounts)).toBe(true)
+    expect(direct).toEqual(min)
     const history = await run(client.invoices.getInvoiceHistory({ params: { intentId: invoice.id }, query: {} }))
     expect(history.invoiceProcessingHistory).toEqual([
       expect.objectContaining({ epoch: 11, domain: A, selectedDestinationDomain: 0, discountdbps: 1000, amountAfterDiscount: u(97).toString(), timestamp: String(world.now) }),

@@ -16,6 +16,7 @@ import type { HubRevert } from "../hub/errors.ts"
 import type { Hub, HubInput } from "../hub/hub.ts"
 import type { TickerState } from "../hub/state.ts"
 import type { InvoiceQuery } from "../indexer/invoices.ts"
+import type { InvoiceMinAmounts } from "../indexer/minAmounts.ts"
 import type { BatchQuery, IntentEntry, IntentQuery, ReadModel } from "../indexer/readModel.ts"
 import {
   API_INTENT_STATUSES,
@@ -822,20 +823,30 @@ export class ClearingService {
     })
   }
 
+  /**
+   * The body of each min-amounts answer the read model keeps (it hands out the same answer while its inputs are
+   * unchanged, `MinAmountsCache`): arbitrageurs poll the same invoices many times.
+   */
+  private readonly minAmountsBodies = new WeakMap<InvoiceMinAmounts, MinAmountsOutput>()
+
   /** `GET /invoices/{intentId}/min-amounts`: 18-decimal units, per candidate settlement domain. */
   getMinAmounts(intentId: string): Effect.Effect<MinAmountsOutput, ApiFailure> {
     return attempt(() => {
       const id = parseIntentId(intentId)
       const min = this.model.minAmounts(id)
       if (min === undefined) throw notFound("InvoiceNotFound", `Intent ${id} is not an open invoice.`)
-      const record = (map: ReadonlyMap<number, bigint>) => Object.fromEntries([...map].map(([d, v]) => [String(d), v.toString()]))
-      return {
+      const known = this.minAmountsBodies.get(min)
+      if (known !== undefined) return known
+      const record = (map: ReadonlyMap<number, bigint>) => Object.freeze(Object.fromEntries([...map].map(([d, v]) => [String(d), v.toString()])))
+      const body: MinAmountsOutput = Object.freeze({
         invoiceAmount: min.invoiceAmount.toString(),
         amountAfterDiscounts: record(min.amountAfterDiscounts),
         discountBps: String(min.discountDbps / 10),
         custodiedAmounts: record(min.custodiedAmounts),
         minAmounts: record(min.minAmounts),
-      }
+      })
+      this.minAmountsBodies.set(min, body)
+      return body
     })
   }
 
