@@ -22,10 +22,11 @@
  * lists one whose custody in the replay reaches the least the invoice can cost there (its amount less the full
  * discount): a min-tree per domain over those thresholds finds the next such invoice in O(log p), and only those
  * are evaluated (the same `evaluateInvoice`; an invoice that no domain could settle in the base, with only d
- * differing, by the same arithmetic on d alone). A replay thus costs O(k log p) for the k invoices the deposit
+ * differing, or that lists d as its only DEFAULT domain, by the same arithmetic on d alone). A replay thus costs O(k log p) for the k invoices the deposit
  * reaches instead of O(p). Replays with a larger deposit than an earlier one of the call (each shortfall round,
  * most bisection steps) settle the same earlier invoices first, so they start where their decisions may first
- * differ (`PureTrace`): a shortfall round mostly costs the invoices after the one it adds. The sequence of deposits
+ * differ (`PureTrace`, which runs on through invoices the base settles on d alone): a shortfall round mostly costs
+ * the invoices after the one it adds. The sequence of deposits
  * tried (shortfall rounds, then bisection) is unchanged, so are the results (minAmounts.test.ts compares them with
  * the previous algorithm on random hub states). While only d differs, an invoice is a candidate only if its whole
  * amount less d's custody is within the discount the current-epoch deposits can earn (`fullCostTree`): among
@@ -203,7 +204,10 @@ class ThresholdTree {
 
 /**
  * The first part of a replay with `x` on domain d where it stops only at invoices no domain could settle in the
- * base (each settles on d if d's custody covers it), recorded so that a later replay with more can skip it. Custody
+ * base (each settles on d if d's custody covers it) and at those the base settles on d that list no other DEFAULT
+ * domain (the same arithmetic on d: it settles them while d's custody covers them, and ends where it does not, since
+ * a larger deposit may), recorded so that a later replay with more can skip it. The base's custody on d changes only
+ * at the latter, which are takes, so it is constant in every gap between takes. Custody
  * and deposits on d are kept less `x`: so written they are the same for any larger deposit as long as every
  * invoice settled left deposits covering it (the full discount whatever the deposit: up to `firstUncovered`) and
  * no invoice in the gaps between them becomes one to stop at (the gap's value: the least deposit for which it
@@ -236,7 +240,8 @@ export interface Replay {
   readonly available18: bigint
   /**
    * When the deposit changed the outcome of no invoice the base settles (so only the deposit's domain differs
-   * from the base up to the target), the earlier invoices it settles there, in order; undefined otherwise.
+   * from the base up to the target), the earlier invoices it settles there, in order (those the base settles there
+   * too, listing no other DEFAULT domain, included); undefined otherwise.
    */
   readonly takes: readonly number[] | undefined
 }
@@ -401,8 +406,9 @@ export class FifoReplay {
     const steps = this.steps
     const count = steps.length
     const tree = this.tree(jd)
-    // The base's custody on jd until the first invoice it settles there, where a pure part ends.
-    const base18 = this.custodiedAt[jd]![0]!
+    // The base's custody on jd, which changes only at invoices the base settles there: those a pure part takes
+    // (`Step.single`), where it is updated, or ends at.
+    let base18 = this.custodiedAt[jd]![0]!
     let traces = this.traces.get(jd)
     if (traces === undefined) this.traces.set(jd, (traces = []))
     // The recorded replay with the largest deposit up to x18 (traces are kept sorted by deposit).
@@ -452,6 +458,7 @@ export class FifoReplay {
       leastGap = ref.leastGap.slice(0, t)
       rel18 = t < m ? ref.relCustodied[t]! : ref.endRelCustodied
       relAvailable18 = t < m ? ref.relAvailable[t]! : ref.endRelAvailable
+      base18 = this.custodiedAt[jd]![from]!
     }
     const pushGap = (gap18: bigint): void => {
       const least = leastGap.length === 0 ? gap18 : leastGap[leastGap.length - 1]!
@@ -465,13 +472,21 @@ export class FifoReplay {
     const maxDiscountBig = this.maxDiscountBig
     let reach = dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR
     let i = full.firstAtMost(from, reach)
+    let endsAtBaseTake = false
     for (; i < count; i = full.firstAtMost(i + 1, reach)) {
       const step = steps[i]!
-      if (step.found !== -1) {
+      const baseTake = step.found === jd && step.single === jd
+      if (step.found !== -1 && !baseTake) {
         if (tree.at(i) <= dCustodied) break
         continue
       }
       const after18 = costAlone(step, custodied18, available18)
+      // One the base settles on jd and lists no other DEFAULT domain is a take too while jd's custody covers it
+      // (settling it is jd's arithmetic, monotone in the deposit as any take); otherwise the pure part ends there.
+      if (baseTake && after18 === undefined) {
+        endsAtBaseTake = true
+        break
+      }
       if (after18 !== undefined) {
         const rel = custodied18 - x18
         pushGap(tree.minIn(gapStart, i) - rel + base18)
@@ -481,13 +496,16 @@ export class FifoReplay {
         relAvailable.push(available18 - x18)
         custodied18 -= after18
         available18 = available18 > after18 ? available18 - after18 : 0n
+        if (baseTake) base18 = this.custodiedAt[jd]![i + 1]!
         dCustodied = custodied18 - base18
         reach = dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR
         gapStart = i + 1
       }
     }
     const rel = custodied18 - x18
-    pushGap(tree.minIn(gapStart, i) - rel + base18)
+    // Ended at an invoice the base settles on jd that this deposit cannot: a larger one may, so it walks on from here.
+    const lastGap = tree.minIn(gapStart, i) - rel + base18
+    pushGap(endsAtBaseTake && x18 + 1n < lastGap ? x18 + 1n : lastGap)
     if (firstUncovered === -1) firstUncovered = takes.length
     const trace = { x: x18, takes, relCustodied, relAvailable, leastGap, firstUncovered, end: i, endRelCustodied: rel, endRelAvailable: available18 - x18 }
     traces.splice(insertAt, 0, trace)
@@ -622,8 +640,9 @@ const sameTakes = (a: Replay, b: Replay): boolean => {
  * they are made as long as the two ends differ. Once both ends are pure replays settling the same earlier
  * invoices, every deposit between them settles those same invoices: invoice by invoice, with the decisions
  * before it the same, the deposit domain's custody and deposits at it only grow with the deposit, so whether it
- * takes liquidity is the same at both ends and in between (and no invoice the base settles is reached, as at
- * `hi`). So settling is monotone there, the bisection would end at its one boundary, and `firstSettling` finds it.
+ * takes liquidity is the same at both ends and in between (and no invoice the base settles elsewhere is reached,
+ * as at `hi`; one it settles on the deposit's domain alone is a take like the others, its cost falling as the
+ * deposits there grow). So settling is monotone there, the bisection would end at its one boundary, and `firstSettling` finds it.
  */
 const bisectReplays = (lo: bigint, hi: bigint, atLo: Replay, atHi: Replay, replay: (x: bigint) => Replay, margin: (r: Replay) => bigint): bigint => {
   while (hi - lo > 1n) {
