@@ -321,7 +321,9 @@ describe("the children of a set", () => {
     const r = await clearsimLimited(traceBytes * 2, ["check", "--jobs", "2", "--baseline-dir", baselines], { ...process.env, TMPDIR: temporary })
     expect(r.code, r.stderr).toBe(2)
     expect(r.stdout).toBe("")
-    // Both runs had started: each one's error, in order, as check's own; the directory is kept for the traces.
+    // Both runs had started: each one's error, in order, as check's own; the directory is kept for the traces. The
+    // first error stops the check, which stops the other run if it is still going (then it says nothing: under
+    // load the second child can be that slow), so the second error is there only when that run ended first.
     const [kept] = readdirSync(temporary)
     expect(kept).toMatch(/^clearsim-check-\w{6}$/)
     const error = (i: number) => {
@@ -329,7 +331,7 @@ describe("the children of a set", () => {
       const trace = join(runDir, "trace.failed.jsonl")
       return `clearsim check: the temporary directory ${join(runDir, "report.json")}: expected a file to write, but file too large (EFBIG)\n  the run completed, but its files were not written (nothing else in ${runDir} changed); its trace is kept: ${trace} (replay the hub: npx clearsim hub replay ${trace})\n`
     }
-    expect(r.stderr).toBe(error(0) + error(1))
+    expect([error(0), error(0) + error(1)]).toContain(r.stderr)
     expect(readdirSync(join(temporary, kept!, "0"))).toEqual(["trace.failed.jsonl"])
   }, 120_000)
 })
