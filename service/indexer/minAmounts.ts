@@ -293,17 +293,14 @@ export class FifoReplay {
       const discountBig = BigInt(discount)
       const minAfter18 = discount > 0 ? amount18 - (amount18 * discountBig) / DBPS_DENOMINATOR : amount18
       let single = -1
-      if (evaluated) {
-        for (const d of domains) {
-          if (d.strategy !== Strategy.DEFAULT) continue
-          const j = this.index.get(d.domain)!
-          if (single === -1) single = j
-          else if (single !== j) {
-            single = -2
-            break
-          }
+      for (const d of evaluated ? domains : []) {
+        if (d.strategy !== Strategy.DEFAULT) continue
+        const j = this.index.get(d.domain)!
+        if (single !== -1 && single !== j) {
+          single = -1 // a second DEFAULT domain
+          break
         }
-        if (single === -2) single = -1
+        single = j
       }
       if (invoice === target) {
         targetStep = { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found: -1, single }
