@@ -20,8 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { HubAbi } from "../../service/api/hubAbi.ts"
 import { encodeEndLine } from "../../service/hub/replay.ts"
 import { loadScenario } from "../scenario/load.ts"
-import { renderSession } from "../cli/up.ts"
-import { type DevnetInfo, startDevnet } from "./devnet.ts"
+import { renderDevnetInfo, renderSession } from "../cli/up.ts"
+import { type DevnetInfo, probeListen, startDevnet } from "./devnet.ts"
 import { traceWriteError } from "./traceError.ts"
 
 const root = new URL("../../", import.meta.url).pathname
@@ -306,6 +306,29 @@ describe("clearsim up", () => {
     } finally {
       if (!stopped) await devnet.stop().catch(() => undefined)
       rmSync(full, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it("gives URLs clients can use when the API listens on an IPv6 address (--host ::1): the address in brackets", async () => {
+    // Without IPv6 on the loopback there is nothing to check.
+    const ipv6 = await probeListen("::1", 0).then(
+      () => true,
+      () => false,
+    )
+    if (!ipv6) return
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-up-ipv6-"))
+    const devnet = await startDevnet({ loaded: loadScenario(scenario), port: 0, host: "::1", agents: false, userAccounts: 1, outDir: dir, statusEverySeconds: 0 })
+    try {
+      expect(devnet.info.apiUrl).toMatch(/^http:\/\/\[::1\]:\d+$/)
+      expect(devnet.info.docsUrl).toBe(`${devnet.info.apiUrl}/docs`)
+      expect(await getJson(`${devnet.info.apiUrl}/health`)).toMatchObject({ status: 200, body: { status: "ok" } })
+      const chainId = await postJson(devnet.info.hub.rpcUrl, { jsonrpc: "2.0", id: 1, method: "eth_chainId" })
+      expect(chainId).toMatchObject({ status: 200, body: { result: `0x${devnet.info.hub.domain.toString(16)}` } })
+      expect(JSON.parse(readFileSync(join(dir, "devnet.json"), "utf8")).apiUrl).toBe(devnet.info.apiUrl)
+      expect(renderDevnetInfo(devnet.info)).toContain(`API          ${devnet.info.apiUrl}          docs ${devnet.info.apiUrl}/docs`)
+    } finally {
+      await devnet.stop()
+      rmSync(dir, { recursive: true, force: true })
     }
   }, 60_000)
 

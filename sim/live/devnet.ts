@@ -229,7 +229,7 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
       throw error
     }
     const api = server
-    const info = describe(spec.name, seed, plan, world.hub.state.epochLengthBlocks, spokes, pool, api.url, options)
+    const info = describe(spec.name, seed, plan, world.hub.state.epochLengthBlocks, spokes, pool, apiUrlOf(options.host, api.port), options)
     writeFileSync(join(options.outDir, "devnet.json"), `${JSON.stringify(info, null, 2)}\n`)
 
     const startedWall = wallClockMs()
@@ -281,6 +281,12 @@ const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => 
   stream.end(last)
   await finished(stream).catch(() => undefined)
 }
+
+/**
+ * The URL clients reach the API at when it listens on `host:port`: an IPv6 address goes in brackets (RFC 3986),
+ * `http://[::1]:8080`, since `http://::1:8080` is no URL (fetch, curl and wallets refuse it).
+ */
+export const apiUrlOf = (host: string, port: number): string => `http://${host.includes(":") ? `[${host}]` : host}:${port}`
 
 /** Listens on `host:port` and closes at once: a `DevnetListenError` if that cannot be done. */
 export const probeListen = (host: string, port: number): Promise<void> =>
