@@ -332,6 +332,30 @@ describe("clearsim up", () => {
     }
   }, 60_000)
 
+  it("says once that a chain's anvil exited (killed outright), naming the chain and its pid, and goes on serving without logging that chain's failures again", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-up-anvil-"))
+    const lines: string[] = []
+    const devnet = await startDevnet({ loaded: loadScenario(scenario), port: 0, host: "127.0.0.1", agents: false, userAccounts: 1, outDir: dir, statusEverySeconds: 0, log: (line) => void lines.push(line) })
+    let stopped = false
+    try {
+      const chain = devnet.info.chains[0]!
+      process.kill(chain.pid, "SIGKILL")
+      const said = `chain ${chain.chainId}: its anvil (pid ${chain.pid}) has exited (killed or crashed)`
+      await until("the line saying the anvil exited", 10_000, async () => (lines.some((line) => line.startsWith(said)) ? true : undefined))
+      await sleep(3000) // three more one-second blocks of the chain: each would fail again
+      expect(lines.filter((line) => line.startsWith(said))).toHaveLength(1)
+      // A request in flight as it died may fail first (a socket hang up) and be logged; none after the line.
+      expect(lines.slice(lines.findIndex((line) => line.startsWith(said))).filter((line) => line.startsWith("error in"))).toEqual([])
+      expect(await getJson(`${devnet.info.apiUrl}/health`)).toMatchObject({ status: 200, body: { status: "ok" } })
+      const session = await devnet.stop()
+      stopped = true
+      expect(session.handlerErrors).toBeGreaterThan(1) // still counted
+    } finally {
+      if (!stopped) await devnet.stop().catch(() => undefined)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
   it("words a trace that cannot be opened by the system's words for its error, without the call and path of the message", async () => {
     const dir = mkdtempSync(join(tmpdir(), "clearsim-up-open-"))
     try {

@@ -233,10 +233,22 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
     writeFileSync(join(options.outDir, "devnet.json"), `${JSON.stringify(info, null, 2)}\n`)
 
     const startedWall = wallClockMs()
+    const exitedChains = new Set<number>()
     const pacer = new RealtimePacer(world.scheduler, {
       originWallMs: Number(genesis) * 1000,
       onError: (error, label) => {
         counters.handlerErrors++
+        // A chain whose anvil exited on its own (killed, crashed) fails every event of it from then on: said once,
+        // in words that name what happened (the chain's errors say "the client is closed (pool stopped)").
+        const gone = exitedChain(pool, error)
+        if (gone !== undefined) {
+          if (exitedChains.has(gone.chainId)) return
+          exitedChains.add(gone.chainId)
+          log(
+            `chain ${gone.chainId}: its anvil (pid ${gone.pid}) has exited (killed or crashed): its RPC URL no longer answers and what the devnet does on it fails from now on (counted as handler errors, not logged again); stop the devnet (Ctrl-C) and start it again`,
+          )
+          return
+        }
         log(`error in ${label}: ${error instanceof Error ? error.message : String(error)}`)
       },
     })
@@ -287,6 +299,25 @@ const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => 
  * `http://[::1]:8080`, since `http://::1:8080` is no URL (fetch, curl and wallets refuse it).
  */
 export const apiUrlOf = (host: string, port: number): string => `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+
+/**
+ * The pool's chain an event's error is about (the `chainId` of a chain error, or of one of its causes) when that
+ * chain's anvil is no longer running; `undefined` otherwise.
+ */
+const exitedChain = (pool: ChainPool, error: unknown): { readonly chainId: number; readonly pid: number } | undefined => {
+  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const chainId = (e as { chainId?: unknown }).chainId
+    if (typeof chainId !== "number" || !pool.chainIds.includes(chainId)) continue
+    const chain = pool.chain(chainId)
+    try {
+      chain.assertRunning("run")
+      return undefined
+    } catch {
+      return { chainId, pid: chain.pid }
+    }
+  }
+  return undefined
+}
 
 /** Listens on `host:port` and closes at once: a `DevnetListenError` if that cannot be done. */
 export const probeListen = (host: string, port: number): Promise<void> =>
