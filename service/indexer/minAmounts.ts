@@ -56,10 +56,14 @@ export interface InvoiceMinAmounts {
 
 /** The reference formula for one invoice on one domain; 0 when custody already covers it. */
 export const minDepositFormula = (invoice18: bigint, custodied18: bigint, depositedThisEpoch18: bigint, discount: number): bigint => {
+  const short18 = invoice18 - custodied18
+  if (short18 <= 0n) return 0n
   const dbps = BigInt(discount)
   const covered = depositedThisEpoch18 < invoice18 ? depositedThisEpoch18 : invoice18
-  if (custodied18 >= invoice18 - (covered * dbps) / DBPS_DENOMINATOR) return 0n
-  return (DBPS_DENOMINATOR * (invoice18 - custodied18) - dbps * depositedThisEpoch18) / (DBPS_DENOMINATOR + dbps) + 1n
+  // custodied18 >= invoice18 - floor(covered * dbps / DBPS_DENOMINATOR), without the division.
+  const scaledShort = DBPS_DENOMINATOR * short18
+  if (covered * dbps >= scaledShort) return 0n
+  return (scaledShort - dbps * depositedThisEpoch18) / (DBPS_DENOMINATOR + dbps) + 1n
 }
 
 /** One invoice of the replay as `processDepositsAndInvoices` phase 1 sees it (all reads of the hub made once). */
@@ -211,26 +215,36 @@ class ThresholdTree {
  * and deposits on d are kept less `x`: so written they are the same for any larger deposit as long as every
  * invoice settled left deposits covering it (the full discount whatever the deposit: up to `firstUncovered`) and
  * no invoice in the gaps between them becomes one to stop at (the gap's value: the least deposit for which it
- * holds an invoice whose threshold the replay's custody reaches; `leastGap`).
+ * holds an invoice whose threshold the replay's custody reaches; `leastGap`: for the gap before each take and the one
+ * after the last up to `end`, the least of the gaps so far).
  */
 interface PureTrace {
   readonly x: bigint
   /** Indices of the invoices it settles on d, in order. */
   readonly takes: readonly number[]
-  /** Custody and deposits on d less x before each of them. */
-  readonly relCustodied: readonly bigint[]
-  readonly relAvailable: readonly bigint[]
-  /**
-   * One more than `takes`: for the gap before each and the one after the last up to `end`, the least of the gaps
-   * so far (non-increasing, for a binary search).
-   */
-  readonly leastGap: readonly bigint[]
+  /** Per take, in the same order. */
+  readonly records: readonly TakeRecord[]
+  /** The least of the gaps up to the one after the last take, up to `end` (the last of `leastGap`'s values). */
+  readonly endLeastGap18: bigint
   /** The first of `takes` settled without deposits covering it (`takes.length` when none). */
   readonly firstUncovered: number
   /** The first invoice it stops at that the base settles (then the replay goes on from there), or all the invoices. */
   readonly end: number
   readonly endRelCustodied: bigint
   readonly endRelAvailable: bigint
+}
+
+/** One take of a `PureTrace`. */
+interface TakeRecord {
+  /**
+   * Custody and deposits on d before it in the replay that walked it, and that replay's deposit: less it, they are
+   * the same for every replay sharing the take (kept so, not subtracted, as most are never read again).
+   */
+  readonly custodied18: bigint
+  readonly available18: bigint
+  readonly x18: bigint
+  /** The least of the gaps so far, the one before it included (`leastGap`: non-increasing, for a binary search). */
+  readonly leastGap18: bigint
 }
 
 /** What a replay tells: whether the target settles, and the overlay on the deposit's domain right before it. */
@@ -386,6 +400,18 @@ export class FifoReplay {
     return tree
   }
 
+  /**
+   * Whether the target settles when only domain index `jd` differs from the base, with that custody and those
+   * deposits there: when jd is its only DEFAULT domain, by jd's arithmetic (`costAlone`, as for `Step.single`),
+   * else by the hub's evaluation on the overlay.
+   */
+  private targetSettlesOn(jd: number, custodied18: bigint, available18: bigint): boolean {
+    const target = this.target
+    if (target !== undefined && target.single === jd) return costAlone(target, custodied18, available18) !== undefined || (!this.xerc20First && target.hasXerc20)
+    this.load(this.steps.length, [jd], [custodied18], [available18])
+    return this.targetSettles()
+  }
+
   private targetSettles(): boolean {
     const target = this.target
     if (target === undefined) return false
@@ -419,9 +445,7 @@ export class FifoReplay {
     const ref = lo > 0 ? traces[lo - 1] : undefined
     const insertAt = lo
     let takes: number[] = []
-    let relCustodied: bigint[] = []
-    let relAvailable: bigint[] = []
-    let leastGap: bigint[] = []
+    let records: TakeRecord[] = []
     let firstUncovered = -1
     let from = 0
     let gapStart = 0
@@ -429,19 +453,22 @@ export class FifoReplay {
     let relAvailable18 = this.availableAt[jd]![0]!
     if (ref !== undefined) {
       const m = ref.takes.length
+      const refRecords = ref.records
       // The first gap that may hold an invoice to stop at for x18 (m + 1 when none).
       let a = 0
       let b = m + 1
       while (a < b) {
         const mid = (a + b) >> 1
-        if (ref.leastGap[mid]! <= x18) b = mid
+        if ((mid < m ? refRecords[mid]!.leastGap18 : ref.endLeastGap18) <= x18) b = mid
         else a = mid + 1
       }
       const gap = a
       const uncovered = ref.firstUncovered
       if (gap > m && uncovered === m) {
         // All of it, for x18.
-        traces.splice(insertAt, 0, { ...ref, x: x18 })
+        const whole = { ...ref, x: x18 }
+        if (insertAt === traces.length) traces.push(whole)
+        else traces.splice(insertAt, 0, whole)
         return { at: ref.end, custodied18: ref.endRelCustodied + x18, available18: ref.endRelAvailable + x18, takes: ref.takes }
       }
       // From the start of that gap, or from the first invoice settled without deposits covering it if before.
@@ -450,27 +477,38 @@ export class FifoReplay {
       gapStart = t === 0 ? 0 : ref.takes[t - 1]! + 1
       from = resumeAtTake ? ref.takes[t]! : gapStart
       takes = ref.takes.slice(0, t)
-      relCustodied = ref.relCustodied.slice(0, t)
-      relAvailable = ref.relAvailable.slice(0, t)
-      leastGap = ref.leastGap.slice(0, t)
-      rel18 = t < m ? ref.relCustodied[t]! : ref.endRelCustodied
-      relAvailable18 = t < m ? ref.relAvailable[t]! : ref.endRelAvailable
+      records = refRecords.slice(0, t)
+      if (t < m) {
+        const at = refRecords[t]!
+        rel18 = at.custodied18 - at.x18
+        relAvailable18 = at.available18 - at.x18
+      } else {
+        rel18 = ref.endRelCustodied
+        relAvailable18 = ref.endRelAvailable
+      }
       base18 = this.custodiedAt[jd]![from]!
-    }
-    const pushGap = (gap18: bigint): void => {
-      const least = leastGap.length === 0 ? gap18 : leastGap[leastGap.length - 1]!
-      leastGap.push(gap18 < least ? gap18 : least)
     }
     let custodied18 = rel18 + x18
     let available18 = relAvailable18 + x18
     let dCustodied = custodied18 - base18
-    // Candidates by their whole amount (`fullCostTree`); one the base settles stops the walk where `tree` has it.
+    // The gap before invoice i, [gapStart, i), as its value: the least deposit for which the replay's custody reaches
+    // a threshold in it (relative thresholds less custody less x, so `least - dCustodied + x18`); none when it is empty
+    // or holds no threshold (INFINITY itself, only ever compared with deposits, instead of arithmetic on it).
+    const leastGapTo = (i: number): bigint => {
+      const least18 = i === gapStart ? INFINITY : tree.minIn(gapStart, i)
+      const gap18 = least18 === INFINITY ? INFINITY : least18 - dCustodied + x18
+      const last18 = records.length === 0 ? gap18 : records[records.length - 1]!.leastGap18
+      return gap18 < last18 ? gap18 : last18
+    }
+    // Candidates by their whole amount (`fullCostTree`); one the base settles stops the walk where `tree` has it. The
+    // bound `reach` is at least dCustodied, so an invoice whose threshold is within dCustodied is the next one
+    // without it (consecutive takes: most of them).
     const full = this.fullCostTree(jd)
     const maxDiscountBig = this.maxDiscountBig
-    let reach = dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR
-    let i = full.firstAtMost(from, reach)
+    const next = (at: number): number => (at < count && full.at(at) <= dCustodied ? at : full.firstAtMost(at, dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR))
+    let i = next(from)
     let endsAtBaseTake = false
-    for (; i < count; i = full.firstAtMost(i + 1, reach)) {
+    for (; i < count; i = next(i + 1)) {
       const step = steps[i]!
       const baseTake = step.found === jd && step.single === jd
       if (step.found !== -1 && !baseTake) {
@@ -485,27 +523,24 @@ export class FifoReplay {
         break
       }
       if (after18 !== undefined) {
-        const rel = custodied18 - x18
-        pushGap(tree.minIn(gapStart, i) - rel + base18)
+        const leastGap18 = leastGapTo(i)
         if (firstUncovered === -1 && available18 < step.amount18) firstUncovered = takes.length
         takes.push(i)
-        relCustodied.push(rel)
-        relAvailable.push(available18 - x18)
+        records.push({ custodied18, available18, x18, leastGap18 })
         custodied18 -= after18
         available18 = available18 > after18 ? available18 - after18 : 0n
         if (baseTake) base18 = this.custodiedAt[jd]![i + 1]!
         dCustodied = custodied18 - base18
-        reach = dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR
         gapStart = i + 1
       }
     }
-    const rel = custodied18 - x18
-    // Ended at an invoice the base settles on jd that this deposit cannot: a larger one may, so it walks on from here.
-    const lastGap = tree.minIn(gapStart, i) - rel + base18
-    pushGap(endsAtBaseTake && x18 + 1n < lastGap ? x18 + 1n : lastGap)
+    // Ended at an invoice the base settles on jd that this deposit cannot: a larger one may, so it walks on from there.
+    let endLeastGap18 = leastGapTo(i)
+    if (endsAtBaseTake && x18 + 1n < endLeastGap18) endLeastGap18 = x18 + 1n
     if (firstUncovered === -1) firstUncovered = takes.length
-    const trace = { x: x18, takes, relCustodied, relAvailable, leastGap, firstUncovered, end: i, endRelCustodied: rel, endRelAvailable: available18 - x18 }
-    traces.splice(insertAt, 0, trace)
+    const trace = { x: x18, takes, records, endLeastGap18, firstUncovered, end: i, endRelCustodied: custodied18 - x18, endRelAvailable: available18 - x18 }
+    if (insertAt === traces.length) traces.push(trace)
+    else traces.splice(insertAt, 0, trace)
     return { at: i, custodied18, available18, takes }
   }
 
@@ -528,10 +563,7 @@ export class FifoReplay {
     const pure = this.pureWalk(jd, extra18)
     let custodied18 = pure.custodied18
     let available18 = pure.available18
-    if (pure.at >= count) {
-      this.load(count, [jd], [custodied18], [available18])
-      return { settled: this.targetSettles(), custodied18, available18, takes: pure.takes }
-    }
+    if (pure.at >= count) return { settled: this.targetSettlesOn(jd, custodied18, available18), custodied18, available18, takes: pure.takes }
     let dCustodied = custodied18 - custodiedAt[pure.at]!
     const tree = this.tree(jd)
     let i = pure.at
@@ -574,8 +606,7 @@ export class FifoReplay {
       if (step.found !== -1 && step.found !== jd && step.found !== chosen) diff.push(step.found)
       return this.replayDiffering(i + 1, diff)
     }
-    this.load(count, [jd], [custodied18], [available18])
-    return { settled: this.targetSettles(), custodied18, available18, takes: undefined }
+    return { settled: this.targetSettlesOn(jd, custodied18, available18), custodied18, available18, takes: undefined }
   }
 
   /** The rest of a replay from invoice `from`, the view holding its overlay there, which differs from the base's on `diff`. */
