@@ -153,9 +153,10 @@ describe("POST /intents and /intents/", () => {
       [{ max_fee: true }, "max_fee: Expected a fee in dbps (0 to 100000) as a string or a number, got true"],
       [{ maxFee: [] }, "maxFee: Expected a fee in dbps (0 to 100000) as a string or a number, got []"],
       [{ callData: 7 }, "callData: Expected 0x-prefixed hex bytes of even length, or an empty string, got 7"],
-      [{ isFastPath: "yes" }, 'isFastPath: Expected boolean, got "yes"'],
-      [{ permit2Params: 5 }, "permit2Params: Expected object, got 5"],
-      [{ permit2Params: { nonce: 5 } }, "permit2Params.nonce: Expected string, got 5"],
+      [{ isFastPath: "yes" }, 'isFastPath: Expected a boolean, got "yes"'],
+      // A struct by its keys, not effect's bare "object"; a string with its article.
+      [{ permit2Params: 5 }, "permit2Params: Expected an object { nonce, deadline, signature }, got 5"],
+      [{ permit2Params: { nonce: 5 } }, "permit2Params.nonce: Expected a string, got 5"],
     ]
     const before = world.model.fingerprint()
     for (const [over, message] of cases) {
@@ -164,6 +165,34 @@ describe("POST /intents and /intents/", () => {
       expect(refused.message).not.toContain("| null")
     }
     expect(world.model.fingerprint()).toBe(before)
+  })
+
+  it("answer a body that is no object with the keys it takes (its required ones, then ...), never a schema's name", async () => {
+    const id = `0x${"11".repeat(32)}`
+    const cases: readonly [string, unknown, string][] = [
+      ["/intents", 5, "body: Expected an object { origin, destinations, to, from, inputAsset, amount, ... } or an array (at least one intent), got 5"],
+      ["/intents", [1], "body [0]: Expected an object { origin, destinations, to, from, inputAsset, amount, ... }, got 1"],
+      ["/routes/quotes", true, "body: Expected an object { origin, destinations, inputAsset, amount, ... }, got true"],
+      ["/routes/limits", 5, "body: Expected an object { origin, destinations, inputAsset, ... }, got 5"],
+      ["/altchain1/create-lookup-table", 5, "body: Expected an object { inputAsset, user, userTokenAccountPublicKey, programVaultAccountPublicKey }, got 5"],
+      [`/intents/${id}/execute`, [], "body: Expected an object { domain }, got []"],
+    ]
+    for (const [path, body, message] of cases) {
+      const refused = expectProblem(await post(path, body), 400, "InvalidRequest")
+      expect(refused.message, path).toBe(`Invalid request. ${message}.`)
+      expect(refused.message).not.toMatch(/Request\b/)
+    }
+  })
+
+  it("answer a query value of none of a list's values with its values, and a parameter given twice as such", async () => {
+    expect(expectProblem(await get("/configs/assets?type=foo"), 400, "InvalidRequest").message).toBe('Invalid request. query type: Expected one of "default" | "xerc20", got "foo".')
+    // Not "as a string, got [...]": every query value is a string; the list is the parameter given twice.
+    expect(expectProblem(await get("/intents?limit=1&limit=2"), 400, "InvalidLimit").message).toBe(
+      'Invalid request. query limit: Expected a non-negative integer of at most 16 digits, without leading zeros, got ["1","2"]: the parameter is given more than once.',
+    )
+    expect(expectProblem(await get("/intents?isFastPath=true&isFastPath=false"), 400, "InvalidRequest").message).toBe(
+      'Invalid request. query isFastPath: Expected one of "true" | "false", got ["true","false"]: the parameter is given more than once.',
+    )
   })
 })
 
@@ -1027,7 +1056,7 @@ describe("system", () => {
       ["/intents", JSON.stringify(intentBody()), 200, expect.objectContaining({ chainId: A })],
       ["/intents", JSON.stringify([intentBody(), intentBody()]), 200, expect.objectContaining({ chainId: A })],
       ["/intents", JSON.stringify([intentBody(), intentBody({ amount: "x" })]), 400, { error: "InvalidRequest", message: expect.stringMatching(/^Invalid request\. body \[1\]\.amount: Expected an integer amount/) }],
-      ["/routes/quotes", "[1, 2]", 400, { error: "InvalidRequest", message: "Invalid request. body: Expected QuoteRequest, got [1,2]." }],
+      ["/routes/quotes", "[1, 2]", 400, { error: "InvalidRequest", message: "Invalid request. body: Expected an object { origin, destinations, inputAsset, amount, ... }, got [1,2]." }],
       ["/hub/rpc", JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "eth_chainId" }]), 200, [{ jsonrpc: "2.0", id: 1, result: `0x${world.hub.config.hubDomain.toString(16)}` }]],
       ["/intents", overLimit, 400, { error: "InvalidRequest", message: "Invalid request. body: expected an array of at most 1000 items, got 1001." }],
       ["/hub/rpc", overLimit, 200, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: a batch of at most 1000 requests, got 1001" } }],

@@ -53,7 +53,10 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
     const last = i.path?.[i.path.length - 1]
     const key = typeof last === "object" && last !== null && "key" in last ? last.key : last
     const required = error.kind === "Payload" && typeof key === "string" && message.endsWith(", got null") ? `${message}: the field is required (null is taken as absent only for optional fields)` : message
-    return { path, message: required.length > 200 ? `${required.slice(0, 197)}...` : required }
+    // A query parameter given twice reaches a field of one value as a list: said so, without the "as a string" every query value is.
+    const repeated = error.kind === "Query" ? /^(Expected .*?)(?:,? as a string)?(, got \[.*\])$/su.exec(required) : null
+    const text = repeated === null || repeated[1]!.includes("an array") ? required : `${repeated[1]}${repeated[2]}: the parameter is given more than once`
+    return { path, message: text.length > 200 ? `${text.slice(0, 197)}...` : text }
   })
   // An integer past 2^53 - 1 fails as "not an integer" beside its range check, which says more: one line per field.
   for (let i = issues.length - 1; i >= 0; i--) {

@@ -29,12 +29,15 @@ export const Uint32 = uintNumber(32)
 export const Uint48 = uintNumber(48)
 /** A uint64 as a JSON number (when safe) or a decimal string. */
 export const Uint64 = Schema.Union([
-  Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, { expected: "a non-negative safe integer" })),
+  Schema.Int.check(
+    Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }),
+    Schema.isLessThanOrEqualTo(Number.MAX_SAFE_INTEGER, { expected: `a number of at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1; a larger uint64 as a decimal string)` }),
+  ),
   Schema.String.check(
-    Schema.isPattern(DECIMAL_RE, { expected: "a non-negative integer as a decimal string" }),
+    Schema.isPattern(DECIMAL_RE, { expected: "a uint64 as a decimal string (no sign, exponent or leading zeros)" }),
     Schema.makeFilter((s: string) => !DECIMAL_RE.test(s) || (s.length <= 20 && BigInt(s) < 2n ** 64n), { expected: "a value that fits in a uint64" }),
   ),
-])
+]).annotate({ expected: `a uint64 as a decimal string, or as a number up to ${Number.MAX_SAFE_INTEGER} (2^53 - 1)` })
 
 /** A 32-byte word (`0x` + 64 hex digits) or a 20-byte address (`0x` + 40 hex digits), any case. */
 export const Bytes32Input = Schema.String.check(
@@ -118,6 +121,9 @@ export interface InputProblem {
   readonly message: string
 }
 
+/** The JSON types by their schema's tag (effect would name a schema with an identifier by the identifier). */
+const PRIMITIVE_TYPES: Readonly<Record<string, string>> = { String: "string", Number: "number", Boolean: "boolean", BigInt: "bigint", Null: "null" }
+
 /** What a check says of any number: dropped beside a more specific one, which says the number's type. */
 const TYPE_CHECKS: Readonly<Record<string, string>> = { "an integer": "integer", "a finite number": "number" }
 
@@ -137,19 +143,35 @@ const expectation = (ast: SchemaAST.AST): { readonly format: string | undefined;
   const specific = expected.filter((e) => TYPE_CHECKS[e] === undefined)
   const formats = specific.length > 0 ? specific : expected
   const numberType = expected.map((e) => TYPE_CHECKS[e]).find((t) => t !== undefined)
-  const type = numberType ?? SchemaIssue.defaultLeafHook(new SchemaIssue.InvalidType(ast)).replace(/^Expected /u, "")
+  const type = numberType ?? PRIMITIVE_TYPES[ast._tag] ?? SchemaIssue.defaultLeafHook(new SchemaIssue.InvalidType(ast)).replace(/^Expected /u, "")
   if (formats.length === 0) return { format: undefined, type }
-  return { format: SchemaAST.isArrays(ast) ? `an array (${formats.join(" and ")})` : formats.join(" and "), type }
+  return { format: SchemaAST.isArrays(ast) ? `an array (${formats.join(" and ")})` : chain(formats), type }
 }
+
+/** A later check's noun, before the condition it adds: "a value" of "a value that fits in a uint256". */
+const LATER_NOUN = /^an? [\w-]+ (?=(?:of at (?:most|least)|that|which|between|from|up to|below|above) )/u
+
+/**
+ * The checks of one value, one after the other, as one expectation: each later check's condition qualifies the
+ * first check's noun ("a non-negative integer" then "a value of at most 9007199254740991 (2^53 - 1)": "a
+ * non-negative integer of at most 9007199254740991 (2^53 - 1)"), placed before the first's closing parenthesis
+ * of details ("a non-negative integer as a decimal string that fits in a uint256 (no sign, exponent or leading
+ * zeros)"). A later check that is not such a condition is joined with "and".
+ */
+const chain = (formats: readonly string[]): string =>
+  formats.slice(1).reduce((out, next) => {
+    const noun = LATER_NOUN.exec(next)
+    if (noun === null) return `${out} and ${next}`
+    const condition = next.slice(noun[0].length)
+    const details = / \([^()]*\)$/u.exec(out)
+    return details === null ? `${out} ${condition}` : `${out.slice(0, details.index)} ${condition}${details[0]}`
+  }, formats[0]!)
 
 /**
  * The annotation of a union with `null` whose null stands for "absent" (the API's optional body fields, which
  * take null for a field left out): its messages leave the null out, as they do the missing key.
  */
 export const NULL_MEANS_ABSENT = "clearsimNullMeansAbsent"
-
-/** A union's members, nested unions flattened. */
-const flatten = (ast: SchemaAST.AST): SchemaAST.AST[] => (SchemaAST.isUnion(ast) ? ast.types.flatMap(flatten) : [ast])
 
 /** A union's members, nested unions flattened; without `null` where it means absent (`NULL_MEANS_ABSENT`). */
 const members = (ast: SchemaAST.AST, dropNull = false): SchemaAST.AST[] => {
@@ -160,15 +182,61 @@ const members = (ast: SchemaAST.AST, dropNull = false): SchemaAST.AST[] => {
 /** A struct with named keys (no index signature): what `formOf` can show. */
 const isStruct = (ast: SchemaAST.AST): ast is SchemaAST.Objects => SchemaAST.isObjects(ast) && ast.propertySignatures.length > 0 && ast.indexSignatures.length === 0
 
-/** A struct's keys, tags with their value: `{ kind: "poisson", perHour }`. */
-const formOf = (ast: SchemaAST.Objects): string =>
-  `{ ${ast.propertySignatures.map((p) => (SchemaAST.isLiteral(p.type) ? `${String(p.name)}: ${JSON.stringify(p.type.literal)}` : String(p.name))).join(", ")} }`
+/** Keys a struct's form lists in full; past them, a struct with optional keys shows its required keys and "...". */
+const MAX_FORM_KEYS = 6
 
-/** "as a number" after a format that does not say its JSON type ("a non-negative integer"); nothing when it does. */
+/**
+ * A struct's keys, tags with their value: `{ kind: "poisson", perHour }`. A struct of many keys, some optional,
+ * shows its required ones and "..." (`{ origin, destinations, to, from, inputAsset, amount, ... }`); one whose
+ * keys are all optional, its first `MAX_FORM_KEYS` keys and "...".
+ */
+const formOf = (ast: SchemaAST.Objects): string => {
+  const key = (p: SchemaAST.PropertySignature): string => (SchemaAST.isLiteral(p.type) ? `${String(p.name)}: ${JSON.stringify(p.type.literal)}` : String(p.name))
+  const all = ast.propertySignatures
+  const required = all.filter((p) => !SchemaAST.isOptional(p.type))
+  if (all.length <= MAX_FORM_KEYS || required.length === all.length) return `{ ${all.map(key).join(", ")} }`
+  return `{ ${(required.length > 0 ? required : all.slice(0, MAX_FORM_KEYS)).map(key).join(", ")}, ... }`
+}
+
+/** "an" or "a", by the next word's first letter. */
+const article = (word: string): string => (/^[aeiou]/u.test(word) ? "an" : "a")
+
+/**
+ * "as a number" after a format that does not say its JSON type ("a non-negative integer"); nothing when it does.
+ * After a format with a clause of its own (a comma: "of at most 16 digits, without leading zeros"), ", as a string".
+ * effect's own "a value ..." names the type instead ("a number greater than or equal to 0").
+ */
 const asType = (format: string, type: string): string => {
   const word = type === "integer" ? "number" : type
   if (!["string", "number", "boolean"].includes(word) || format.includes(word)) return format
-  return `${format} as a ${word}`
+  if (format.startsWith("a value ")) return `${article(type)} ${type} ${format.slice("a value ".length)}`
+  return format.includes(",") ? `${format}, as a ${word}` : `${format} as a ${word}`
+}
+
+/**
+ * A value without a format, in words: a struct with its keys ("an object { from, to, weight }", never its
+ * identifier), an array, a literal as JSON, null, or the type with an article ("a string", "a boolean").
+ */
+const bare = (ast: SchemaAST.AST, type: string): string => {
+  if (isStruct(ast)) return `an object ${formOf(ast)}`
+  if (SchemaAST.isObjects(ast)) return "an object"
+  if (SchemaAST.isArrays(ast)) return "an array"
+  if (SchemaAST.isLiteral(ast)) return JSON.stringify(ast.literal)
+  if (SchemaAST.isNull(ast)) return "null"
+  return `${article(type)} ${type}`
+}
+
+/**
+ * What a schema says it takes, as a whole (its own `expected` annotation, not a check's: a union of forms
+ * described once, `Uint64`'s "a uint64 as a decimal string, or as a number up to ..."); seen through the `null` that means
+ * absent (`NULL_MEANS_ABSENT`).
+ */
+const ownExpected = (ast: SchemaAST.AST): string | undefined => {
+  const expected = ast.checks === undefined ? ast.annotations?.expected : undefined
+  if (typeof expected === "string") return expected
+  if (!SchemaAST.isUnion(ast) || ast.annotations?.[NULL_MEANS_ABSENT] !== true) return undefined
+  const rest = ast.types.filter((member) => !SchemaAST.isNull(member))
+  return rest.length === 1 ? ownExpected(rest[0]!) : undefined
 }
 
 /**
@@ -177,33 +245,36 @@ const asType = (format: string, type: string): string => {
  * the format does not say it ("a non-negative integer as a number, got \"3\""). A field taking a string or a
  * number of one format says the format once ("a fee in dbps (0 to 100000) as a string or a number"); of
  * different formats, each with its type; a union of structs names their keys and tags ("one of the forms
- * { epochs } | { hours }", `{ kind: "poisson", perHour }`). The `null` of an optional body field (the API's
- * `optionalOrNull`: null is taken as absent) is left out, so a wrong value there reads as one of a required field
- * does ("Expected boolean", not "Expected boolean | null"). A `null` where a value is required is answered the
- * same way (the API's 400 adds that the field is required). Every other issue keeps effect's message.
+ * { epochs } | { hours }", `{ kind: "poisson", perHour }`), a union of literals its values (`one of "memory" |
+ * "anvil"`). A schema with its own `expected` annotation says that. Without a format, the type in words ("a
+ * boolean", "an object { from, to, weight }", "a number or null"), never a schema's identifier. The `null` of an
+ * optional body field (the API's `optionalOrNull`: null is taken as absent) is left out, so a wrong value there
+ * reads as one of a required field does ("Expected a boolean", not "Expected a boolean or null"). A `null` where a
+ * value is required is answered the same way (the API's 400 adds that the field is required). Every other issue
+ * keeps effect's message.
  */
 export const formatLeafHook: SchemaIssue.LeafHook = (issue) => {
   const fallback = SchemaIssue.defaultLeafHook(issue)
-  if (issue._tag !== "InvalidType") return fallback
+  if (issue._tag !== "InvalidType" || issue.ast.annotations?.message !== undefined) return fallback
   const taken = members(issue.ast)
   if (taken.length === 0) return fallback
   const described = taken.map(expectation)
   const first = described[0]!.format
   const unique = (texts: readonly string[], separator: string): string => [...new Set(texts)].join(separator)
+  const own = ownExpected(issue.ast)
   let expected: string
-  if (taken.length > 1 && taken.every(isStruct)) {
+  if (own !== undefined) {
+    expected = own
+  } else if (taken.length > 1 && taken.every(isStruct)) {
     expected = `one of the forms ${taken.map(formOf).join(" | ")}`
+  } else if (taken.length > 1 && taken.every(SchemaAST.isLiteral)) {
+    expected = `one of ${taken.map((t) => JSON.stringify(t.literal)).join(" | ")}`
   } else if (first !== undefined && described.every((d) => d.format === first)) {
     const types = unique(described.map((d) => `a ${d.type === "integer" ? "number" : d.type}`), " or ")
     expected = described.length === 1 ? asType(first, described[0]!.type) : first.includes(" as a ") ? first : `${first} as ${types}`
-  } else if (described.some((d) => d.format !== undefined)) {
-    // A member without a format: its type with an article, a struct with its keys ("an object { coverage }").
-    const bare = (ast: SchemaAST.AST, type: string): string => (isStruct(ast) ? `an object ${formOf(ast)}` : `${/^[aeiou]/u.test(type) ? "an" : "a"} ${type}`)
-    expected = unique(described.map((d, k) => (d.format === undefined ? bare(taken[k]!, d.type) : asType(d.format, d.type))), " or ")
-  } else if (taken.length < flatten(issue.ast).length) {
-    expected = unique(described.map((d) => d.type), " | ") // effect's words, without the null that means absent
   } else {
-    return fallback
+    // Each member's format with its type, or the member in words: a struct with its keys ("an object { coverage }").
+    expected = unique(described.map((d, k) => (d.format === undefined ? bare(taken[k]!, d.type) : asType(d.format, d.type))), " or ")
   }
   const got = SchemaIssue.hasInput(issue) ? fallback.match(/, got (.*)$/su)?.[1] : undefined
   return got === undefined ? `Expected ${expected}` : `Expected ${expected}, got ${got}`

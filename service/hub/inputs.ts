@@ -166,6 +166,7 @@ const parseJsonObject = (text: string, lineNumber: number): Record<string, unkno
 /** Decodes the first line of a trace: the hub configuration. */
 export const decodeConfigLine = (text: string, lineNumber = 1): HubConfigInput => {
   const raw = parseJsonObject(text, lineNumber)
+  if (raw.kind === undefined) throw new InputLineError(lineNumber, `kind: required, but missing (the first line is "config")`)
   if (raw.kind !== "config") throw new InputLineError(lineNumber, `kind: expected "config" on the first line, got ${JSON.stringify(raw.kind)}`)
   const decoded = decodeWithProblems(ConfigLine, raw, { strict: true })
   if (!decoded.ok) throw new InputLineError(lineNumber, formatProblems(decoded.problems))
@@ -178,7 +179,8 @@ export const decodeInputLine = (text: string, lineNumber: number): HubInput => {
   const raw = parseJsonObject(text, lineNumber)
   const kind = raw.kind
   if (typeof kind !== "string" || !Object.hasOwn(lineKinds, kind)) {
-    throw new InputLineError(lineNumber, `kind: expected one of ${INPUT_KINDS.map((k) => `"${k}"`).join(", ")}, got ${JSON.stringify(kind)}`)
+    const kinds = INPUT_KINDS.map((k) => `"${k}"`).join(", ")
+    throw new InputLineError(lineNumber, kind === undefined ? `kind: required, but missing (one of ${kinds})` : `kind: expected one of ${kinds}, got ${JSON.stringify(kind)}`)
   }
   const spec = lineKinds[kind as LineKind] as { schema: Schema.Codec<unknown, unknown>; toInput: (value: unknown) => HubInput }
   const decoded = decodeWithProblems(spec.schema, raw, { strict: true })

@@ -37,14 +37,15 @@ describe("replay inputs: decodeInputLine rejects malformed lines", () => {
     ["bad JSON", "{bad", /^line \d+: not valid JSON/],
     ["not an object", "[1]", /^line \d+: expected a JSON object$/],
     ["unknown kind", line({ kind: "nope" }), /^line \d+: kind: expected one of "block", .*got "nope"$/],
-    ["missing kind", line({ number: 1 }), /^line \d+: kind: expected one of .*got undefined$/],
+    ["missing kind", line({ number: 1 }), /^line \d+: kind: required, but missing \(one of "block", .*"unpause"\)$/],
     ["wrong type", line({ kind: "block", number: "3", timestamp: 5 }), /^line \d+: number: Expected a non-negative integer as a number, got "3"$/],
     ["negative integer", line({ kind: "block", number: -1, timestamp: 5 }), /^line \d+: number: Expected a non-negative integer, got .+$/],
     ["decimal integer", line({ kind: "block", number: 1.5, timestamp: 5 }), /^line \d+: number: Expected an integer, got .+$/],
     ["missing field", line({ kind: "block", timestamp: 5 }), /^line \d+: number: Missing key$/],
     ["missing field (queue)", line({ kind: "processSettlementQueue", domain: 1 }), /^line \d+: amount: Missing key$/],
     ["negative amount", line({ kind: "intent", intent: { ...intentJson(), amount: "-5" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string/],
-    ["amount as a JSON number", line({ kind: "intent", intent: { ...intentJson(), amount: 100 } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string .+, got 100$/],
+    // The pattern and the uint256 bound as one expectation, the pattern's details last.
+    ["amount as a JSON number", line({ kind: "intent", intent: { ...intentJson(), amount: 100 } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string that fits in a uint256 \(no sign, exponent or leading zeros\), got 100$/],
     ["amount with leading zeros", line({ kind: "intent", intent: { ...intentJson(), amount: "0100" } }), /^line \d+: intent\.amount: Expected a non-negative integer/],
     ["decimal-point amount", line({ kind: "intent", intent: { ...intentJson(), amount: "1.5" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string.*, got "1\.5"$/],
     ["exponent amount", line({ kind: "intent", intent: { ...intentJson(), amount: "1e3" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string.*, got "1e3"$/],
@@ -60,7 +61,16 @@ describe("replay inputs: decodeInputLine rejects malformed lines", () => {
     ["negative withdrawal", line({ kind: "withdrawFees", withdrawer: FEE1, feeRecipient: FEE_DEST, ticker: "DAI", amount: "-1", destinations: [] }), /^line \d+: amount: Expected a non-negative integer/],
     ["empty ticker", line({ kind: "processDepositsAndInvoices", ticker: "", maxEpochs: 0, maxDeposits: 0, maxInvoices: 0 }), /^line \d+: ticker: Expected a ticker symbol or ticker hash, got .+$/],
     ["zero epoch length", line({ kind: "updateEpochLength", epochLength: 0 }), /^line \d+: epochLength: Expected a positive integer, got .+$/],
-    ["boolean expected", line({ kind: "setUpdateVirtualBalance", user: SOLVER, status: "yes" }), /^line \d+: status: Expected boolean, got .+$/],
+    ["boolean expected", line({ kind: "setUpdateVirtualBalance", user: SOLVER, status: "yes" }), /^line \d+: status: Expected a boolean, got "yes"$/],
+    // A uint64 (the nonce) says once what it takes, not each member of its union.
+    ["nonce of no type a uint64 takes", line({ kind: "intent", intent: { ...intentJson(), nonce: true } }), /^line \d+: intent\.nonce: Expected a uint64 as a decimal string, or as a number up to 9007199254740991 \(2\^53 - 1\), got true$/],
+    ["nonce past 2^53 - 1 as a number", line({ kind: "intent", intent: { ...intentJson(), nonce: 1e17 } }), /^line \d+: intent\.nonce: Expected a number of at most 9007199254740991 \(2\^53 - 1; a larger uint64 as a decimal string\), got 100000000000000000$/],
+    ["nonce as a malformed string", line({ kind: "intent", intent: { ...intentJson(), nonce: "01" } }), /^line \d+: intent\.nonce: Expected a uint64 as a decimal string \(no sign, exponent or leading zeros\), got "01"$/],
+    ["nonce past a uint64", line({ kind: "intent", intent: { ...intentJson(), nonce: (2n ** 64n).toString() } }), /^line \d+: intent\.nonce: Expected a value that fits in a uint64, got "18446744073709551616"$/],
+    ["negative nonce", line({ kind: "intent", intent: { ...intentJson(), nonce: -1 } }), /^line \d+: intent\.nonce: Expected a non-negative integer, got -1$/],
+    // A struct by its keys; an array with its article.
+    ["intent of the wrong type", line({ kind: "intent", intent: 5 }), /^line \d+: intent: Expected an object \{ initiator, receiver, inputAsset, outputAsset, maxFee, origin, nonce, timestamp, ttl, amount, destinations, data \}, got 5$/],
+    ["intents of the wrong type", line({ kind: "intents", intents: {} }), /^line \d+: intents: Expected an array, got \{\}$/],
   ]
   it.each(cases)("%s", (_name, text, detail) => {
     expectLineError(() => decodeInputLine(text, 7), 7, detail)
@@ -123,11 +133,12 @@ describe("replay inputs: decodeConfigLine", () => {
 
   it.each([
     ["not a config line", line({ kind: "block", number: 1, timestamp: 1 }), /^line 1: kind: expected "config" on the first line, got "block"$/],
+    ["a first line without a kind", line({ tickers: [] }), /^line 1: kind: required, but missing \(the first line is "config"\)$/],
     ["zero epoch length", line({ kind: "config", epochLength: 0, expiryTimeBuffer: 1, tickers: [] }), /^line 1: epochLength: Expected a positive integer, got .+$/],
     [
       "a nested field",
       line({ kind: "config", epochLength: 40, expiryTimeBuffer: 1, tickers: [{ symbol: "X", discountPerEpoch: 1, maxDiscountDbps: 2, prioritizedStrategy: "foo", fees: [], domains: [] }] }),
-      /^line 1: tickers\[0\]\.prioritizedStrategy: Expected "default" \| "xerc20", got .+$/,
+      /^line 1: tickers\[0\]\.prioritizedStrategy: Expected one of "default" \| "xerc20", got "foo"$/,
     ],
   ])("rejects %s", (_name, text, detail) => {
     expectLineError(() => decodeConfigLine(text), 1, detail)

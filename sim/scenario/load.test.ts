@@ -476,14 +476,25 @@ ${lines}`
       expect(problems, to).toHaveLength(1)
       return `${problems[0]!.path}: ${problems[0]!.message}`
     }
-    expect(message("seed: 7", 'seed: "7"')).toBe('seed: Expected a non-negative integer and a seed of at most 9007199254740991 (2^53 - 1) as a number, got "7"')
+    // The seed's checks (non-negative, at most 2^53 - 1) read as one expectation, not joined by "and".
+    expect(message("seed: 7", 'seed: "7"')).toBe('seed: Expected a non-negative integer of at most 9007199254740991 (2^53 - 1) as a number, got "7"')
+    expect(message("seed: 7", "seed: abc")).toBe('seed: Expected a non-negative integer of at most 9007199254740991 (2^53 - 1) as a number, got "abc"')
     expect(message("perHour: 60", "perHour: [60]")).toBe("agents.rebalancers[0].arrival.perHour: Expected a positive rate as a number, got [60]")
     // A format that names its type already is not told twice; a count of agents is a number.
     expect(message("count: 4", "count: abc")).toBe('agents.rebalancers[0].count: Expected a number of agents from 1 to 100000 (each has its own funded account), got "abc"')
     // A number or a decimal string, each with its own format.
-    expect(message("medianTokens: 1000", "medianTokens: true")).toBe(
-      "agents.rebalancers[0].size.medianTokens: Expected a non-negative amount of tokens as a number or a non-negative decimal amount of tokens as a string, got true",
-    )
+    // A number or a decimal string, said once (the union's own expected).
+    expect(message("medianTokens: 1000", "medianTokens: true")).toBe("agents.rebalancers[0].size.medianTokens: Expected a non-negative amount of tokens, as a number or a decimal string, got true")
+    expect(message("symbol: USDC", "symbol: USDC\n    priceUsd: [1]")).toBe("assets[0].priceUsd: Expected a positive price in USD, as a number or a decimal string, got [1]")
+    // effect's "a value greater than or equal to 0" names the type it wants instead of adding "as a number".
+    expect(message("sigma: 0.5", 'sigma: "x"')).toBe('agents.rebalancers[0].size.sigma: Expected a number greater than or equal to 0, got "x"')
+    // Without a format: the type with its article, a struct by its keys, a list of literals by its values.
+    expect(message("  - { coverage: invoiceCreated }", "  - { coverage: 5 }")).toBe("properties[1].coverage: Expected a string, got 5")
+    expect(message("flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]", "flows: [5]")).toBe("agents.rebalancers[0].flows[0]: Expected an object { from, to, weight }, got 5")
+    expect(message("properties:", "backend: foo\nproperties:")).toBe('backend: Expected one of "memory" | "anvil", got "foo"')
+    expect(message("properties:", "hub: { userMaxDiscount: yes }\nproperties:")).toBe('hub.userMaxDiscount: Expected a boolean, got "yes"')
+    // A struct of many optional keys: the first few and "...".
+    expect(message("properties:", "hub: 5\nproperties:")).toBe("hub: Expected an object { domain, blockTimeSeconds, epochLength, expiryTimeBufferSeconds, discountExemptEpochs, userMaxDiscount, ... }, got 5")
     // A union of structs that is given no object: its forms, tags included.
     expect(message("horizon: { hours: 2 }", "horizon: 2")).toBe("horizon: Expected one of the forms { epochs } | { hours } | { seconds }, got 2")
     expect(message("arrival: { kind: poisson, perHour: 60 }", "arrival: poisson")).toBe(
@@ -863,7 +874,7 @@ keepers: { chains: [{ chain: 31001, settlementQueue: { maxSize: 2 } }] }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
-    expect(problemsOf("- a\n")).toEqual([{ path: "", line: 1, column: 1, message: 'Expected object, got ["a"]' }])
+    expect(problemsOf("- a\n")).toEqual([{ path: "", line: 1, column: 1, message: 'Expected an object { name, horizon, chains, assets, agents, ... }, got ["a"]' }])
   })
 
   it("refuses a file past MAX_SCENARIO_BYTES, or a device that never ends, without reading it all; reads a pipe", () => {

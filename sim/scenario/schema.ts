@@ -38,7 +38,7 @@ const PopulationName = Schema.String.check(
 export const TokenAmount = Schema.Union([
   Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative amount of tokens" })),
   Schema.String.check(Schema.isPattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/u, { expected: "a non-negative decimal amount of tokens" })),
-])
+]).annotate({ expected: "a non-negative amount of tokens, as a number or a decimal string" })
 export type TokenAmount = typeof TokenAmount.Type
 
 /**
@@ -48,7 +48,7 @@ export type TokenAmount = typeof TokenAmount.Type
 export const PriceUsd = Schema.Union([
   Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive price in USD" })),
   Schema.String.check(Schema.isPattern(/^(?!0+(\.0+)?$)(0|[1-9][0-9]*)(\.[0-9]+)?$/u, { expected: "a positive decimal price in USD" })),
-])
+]).annotate({ expected: "a positive price in USD, as a number or a decimal string" })
 export type PriceUsd = typeof PriceUsd.Type
 
 export const Horizon = Schema.Union([
