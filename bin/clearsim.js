@@ -27,6 +27,7 @@
 // long-lived and handles its signals itself.
 import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
+import * as nodeModule from "node:module"
 import { constants as osConstants, totalmem } from "node:os"
 import { fileURLToPath } from "node:url"
 import { getHeapStatistics } from "node:v8"
@@ -85,6 +86,12 @@ if (process.env.CLEARSIM_CHILD !== "1" && (oldNode || smallHeap)) {
     process.channel.unref() // the channel must not keep the child alive once the command is done
     process.send({ [READY]: true })
   }
+  // V8's compiled code of the modules a command loads (effect, viem, the CLI's own) is kept on disk between
+  // commands: about 0.2 s less start-up each (of about 1.5 s). Node checks each entry against its module's source
+  // and recompiles what changed; a NODE_COMPILE_CACHE of the user's own takes precedence, and
+  // NODE_DISABLE_COMPILE_CACHE=1 turns it off. A cache that cannot be written (a read-only install) changes
+  // nothing but the start-up.
+  nodeModule.enableCompileCache?.(fileURLToPath(new URL("../node_modules/.cache/clearsim-compile", import.meta.url)))
   const cli = new URL("../sim/cli.ts", import.meta.url)
   if (!process.features.typescript || cli.pathname.includes("/node_modules/")) {
     const { register } = await import("tsx/esm/api")
