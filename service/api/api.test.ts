@@ -140,7 +140,7 @@ describe("POST /intents and /intents/", () => {
     expectProblem(await post("/intents", [intentBody(), intentBody({ origin: String(C), inputAsset: addr(world.assetOf("DAI", C)) })]), 400, "InvalidRequest")
     expectProblem(await post("/intents", []), 400, "InvalidRequest")
     const missing = expectProblem(await post("/intents", { origin: "1" }), 400, "InvalidRequest")
-    expect(missing.message).toMatch(/body destinations: required, but missing/)
+    expect(missing.message).toMatch(/body destinations: required, but missing: expected an array \(at least one destination and at most 10 destinations\); body to: required, but missing: expected a 0x-prefixed 20-byte address as a string;/)
     const registries = expectProblem(await post("/intents/", intentBody({ origin: "999" })), 404, "RegistriesNotFound")
     expect(registries.message).toMatch(/999/)
   })

@@ -29,7 +29,7 @@ import { AssetsQuery, BatchesQuery, HistoryQuery, IntentsQuery, InvoicesQuery } 
 import { BadRequest, DEFAULT_MAX_BODY_BYTES, MAX_BODY_ARRAY_ITEMS, REFUSAL_CODES } from "./errors.ts"
 import { HandlersLive } from "./handlers.ts"
 import { jsonArrayLength } from "./parse.ts"
-import { formatLeafHook, unionsAsLeaves } from "../domain/schemas.ts"
+import { formatLeafHook, missingKeysExpected, unionsAsLeaves } from "../domain/schemas.ts"
 import { Clearing, type ClearingDeps, ClearingService } from "./service.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook: formatLeafHook })
@@ -45,10 +45,10 @@ const QUERY_CODES: Readonly<Record<string, string>> = { cursor: "InvalidCursor",
 /** A request-decoding failure as `{ error, message }`: every issue with its field, capped in length. */
 export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest => {
   const slot = SLOT[error.kind] ?? error.kind.toLowerCase()
-  const issues = formatter(unionsAsLeaves(error.cause.issue)).issues.map((i) => {
+  const issues = formatter(unionsAsLeaves(missingKeysExpected(error.cause.issue))).issues.map((i) => {
     const path = pathText((i.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p) as PropertyKey))
     // Bodies are decoded strictly (`onExcessProperty: "error"`, api.ts): a field no endpoint field matches is named.
-    const message = i.message === "Missing key" ? "required, but missing" : i.message.startsWith("Unexpected key") ? `not a field of this body (a typo?)${i.message.slice("Unexpected key".length).replace(/^ with value/, ", got")}` : i.message
+    const message = i.message.startsWith("Missing key") ? `required, but missing${i.message.slice("Missing key".length)}` : i.message.startsWith("Unexpected key") ? `not a field of this body (a typo?)${i.message.slice("Unexpected key".length).replace(/^ with value/, ", got")}` : i.message
     // A null field that is not optional (optional body fields take null for absent): said so, beside what it takes.
     const last = i.path?.[i.path.length - 1]
     const key = typeof last === "object" && last !== null && "key" in last ? last.key : last

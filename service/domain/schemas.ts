@@ -203,14 +203,15 @@ const article = (word: string): string => (/^[aeiou]/u.test(word) ? "an" : "a")
 
 /**
  * "as a number" after a format that does not say its JSON type ("a non-negative integer"); nothing when it does.
- * After a format with a clause of its own (a comma: "of at most 16 digits, without leading zeros"), ", as a string".
+ * After a format with a clause of its own (a comma outside parentheses: "of at most 16 digits, without leading
+ * zeros"), ", as a string".
  * effect's own "a value ..." names the type instead ("a number greater than or equal to 0").
  */
 const asType = (format: string, type: string): string => {
   const word = type === "integer" ? "number" : type
   if (!["string", "number", "boolean"].includes(word) || format.includes(word)) return format
   if (format.startsWith("a value ")) return `${article(type)} ${type} ${format.slice("a value ".length)}`
-  return format.includes(",") ? `${format}, as a ${word}` : `${format} as a ${word}`
+  return format.replace(/\([^()]*\)/gu, "").includes(",") ? `${format}, as a ${word}` : `${format} as a ${word}`
 }
 
 /**
@@ -280,20 +281,15 @@ export const formatLeafHook: SchemaIssue.LeafHook = (issue) => {
   return got === undefined ? `Expected ${expected}` : `Expected ${expected}, got ${got}`
 }
 
-/**
- * `issue` with every union refusal that names no member's issue (a value of none of the union's types) made an
- * `InvalidType` of the union, which `formatLeafHook` describes: effect's formatter words those itself, by the union's
- * types ("Expected number | null").
- */
-export const unionsAsLeaves = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
+/** `issue` with its inner issues mapped by `f`: the same issue when none changed. */
+const mapInner = (issue: SchemaIssue.Issue, f: (inner: SchemaIssue.Issue) => SchemaIssue.Issue): SchemaIssue.Issue => {
   const input = SchemaIssue.hasInput(issue) ? { input: issue.input, options: { reportInput: true } } : { input: undefined, options: undefined }
   const all = (issues: readonly SchemaIssue.Issue[]): SchemaIssue.Issue[] | undefined => {
-    const mapped = issues.map(unionsAsLeaves)
+    const mapped = issues.map(f)
     return mapped.every((m, k) => m === issues[k]) ? undefined : mapped
   }
   switch (issue._tag) {
     case "AnyOf": {
-      if (issue.issues.length === 0) return new SchemaIssue.InvalidType(issue.ast, input.input, input.options)
       const issues = all(issue.issues)
       return issues === undefined ? issue : new SchemaIssue.AnyOf(issue.ast, issues, input.input, input.options)
     }
@@ -302,20 +298,55 @@ export const unionsAsLeaves = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
       return issues === undefined ? issue : new SchemaIssue.Composite(issue.ast, issues as [SchemaIssue.Issue, ...SchemaIssue.Issue[]], input.input, input.options)
     }
     case "Pointer": {
-      const inner = unionsAsLeaves(issue.issue)
+      const inner = f(issue.issue)
       return inner === issue.issue ? issue : new SchemaIssue.Pointer(issue.path, inner)
     }
     case "Filter": {
-      const inner = unionsAsLeaves(issue.issue)
+      const inner = f(issue.issue)
       return inner === issue.issue ? issue : new SchemaIssue.Filter(issue.filter, inner, input.input, input.options)
     }
     case "Encoding": {
-      const inner = unionsAsLeaves(issue.issue)
+      const inner = f(issue.issue)
       return inner === issue.issue ? issue : new SchemaIssue.Encoding(issue.ast, inner, input.input, input.options)
     }
     default:
       return issue
   }
+}
+
+/**
+ * `issue` with every union refusal that names no member's issue (a value of none of the union's types) made an
+ * `InvalidType` of the union, which `formatLeafHook` describes: effect's formatter words those itself, by the union's
+ * types ("Expected number | null").
+ */
+export const unionsAsLeaves = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
+  if (issue._tag === "AnyOf" && issue.issues.length === 0) {
+    return SchemaIssue.hasInput(issue) ? new SchemaIssue.InvalidType(issue.ast, issue.input, { reportInput: true }) : new SchemaIssue.InvalidType(issue.ast)
+  }
+  return mapInner(issue, unionsAsLeaves)
+}
+
+/** What a schema takes, in `formatLeafHook`'s words: "a chain id (a positive uint32 as a decimal string)". */
+const expectedOf = (ast: SchemaAST.AST): string => formatLeafHook(new SchemaIssue.InvalidType(ast)).replace(/^Expected /u, "")
+
+/**
+ * `issue` with every missing key of a struct saying what the key takes: "Missing key: expected a positive number of
+ * hours" rather than effect's bare "Missing key" (its `messageMissingKey`; effect's issue has the key's
+ * annotations, not its schema, so the struct's issue gives it).
+ */
+export const missingKeysExpected = (issue: SchemaIssue.Issue): SchemaIssue.Issue => {
+  const mapped = mapInner(issue, missingKeysExpected)
+  if (mapped._tag !== "Composite" || !SchemaAST.isObjects(mapped.ast)) return mapped
+  const fields = mapped.ast.propertySignatures
+  const issues = mapped.issues.map((child) => {
+    if (child._tag !== "Pointer" || child.path.length !== 1 || child.issue._tag !== "MissingKey" || child.issue.annotations?.messageMissingKey !== undefined) return child
+    const field = fields.find((p) => p.name === child.path[0])
+    if (field === undefined) return child
+    return new SchemaIssue.Pointer(child.path, new SchemaIssue.MissingKey({ ...child.issue.annotations, messageMissingKey: `Missing key: expected ${expectedOf(field.type)}` }))
+  })
+  if (issues.every((child, k) => child === mapped.issues[k])) return mapped
+  const input = SchemaIssue.hasInput(mapped) ? { input: mapped.input, options: { reportInput: true } } : { input: undefined, options: undefined }
+  return new SchemaIssue.Composite(mapped.ast, issues as [SchemaIssue.Issue, ...SchemaIssue.Issue[]], input.input, input.options)
 }
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({ leafHook: formatLeafHook })
@@ -340,7 +371,7 @@ export const decodeWithProblems = <S extends Schema.Codec<unknown, unknown>>(
   })
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const error = Cause.squash(exit.cause)
-  if (Schema.isSchemaError(error)) return { ok: false, problems: beyondSafeIntegers(problemsOf(error.issue, [], input), input) }
+  if (Schema.isSchemaError(error)) return { ok: false, problems: beyondSafeIntegers(problemsOf(missingKeysExpected(error.issue), [], input), input) }
   return { ok: false, problems: [{ path: "", message: String(error) }] }
 }
 
@@ -404,7 +435,7 @@ const unknownTag = (issue: SchemaIssue.AnyOf, input: unknown, at: readonly Prope
     if (!literals.every((t) => t !== undefined && SchemaAST.isLiteral(t))) continue
     const path = [...at, field.name]
     const expected = literals.map((t) => JSON.stringify((t as SchemaAST.Literal).literal)).join(" | ")
-    if ((value as Record<PropertyKey, unknown>)[field.name] === undefined) return { path: formatPath(path), message: `Missing key (expected one of ${expected})` }
+    if ((value as Record<PropertyKey, unknown>)[field.name] === undefined) return { path: formatPath(path), message: `Missing key: expected one of ${expected}` }
     return { path: formatPath(path), message: withActual(`Expected one of ${expected}`, input, path) }
   }
   return undefined
@@ -445,7 +476,7 @@ const valueAt = (input: unknown, path: readonly PropertyKey[]): unknown => {
 
 /** Appends the offending value (`, got …`) when the message does not show it already. */
 const withActual = (message: string, input: unknown, path: readonly PropertyKey[]): string => {
-  if (message.includes(", got ") || message === "Missing key") return message
+  if (message.includes(", got ") || message.startsWith("Missing key")) return message
   const value = valueAt(input, path)
   if (value === undefined) return message
   // JSON shows NaN and the infinities as null.

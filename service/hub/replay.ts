@@ -50,7 +50,7 @@ const checkEndLine = (text: string, lineNumber: number, inputs: number): void =>
   const { kind: _kind, inputs: counted, ...others } = value
   const unknown = Object.keys(others)[0]
   if (unknown !== undefined) throw new InputLineError(lineNumber, `${unknown}: unknown key (an end line has kind and inputs)`)
-  if (counted === undefined) throw new InputLineError(lineNumber, "inputs: Missing key")
+  if (counted === undefined) throw new InputLineError(lineNumber, `inputs: Missing key: expected ${inputs}, the number of inputs above this end line`)
   if (counted !== inputs) throw new InputLineError(lineNumber, `inputs: expected ${inputs}, the number of inputs above this end line, got ${JSON.stringify(counted)}`)
 }
 

@@ -89,7 +89,7 @@ describe("replay: a trace's end line", () => {
       line: end,
       detail: "hash: unknown key (an end line has kind and inputs)",
     })
-    await expect(checkTraceLines([...lines, '{"kind":"end"}'])).rejects.toMatchObject({ line: end, detail: "inputs: Missing key" })
+    await expect(checkTraceLines([...lines, '{"kind":"end"}'])).rejects.toMatchObject({ line: end, detail: `inputs: Missing key: expected ${inputs}, the number of inputs above this end line` })
     // Written with spaces, it is still an end line.
     expect((await replay([...lines, `{ "kind": "end", "inputs": ${inputs} }`])).summary.end).toEqual({ line: end })
   })

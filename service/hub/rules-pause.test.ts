@@ -264,7 +264,7 @@ describe("pausing: traces", () => {
     expect(decoded).toMatchObject({ owner: OWNER, watchtower: WATCHTOWER, admins: [ADMIN] })
     expect(() => decodeConfigLine(JSON.stringify({ kind: "config", owner: "0x12", tickers: [] }))).toThrow(InputLineError)
     expect(() => decodeConfigLine(JSON.stringify({ kind: "config", owner: "0x12", tickers: [] }))).toThrow(/^line 1: owner: Expected a 0x-prefixed 20-byte address or 32-byte hex word/)
-    expect(() => decodeInputLine(JSON.stringify({ kind: "pause" }), 4)).toThrow(/^line 4: caller: Missing key$/)
+    expect(() => decodeInputLine(JSON.stringify({ kind: "pause" }), 4)).toThrow(/^line 4: caller: Missing key: expected a 0x-prefixed 20-byte address or 32-byte hex word as a string$/)
     // A misspelt option is refused, not dropped (allowFastPathSwap for allowFastPathSwaps would keep the default).
     const line = JSON.parse(encodeConfigLine(pausableConfig())) as Record<string, unknown>
     expect(() => decodeConfigLine(JSON.stringify({ ...line, allowFastPathSwap: false }))).toThrow(/^line 1: allowFastPathSwap: unknown key \(not a field here; a typo\?\)$/)

@@ -41,8 +41,9 @@ describe("replay inputs: decodeInputLine rejects malformed lines", () => {
     ["wrong type", line({ kind: "block", number: "3", timestamp: 5 }), /^line \d+: number: Expected a non-negative integer as a number, got "3"$/],
     ["negative integer", line({ kind: "block", number: -1, timestamp: 5 }), /^line \d+: number: Expected a non-negative integer, got .+$/],
     ["decimal integer", line({ kind: "block", number: 1.5, timestamp: 5 }), /^line \d+: number: Expected an integer, got .+$/],
-    ["missing field", line({ kind: "block", timestamp: 5 }), /^line \d+: number: Missing key$/],
-    ["missing field (queue)", line({ kind: "processSettlementQueue", domain: 1 }), /^line \d+: amount: Missing key$/],
+    // A missing key says what it takes.
+    ["missing field", line({ kind: "block", timestamp: 5 }), /^line \d+: number: Missing key: expected a non-negative integer as a number$/],
+    ["missing field (queue)", line({ kind: "processSettlementQueue", domain: 1 }), /^line \d+: amount: Missing key: expected an integer between 0 and 4294967295 \(uint32\) as a number$/],
     ["negative amount", line({ kind: "intent", intent: { ...intentJson(), amount: "-5" } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string/],
     // The pattern and the uint256 bound as one expectation, the pattern's details last.
     ["amount as a JSON number", line({ kind: "intent", intent: { ...intentJson(), amount: 100 } }), /^line \d+: intent\.amount: Expected a non-negative integer as a decimal string that fits in a uint256 \(no sign, exponent or leading zeros\), got 100$/],
@@ -53,7 +54,7 @@ describe("replay inputs: decodeInputLine rejects malformed lines", () => {
     ["uint24 overflow", line({ kind: "intent", intent: { ...intentJson(), maxFee: 2 ** 24 } }), /^line \d+: intent\.maxFee: Expected an integer between 0 and 16777215 \(uint24\), got .+$/],
     ["bad hex word", line({ kind: "intent", intent: { ...intentJson(), receiver: "0xzz" } }), /^line \d+: intent\.receiver: Expected a 0x-prefixed 20-byte address or 32-byte hex word, got .+$/],
     ["odd-length hex data", line({ kind: "intent", intent: { ...intentJson(), data: "0xabc" } }), /^line \d+: intent\.data: Expected 0x-prefixed hex bytes of even length, got .+$/],
-    ["missing intent field", line({ kind: "intent", intent: { ...intentJson(), nonce: undefined } }), /^line \d+: intent\.nonce: Missing key$/],
+    ["missing intent field", line({ kind: "intent", intent: { ...intentJson(), nonce: undefined } }), /^line \d+: intent\.nonce: Missing key: expected a uint64 as a decimal string, or as a number up to 9007199254740991 \(2\^53 - 1\)$/],
     ["nested array path", line({ kind: "intents", intents: [intentJson(), { ...intentJson(), destinations: [1, -2] }] }), /^line \d+: intents\[1\]\.destinations\[1\]: Expected an integer between 0 and 4294967295 \(uint32\), got .+$/],
     ["short intent id", line({ kind: "returnUnsupportedIntent", intentId: "0x1234" }), /^line \d+: intentId: Expected a 0x-prefixed 32-byte hex word, got .+$/],
     ["address where a bytes32 id is required", line({ kind: "handleExpiredIntents", intentIds: [ID, `0x${"11".repeat(20)}`] }), /^line \d+: intentIds\[1\]: Expected a 0x-prefixed 32-byte hex word, got .+$/],

@@ -278,7 +278,7 @@ describe("clearsim check and compare", () => {
     const refused = compare(a, broken)
     expect(refused.status).toBe(2)
     expect(refused.stderr).toBe(
-      `clearsim compare: ${broken}: not a clearsim report.json: scenario: Expected an object { name, hash }, got "x"; netting: Expected an object { ratio, totalVolume, unit }, got 5; intents: Missing key; latency.p99: Expected a number or null, got "abc"\n`,
+      `clearsim compare: ${broken}: not a clearsim report.json: scenario: Expected an object { name, hash }, got "x"; netting: Expected an object { ratio, totalVolume, unit }, got 5; intents: Missing key: expected an object { created, settled, byPath }; latency.p99: Expected a number or null, got "abc"\n`,
     )
     // A byte-order mark before the JSON is read past.
     writeFileSync(join(tmp, "x/bom.json"), `\uFEFF${JSON.stringify(report)}`)

@@ -81,7 +81,11 @@ describe("scenario files", () => {
 
   it("reports a missing field at its parent's line", () => {
     const problems = problemsOf(valid.replace("horizon: { hours: 2 }\n", ""))
-    expect(problems[0]).toMatchObject({ path: "horizon", message: "Missing key", line: 2 })
+    expect(problems[0]).toMatchObject({ path: "horizon", message: "Missing key: expected one of the forms { epochs } | { hours } | { seconds }", line: 2 })
+    // A missing key says what it takes, as a wrong value does.
+    expect(problemsOf(valid.replace("      asset: USDC\n", ""))).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].asset", message: "Missing key: expected a token symbol (1-16 letters, digits, . _ -, not only digits) as a string" }),
+    ])
   })
 
   it("checks references between fields", () => {
@@ -466,7 +470,7 @@ ${lines}`
       expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Expected one of "scripted" | "poisson" | "bursty", got "uniform"' }),
     ])
     expect(problemsOf(valid.replace("arrival: { kind: poisson, perHour: 60 }", "arrival: { perHour: 60 }"))).toEqual([
-      expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Missing key (expected one of "scripted" | "poisson" | "bursty")' }),
+      expect.objectContaining({ path: "agents.rebalancers[0].arrival.kind", message: 'Missing key: expected one of "scripted" | "poisson" | "bursty"' }),
     ])
   })
 
