@@ -203,15 +203,15 @@ const article = (word: string): string => (/^[aeiou]/u.test(word) ? "an" : "a")
 
 /**
  * "as a number" after a format that does not say its JSON type ("a non-negative integer"); nothing when it does.
- * After a format with a clause of its own (a comma outside parentheses: "of at most 16 digits, without leading
- * zeros"), ", as a string".
+ * After a format with a clause of its own (a comma or colon outside parentheses: "of at most 16 digits, without
+ * leading zeros", "a trace hash: 0x and 64 lowercase hex digits"), ", as a string".
  * effect's own "a value ..." names the type instead ("a number greater than or equal to 0").
  */
 const asType = (format: string, type: string): string => {
   const word = type === "integer" ? "number" : type
   if (!["string", "number", "boolean"].includes(word) || format.includes(word)) return format
   if (format.startsWith("a value ")) return `${article(type)} ${type} ${format.slice("a value ".length)}`
-  return format.replace(/\([^()]*\)/gu, "").includes(",") ? `${format}, as a ${word}` : `${format} as a ${word}`
+  return /[,:]/u.test(format.replace(/\([^()]*\)/gu, "")) ? `${format}, as a ${word}` : `${format} as a ${word}`
 }
 
 /**

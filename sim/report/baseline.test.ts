@@ -183,6 +183,9 @@ describe("compareBaselines", () => {
     // A seed no run can have (what --seed and scenario files refuse) is refused here too.
     writeFileSync(path, JSON.stringify({ ...base, seed: -5 }))
     expect(() => readBaseline(path)).toThrow(`${path}: not a clearsim baseline: seed: Expected a non-negative integer, got -5`)
+    // A format with a clause of its own (a colon) takes its JSON type after a comma.
+    writeFileSync(path, JSON.stringify({ ...base, traceHash: 5 }))
+    expect(() => readBaseline(path)).toThrow(`${path}: not a clearsim baseline: traceHash: Expected a trace hash: 0x and 64 lowercase hex digits, as a string, got 5`)
   })
 })
 

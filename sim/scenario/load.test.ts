@@ -497,6 +497,8 @@ ${lines}`
     expect(message("flows: [{ from: 31001, to: 31002 }, { from: 31002, to: 31001 }]", "flows: [5]")).toBe("agents.rebalancers[0].flows[0]: Expected an object { from, to, weight }, got 5")
     expect(message("properties:", "backend: foo\nproperties:")).toBe('backend: Expected one of "memory" | "anvil", got "foo"')
     expect(message("properties:", "hub: { userMaxDiscount: yes }\nproperties:")).toBe('hub.userMaxDiscount: Expected a boolean, got "yes"')
+    // A range of dbps that does not name its JSON type.
+    expect(message("      count: 4", '      count: 4\n      fastMaxFeeDbps: "5"')).toBe('agents.rebalancers[0].fastMaxFeeDbps: Expected an integer of dbps between 0 and 100000 as a number, got "5"')
     // A struct of many optional keys: the first few and "...".
     expect(message("properties:", "hub: 5\nproperties:")).toBe("hub: Expected an object { domain, blockTimeSeconds, epochLength, expiryTimeBufferSeconds, discountExemptEpochs, userMaxDiscount, ... }, got 5")
     // A union of structs that is given no object: its forms, tags included.
@@ -926,7 +928,7 @@ keepers: { chains: [{ chain: 31001, settlementQueue: { maxSize: 2 } }] }
 
   it("takes the schema's bounds inclusive: 100000 dbps, chain id 2^32 - 1, 36 decimals", () => {
     expect(() => parseScenario(valid.replace("  - symbol: USDC\n", "  - symbol: USDC\n    maxDiscountDbps: 100000\n"), "s.yaml")).not.toThrow()
-    expect(pathsAndMessages(valid.replace("  - symbol: USDC\n", "  - symbol: USDC\n    maxDiscountDbps: 100001\n"))).toEqual([["assets[0].maxDiscountDbps", "Expected dbps: an integer between 0 and 100000, got 100001"]])
+    expect(pathsAndMessages(valid.replace("  - symbol: USDC\n", "  - symbol: USDC\n    maxDiscountDbps: 100001\n"))).toEqual([["assets[0].maxDiscountDbps", "Expected an integer of dbps between 0 and 100000, got 100001"]])
     expect(() => parseScenario(valid.replaceAll("31002", "4294967295"), "s.yaml")).not.toThrow()
     expect(() => parseScenario(valid.replace("decimals: 18", "decimals: 36"), "s.yaml")).not.toThrow()
     expect(pathsAndMessages(valid.replace("decimals: 18", "decimals: 37"))).toEqual([["assets[0].chains[1].decimals", "Expected token decimals between 0 and 36, got 37"]])

@@ -24,7 +24,7 @@ const Seconds = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected:
 const PositiveSeconds = Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of seconds" }))
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
 const Weight = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative weight" }))
-const Dbps = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "dbps: an integer between 0 and 100000" }))
+const Dbps = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "an integer of dbps between 0 and 100000" }))
 const ChainId = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 0xffff_ffff }, { expected: "a chain id (positive uint32)" }))
 /** A token symbol: also a key of report.json objects (by asset), where digits only would be listed first. */
 const Symbol = Schema.String.check(Schema.isPattern(/^(?![0-9]+$)[A-Za-z0-9._-]{1,16}$/u, { expected: "a token symbol (1-16 letters, digits, . _ -, not only digits)" }))
