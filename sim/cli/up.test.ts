@@ -6,11 +6,12 @@
  * left (nothing, or a beginning).
  */
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { DEVNET_FILES, type DevnetSession } from "../live/devnet.ts"
+import { SESSION_LOCK_FILE } from "../live/sessionLock.ts"
 import { descendants, running } from "./testing.ts"
 import { renderSession } from "./up.ts"
 
@@ -124,6 +125,43 @@ describe("clearsim up that never comes up", () => {
     const gone = Date.now() + 5_000
     while ([...anvils].some(running) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100))
     expect([...anvils].filter(running)).toEqual([])
+  }, 60_000)
+})
+
+describe("clearsim up on an output directory another clearsim up is writing into", () => {
+  it("is refused in one line, exit 2, before any chain starts: the running session's trace stays its own and replays", async () => {
+    // Was: the second session truncated trace.jsonl and both wrote into it, interleaved (replay failed: a line after
+    // the end line), and each overwrote the other's devnet.json, report and session.json; both stops exited 0.
+    const out = mkdtempSync(join(tmpdir(), "clearsim-up-shared-"))
+    dirs.push(out)
+    const first = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    first.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
+    first.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
+    const exited = new Promise<number | null>((resolve) => first.on("close", (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 30_000
+      while (!output.includes("Ctrl-C stops it") && Date.now() < deadline && first.exitCode === null) await new Promise((r) => setTimeout(r, 50))
+      expect(output).toContain("Ctrl-C stops it")
+      const devnetJson = readFileSync(join(out, "devnet.json"), "utf8")
+
+      const second = spawnSync(process.execPath, [bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], { cwd: root, encoding: "utf8", timeout: 30_000, killSignal: "SIGTERM" })
+      expect(second.status, second.stdout + second.stderr).toBe(2)
+      expect(second.stderr).toBe(`clearsim: --out ${out}: another clearsim up (pid ${first.pid}) is writing its session there; stop it first, or pass another --out\n`)
+      expect(second.stdout).toBe("")
+      expect(readFileSync(join(out, "devnet.json"), "utf8")).toBe(devnetJson)
+
+      first.kill("SIGINT")
+      expect(await exited, output).toBe(0)
+    } finally {
+      first.kill("SIGKILL") // nothing left by a failing test
+    }
+    const trace = readFileSync(join(out, "trace.jsonl"), "utf8").trimEnd().split("\n")
+    expect(trace.filter((line) => line.startsWith('{"kind":"config"'))).toHaveLength(1)
+    const replay = spawnSync(process.execPath, [bin, "hub", "replay", join(out, "trace.jsonl")], { cwd: root, encoding: "utf8", timeout: 30_000 })
+    expect(replay.status, replay.stderr).toBe(0)
+    // The claim is gone with its session: the next one may write there.
+    expect(existsSync(join(out, SESSION_LOCK_FILE))).toBe(false)
   }, 60_000)
 })
 

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import type { DevnetInfo, DevnetOptions, DevnetSession } from "../live/devnet.ts"
+import { claimOutputDir, type SessionLock } from "../live/sessionLock.ts"
 import { traceFailureText, unwrittenFilesText } from "../live/traceError.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { agentIntentsSuffix } from "../report/report.ts"
@@ -217,7 +218,11 @@ export const upCommand = Command.make(
       // wrote in a directory it made (a trace with no input, say), then the directories left empty. A directory that
       // was there is left as it is. (Once up, `runUp` exits the process itself, the session's files written.)
       const created = missingDirectories(options.outDir)
+      // The output directory's claim (`sim/live/sessionLock.ts`): released when the process exits, and before the
+      // directories made for a session that never came up are removed.
+      let lock: SessionLock | undefined
       const abandon = () => {
+        lock?.release()
         try {
           if (created.length > 0) for (const name of devnet.DEVNET_FILES) rmSync(join(options.outDir, name), { force: true })
         } catch {
@@ -230,6 +235,14 @@ export const upCommand = Command.make(
           try: () => {
             prepareOutputDir(outFlag, options.outDir)
             checkRunOutputs(outFlag, options.outDir, options.outDir, devnet.DEVNET_FILES)
+            // Another session writing there would interleave its trace with this one's (neither would replay) and
+            // overwrite its files: refused, as a port in use is.
+            const claim = claimOutputDir(options.outDir)
+            if ("heldBy" in claim) {
+              throw new UpInputError(`${outFlag} ${options.outDir}: another clearsim up (pid ${claim.heldBy}) is writing its session there; stop it first, or pass another --out`)
+            }
+            lock = claim
+            process.once("exit", claim.release)
           },
           catch: (error) => error,
         })
