@@ -20,7 +20,7 @@ import { discountDbps, evaluateInvoice, settlementDomains } from "../hub/settler
 import { IntentContext, InvoiceNode, type TickerState } from "../hub/state.ts"
 import { timeOf, u } from "../hub/testing.ts"
 import { CollectingSink } from "../hub/trace.ts"
-import { computeMinAmounts, FifoReplay, firstSettling, type InvoiceMinAmounts } from "./minAmounts.ts"
+import { computeMinAmounts, FifoBase, FifoReplay, firstSettling, type InvoiceMinAmounts, minDepositFormula } from "./minAmounts.ts"
 import { TestWorld } from "./testing.ts"
 
 // ---------------------------------------------------------------------------------------------------------
@@ -440,6 +440,101 @@ describe("pure replays (Replay.takes), on which the search's hand-over to firstS
     expect(pure).toBeGreaterThan(1000)
     expect(between).toBeGreaterThan(1000)
     expect(baseTakes).toBeGreaterThan(200)
+  })
+})
+
+describe("pure replays reuse recorded ones", () => {
+  it("shortfall rounds walk a small part of the takes their replays return (the rest copied from the replay before), and a deposit replayed again walks none", () => {
+    // Over random hub states, each target and DEFAULT domain: the shortfall rounds of `computeMinAmounts` (each a
+    // larger deposit than the one before), then the last deposit again. Without reuse every take would be walked.
+    const rng = xoroshiro128plus(73)
+    let returned = 0
+    let walked = 0
+    let reused = 0
+    let again = 0
+    for (let round = 0; round < 40; round++) {
+      const hub = syntheticHub(rng)
+      const state = hub.state
+      for (const ticker of state.tickers.values()) {
+        for (let node = ticker.invoices.head; node !== undefined; node = node.next) {
+          const discount = discountDbps(state, ticker, state.currentEpoch(), node.entryEpoch, node.ctx)
+          for (const d of ticker.config.domains) {
+            if (d.strategy !== Strategy.DEFAULT) continue
+            const fifo = new FifoReplay(hub, ticker, node)
+            let x = 0n
+            let r = fifo.replay(d.domain, x)
+            for (let rounds = 0; !r.settled && rounds < 60; rounds++) {
+              const shortfall = minDepositFormula(node.amount18, r.custodied18, r.available18, discount)
+              if (shortfall === 0n) break
+              x += shortfall
+              r = fifo.replay(d.domain, x)
+              returned += r.takes?.length ?? 0
+            }
+            if (r.takes === undefined) continue
+            const before = { ...fifo.pureStats }
+            const same = fifo.replay(d.domain, x)
+            expect([same.settled, same.custodied18, same.available18, same.takes]).toEqual([r.settled, r.custodied18, r.available18, r.takes])
+            expect(fifo.pureStats.takesWalked, "the same deposit again").toBe(before.takesWalked)
+            expect(fifo.pureStats.takesReused - before.takesReused).toBe(r.takes.length)
+            again++
+            walked += before.takesWalked
+            reused += before.takesReused
+          }
+        }
+      }
+    }
+    console.log({ returned, walked, reused, again })
+    expect(again).toBeGreaterThan(1000)
+    expect(returned).toBeGreaterThan(5000)
+    expect(walked + reused).toBeGreaterThanOrEqual(returned)
+    expect(walked).toBeLessThan(returned / 3)
+  })
+})
+
+describe("a FifoBase shared by the targets of a ticker", () => {
+  it("gives every target the reference's answers, asked in any order, and goes on over invoices appended after it was made", () => {
+    const rng = xoroshiro128plus(57)
+    let compared = 0
+    let appended = 0
+    let id = 0
+    for (let round = 0; round < 40; round++) {
+      const hub = syntheticHub(rng)
+      const state = hub.state
+      for (const ticker of state.tickers.values()) {
+        const base = new FifoBase(hub, ticker)
+        const nodes: InvoiceNode[] = []
+        for (let node = ticker.invoices.head; node !== undefined; node = node.next) nodes.push(node)
+        // A node outside the list: the whole list before it.
+        nodes.push(new InvoiceNode(new IntentContext(word("5f", round)), word("0e", 1), EPOCH - 3, u(5), state.timestamp))
+        for (let k = nodes.length - 1; k > 0; k--) {
+          const m = uniformInt(rng, 0, k)
+          ;[nodes[k], nodes[m]] = [nodes[m]!, nodes[k]!]
+        }
+        const ask = (node: InvoiceNode): void => {
+          expect(plain(computeMinAmounts(hub, ticker, node, base))).toEqual(plain(referenceMinAmounts(hub, ticker, node)))
+          compared++
+        }
+        const half = uniformInt(rng, 0, nodes.length)
+        for (const node of nodes.slice(0, half)) ask(node)
+        // Invoices appended without a balance changing: the base goes on over them (its trees made again).
+        const count = uniformInt(rng, 0, 12)
+        const own = ticker.config.domains.map((d) => d.domain)
+        for (let k = 0; k < count; k++) {
+          const ctx = new IntentContext(word("5d", ++id))
+          ctx.ticker = ticker
+          ctx.paymentDestinations = chance(rng, 20) ? [] : own.filter(() => chance(rng, 50))
+          state.contexts.set(ctx.intentId, ctx)
+          const node = new InvoiceNode(ctx, word("0e", uniformInt(rng, 1, 4)), uniformInt(rng, EPOCH - 15, EPOCH), amountOf(rng, 20) + 1n, state.timestamp)
+          ticker.invoices.append(node)
+          nodes.push(node)
+          appended++
+        }
+        for (const node of nodes.slice(half)) ask(node)
+        for (const node of nodes) if (chance(rng, 20)) ask(node)
+      }
+    }
+    expect(compared).toBeGreaterThan(2000)
+    expect(appended).toBeGreaterThan(200)
   })
 })
 

@@ -147,7 +147,7 @@ class ThresholdTree {
   private readonly size: number
   private readonly tree: bigint[]
 
-  private readonly count: number
+  readonly count: number
   constructor(count: number, threshold: (i: number) => bigint) {
     this.count = count
     let size = 1
@@ -261,44 +261,70 @@ export interface Replay {
 }
 
 /**
- * `processDepositsAndInvoices` phase 1 from the head to `target` without extra deposit, the overlay before each
- * invoice kept per domain; then replays with an extra deposit on one domain (`replay`). Exported for
- * minAmounts.test.ts, which compares its replays with the reference's deposit by deposit.
+ * `processDepositsAndInvoices` phase 1 over a ticker's whole list without extra deposit (the base), the overlay
+ * before each invoice kept per domain, with the thresholds of `FifoReplay`'s walks. It depends on the hub only
+ * through the list, the settlement domains and discounts of its invoices and the custody and current-epoch deposits
+ * of the ticker's domains when made; so it serves every target of the list while none of these changed
+ * (`MinAmountsCache`: the same epoch, no invoice removed, no user domains changed, the same balances), and goes on
+ * over invoices appended since (`extend`). A target's replays read the part before it.
  */
-export class FifoReplay {
+export class FifoBase {
   readonly index = new Map<number, number>()
-  private readonly epoch: number
-  private readonly xerc20First: boolean
-  /** The invoices before the target (all of them when the target is not in the list). */
-  private readonly steps: Step[] = []
-  /** The target's step, undefined when it is not in the list (then it never settles). */
-  private readonly target: Step | undefined
-  /** Per domain index, the base overlay before invoice i (i = steps.length: before the target). */
-  private readonly custodiedAt: bigint[][] = []
-  private readonly availableAt: bigint[][] = []
+  readonly epoch: number
+  readonly xerc20First: boolean
+  /** The invoices processed so far, from the head, each with its base outcome. */
+  readonly steps: Step[] = []
+  /** Each processed invoice's position in `steps`. */
+  private readonly positions = new Map<InvoiceNode, number>()
+  /** Per domain index, the base overlay before invoice i (i = steps.length: after the last). */
+  readonly custodiedAt: bigint[][] = []
+  readonly availableAt: bigint[][] = []
+  /** Per processed invoice, the domain indices the settlement domains of the invoices up to it list, as a bit set (`listedBit`). */
+  private readonly listedThrough: number[] = []
+  /** Per processed invoice, whether every discount up to it is final in the epoch (`discountFinal`). */
+  private readonly cappedThrough: boolean[] = []
+  /** The overlay after the last processed invoice. */
   private readonly view: OverlayView
+  private last: InvoiceNode | undefined
   private readonly trees = new Map<number, ThresholdTree>()
   private readonly fullCostTrees = new Map<number, ThresholdTree>()
-  /** The largest discount of an invoice (dbps), for `fullCostTree`'s bound. */
-  private readonly maxDiscountBig: bigint
-  /** Per domain index, the pure parts of its replays so far. */
-  private readonly traces = new Map<number, PureTrace[]>()
+  /** The largest discount of a processed invoice (dbps), for `fullCostTree`'s bound. */
+  private maxDiscount = 0
+  maxDiscountBig = 0n
 
-  constructor(hub: Hub, ticker: TickerState, target: InvoiceNode) {
-    const state = hub.state
-    const epoch = (this.epoch = state.currentEpoch())
+  private readonly hub: Hub
+  private readonly ticker: TickerState
+  constructor(hub: Hub, ticker: TickerState) {
+    this.hub = hub
+    this.ticker = ticker
+    const epoch = (this.epoch = hub.state.currentEpoch())
     this.xerc20First = ticker.config.prioritizedStrategy === Strategy.XERC20
     for (const d of ticker.config.domains) if (!this.index.has(d.domain)) this.index.set(d.domain, this.index.size)
     const view = (this.view = new OverlayView(ticker, this.index))
     for (const [domain, j] of this.index) {
       view.custodied18[j] = ticker.custodied(domain)
       view.available18[j] = ticker.depositQueue(epoch, domain)?.available18 ?? 0n
-      this.custodiedAt.push([])
-      this.availableAt.push([])
+      this.custodiedAt.push([view.custodied18[j]!])
+      this.availableAt.push([view.available18[j]!])
     }
-    let targetStep: Step | undefined
-    for (let invoice = ticker.invoices.head; invoice !== undefined; invoice = invoice.next) {
-      this.snapshot()
+  }
+
+  /**
+   * The position of `target` in the list, processing the invoices up to it first; `steps.length` after processing
+   * the whole list when it is not in the list.
+   */
+  positionOf(target: InvoiceNode): number {
+    const known = this.positions.get(target)
+    return known !== undefined ? known : this.extend(target)
+  }
+
+  /** Processes the invoices after the last one processed up to `target`, or to the end of the list; returns `target`'s position, or `steps.length`. */
+  private extend(target: InvoiceNode | undefined): number {
+    const state = this.hub.state
+    const ticker = this.ticker
+    const epoch = this.epoch
+    const view = this.view
+    for (let invoice = this.last === undefined ? ticker.invoices.head : this.last.next; invoice !== undefined; invoice = invoice.next) {
       const domains = settlementDomains(state, ticker, invoice.ctx, invoice.owner)
       const hasXerc20 = domains.some((d) => d.strategy === Strategy.XERC20)
       const evaluated = !(this.xerc20First && hasXerc20)
@@ -316,56 +342,60 @@ export class FifoReplay {
         }
         single = j
       }
-      if (invoice === target) {
-        targetStep = { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found: -1, single }
-        break
-      }
       let found = -1
       if (evaluated) {
         const evaluation = view.evaluate(epoch, { amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found, single })
         if (evaluation !== undefined) found = view.apply(evaluation)
       }
+      const position = this.steps.length
       this.steps.push({ amount18, domains, hasXerc20, evaluated, discount, discountBig, minAfter18, found, single })
+      this.positions.set(invoice, position)
+      this.last = invoice
+      for (let j = 0; j < view.custodied18.length; j++) {
+        this.custodiedAt[j]!.push(view.custodied18[j]!)
+        this.availableAt[j]!.push(view.available18[j]!)
+      }
+      let mask = position === 0 ? 0 : this.listedThrough[position - 1]!
+      for (const d of domains) mask |= listedBit(this.index.get(d.domain)!)
+      this.listedThrough.push(mask)
+      const capped = (position === 0 || this.cappedThrough[position - 1]!) && discountFinal(state, ticker, epoch, invoice.entryEpoch, invoice.ctx)
+      this.cappedThrough.push(capped)
+      if (discount > this.maxDiscount) {
+        this.maxDiscount = discount
+        this.maxDiscountBig = discountBig
+      }
+      if (invoice === target) return position
     }
-    if (targetStep === undefined) this.snapshot()
-    this.target = targetStep
-    let maxDiscount = 0
-    for (const step of this.steps) if (step.discount > maxDiscount) maxDiscount = step.discount
-    this.maxDiscountBig = BigInt(maxDiscount)
-  }
-
-  private snapshot(): void {
-    const view = this.view
-    for (let j = 0; j < view.custodied18.length; j++) {
-      this.custodiedAt[j]!.push(view.custodied18[j]!)
-      this.availableAt[j]!.push(view.available18[j]!)
-    }
-  }
-
-  /** Loads the base overlay before invoice `i` into the view, with domains `diff[k]` set to (`custodied18[k]`, `available18[k]`). */
-  private load(i: number, diff: readonly number[], custodied18: readonly bigint[], available18: readonly bigint[]): void {
-    const view = this.view
-    for (let j = 0; j < view.custodied18.length; j++) {
-      view.custodied18[j] = this.custodiedAt[j]![i]!
-      view.available18[j] = this.availableAt[j]![i]!
-    }
-    for (let k = 0; k < diff.length; k++) {
-      view.custodied18[diff[k]!] = custodied18[k]!
-      view.available18[diff[k]!] = available18[k]!
-    }
+    return this.steps.length
   }
 
   /**
-   * Per invoice, the custody increase on domain `jd` from which its outcome may differ from the base: always
-   * when the base settles it on `jd`; never when it does not list `jd` or is not evaluated; else when `jd`'s
-   * custody reaches the least the invoice can cost.
+   * The domains listed by the invoices up to `target` (it included; all of them when it is not in the list), and
+   * whether all their discounts are final: what `MinAmountsCache` checks an answer against.
    */
-  private tree(jd: number): ThresholdTree {
+  readsUpTo(target: InvoiceNode): { readonly domains: number[]; readonly capped: boolean } {
+    const position = this.positionOf(target)
+    const through = position < this.steps.length ? position : position - 1
+    const mask = through < 0 ? 0 : this.listedThrough[through]!
+    const domains: number[] = []
+    for (const [domain, j] of this.index) if ((mask & listedBit(j)) !== 0) domains.push(domain)
+    return { domains, capped: through < 0 || this.cappedThrough[through]! }
+  }
+
+  /**
+   * A tree over at least the first `count` invoices of per-invoice custody increases on domain `jd` from which an
+   * invoice's outcome may differ from the base: always when the base settles it on `jd`; never when it does not
+   * list `jd` or is not evaluated; else when `jd`'s custody reaches the least the invoice can cost.
+   */
+  tree(jd: number, count: number): ThresholdTree {
     let tree = this.trees.get(jd)
-    if (tree === undefined) {
+    if (tree === undefined || tree.count < count) {
+      // Over the whole list: the targets after this one are asked about too (arbitrageurs poll them all).
+      this.extend(undefined)
       const custodied = this.custodiedAt[jd]!
-      tree = new ThresholdTree(this.steps.length, (i) => {
-        const step = this.steps[i]!
+      const steps = this.steps
+      tree = new ThresholdTree(steps.length, (i) => {
+        const step = steps[i]!
         if (!step.evaluated) return INFINITY
         if (step.found === jd) return MINUS_INFINITY
         for (const d of step.domains) {
@@ -385,19 +415,90 @@ export class FifoReplay {
    * (`pureWalk` asks for the custody increase plus that). Invoices of nearly equal amounts, each a little more
    * than the custody left, are then skipped at once instead of evaluated one by one.
    */
-  private fullCostTree(jd: number): ThresholdTree {
+  fullCostTree(jd: number, count: number): ThresholdTree {
     let tree = this.fullCostTrees.get(jd)
-    if (tree === undefined) {
+    if (tree === undefined || tree.count < count) {
+      this.extend(undefined)
       const custodied = this.custodiedAt[jd]!
-      const least = this.tree(jd)
-      tree = new ThresholdTree(this.steps.length, (i) => {
-        const step = this.steps[i]!
+      const least = this.tree(jd, this.steps.length)
+      const steps = this.steps
+      tree = new ThresholdTree(steps.length, (i) => {
+        const step = steps[i]!
         const t = least.at(i)
         return step.found === -1 && t !== INFINITY ? step.amount18 - custodied[i]! : t
       })
       this.fullCostTrees.set(jd, tree)
     }
     return tree
+  }
+}
+
+/** Domain index j's bit in `FifoBase`'s listed-domain sets (a ticker has far fewer than 31 domains). */
+const listedBit = (j: number): number => {
+  if (j > 30) throw new Error(`minAmounts: domain index ${j} beyond the listed-domain bit set`)
+  return 1 << j
+}
+
+/**
+ * The replays of one target over a `FifoBase` (the invoices before it; all of them when it is not in the list):
+ * with an extra deposit on one domain (`replay`). Exported for minAmounts.test.ts, which compares its replays with
+ * the reference's deposit by deposit.
+ */
+export class FifoReplay {
+  readonly index: ReadonlyMap<number, number>
+  private readonly epoch: number
+  private readonly xerc20First: boolean
+  private readonly base: FifoBase
+  /** The base's invoices; those before `count` are the target's predecessors. */
+  private readonly steps: readonly Step[]
+  private readonly count: number
+  /** The target's step, undefined when it is not in the list (then it never settles). */
+  private readonly target: Step | undefined
+  /** Per domain index, the base overlay before invoice i (i = count: before the target). */
+  private readonly custodiedAt: readonly (readonly bigint[])[]
+  private readonly availableAt: readonly (readonly bigint[])[]
+  private readonly view: OverlayView
+  /** Per domain index, the pure parts of its replays so far. */
+  private readonly traces = new Map<number, PureTrace[]>()
+  /**
+   * How much of the pure parts came from recorded ones (`takesReused`: takes copied from a recorded replay) and how
+   * much was walked (`takesWalked`): what minAmounts.test.ts checks reuse with.
+   */
+  readonly pureStats = { takesReused: 0, takesWalked: 0 }
+
+  constructor(hub: Hub, ticker: TickerState, target: InvoiceNode, base: FifoBase = new FifoBase(hub, ticker)) {
+    this.base = base
+    this.index = base.index
+    this.epoch = base.epoch
+    this.xerc20First = base.xerc20First
+    const count = (this.count = base.positionOf(target))
+    this.steps = base.steps
+    const targetStep = count < base.steps.length ? base.steps[count] : undefined
+    this.target = targetStep === undefined ? undefined : { ...targetStep, found: -1 }
+    this.custodiedAt = base.custodiedAt
+    this.availableAt = base.availableAt
+    this.view = new OverlayView(ticker, this.index)
+  }
+
+  private tree(jd: number): ThresholdTree {
+    return this.base.tree(jd, this.count)
+  }
+
+  private fullCostTree(jd: number): ThresholdTree {
+    return this.base.fullCostTree(jd, this.count)
+  }
+
+  /** Loads the base overlay before invoice `i` into the view, with domains `diff[k]` set to (`custodied18[k]`, `available18[k]`). */
+  private load(i: number, diff: readonly number[], custodied18: readonly bigint[], available18: readonly bigint[]): void {
+    const view = this.view
+    for (let j = 0; j < view.custodied18.length; j++) {
+      view.custodied18[j] = this.custodiedAt[j]![i]!
+      view.available18[j] = this.availableAt[j]![i]!
+    }
+    for (let k = 0; k < diff.length; k++) {
+      view.custodied18[diff[k]!] = custodied18[k]!
+      view.available18[diff[k]!] = available18[k]!
+    }
   }
 
   /**
@@ -408,7 +509,7 @@ export class FifoReplay {
   private targetSettlesOn(jd: number, custodied18: bigint, available18: bigint): boolean {
     const target = this.target
     if (target !== undefined && target.single === jd) return costAlone(target, custodied18, available18) !== undefined || (!this.xerc20First && target.hasXerc20)
-    this.load(this.steps.length, [jd], [custodied18], [available18])
+    this.load(this.count, [jd], [custodied18], [available18])
     return this.targetSettles()
   }
 
@@ -427,7 +528,7 @@ export class FifoReplay {
    */
   private pureWalk(jd: number, x18: bigint): { at: number; custodied18: bigint; available18: bigint; takes: readonly number[] } {
     const steps = this.steps
-    const count = steps.length
+    const count = this.count
     const tree = this.tree(jd)
     // The base's custody on jd, which changes only at invoices the base settles there: those a pure part takes
     // (`Step.single`), where it is updated, or ends at.
@@ -446,6 +547,7 @@ export class FifoReplay {
     const insertAt = lo
     let takes: number[] = []
     let records: TakeRecord[] = []
+    let reused = 0
     let firstUncovered = -1
     let from = 0
     let gapStart = 0
@@ -464,11 +566,14 @@ export class FifoReplay {
       }
       const gap = a
       const uncovered = ref.firstUncovered
-      if (gap > m && uncovered === m) {
-        // All of it, for x18.
-        const whole = { ...ref, x: x18 }
-        if (insertAt === traces.length) traces.push(whole)
-        else traces.splice(insertAt, 0, whole)
+      if (ref.x === x18 || (gap > m && uncovered === m)) {
+        // All of it, for x18 (the same deposit again: after a bisection, its last probe).
+        this.pureStats.takesReused += m
+        if (ref.x !== x18) {
+          const whole = { ...ref, x: x18 }
+          if (insertAt === traces.length) traces.push(whole)
+          else traces.splice(insertAt, 0, whole)
+        }
         return { at: ref.end, custodied18: ref.endRelCustodied + x18, available18: ref.endRelAvailable + x18, takes: ref.takes }
       }
       // From the start of that gap, or from the first invoice settled without deposits covering it if before.
@@ -478,6 +583,7 @@ export class FifoReplay {
       from = resumeAtTake ? ref.takes[t]! : gapStart
       takes = ref.takes.slice(0, t)
       records = refRecords.slice(0, t)
+      reused = t
       if (t < m) {
         const at = refRecords[t]!
         rel18 = at.custodied18 - at.x18
@@ -504,8 +610,13 @@ export class FifoReplay {
     // bound `reach` is at least dCustodied, so an invoice whose threshold is within dCustodied is the next one
     // without it (consecutive takes: most of them).
     const full = this.fullCostTree(jd)
-    const maxDiscountBig = this.maxDiscountBig
-    const next = (at: number): number => (at < count && full.at(at) <= dCustodied ? at : full.firstAtMost(at, dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR))
+    const maxDiscountBig = this.base.maxDiscountBig
+    const next = (at: number): number => {
+      if (at >= count) return count
+      if (full.at(at) <= dCustodied) return at
+      const found = full.firstAtMost(at, dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR)
+      return found < count ? found : count // the tree may run past the target (`FifoBase`)
+    }
     let i = next(from)
     let endsAtBaseTake = false
     for (; i < count; i = next(i + 1)) {
@@ -538,6 +649,8 @@ export class FifoReplay {
     let endLeastGap18 = leastGapTo(i)
     if (endsAtBaseTake && x18 + 1n < endLeastGap18) endLeastGap18 = x18 + 1n
     if (firstUncovered === -1) firstUncovered = takes.length
+    this.pureStats.takesReused += reused
+    this.pureStats.takesWalked += records.length - reused
     const trace = { x: x18, takes, records, endLeastGap18, firstUncovered, end: i, endRelCustodied: custodied18 - x18, endRelAvailable: available18 - x18 }
     if (insertAt === traces.length) traces.push(trace)
     else traces.splice(insertAt, 0, trace)
@@ -555,7 +668,7 @@ export class FifoReplay {
   replay(domain: number, extra18: bigint): Replay {
     const jd = this.index.get(domain)!
     const steps = this.steps
-    const count = steps.length
+    const count = this.count
     const view = this.view
     const custodiedAt = this.custodiedAt[jd]!
     // While only jd differs (the common case): its custody and deposits in the replay, and its custody less the
@@ -613,7 +726,7 @@ export class FifoReplay {
   private replayDiffering(from: number, diff: number[]): Replay {
     const jd = diff[0]!
     const steps = this.steps
-    const count = steps.length
+    const count = this.count
     const view = this.view
     const custodied: bigint[] = []
     const available: bigint[] = []
@@ -735,14 +848,17 @@ export const firstSettling = (
   return hi
 }
 
-/** The minimum amounts of the open invoice `node` of `ticker`, per candidate domain. */
-export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNode): InvoiceMinAmounts => minAmountsOf(hub, ticker, node).result
+/**
+ * The minimum amounts of the open invoice `node` of `ticker`, per candidate domain; `base`, when given, a `FifoBase`
+ * of the ticker made at this hub state (shared with other targets), else one is made for the call.
+ */
+export const computeMinAmounts = (hub: Hub, ticker: TickerState, node: InvoiceNode, base?: FifoBase): InvoiceMinAmounts => minAmountsOf(hub, ticker, node, base).result
 
 /**
  * `computeMinAmounts`, and whether a domain's shortfall rounds stopped at their limit, which grows with the
  * ticker's whole list (its later invoices included): only then does the answer depend on that length.
  */
-const minAmountsOf = (hub: Hub, ticker: TickerState, node: InvoiceNode): { readonly result: InvoiceMinAmounts; readonly roundLimitReached: boolean } => {
+const minAmountsOf = (hub: Hub, ticker: TickerState, node: InvoiceNode, base?: FifoBase): { readonly result: InvoiceMinAmounts; readonly roundLimitReached: boolean } => {
   const state = hub.state
   const epoch = state.currentEpoch()
   const discount = discountDbps(state, ticker, epoch, node.entryEpoch, node.ctx)
@@ -751,7 +867,7 @@ const minAmountsOf = (hub: Hub, ticker: TickerState, node: InvoiceNode): { reado
   const custodiedAmounts = new Map<number, bigint>()
   const minAmounts = new Map<number, bigint>()
   const invoiceCount = ticker.invoices.length
-  const fifo = candidates.length > 0 ? new FifoReplay(hub, ticker, node) : undefined
+  const fifo = candidates.length > 0 ? new FifoReplay(hub, ticker, node, base) : undefined
   let roundLimitReached = false
   for (const candidate of candidates) {
     const d = candidate.domain
@@ -820,7 +936,7 @@ interface CacheEntry {
  * from chains no invoice lists, new invoices behind the one asked about, new epochs once the discounts are capped.
  */
 export class MinAmountsCache {
-  private readonly tickers = new Map<TickerState, { readonly removals: number; readonly entries: Map<InvoiceNode, CacheEntry> }>()
+  private readonly tickers = new Map<TickerState, { readonly removals: number; readonly entries: Map<InvoiceNode, CacheEntry>; base: KeptBase | undefined }>()
 
   /** Forgets every answer (another hub is read from now on). */
   clear(): void {
@@ -833,26 +949,21 @@ export class MinAmountsCache {
     const epoch = state.currentEpoch()
     const removals = ticker.invoices.removals
     let cache = this.tickers.get(ticker)
-    if (cache === undefined || cache.removals !== removals) this.tickers.set(ticker, (cache = { removals, entries: new Map() }))
-    const kept = cache.entries.get(node)
+    if (cache === undefined || cache.removals !== removals) this.tickers.set(ticker, (cache = { removals, entries: new Map(), base: undefined }))
+    const answer = cache.entries.get(node)
     if (
-      kept !== undefined &&
-      kept.userDomainsChanges === state.userDomainsChanges &&
-      (kept.epoch === epoch || (kept.capped && epoch > kept.epoch)) &&
-      (kept.invoiceCount === undefined || kept.invoiceCount === ticker.invoices.length) &&
-      sameBalances(ticker, epoch, kept)
+      answer !== undefined &&
+      answer.userDomainsChanges === state.userDomainsChanges &&
+      (answer.epoch === epoch || (answer.capped && epoch > answer.epoch)) &&
+      (answer.invoiceCount === undefined || answer.invoiceCount === ticker.invoices.length) &&
+      sameBalances(ticker, epoch, answer)
     ) {
-      return kept.result
+      return answer.result
     }
-    const { result, roundLimitReached } = minAmountsOf(hub, ticker, node)
-    const listed = new Set<number>()
-    let capped = true
-    for (let invoice = ticker.invoices.head; invoice !== undefined; invoice = invoice.next) {
-      for (const d of settlementDomains(state, ticker, invoice.ctx, invoice.owner)) listed.add(d.domain)
-      if (capped && !discountFinal(state, ticker, epoch, invoice.entryEpoch, invoice.ctx)) capped = false
-      if (invoice === node) break
-    }
-    const domains = [...listed]
+    let kept = cache.base
+    if (kept === undefined || !kept.valid(hub, ticker)) cache.base = kept = new KeptBase(hub, ticker)
+    const { result, roundLimitReached } = minAmountsOf(hub, ticker, node, kept.base)
+    const { domains, capped } = kept.base.readsUpTo(node)
     cache.entries.set(node, {
       result,
       epoch,
@@ -874,4 +985,38 @@ const sameBalances = (ticker: TickerState, epoch: number, kept: CacheEntry): boo
     if (ticker.custodied(d) !== kept.custodied18[k] || (ticker.depositQueue(epoch, d)?.available18 ?? 0n) !== kept.available18[k]) return false
   }
   return true
+}
+
+/**
+ * A `FifoBase` kept for the ticker's next questions, with what it read besides the list (whose removals its
+ * `MinAmountsCache` entry already follows): the hub, the epoch, the users' supported domains, and the custody and
+ * current-epoch deposits of every domain of the ticker when it was made.
+ */
+class KeptBase {
+  readonly base: FifoBase
+  private readonly hub: Hub
+  private readonly userDomainsChanges: number
+  private readonly custodied18: readonly bigint[]
+  private readonly available18: readonly bigint[]
+
+  constructor(hub: Hub, ticker: TickerState) {
+    this.hub = hub
+    this.base = new FifoBase(hub, ticker)
+    this.userDomainsChanges = hub.state.userDomainsChanges
+    const epoch = this.base.epoch
+    this.custodied18 = [...this.base.index.keys()].map((d) => ticker.custodied(d))
+    this.available18 = [...this.base.index.keys()].map((d) => ticker.depositQueue(epoch, d)?.available18 ?? 0n)
+  }
+
+  valid(hub: Hub, ticker: TickerState): boolean {
+    const state = hub.state
+    const epoch = this.base.epoch
+    if (hub !== this.hub || state.currentEpoch() !== epoch || state.userDomainsChanges !== this.userDomainsChanges) return false
+    let k = 0
+    for (const d of this.base.index.keys()) {
+      if (ticker.custodied(d) !== this.custodied18[k] || (ticker.depositQueue(epoch, d)?.available18 ?? 0n) !== this.available18[k]) return false
+      k++
+    }
+    return true
+  }
 }
