@@ -247,6 +247,32 @@ interface TakeRecord {
   readonly leastGap18: bigint
 }
 
+/**
+ * The least value of a pure walk's gaps so far (`records`' last, `PureTrace.leastGap`) and the gap [gapStart, i): the
+ * least deposit for which the replay's custody reaches a threshold in it (thresholds are relative to the base's
+ * custody, so `least - dCustodied + x18`); none when it is empty or holds no threshold (INFINITY itself, only ever
+ * compared with deposits, instead of arithmetic on it).
+ */
+const leastGapThrough = (tree: ThresholdTree, gapStart: number, i: number, dCustodied18: bigint, x18: bigint, records: readonly TakeRecord[]): bigint => {
+  const least18 = i === gapStart ? INFINITY : tree.minIn(gapStart, i)
+  const gap18 = least18 === INFINITY ? INFINITY : least18 - dCustodied18 + x18
+  const last18 = records.length === 0 ? gap18 : records[records.length - 1]!.leastGap18
+  return gap18 < last18 ? gap18 : last18
+}
+
+/**
+ * The next candidate of a pure walk at or after `at` (`count` when none): by their whole amount (`fullCostTree`),
+ * within the custody increase plus what the deposits can earn as discount (`reach`, at least `dCustodied18`: an
+ * invoice within that is the next one without it, as with consecutive takes, most of them). One the base settles
+ * stops the walk where `tree` has it.
+ */
+const nextCandidate = (full: ThresholdTree, at: number, count: number, dCustodied18: bigint, available18: bigint, maxDiscountBig: bigint): number => {
+  if (at >= count) return count
+  if (full.at(at) <= dCustodied18) return at
+  const found = full.firstAtMost(at, dCustodied18 + (available18 * maxDiscountBig) / DBPS_DENOMINATOR)
+  return found < count ? found : count // the tree may run past the target (`FifoBase`)
+}
+
 /** What a replay tells: whether the target settles, and the overlay on the deposit's domain right before it. */
 export interface Replay {
   readonly settled: boolean
@@ -597,29 +623,11 @@ export class FifoReplay {
     let custodied18 = rel18 + x18
     let available18 = relAvailable18 + x18
     let dCustodied = custodied18 - base18
-    // The gap before invoice i, [gapStart, i), as its value: the least deposit for which the replay's custody reaches
-    // a threshold in it (relative thresholds less custody less x, so `least - dCustodied + x18`); none when it is empty
-    // or holds no threshold (INFINITY itself, only ever compared with deposits, instead of arithmetic on it).
-    const leastGapTo = (i: number): bigint => {
-      const least18 = i === gapStart ? INFINITY : tree.minIn(gapStart, i)
-      const gap18 = least18 === INFINITY ? INFINITY : least18 - dCustodied + x18
-      const last18 = records.length === 0 ? gap18 : records[records.length - 1]!.leastGap18
-      return gap18 < last18 ? gap18 : last18
-    }
-    // Candidates by their whole amount (`fullCostTree`); one the base settles stops the walk where `tree` has it. The
-    // bound `reach` is at least dCustodied, so an invoice whose threshold is within dCustodied is the next one
-    // without it (consecutive takes: most of them).
     const full = this.fullCostTree(jd)
     const maxDiscountBig = this.base.maxDiscountBig
-    const next = (at: number): number => {
-      if (at >= count) return count
-      if (full.at(at) <= dCustodied) return at
-      const found = full.firstAtMost(at, dCustodied + (available18 * maxDiscountBig) / DBPS_DENOMINATOR)
-      return found < count ? found : count // the tree may run past the target (`FifoBase`)
-    }
-    let i = next(from)
+    let i = nextCandidate(full, from, count, dCustodied, available18, maxDiscountBig)
     let endsAtBaseTake = false
-    for (; i < count; i = next(i + 1)) {
+    for (; i < count; i = nextCandidate(full, i + 1, count, dCustodied, available18, maxDiscountBig)) {
       const step = steps[i]!
       const baseTake = step.found === jd && step.single === jd
       if (step.found !== -1 && !baseTake) {
@@ -634,7 +642,7 @@ export class FifoReplay {
         break
       }
       if (after18 !== undefined) {
-        const leastGap18 = leastGapTo(i)
+        const leastGap18 = leastGapThrough(tree, gapStart, i, dCustodied, x18, records)
         if (firstUncovered === -1 && available18 < step.amount18) firstUncovered = takes.length
         takes.push(i)
         records.push({ custodied18, available18, x18, leastGap18 })
@@ -646,7 +654,7 @@ export class FifoReplay {
       }
     }
     // Ended at an invoice the base settles on jd that this deposit cannot: a larger one may, so it walks on from there.
-    let endLeastGap18 = leastGapTo(i)
+    let endLeastGap18 = leastGapThrough(tree, gapStart, i, dCustodied, x18, records)
     if (endsAtBaseTake && x18 + 1n < endLeastGap18) endLeastGap18 = x18 + 1n
     if (firstUncovered === -1) firstUncovered = takes.length
     this.pureStats.takesReused += reused
