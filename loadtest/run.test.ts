@@ -6,9 +6,9 @@
 import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApiServer, startApiServer } from "../service/api/server.ts"
 import { makeTestService } from "../service/api/testing.ts"
@@ -115,6 +115,69 @@ describe("npm run loadtest", () => {
   it("k6 killed by a signal: exit 128 + the signal's number, as a shell reports it", async () => {
     const { code } = await runner(["--base-url", server.url], dir, { FAKE_K6_LOG: join(dir, "args-signal.txt"), FAKE_K6_SIGNAL: "TERM" })
     expect(code).toBe(143) // SIGTERM is 15
+  })
+
+  describe("signals reach k6 once each, and k6 chooses the exit code", () => {
+    // A k6 that counts the SIGINTs it gets: after the first it waits a little for more, then exits 40 + the count
+    // (k6 stops gracefully on one SIGINT and at once on a second). Without any it exits 0 after about 5 s.
+    let slow: string
+    beforeAll(() => {
+      slow = mkdtempSync(join(dir, "slow-"))
+      writeFileSync(
+        join(slow, "k6"),
+        `#!/bin/sh
+if [ "$1" = "version" ]; then echo "k6 v1.3.0 (commit/fake, go1.24.4, linux/amd64)"; exit 0; fi
+n=0
+trap 'n=$((n+1))' INT
+: > "$FAKE_K6_STARTED"
+i=0
+while [ $i -lt 100 ]; do
+  sleep 0.05
+  if [ $n -gt 0 ]; then sleep 0.5; exit $((40 + n)); fi
+  i=$((i+1))
+done
+exit 0
+`,
+      )
+      chmodSync(join(slow, "k6"), 0o755)
+    })
+
+    /** Starts the runner (in a process group of its own, as a shell's foreground job) and waits until k6 runs. */
+    const started = async (name: string) => {
+      const marker = join(dir, `${name}.started`)
+      const child = spawn(process.execPath, ["--import", "tsx", "loadtest/run.ts", "--base-url", server.url], {
+        cwd: root,
+        env: { PATH: `${slow}:${dirname(process.execPath)}:/usr/bin:/bin`, FAKE_K6_STARTED: marker },
+        detached: true,
+        stdio: "ignore",
+      })
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+      const deadline = Date.now() + 20_000
+      while (!existsSync(marker) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 20))
+      expect(existsSync(marker)).toBe(true)
+      return { child, exited }
+    }
+
+    it.skipIf(process.platform === "win32")("a SIGINT to the runner alone (a supervisor's, kill -INT): k6 gets it and stops", async () => {
+      // Was: the runner ignored SIGINT (for a terminal's Ctrl-C, which reached k6 directly): k6 ran on to its end.
+      const { child, exited } = await started("alone")
+      try {
+        child.kill("SIGINT")
+        expect(await exited).toBe(41)
+      } finally {
+        child.kill("SIGKILL")
+      }
+    }, 30_000)
+
+    it.skipIf(process.platform === "win32")("a terminal's Ctrl-C (SIGINT to the foreground process group): k6 gets it once", async () => {
+      const { child, exited } = await started("group")
+      try {
+        process.kill(-child.pid!, "SIGINT")
+        expect(await exited).toBe(41)
+      } finally {
+        child.kill("SIGKILL")
+      }
+    }, 30_000)
   })
 
   it("a k6 whose version it cannot read is run, not refused", async () => {

@@ -1,6 +1,7 @@
 /**
  * `npm run loadtest [-- options] [-- k6 arguments]`: runs a k6 script of this folder against a running clearsim
- * API with `k6` from PATH, and exits with k6's exit code (99 when a threshold failed). When k6 is missing it
+ * API with `k6` from PATH, and exits with k6's exit code (99 when a threshold failed); the signals it receives are
+ * passed on to k6 once each. When k6 is missing it
  * says how to install it; when nothing answers at the base URL it says to start `npm run up` first.
  */
 import { spawn, spawnSync } from "node:child_process"
@@ -204,11 +205,17 @@ const main = async (): Promise<number> => {
   }
   const commandLine = k6CommandLine(args)
   process.stderr.write(`${k6} ${commandLine.join(" ")}\n`)
-  const child = spawn(k6, commandLine, { cwd: root, stdio: "inherit" })
-  // Ctrl-C reaches k6 too (same process group): let k6 stop, print its summary and choose the exit code.
-  const ignore = () => {}
-  process.on("SIGINT", ignore)
-  process.on("SIGTERM", () => child.kill("SIGTERM"))
+  // k6 runs in a process group of its own (not on Windows, which has none), and each SIGINT, SIGTERM or SIGHUP this
+  // runner receives is passed on to it once: a terminal's Ctrl-C (SIGINT to the foreground group, which k6 is not
+  // in) reaches k6 once, so k6 stops gracefully and prints its summary (a second Ctrl-C, as k6 wants, stops it at
+  // once), and so does a SIGINT sent to this runner alone (a supervisor's, `kill -INT`), which k6 did not get
+  // before: it ran on to its end. k6 chooses the exit code.
+  const child = spawn(k6, commandLine, { cwd: root, stdio: "inherit", detached: process.platform !== "win32" })
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
+  // A runner that ends before k6 (an uncaught error) does not leave it running in its own group.
+  process.on("exit", () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+  })
   return new Promise<number>((resolve) => {
     child.on("error", (error) => {
       process.stderr.write(`could not run ${k6}: ${error.message}\n`)
