@@ -95,9 +95,13 @@ describe("clearsim up that never comes up", () => {
   }, 130_000)
 
   it.each([
-    ["once", 1],
-    ["twice, the second forcing the exit", 2],
-  ])("a Ctrl-C while the devnet starts (%s) leaves no directory it made, and no anvil", async (_, signals) => {
+    ["a Ctrl-C", 1, "SIGINT"],
+    ["two Ctrl-Cs (the second forcing the exit)", 2, "SIGINT"],
+    // Was: exit 1 and a viem TransactionExecutionError with the calldata of a contract (the chains were killed under
+    // the deployment); SIGINT and SIGTERM hid the same failure by interrupting the command.
+    ["a SIGHUP (its terminal closed)", 1, "SIGHUP"],
+    ["a SIGTERM", 1, "SIGTERM"],
+  ] as const)("%s while the devnet starts: says so, exits 130, leaves no directory it made, and no anvil", async (_, signals, signal) => {
     const base = mkdtempSync(join(tmpdir(), "clearsim-up-interrupted-"))
     dirs.push(base)
     const out = join(base, "new", "deeper", "out")
@@ -114,10 +118,12 @@ describe("clearsim up that never comes up", () => {
       for (const pid of descendants(child.pid!, "anvil")) anvils.add(pid)
       expect(output).not.toContain("Ctrl-C stops it") // not up yet
       for (let i = 0; i < signals; i++) {
-        child.kill("SIGINT")
+        child.kill(signal)
         await new Promise((r) => setTimeout(r, 20))
       }
       expect(await exited, output).toBe(130)
+      expect(output).toContain(`${signal}: stopping; the devnet is still starting`)
+      expect(output).not.toMatch(/Error|clearsim: /)
     } finally {
       child.kill("SIGKILL") // nothing left by a failing test
     }

@@ -124,8 +124,9 @@ export const stopRequests = (onRequest: (signal: NodeJS.Signals, n: number) => v
 /**
  * Runs the devnet until a signal, stops it, prints the session and exits the process with 0 (2 when a file of the
  * stop could not be written, which the summary names; 1 when the shutdown failed). A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
- * start rejects, for the command to report (which then removes what the start wrote); a second stop request while
- * the devnet is starting calls `abandon` for that before it exits.
+ * start rejects, for the command to report (which then removes what the start wrote), unless a stop request came
+ * during the start (which stopped the chains under it): that start is abandoned (`abandon`) and the process exits
+ * 130; so does a second stop request while the devnet is starting.
  *
  * A standard output that fails (its reader went away: `clearsim up | head -2`; a full disk) does not stop the
  * devnet, unlike other commands, which `sim/cli.ts` interrupts then (this one runs uninterruptible): users' clients
@@ -151,12 +152,25 @@ const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions, aban
       process.exit(130)
     }
     received = signal
+    if (!up) process.stderr.write(`${time()} ${signal}: stopping; the devnet is still starting (a second signal forces the exit)\n`)
     wake?.()
   })
-  // Listening from the start: a signal during start-up stops the devnet as soon as it is up.
+  // Listening from the start: a signal during start-up stops the devnet as soon as it is up, or stops its start: a
+  // signal this process receives itself also reaches the chain pool's handler, which kills the chains at once, and
+  // the start then fails (a deployment's transaction finds no chain). That failure is the stop's doing, not an error
+  // to report (it was a viem stack with the calldata of a contract, exit 1, after a SIGHUP; SIGINT and SIGTERM hid
+  // it by interrupting the command): the start is abandoned and the process exits 130, as a second signal makes it.
   for (const name of SIGNALS) process.on(name, requests.direct)
   process.on(FORWARDED_SIGNAL_EVENT, requests.forwarded)
-  const devnet = await startDevnet(options)
+  let devnet: Awaited<ReturnType<DevnetModule["startDevnet"]>>
+  try {
+    devnet = await startDevnet(options)
+  } catch (error) {
+    if (received === undefined) throw error
+    process.stderr.write(`${time()} ${received}: stopped while starting; the devnet did not come up\n`)
+    abandon()
+    process.exit(130)
+  }
   up = true
   process.stdout.write(`${renderDevnetInfo(devnet.info)}\n`)
   if (received === undefined) await new Promise<void>((resolve) => (wake = resolve))
