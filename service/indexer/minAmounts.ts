@@ -15,25 +15,32 @@
  * (`evaluateInvoice`, `settlementDomains`, `discountDbps`) on an overlay of custody and current-epoch
  * deposits, and never writes to the hub.
  *
- * Cost. A call replays the earlier invoices once without the extra deposit (the base, O(p) for the invoice's
- * position p), keeping the overlay before each of them. A replay with `extra` on d differs from the base only on
- * d at first, and later on the few domains an invoice settles on, or no longer settles on, because of it. An
- * invoice's outcome can differ from the base's only if the base settled it on one of those domains, or if it
- * lists one whose custody in the replay reaches the least the invoice can cost there (its amount less the full
- * discount): a min-tree per domain over those thresholds finds the next such invoice in O(log p), and only those
- * are evaluated (the same `evaluateInvoice`; an invoice that no domain could settle in the base, with only d
- * differing, or that lists d as its only DEFAULT domain, by the same arithmetic on d alone). A replay thus costs O(k log p) for the k invoices the deposit
- * reaches instead of O(p). Replays with a larger deposit than an earlier one of the call (each shortfall round,
- * most bisection steps) settle the same earlier invoices first, so they start where their decisions may first
- * differ (`PureTrace`, which runs on through invoices the base settles on d alone): a shortfall round mostly costs
- * the invoices after the one it adds. The sequence of deposits
- * tried (shortfall rounds, then bisection) is unchanged, so are the results (minAmounts.test.ts compares them with
- * the previous algorithm on random hub states). While only d differs, an invoice is a candidate only if its whole
- * amount less d's custody is within the discount the current-epoch deposits can earn (`fullCostTree`): among
- * invoices of nearly equal amounts the walk skips those the custody left cannot pay. The bisection makes its
- * probes only until both ends of its interval settle the same earlier invoices: settling is monotone between
- * them, so `firstSettling` finds the boundary the bisection would end at in a few probes instead of some seventy
- * (`bisectReplays`).
+ * Cost. The earlier invoices are replayed once without the extra deposit (the base, `FifoBase`), keeping the
+ * overlay before each of them. The base of a ticker's whole list serves every invoice of it: `MinAmountsCache` keeps
+ * it while the hub state it read is unchanged (the epoch, no invoice removed, no user domains changed, the custody
+ * and current-epoch deposits of the ticker's domains), going on over invoices appended since, so an arbitrageur's
+ * poll of n invoices costs O(n) for the bases instead of O(n²); `computeMinAmounts` alone makes one per call (O(p)
+ * for the invoice's position p). A replay with `extra` on d differs from the base only on d at first, and later on
+ * the few domains an invoice settles on, or no longer settles on, because of it. An invoice's outcome can differ
+ * from the base's only if the base settled it on one of those domains, or if it lists one whose custody in the
+ * replay reaches the least the invoice can cost there (its amount less the full discount): a min-tree per domain
+ * over those thresholds (made once per base) finds the next such invoice in O(log p), and only those are evaluated
+ * (the same `evaluateInvoice`; an invoice that no domain could settle in the base, with only d differing, or that
+ * lists d as its only DEFAULT domain, the target included, by the same arithmetic on d alone). A replay thus costs
+ * O(k log p) for the k invoices the deposit reaches instead of O(p). Replays with a larger deposit than an earlier
+ * one of the call (each shortfall round, most bisection steps) settle the same earlier invoices first, so they
+ * start where their decisions may first differ (`PureTrace`, which runs on through invoices the base settles on d
+ * alone; the same deposit again, as after a bisection, reuses its trace whole): a shortfall round mostly costs the
+ * invoices after the one it adds, and those after the first one settled without deposits covering it (their cost
+ * depends on the deposit). The sequence of deposits tried (shortfall rounds, then bisection) is unchanged, so are
+ * the results (minAmounts.test.ts compares them with the previous algorithm on random hub states, and counts the
+ * takes the pure walks reuse). While only d differs, an invoice is a candidate only if its whole amount less d's
+ * custody is within the discount the current-epoch deposits can earn (`fullCostTree`): among invoices of nearly
+ * equal amounts the walk skips those the custody left cannot pay. The bisection makes its probes only until both
+ * ends of its interval settle the same earlier invoices: settling is monotone between them, so `firstSettling`
+ * finds the boundary the bisection would end at in a few probes instead of some seventy (`bisectReplays`).
+ * Replays past an invoice the base settles on d that lists other DEFAULT domains too are evaluated invoice by
+ * invoice in every probe (`replay`'s loop after the pure part; not recorded).
  */
 import type { DomainAsset } from "../hub/config.ts"
 import type { Hub } from "../hub/hub.ts"
@@ -211,8 +218,8 @@ class ThresholdTree {
  * base (each settles on d if d's custody covers it) and at those the base settles on d that list no other DEFAULT
  * domain (the same arithmetic on d: it settles them while d's custody covers them, and ends where it does not, since
  * a larger deposit may), recorded so that a later replay with more can skip it. The base's custody on d changes only
- * at the latter, which are takes, so it is constant in every gap between takes. Custody
- * and deposits on d are kept less `x`: so written they are the same for any larger deposit as long as every
+ * at the latter, which are takes, so it is constant in every gap between takes. Custody and deposits on d before
+ * each take, less `x`, are the same for any larger deposit as long as every
  * invoice settled left deposits covering it (the full discount whatever the deposit: up to `firstUncovered`) and
  * no invoice in the gaps between them becomes one to stop at (the gap's value: the least deposit for which it
  * holds an invoice whose threshold the replay's custody reaches; `leastGap`: for the gap before each take and the one
@@ -416,8 +423,9 @@ export class FifoBase {
   tree(jd: number, count: number): ThresholdTree {
     let tree = this.trees.get(jd)
     if (tree === undefined || tree.count < count) {
-      // Over the whole list: the targets after this one are asked about too (arbitrageurs poll them all).
-      this.extend(undefined)
+      // Made again for a later target: over the whole list, as the targets after it are asked about too
+      // (arbitrageurs poll them all); the first time over the invoices processed (a base made for one call).
+      if (tree !== undefined) this.extend(undefined)
       const custodied = this.custodiedAt[jd]!
       const steps = this.steps
       tree = new ThresholdTree(steps.length, (i) => {
@@ -444,7 +452,7 @@ export class FifoBase {
   fullCostTree(jd: number, count: number): ThresholdTree {
     let tree = this.fullCostTrees.get(jd)
     if (tree === undefined || tree.count < count) {
-      this.extend(undefined)
+      if (tree !== undefined) this.extend(undefined)
       const custodied = this.custodiedAt[jd]!
       const least = this.tree(jd, this.steps.length)
       const steps = this.steps
