@@ -199,7 +199,9 @@ export const upCommand = Command.make(
     out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>)"), Flag.optional),
   },
   Effect.fn(
-    function* ({ scenario, port: portText, host, agents, accounts: accountsText, seed, out }) {
+    function* ({ scenario, port: portText, host: hostText, agents, accounts: accountsText, seed, out }) {
+      // An IPv6 address may be given as URLs write it (`--host [::1]`): it is listened on without the brackets.
+      const host = /^\[[0-9A-Fa-f:.]+\]$/.test(hostText) ? hostText.slice(1, -1) : hostText
       const { port, accounts, seedValue } = yield* Effect.try({
         try: () => {
           const flags = { port: parseIntegerFlag("--port", portText, PORT_EXPECTED, 0, 65_535, " (0 picks a free one)"), host, accounts: parseIntegerFlag("--accounts", accountsText, ACCOUNTS_EXPECTED, 1, 1000) }

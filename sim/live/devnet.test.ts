@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs"
+import { createServer, type AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, maxUint256 } from "viem"
@@ -379,6 +380,27 @@ describe("clearsim up", () => {
     }
     expect(status).toBe(2)
     expect(stderr.trim()).toBe('clearsim: --port: expected a TCP port between 0 and 65535 in decimal digits (0 picks a free one), got "70000"')
+  }, 20_000)
+
+  it("takes --host [::1] (an IPv6 address as URLs write it) for the address ::1, and names it so in its messages", async () => {
+    const taken = createServer()
+    const listening = await new Promise<boolean>((resolve) => {
+      taken.once("error", () => resolve(false))
+      taken.listen(0, "::1", () => resolve(true))
+    })
+    if (!listening) return // no IPv6 on the loopback: nothing to check
+    const port = (taken.address() as AddressInfo).port
+    const parent = mkdtempSync(join(tmpdir(), "clearsim-up-brackets-"))
+    try {
+      const result = spawnSync(process.execPath, [bin, "up", scenario, "--host", "[::1]", "--port", String(port), "--out", join(parent, "out")], { cwd: root, encoding: "utf8", timeout: 20_000 })
+      expect(result.status, result.stderr).toBe(2)
+      // Was: "--host/--port: cannot listen on [::1]:<port> (ENOTFOUND)": the brackets were taken for part of a host name.
+      expect(result.stderr).toBe(`clearsim: --port: [::1]:${port} is already in use (another clearsim up?); pass another --port, or --port 0 for a free one\n`)
+      expect(existsSync(join(parent, "out"))).toBe(false)
+    } finally {
+      taken.close()
+      rmSync(parent, { recursive: true, force: true })
+    }
   }, 20_000)
 
   it("refuses a host it cannot listen on, port 0 included, before writing anything", () => {

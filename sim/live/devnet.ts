@@ -143,6 +143,9 @@ export interface Devnet {
   stop(): Promise<DevnetSession>
 }
 
+/** `host:port`, an IPv6 address in brackets (`[::1]:8080`). */
+const hostPort = (host: string, port: number): string => `${host.includes(":") ? `[${host}]` : host}:${port}`
+
 /** The API port is taken (or the host cannot be bound): a user error, reported before anything starts. */
 export class DevnetListenError extends Error {
   override readonly name = "DevnetListenError"
@@ -152,8 +155,8 @@ export class DevnetListenError extends Error {
   constructor(host: string, port: number, code: string) {
     super(
       code === "EADDRINUSE"
-        ? `--port: ${host}:${port} is already in use (another clearsim up?); pass another --port, or --port 0 for a free one`
-        : `--host/--port: cannot listen on ${host}:${port} (${code})`,
+        ? `--port: ${hostPort(host, port)} is already in use (another clearsim up?); pass another --port, or --port 0 for a free one`
+        : `--host/--port: cannot listen on ${hostPort(host, port)} (${code})`,
     )
     this.host = host
     this.port = port
@@ -298,7 +301,7 @@ const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => 
  * The URL clients reach the API at when it listens on `host:port`: an IPv6 address goes in brackets (RFC 3986),
  * `http://[::1]:8080`, since `http://::1:8080` is no URL (fetch, curl and wallets refuse it).
  */
-export const apiUrlOf = (host: string, port: number): string => `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+export const apiUrlOf = (host: string, port: number): string => `http://${hostPort(host, port)}`
 
 /**
  * The pool's chain an event's error is about (the `chainId` of a chain error, or of one of its causes) when that
