@@ -244,10 +244,11 @@ interface PureTrace {
 /** One take of a `PureTrace`. */
 interface TakeRecord {
   /**
-   * Custody and deposits on d before it in the replay that walked it, and that replay's deposit: less it, they are
-   * the same for every replay sharing the take (kept so, not subtracted, as most are never read again).
+   * Custody on d less the base's, and deposits on d, before it in the replay that walked it, and that replay's
+   * deposit: less it, they are the same for every replay sharing the take (kept so, not subtracted, as most are
+   * never read again).
    */
-  readonly custodied18: bigint
+  readonly dCustodied18: bigint
   readonly available18: bigint
   readonly x18: bigint
   /** The least of the gaps so far, the one before it included (`leastGap`: non-increasing, for a binary search). */
@@ -585,8 +586,9 @@ export class FifoReplay {
     let firstUncovered = -1
     let from = 0
     let gapStart = 0
-    let rel18 = base18
-    let relAvailable18 = this.availableAt[jd]![0]!
+    // Custody on jd less the base's, and deposits on jd, where the walk starts.
+    let dCustodied = x18
+    let available18 = this.availableAt[jd]![0]! + x18
     if (ref !== undefined) {
       const m = ref.takes.length
       const refRecords = ref.records
@@ -618,19 +620,18 @@ export class FifoReplay {
       takes = ref.takes.slice(0, t)
       records = refRecords.slice(0, t)
       reused = t
-      if (t < m) {
-        const at = refRecords[t]!
-        rel18 = at.custodied18 - at.x18
-        relAvailable18 = at.available18 - at.x18
-      } else {
-        rel18 = ref.endRelCustodied
-        relAvailable18 = ref.endRelAvailable
-      }
       base18 = this.custodiedAt[jd]![from]!
+      if (t < m) {
+        // The base's custody there is the one at take t (constant in the gap before it).
+        const at = refRecords[t]!
+        const more18 = x18 - at.x18
+        dCustodied = at.dCustodied18 + more18
+        available18 = at.available18 + more18
+      } else {
+        dCustodied = ref.endRelCustodied + x18 - base18
+        available18 = ref.endRelAvailable + x18
+      }
     }
-    let custodied18 = rel18 + x18
-    let available18 = relAvailable18 + x18
-    let dCustodied = custodied18 - base18
     const full = this.fullCostTree(jd)
     const maxDiscountBig = this.base.maxDiscountBig
     let i = nextCandidate(full, from, count, dCustodied, available18, maxDiscountBig)
@@ -642,25 +643,41 @@ export class FifoReplay {
         if (tree.at(i) <= dCustodied) break
         continue
       }
-      const after18 = costAlone(step, custodied18, available18)
-      // One the base settles on jd and lists no other DEFAULT domain is a take too while jd's custody covers it
-      // (settling it is jd's arithmetic, monotone in the deposit as any take); otherwise the pure part ends there.
-      if (baseTake && after18 === undefined) {
-        endsAtBaseTake = true
-        break
+      // `costAlone` on jd's custody, dCustodied + base18 (base18 is the base's custody before invoice i). Deposits
+      // covering it, and not settled by the base: its least cost, and its threshold in `tree` is that less base18.
+      const amount18 = step.amount18
+      const covered = available18 >= amount18
+      let after18: bigint
+      let covers: boolean
+      if (covered && !baseTake) {
+        after18 = step.minAfter18
+        covers = tree.at(i) <= dCustodied
+      } else {
+        after18 = covered ? step.minAfter18 : step.discount === 0 ? amount18 : amount18 - (available18 * step.discountBig) / DBPS_DENOMINATOR
+        covers = dCustodied >= after18 - base18
       }
-      if (after18 !== undefined) {
-        const leastGap18 = leastGapThrough(tree, gapStart, i, dCustodied, x18, records)
-        if (firstUncovered === -1 && available18 < step.amount18) firstUncovered = takes.length
-        takes.push(i)
-        records.push({ custodied18, available18, x18, leastGap18 })
-        custodied18 -= after18
-        available18 = available18 > after18 ? available18 - after18 : 0n
-        if (baseTake) base18 = this.custodiedAt[jd]![i + 1]!
-        dCustodied = custodied18 - base18
-        gapStart = i + 1
+      if (!covers) {
+        // One the base settles on jd and lists no other DEFAULT domain is a take too while jd's custody covers it
+        // (settling it is jd's arithmetic, monotone in the deposit as any take); otherwise the pure part ends there.
+        if (baseTake) {
+          endsAtBaseTake = true
+          break
+        }
+        continue
       }
+      const leastGap18 = leastGapThrough(tree, gapStart, i, dCustodied, x18, records)
+      if (firstUncovered === -1 && !covered) firstUncovered = takes.length
+      takes.push(i)
+      records.push({ dCustodied18: dCustodied, available18, x18, leastGap18 })
+      available18 = available18 > after18 ? available18 - after18 : 0n
+      if (baseTake) {
+        const next18 = this.custodiedAt[jd]![i + 1]!
+        dCustodied = dCustodied + base18 - after18 - next18
+        base18 = next18
+      } else dCustodied -= after18
+      gapStart = i + 1
     }
+    const custodied18 = dCustodied + base18
     // Ended at an invoice the base settles on jd that this deposit cannot: a larger one may, so it walks on from there.
     let endLeastGap18 = leastGapThrough(tree, gapStart, i, dCustodied, x18, records)
     if (endsAtBaseTake && x18 + 1n < endLeastGap18) endLeastGap18 = x18 + 1n
