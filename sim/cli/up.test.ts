@@ -38,7 +38,7 @@ describe("clearsim up's output files", () => {
     expect([...DEVNET_FILES].sort()).toEqual(["devnet.json", "report.html", "report.json", "report.md", "session.json", "timeseries.csv", "trace.jsonl"])
   })
 
-  it.each(["trace.jsonl", "session.json", "report.html"])("refuses a directory where %s goes: one line, exit 2, nothing started or written", (name) => {
+  it.each(["trace.jsonl", "session.json", "report.html", SESSION_LOCK_FILE])("refuses a directory where %s goes: one line, exit 2, nothing started or written", (name) => {
     const out = mkdtempSync(join(tmpdir(), "clearsim-up-files-"))
     dirs.push(out)
     mkdirSync(join(out, name))

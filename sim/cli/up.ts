@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import type { DevnetInfo, DevnetOptions, DevnetSession } from "../live/devnet.ts"
-import { claimOutputDir, type SessionLock } from "../live/sessionLock.ts"
+import { claimOutputDir, SESSION_LOCK_FILE, type SessionLock } from "../live/sessionLock.ts"
 import { traceFailureText, unwrittenFilesText } from "../live/traceError.ts"
 import { wallClockTimeOfDay } from "../live/realtime.ts"
 import { agentIntentsSuffix } from "../report/report.ts"
@@ -250,7 +250,7 @@ export const upCommand = Command.make(
         yield* Effect.try({
           try: () => {
             prepareOutputDir(outFlag, options.outDir)
-            checkRunOutputs(outFlag, options.outDir, options.outDir, devnet.DEVNET_FILES)
+            checkRunOutputs(outFlag, options.outDir, options.outDir, [...devnet.DEVNET_FILES, SESSION_LOCK_FILE])
             // Another session writing there would interleave its trace with this one's (neither would replay) and
             // overwrite its files: refused, as a port in use is.
             const claim = claimOutputDir(options.outDir)
