@@ -357,6 +357,29 @@ describe("clearsim up", () => {
     }
   }, 60_000)
 
+  it("says at the stop that trace.jsonl was removed during the session (its directory deleted), instead of offering its replay", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-up-removed-"))
+    const devnet = await startDevnet({ loaded: loadScenario(scenario), port: 0, host: "127.0.0.1", agents: false, userAccounts: 1, outDir: dir, statusEverySeconds: 0 })
+    let stopped = false
+    try {
+      await until("the trace's first lines", 10_000, async () => (readFileSync(join(dir, "trace.jsonl"), "utf8").length > 0 ? true : undefined))
+      rmSync(dir, { recursive: true, force: true })
+      await sleep(1500) // the hub takes more inputs, written to the removed file
+      const session = await devnet.stop()
+      stopped = true
+      // Was: no traceError, exit 0, and "replay the hub: npx clearsim hub replay <dir>/trace.jsonl", a file not there.
+      expect(session.traceError).toMatchObject({ removed: true })
+      const summary = renderSession(session, dir)
+      expect(summary).toContain("trace.jsonl was removed or replaced during the session: the session has no trace to replay")
+      expect(summary).not.toContain("replay the hub:")
+      expect(existsSync(join(dir, "trace.jsonl"))).toBe(false)
+      expect((JSON.parse(readFileSync(join(dir, "session.json"), "utf8")) as { traceError?: unknown }).traceError).toMatchObject({ removed: true })
+    } finally {
+      if (!stopped) await devnet.stop().catch(() => undefined)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
   it("words a trace that cannot be opened by the system's words for its error, without the call and path of the message", async () => {
     const dir = mkdtempSync(join(tmpdir(), "clearsim-up-open-"))
     try {

@@ -20,7 +20,7 @@
  * hash. `clearsim up` checks the files below before it starts (`DEVNET_FILES`), so what is left to fail here is
  * what cannot be foreseen: a disk that fills up, a file changed under the session.
  */
-import { createWriteStream, writeFileSync, type WriteStream } from "node:fs"
+import { createWriteStream, fstatSync, statSync, writeFileSync, type WriteStream } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { finished } from "node:stream/promises"
@@ -198,6 +198,17 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
       traceError = traceWriteError(error, traceStream.bytesWritten)
       log(`trace.jsonl cannot be written: ${traceError.reason} (${traceError.code}); the session goes on without its trace`)
     })
+    // The file the trace is written to: one removed or replaced during the session (its directory deleted, the file
+    // moved away) takes the trace with it, which the stop then says instead of offering the replay of what is there.
+    let traceFile: { readonly dev: number; readonly ino: number } | undefined
+    traceStream.once("open", (fd: number) => {
+      try {
+        const stats = fstatSync(fd)
+        traceFile = { dev: stats.dev, ino: stats.ino }
+      } catch {
+        // not known: not checked
+      }
+    })
     const traceLines = lineTrace((line) => {
       if (traceError === undefined) traceStream.write(`${line}\n`)
     })
@@ -276,6 +287,9 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
         // (The world counts every input it traces: the end line's count is the number of input lines written.)
         // A failed trace is not logged again here: the session returned names it (`traceError`, `traceFailureText`).
         await closeTrace(traceStream, traceError === undefined ? `${encodeEndLine(world.stats.hubInputs)}\n` : undefined)
+        if (traceError === undefined && traceFile !== undefined && !isFile(join(options.outDir, "trace.jsonl"), traceFile)) {
+          traceError = { code: "ENOENT", reason: "removed or replaced during the session", bytesWritten: traceStream.bytesWritten, removed: true }
+        }
         return writeSession(options.outDir, loaded, plan, assembly, seed, { ...counters, ...(traceError === undefined ? {} : { traceError }) }, conservation, (wallClockMs() - startedWall) / 1000)
       })())
     return { info, stop }
@@ -284,6 +298,16 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
     await pool.stop()
     if (trace !== undefined) await closeTrace(trace)
     throw error
+  }
+}
+
+/** Whether `path` is the file `file` (the same device and inode). */
+const isFile = (path: string, file: { readonly dev: number; readonly ino: number }): boolean => {
+  try {
+    const stats = statSync(path)
+    return stats.dev === file.dev && stats.ino === file.ino
+  } catch {
+    return false
   }
 }
 

@@ -11,6 +11,8 @@ export interface TraceWriteError {
   readonly reason: string
   /** Bytes of the trace written before the failure: 0 when the file could not be opened or its first write failed. */
   readonly bytesWritten: number
+  /** The trace was written, but its file was removed or replaced during the session (its directory deleted, say). */
+  readonly removed?: true
 }
 
 /**
@@ -27,7 +29,9 @@ export const traceWriteError = (error: NodeJS.ErrnoException, bytesWritten: numb
 
 /** What a failed trace left, and why: nothing (it could not be written), or a beginning that cannot replay the session. */
 export const traceFailureText = (error: TraceWriteError): string =>
-  error.bytesWritten === 0
+  error.removed === true
+    ? "trace.jsonl was removed or replaced during the session: the session has no trace to replay"
+    : error.bytesWritten === 0
     ? `trace.jsonl could not be written (${error.reason}, ${error.code}): the session has no trace to replay`
     : `trace.jsonl is incomplete (${error.reason}, ${error.code}): it cannot replay the session`
 
