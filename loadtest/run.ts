@@ -210,8 +210,11 @@ const main = async (): Promise<number> => {
   // in) reaches k6 once, so k6 stops gracefully and prints its summary (a second Ctrl-C, as k6 wants, stops it at
   // once), and so does a SIGINT sent to this runner alone (a supervisor's, `kill -INT`), which k6 did not get
   // before: it ran on to its end. k6 chooses the exit code.
-  const child = spawn(k6, commandLine, { cwd: root, stdio: "inherit", detached: process.platform !== "win32" })
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal))
+  // On Windows k6 shares the console, whose Ctrl-C reaches it directly, and a "signal" sent to it terminates it at
+  // once (no summary): there, a SIGINT is left to k6 alone.
+  const ownGroup = process.platform !== "win32"
+  const child = spawn(k6, commandLine, { cwd: root, stdio: "inherit", detached: ownGroup })
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void (ownGroup || signal !== "SIGINT" ? child.kill(signal) : undefined))
   // A runner that ends before k6 (an uncaught error) does not leave it running in its own group.
   process.on("exit", () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
