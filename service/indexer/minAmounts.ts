@@ -314,7 +314,7 @@ export class FifoBase {
   readonly custodiedAt: bigint[][] = []
   readonly availableAt: bigint[][] = []
   /** Per processed invoice, the domain indices the settlement domains of the invoices up to it list, as a bit set (`listedBit`). */
-  private readonly listedThrough: number[] = []
+  private readonly listedThrough: bigint[] = []
   /** Per processed invoice, whether every discount up to it is final in the epoch (`discountFinal`). */
   private readonly cappedThrough: boolean[] = []
   /** The overlay after the last processed invoice. */
@@ -389,7 +389,7 @@ export class FifoBase {
         this.custodiedAt[j]!.push(view.custodied18[j]!)
         this.availableAt[j]!.push(view.available18[j]!)
       }
-      let mask = position === 0 ? 0 : this.listedThrough[position - 1]!
+      let mask = position === 0 ? 0n : this.listedThrough[position - 1]!
       for (const d of domains) mask |= listedBit(this.index.get(d.domain)!)
       this.listedThrough.push(mask)
       const capped = (position === 0 || this.cappedThrough[position - 1]!) && discountFinal(state, ticker, epoch, invoice.entryEpoch, invoice.ctx)
@@ -410,9 +410,9 @@ export class FifoBase {
   readsUpTo(target: InvoiceNode): { readonly domains: number[]; readonly capped: boolean } {
     const position = this.positionOf(target)
     const through = position < this.steps.length ? position : position - 1
-    const mask = through < 0 ? 0 : this.listedThrough[through]!
+    const mask = through < 0 ? 0n : this.listedThrough[through]!
     const domains: number[] = []
-    for (const [domain, j] of this.index) if ((mask & listedBit(j)) !== 0) domains.push(domain)
+    for (const [domain, j] of this.index) if ((mask & listedBit(j)) !== 0n) domains.push(domain)
     return { domains, capped: through < 0 || this.cappedThrough[through]! }
   }
 
@@ -468,11 +468,9 @@ export class FifoBase {
   }
 }
 
-/** Domain index j's bit in `FifoBase`'s listed-domain sets (a ticker has far fewer than 31 domains). */
-const listedBit = (j: number): number => {
-  if (j > 30) throw new Error(`minAmounts: domain index ${j} beyond the listed-domain bit set`)
-  return 1 << j
-}
+/** Domain index j's bit in `FifoBase`'s listed-domain sets (a bigint: any number of domains). */
+const LISTED_BITS: bigint[] = []
+const listedBit = (j: number): bigint => (LISTED_BITS[j] ??= 1n << BigInt(j))
 
 /**
  * The replays of one target over a `FifoBase` (the invoices before it; all of them when it is not in the list):
