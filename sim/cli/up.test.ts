@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { DEVNET_FILES, type DevnetSession } from "../live/devnet.ts"
 import { SESSION_LOCK_FILE } from "../live/sessionLock.ts"
 import { descendants, running } from "./testing.ts"
-import { renderSession } from "./up.ts"
+import { renderSession, stopExitCode } from "./up.ts"
 
 const root = new URL("../../", import.meta.url).pathname
 const bin = join(root, "bin/clearsim.js")
@@ -209,6 +209,18 @@ describe("clearsim up's stop summary", () => {
     const csvOnly = renderSession({ ...session(), unwrittenFiles: [{ file: "timeseries.csv", code: "EISDIR", reason: "illegal operation on a directory" }] }, "/tmp/s")
     expect(csvOnly).toContain("report: /tmp/s/report.html; replay the hub:")
     expect(csvOnly).toContain("not written: timeseries.csv (illegal operation on a directory, EISDIR)")
+  })
+
+  it("exits 1 on a hub conservation violation, as every command does; 2 when a file of the stop was not written; else 0", () => {
+    // Was 0 on a violation (only the summary's "hub conservation:" line told it).
+    const violation = "ConservationViolation: USDC custody 5 != deposits 4"
+    expect(stopExitCode({ ...session(), conservation: violation }, undefined)).toBe(1)
+    expect(stopExitCode({ ...session(), conservation: violation, unwrittenFiles: [{ file: "report.html", code: "ENOSPC", reason: "no space left on device" }] }, undefined)).toBe(1)
+    expect(stopExitCode({ ...session(), unwrittenFiles: [{ file: "report.html", code: "ENOSPC", reason: "no space left on device" }] }, undefined)).toBe(2)
+    expect(stopExitCode(session(), undefined)).toBe(0)
+    // Standard output that failed during the session decides (sim/cli.ts's code).
+    expect(stopExitCode({ ...session(), conservation: violation }, 141)).toBe(141)
+    expect(stopExitCode(session(), 2)).toBe(2)
   })
 
   it("says a trace whose beginning was written is incomplete", () => {

@@ -1,7 +1,7 @@
 /**
  * `clearsim up [scenario.yaml] [--port 8080] [--host 127.0.0.1] [--no-agents] [--accounts 5] [--seed N] [--out DIR]`:
  * a live local devnet in real time (`sim/live/devnet.ts`) until SIGINT/SIGTERM/SIGHUP, then a clean shutdown
- * (API server, scheduler, chains), the trace and a report of the session in DIR, and exit 0 (141 or 2 when its
+ * (API server, scheduler, chains), the trace and a report of the session in DIR, and exit 0 (1 on a hub conservation violation; 141 or 2 when its
  * standard output failed during the session, see `runUp`; 2 when a file of the stop could not be written). The wall-clock time of log lines comes from the
  * real-time adapter.
  */
@@ -87,6 +87,14 @@ export const renderSession = (session: DevnetSession, outDir: string): string =>
   ].join("\n")
 }
 
+/**
+ * The exit code of a stopped session: the one `sim/cli.ts` set when standard output failed during it (141, 2), else
+ * 1 for a hub conservation violation (what every command exits with when what it checks fails; it exited 0), else 2
+ * when a file of the stop could not be written (a full disk), as a run's, else 0.
+ */
+export const stopExitCode = (session: Pick<DevnetSession, "conservation" | "unwrittenFiles">, outputFailureCode: number | undefined): number =>
+  outputFailureCode ?? (session.conservation !== "ok" ? 1 : session.unwrittenFiles === undefined ? 0 : 2)
+
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const
 
 /**
@@ -122,8 +130,9 @@ export const stopRequests = (onRequest: (signal: NodeJS.Signals, n: number) => v
 }
 
 /**
- * Runs the devnet until a signal, stops it, prints the session and exits the process with 0 (2 when a file of the
- * stop could not be written, which the summary names; 1 when the shutdown failed). A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
+ * Runs the devnet until a signal, stops it, prints the session and exits the process with `stopExitCode` (0; 1 on a
+ * hub conservation violation; 2 when a file of the stop could not be written, which the summary names), or 1 when
+ * the shutdown failed. A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
  * start rejects, for the command to report (which then removes what the start wrote), unless a stop request came
  * during the start (which stopped the chains under it): that start is abandoned (`abandon`) and the process exits
  * 130; so does a second stop request while the devnet is starting.
@@ -179,8 +188,7 @@ const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions, aban
     const session = await devnet.stop()
     process.stdout.write(`${renderSession(session, options.outDir)}\n`)
     // Set by sim/cli.ts's handler of standard output's 'error' event (nothing else sets it while the devnet runs).
-    // Files of the stop that could not be written (a full disk) exit 2, as a run's do.
-    process.exit(typeof process.exitCode === "number" ? process.exitCode : session.unwrittenFiles === undefined ? 0 : 2)
+    process.exit(stopExitCode(session, typeof process.exitCode === "number" ? process.exitCode : undefined))
   } catch (error) {
     process.stderr.write(`clearsim: the shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
     process.exit(1)
