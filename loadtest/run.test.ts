@@ -235,6 +235,7 @@ describe("arguments", () => {
       "loadtest/mixed.ts",
     ])
     expect(parseLoadtestArgs(["--help"], {})).toBe("help")
+    expect(parseLoadtestArgs(["-h"], {})).toBe("help") // as clearsim's commands take it (it was an unknown option, exit 2)
     expect(() => parseLoadtestArgs(["--profile", "spike"], {})).toThrow(new UsageError('--profile: expected one of smoke, load, stress, soak, got "spike"'))
     expect(() => parseLoadtestArgs(["--script", "all"], {})).toThrow(/--script: expected one of reads, quotes, intents, mixed/)
     expect(() => parseLoadtestArgs(["--bogus"], {})).toThrow(UsageError)

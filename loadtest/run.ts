@@ -27,7 +27,7 @@ Runs a k6 script of loadtest/ against a running clearsim API (start it with \`np
   --iterations N     smoke's iterations
   --seed N           seed of the traffic (default 1)
   --think-time S     seconds a VU waits after each iteration (default: 0.1 under stress, else 0)
-  --help
+  --help, -h
 
 Arguments after a second \`--\` go to k6 as they are, e.g.
   npm run loadtest -- --profile load -- --summary-export summary.json
@@ -98,7 +98,7 @@ export const parseLoadtestArgs = (argv: readonly string[], environment: Readonly
         iterations: { type: "string" },
         seed: { type: "string" },
         "think-time": { type: "string" },
-        help: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
       },
       strict: true,
       allowPositionals: false,
