@@ -965,6 +965,8 @@ interface CacheEntry {
  * answer kept is the one it would give again (minAmounts.test.ts checks every answer against a fresh computation
  * along random hub histories). Arbitrageurs ask again and again between changes that touch none of this: intents
  * from chains no invoice lists, new invoices behind the one asked about, new epochs once the discounts are capped.
+ * Answers computed again share one `FifoBase` per ticker while the hub state it read is unchanged (`KeptBase`):
+ * a poll's questions at one hub state replay the list once.
  */
 export class MinAmountsCache {
   private readonly tickers = new Map<TickerState, { readonly removals: number; readonly entries: Map<InvoiceNode, CacheEntry>; base: KeptBase | undefined }>()
