@@ -117,6 +117,8 @@ describe("clearsim up that never comes up", () => {
       while (!(existsSync(out) && descendants(child.pid!, "anvil").length > 0) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5))
       for (const pid of descendants(child.pid!, "anvil")) anvils.add(pid)
       expect(output).not.toContain("Ctrl-C stops it") // not up yet
+      // Was: nothing at all until the devnet was up (minutes with many --accounts).
+      expect(output).toContain("clearsim up: starting live-smoke: 2 anvil chains, their contracts and funded accounts...\n")
       for (let i = 0; i < signals; i++) {
         child.kill(signal)
         await new Promise((r) => setTimeout(r, 20))

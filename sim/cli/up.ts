@@ -171,6 +171,10 @@ const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions, aban
   // it by interrupting the command): the start is abandoned and the process exits 130, as a second signal makes it.
   for (const name of SIGNALS) process.on(name, requests.direct)
   process.on(FORWARDED_SIGNAL_EVENT, requests.forwarded)
+  // The start takes seconds, minutes with many --accounts (each is funded with every token on every chain): said
+  // on standard error, so that a terminal is not left blank meanwhile and standard output keeps the start-up text.
+  const chains = options.loaded.spec.chains.length
+  process.stderr.write(`clearsim up: starting ${options.loaded.spec.name}: ${chains} anvil chain${chains === 1 ? "" : "s"}, their contracts and funded accounts...\n`)
   let devnet: Awaited<ReturnType<DevnetModule["startDevnet"]>>
   try {
     devnet = await startDevnet(options)
