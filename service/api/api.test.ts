@@ -17,7 +17,7 @@ import { type ClearingClient, makeClearingClient } from "./client.ts"
 import { BadRequest, NotFound } from "./errors.ts"
 import { feeDigest } from "./feeSigner.ts"
 import { HubAbi } from "./hubAbi.ts"
-import { type ApiServer, startApiServer } from "./server.ts"
+import { type ApiServer, httpUrlOf, startApiServer } from "./server.ts"
 import { HUB_ADDRESS, makeTestService, OPERATOR_SOLVER, registry, request } from "./testing.ts"
 
 const A = 1
@@ -1195,3 +1195,21 @@ const rawExchange = (url: string, bytes: string): Promise<string> =>
     socket.on("close", () => resolve(answer))
     socket.on("error", reject)
   })
+
+describe("the server's URL", () => {
+  it("puts an IPv6 host in brackets (http://[::1]:port), which clients accept, and leaves others as they are", async () => {
+    expect(httpUrlOf("127.0.0.1", 8080)).toBe("http://127.0.0.1:8080")
+    expect(httpUrlOf("localhost", 80)).toBe("http://localhost:80")
+    expect(httpUrlOf("::1", 8080)).toBe("http://[::1]:8080")
+    expect(httpUrlOf("fe80::1%lo", 1)).toBe("http://[fe80::1%lo]:1")
+    // Listening on the IPv6 loopback, where the machine has one: the URL it gives is one fetch reaches.
+    const v6 = await startApiServer(t.service, { host: "::1" }).catch(() => undefined)
+    if (v6 === undefined) return
+    try {
+      expect(v6.url).toBe(`http://[::1]:${v6.port}`)
+      expect((await request(v6.url, "GET", "/health")).status).toBe(200)
+    } finally {
+      await v6.close()
+    }
+  })
+})

@@ -277,7 +277,7 @@ export interface ApiServerOptions {
 }
 
 export interface ApiServer {
-  /** `http://host:port` */
+  /** `http://host:port` (an IPv6 host in brackets) */
   readonly url: string
   readonly port: number
   readonly service: ClearingService
@@ -392,5 +392,8 @@ export const startApiServer = async (service: ClearingService | ClearingDeps, op
     await runtime.runPromise(Scope.close(scope, Exit.void))
     await runtime.dispose()
   }
-  return { url: `http://${host}:${port}`, port, service: clearing, close }
+  return { url: httpUrlOf(host, port), port, service: clearing, close }
 }
+
+/** `http://host:port`, an IPv6 address in brackets (`http://[::1]:8080`: `http://::1:8080` is no URL). */
+export const httpUrlOf = (host: string, port: number): string => `http://${host.includes(":") ? `[${host}]` : host}:${port}`

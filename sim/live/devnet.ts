@@ -24,7 +24,7 @@ import { createWriteStream, fstatSync, statSync, writeFileSync, type WriteStream
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { finished } from "node:stream/promises"
-import { startApiServer, type ApiServer } from "../../service/api/server.ts"
+import { type ApiServer, httpUrlOf, startApiServer } from "../../service/api/server.ts"
 import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
 import { lineTrace } from "../../service/hub/inputLines.ts"
@@ -325,7 +325,7 @@ const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => 
  * The URL clients reach the API at when it listens on `host:port`: an IPv6 address goes in brackets (RFC 3986),
  * `http://[::1]:8080`, since `http://::1:8080` is no URL (fetch, curl and wallets refuse it).
  */
-export const apiUrlOf = (host: string, port: number): string => `http://${hostPort(host, port)}`
+export const apiUrlOf = (host: string, port: number): string => httpUrlOf(host, port)
 
 /**
  * The pool's chain an event's error is about (the `chainId` of a chain error, or of one of its causes) when that
