@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { DEVNET_FILES, type DevnetSession } from "../live/devnet.ts"
 import { SESSION_LOCK_FILE } from "../live/sessionLock.ts"
 import { descendants, running } from "./testing.ts"
-import { renderSession, stopExitCode } from "./up.ts"
+import { renderSession, stopExitCode, upScenarioPath } from "./up.ts"
 
 const root = new URL("../../", import.meta.url).pathname
 const bin = join(root, "bin/clearsim.js")
@@ -229,5 +229,23 @@ describe("clearsim up's stop summary", () => {
     const text = renderSession(session({ code: "ENOSPC", reason: "no space left on device", bytesWritten: 4096 }), "/tmp/s")
     expect(text).toContain("trace.jsonl is incomplete (no space left on device, ENOSPC): it cannot replay the session")
     expect(text).not.toContain("replay the hub:")
+  })
+})
+
+describe("clearsim up's scenario argument", () => {
+  it("defaults to the project's quickstart when the current directory has no scenarios/quickstart.yaml; a given path stays the user's", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "clearsim-up-cwd-"))
+    try {
+      expect(upScenarioPath("scenarios/quickstart.yaml", elsewhere)).toBe(join(root, "scenarios/quickstart.yaml"))
+      expect(existsSync(upScenarioPath("scenarios/quickstart.yaml", elsewhere))).toBe(true)
+      // In a directory with its own scenarios/quickstart.yaml, that one.
+      mkdirSync(join(elsewhere, "scenarios"))
+      writeFileSync(join(elsewhere, "scenarios", "quickstart.yaml"), "name: mine\n")
+      expect(upScenarioPath("scenarios/quickstart.yaml", elsewhere)).toBe("scenarios/quickstart.yaml")
+      expect(upScenarioPath("scenarios/other.yaml", elsewhere)).toBe("scenarios/other.yaml")
+      expect(upScenarioPath("./scenarios/quickstart.yaml", tmpdir())).toBe("./scenarios/quickstart.yaml")
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
   })
 })

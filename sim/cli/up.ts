@@ -5,8 +5,9 @@
  * standard output failed during the session, see `runUp`; 2 when a file of the stop could not be written). The wall-clock time of log lines comes from the
  * real-time adapter.
  */
-import { rmSync } from "node:fs"
-import { join } from "node:path"
+import { existsSync, rmSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -199,10 +200,20 @@ const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions, aban
   }
 }
 
+/** `up`'s scenario argument when none is given. */
+const DEFAULT_UP_SCENARIO = "scenarios/quickstart.yaml"
+
+/**
+ * The file `up` loads for its scenario argument: the default, `scenarios/quickstart.yaml`, is the project's own
+ * when the current directory has none (`npx clearsim up` run elsewhere); any other path is the user's, as given.
+ */
+export const upScenarioPath = (scenario: string, cwd: string = process.cwd()): string =>
+  scenario === DEFAULT_UP_SCENARIO && !existsSync(resolve(cwd, scenario)) ? fileURLToPath(new URL(`../../${DEFAULT_UP_SCENARIO}`, import.meta.url)) : scenario
+
 export const upCommand = Command.make(
   "up",
   {
-    scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML): chains, assets, keepers, agents (default scenarios/quickstart.yaml)"), Argument.withDefault("scenarios/quickstart.yaml")),
+    scenario: Argument.String("scenario.yaml").pipe(Argument.withDescription("Scenario file (YAML): chains, assets, keepers, agents (default scenarios/quickstart.yaml)"), Argument.withDefault(DEFAULT_UP_SCENARIO)),
     port: Flag.String("port").pipe(Flag.withMetavar("integer"), Flag.withDescription("API port (default 8080; 0 picks a free one)"), Flag.withDefault("8080")),
     host: Flag.String("host").pipe(Flag.withDescription("API host to listen on (default 127.0.0.1; the chains always listen on 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
     agents: Flag.Boolean("agents").pipe(Flag.withDescription("Run the scenario's rebalancers, solvers and arbitrageurs; --no-agents leaves keepers and initial liquidity only"), Flag.withDefault(true)),
@@ -222,7 +233,7 @@ export const upCommand = Command.make(
         },
         catch: (error) => error,
       })
-      const loaded = yield* Effect.try({ try: () => loadScenario(scenario), catch: (error) => error })
+      const loaded = yield* Effect.try({ try: () => loadScenario(upScenarioPath(scenario)), catch: (error) => error })
       for (const line of scenarioWarningLines(loaded)) yield* Console.error(line)
       const devnet = yield* Effect.promise(loadDevnet)
       const options = {
