@@ -48,6 +48,9 @@ export interface ChainParameters {
   readonly accounts: readonly DevAccount[]
 }
 
+/** Why a chain stopped answering: its pool stopped it, or its anvil exited on its own (killed, crashed). */
+export type ChainStopReason = "pool stopped" | "anvil exited"
+
 export class Chain {
   readonly chainId: number
   readonly rpcUrl: string
@@ -186,10 +189,14 @@ export class Chain {
     }
   }
 
-  /** @internal Called by the pool when the instance stops or exits; later calls throw `ChainStoppedError`. */
-  markStopped(): void {
+  /**
+   * @internal Called by the pool when it stops the instance (`"pool stopped"`) or the instance exits on its own
+   * (`"anvil exited"`); later calls throw `ChainStoppedError`, and requests in flight fail saying which.
+   */
+  markStopped(reason: ChainStopReason = "pool stopped"): void {
+    if (this.stopped) return
     this.stopped = true
-    this.rpc.close()
+    this.rpc.close(reason)
   }
 
   /** Throws `ChainStoppedError` when the chain's anvil is gone. */

@@ -179,6 +179,8 @@ test("an anvil killed from outside is reported as stopped", async () => {
     process.kill(victim.pid, "SIGKILL")
     await expect.poll(() => victim.isStopped).toBe(true)
     await expect(victim.mine(T0 + 1n)).rejects.toThrow(ChainStoppedError)
+    // Its RPC client's later requests say what happened: the anvil exited, not the pool stopping.
+    await expect(victim.rpc.request("eth_blockNumber")).rejects.toThrow("the client is closed (anvil exited)")
     expect(await survivor.mine(T0 + 1n)).toBe(1n)
   })
 })
@@ -190,4 +192,5 @@ test("a stopped pool refuses work with ChainStoppedError", async () => {
   expect(chain.isStopped).toBe(true)
   await expect(chain.mine(T0 + 1n)).rejects.toThrow(ChainStoppedError)
   await expect(chain.mine(T0 + 1n)).rejects.toThrow("Chain 31337: cannot mine, its anvil instance is stopped.")
+  await expect(chain.rpc.request("eth_blockNumber")).rejects.toThrow("the client is closed (pool stopped)")
 })

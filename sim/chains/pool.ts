@@ -187,7 +187,7 @@ export class ChainPool {
       const chain = pool.chains[index]
       // anvil exiting on its own (crash, external kill): later calls fail with ChainStoppedError.
       instance.instance.on("exit", () => {
-        chain?.markStopped()
+        chain?.markStopped("anvil exited")
         untrackChild(instance.child)
       })
     }

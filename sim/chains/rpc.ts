@@ -43,6 +43,8 @@ export class RpcClient {
   private readonly path: string
   private readonly timeoutMs: number
   private closed = false
+  /** Why it was closed, for the error of later calls: "pool stopped", "anvil exited". */
+  private closedReason = ""
 
   readonly chainId: number
   readonly url: string
@@ -109,9 +111,14 @@ export class RpcClient {
     return outcomes as readonly RpcOutcome[]
   }
 
-  /** Closes idle keep-alive sockets; later calls fail with `RpcTransportError`. Idempotent. */
-  close(): void {
+  /**
+   * Closes idle keep-alive sockets; later calls fail with `RpcTransportError` giving `reason` ("the client is closed
+   * (anvil exited)"). Idempotent: the first reason stays.
+   */
+  close(reason = "pool stopped"): void {
+    if (this.closed) return
     this.closed = true
+    this.closedReason = reason
     this.agent.destroy()
   }
 
@@ -121,7 +128,7 @@ export class RpcClient {
 
   private post(payload: string, label: string): Promise<unknown> {
     if (this.closed) {
-      return Promise.reject(new RpcTransportError(this.chainId, this.url, label, "the client is closed (pool stopped)"))
+      return Promise.reject(new RpcTransportError(this.chainId, this.url, label, `the client is closed (${this.closedReason})`))
     }
     return new Promise<unknown>((resolve, reject) => {
       const request = http.request(

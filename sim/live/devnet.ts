@@ -253,7 +253,7 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
       onError: (error, label) => {
         counters.handlerErrors++
         // A chain whose anvil exited on its own (killed, crashed) fails every event of it from then on: said once,
-        // in words that name what happened (the chain's errors say "the client is closed (pool stopped)").
+        // in words that name what happened (the chain's errors say "the client is closed (anvil exited)").
         const gone = exitedChain(pool, error)
         if (gone !== undefined) {
           if (exitedChains.has(gone.chainId)) return
