@@ -230,6 +230,15 @@ transport:
       expect.objectContaining({ path: "agents.solvers[0].repaymentChains", message: "the hub takes at least 2 repayment chain(s) (hub.minSolverSupportedDomains), got 1" }),
     ])
     expect(() => parseScenario(withSolver("[31001, 31002]"), "s.yaml")).not.toThrow()
+    // A chain twice: the hub refuses the list (the solver ran unregistered, a revert in the report); it is not two.
+    expect(problemsOf(withSolver("[31001, 31001]"))).toEqual([
+      expect.objectContaining({
+        path: "agents.solvers[0].repaymentChains[1]",
+        line: 22,
+        column: 82,
+        message: "chain 31001 is listed twice (the hub refuses a list that names a domain twice: UsersManager_SetUserSupportedDomains_DuplicatedDomain; expected each chain once)",
+      }),
+    ])
     expect(() => parseScenario(withSolver("[31002]", "hub: { minSolverSupportedDomains: 1 }\n"), "s.yaml")).not.toThrow()
     // By default a solver registers every chain: here two, fewer than the hub would take.
     const byDefault = (hub: string) =>
