@@ -124,6 +124,16 @@ describe("scenario files", () => {
     expect(error?.message).toContain(`s.yaml: invalid scenario\n  29:15 transport.routes[2].from: domain 31003 is neither a chain nor the hub (${expected})`)
     // Routes between each chain and the hub, both ways, load.
     expect(() => parseScenario(withRoutes.split("\n").slice(0, 28).join("\n"), "s.yaml")).not.toThrow()
+    // A route given twice: the transport kept the last entry's latency and ignored the first without a word.
+    const twice = `${withRoutes.split("\n").slice(0, 28).join("\n")}\n    - { from: 31001, to: 25327, latency: { kind: fixed, seconds: 500 } }\n`
+    expect(problemsOf(twice)).toEqual([
+      {
+        path: "transport.routes[2]",
+        line: 29,
+        column: 7,
+        message: "route 31001 → 25327 is listed twice, at routes[0] and here (expected each route once: a route has one latency)",
+      },
+    ])
   })
 
   it("rejects initial liquidity of an xERC20 asset (never custodied: the service would refuse every seed)", () => {

@@ -645,7 +645,14 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
     })
   }
   if (spec.transport !== undefined) latencyRange("transport.latency", spec.transport.latency, problems)
+  const routes = new Map<string, number>()
   spec.transport?.routes?.forEach((r, i) => {
+    // The transport keeps one latency per route, the last entry's: an earlier one would be ignored without a word.
+    const earlier = routes.get(`${r.from}>${r.to}`)
+    if (earlier !== undefined) {
+      problems.push({ path: `transport.routes[${i}]`, message: `route ${r.from} → ${r.to} is listed twice, at routes[${earlier}] and here (expected each route once: a route has one latency)` })
+    }
+    routes.set(`${r.from}>${r.to}`, earlier ?? i)
     if (!isDomain(r.from)) problems.push({ path: `transport.routes[${i}].from`, message: `domain ${r.from} is neither a chain nor the hub (expected ${domains})` })
     if (!isDomain(r.to)) problems.push({ path: `transport.routes[${i}].to`, message: `domain ${r.to} is neither a chain nor the hub (expected ${domains})` })
     // Messages only go from a spoke to the hub and back: any other route would never be used.
