@@ -752,6 +752,18 @@ describe("settings without effect", () => {
   })
 })
 
+describe("initial liquidity below one unit", () => {
+  it("is told at its tokens (the seed would be 0 units, which the service refuses), and the scenario still loads", () => {
+    // USDC has 6 decimals on 31001 and 18 on 31002; a seed's tokens are truncated to units.
+    const seeds = (entries: string) => parseScenario(`${valid}initialLiquidity: [${entries}]\n`, "w.yaml").warnings.map((w) => [w.path, w.message, w.line])
+    expect(seeds('{ chain: 31001, asset: USDC, tokens: 0 }, { chain: 31001, asset: USDC, tokens: "0.0000009" }, { chain: 31002, asset: USDC, tokens: "0.0000009" }')).toEqual([
+      ["initialLiquidity[0].tokens", "0 is below one unit of USDC on chain 31001 (6 decimals): the seed would be 0 units, refused as InvalidAmount (expected at least 0.000001)", 24],
+      ["initialLiquidity[1].tokens", "0.0000009 is below one unit of USDC on chain 31001 (6 decimals): the seed would be 0 units, refused as InvalidAmount (expected at least 0.000001)", 24],
+    ])
+    expect(seeds('{ chain: 31001, asset: USDC, tokens: "0.000001" }, { chain: 31002, asset: USDC, tokens: 1 }')).toEqual([])
+  })
+})
+
 describe("names that are keys of report.json objects", () => {
   it("are not digits only (JSON lists such keys first, out of the scenario's order)", () => {
     expect(problemsOf(valid.replace("name: users", "name: \"123\""))).toMatchObject([

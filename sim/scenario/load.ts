@@ -197,7 +197,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
   const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
   // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
-  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
+  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), text, warnings: located(warnings) }
 }
 
@@ -324,6 +324,24 @@ export const sizesNeverSent = (spec: ScenarioSpec): InputProblem[] => {
         })
       }
     }
+  })
+  return warnings
+}
+
+/**
+ * An initial liquidity entry below one unit of its token on its chain: the seed's amount, truncated to units as it
+ * is sent (sim/agents/liquidity.ts), is 0, which the service refuses (`intents:InvalidAmount` among the liquidity's
+ * rejections). Told, not refused: the run goes on without that seed.
+ */
+export const seedsNeverSent = (spec: ScenarioSpec): InputProblem[] => {
+  const warnings: InputProblem[] = []
+  spec.initialLiquidity?.forEach((l, i) => {
+    const decimals = assetOnChain(spec, l.asset, l.chain)?.decimals
+    if (decimals === undefined || tokensToUnits(l.tokens, decimals) > 0n) return
+    warnings.push({
+      path: `initialLiquidity[${i}].tokens`,
+      message: `${l.tokens} is below one unit of ${l.asset} on chain ${l.chain} (${decimals} decimals): the seed would be 0 units, refused as InvalidAmount (expected at least ${decimals === 0 ? "1" : `0.${"0".repeat(decimals - 1)}1`})`,
+    })
   })
   return warnings
 }
