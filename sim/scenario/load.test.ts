@@ -385,7 +385,7 @@ ${lines}`
   it("refuses a repeating period under the virtual clock's millisecond (the run hung at one millisecond), and takes one of exactly 1 ms", () => {
     const withPeriods = (cron: number) =>
       valid.replace("horizon: { hours: 2 }", `horizon: { hours: 2 }\nhub: { blockTimeSeconds: ${cron} }\nkeepers: { intentQueue: { cronSeconds: ${cron} }, expiredIntentsCronSeconds: ${cron}, chains: [{ chain: 31002, fillQueue: { cronSeconds: ${cron} } }] }`)
-    const message = "must be at least 0.001 s, the virtual clock's millisecond (a shorter period would repeat at one millisecond forever: the run would hang), got 1e-7"
+    const message = "Expected a period of at least 0.001 s, the virtual clock's millisecond (a shorter one would repeat at one millisecond forever: the run would hang), got 1e-7"
     expect(problemsOf(withPeriods(1e-7)).map((p) => [p.path, p.message])).toEqual([
       ["hub.blockTimeSeconds", message],
       ["keepers.intentQueue.cronSeconds", message],
@@ -395,6 +395,29 @@ ${lines}`
     const arbitrageur = valid.replace("properties:", "  arbitrageurs: [{ name: mm, count: 1, pollSeconds: 0.0004, capital: [] }]\nproperties:")
     expect(problemsOf(arbitrageur).map((p) => p.path)).toEqual(["agents.arbitrageurs[0].pollSeconds"])
     expect(() => parseScenario(withPeriods(0.001), "s.yaml")).not.toThrow()
+  })
+
+  it("has the periods' millisecond floor in the JSON Schema too (an editor flags a 0.0004 s poll, as the loader refuses it)", async () => {
+    const { parse } = await import("yaml")
+    const { Ajv2020 } = await import("ajv/dist/2020.js")
+    const { scenarioJsonSchema } = await import("./jsonSchema.ts")
+    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(scenarioJsonSchema())
+    const periods = (seconds: number) =>
+      valid
+        .replace("horizon: { hours: 2 }", `horizon: { hours: 2 }\nhub: { blockTimeSeconds: ${seconds} }\nkeepers: { intentQueue: { cronSeconds: ${seconds} }, processDepositsAndInvoicesCronSeconds: ${seconds}, expiredIntentsCronSeconds: ${seconds}, chains: [{ chain: 31002, fillQueue: { cronSeconds: ${seconds} } }] }`)
+        .replace("properties:", `  arbitrageurs: [{ name: mm, count: 1, pollSeconds: ${seconds}, capital: [] }]\nproperties:`)
+    expect(validate(parse(periods(0.0004)))).toBe(false)
+    expect(validate.errors?.filter((e) => e.keyword === "minimum").map((e) => e.instancePath)).toEqual([
+      "/hub/blockTimeSeconds",
+      "/keepers/intentQueue/cronSeconds",
+      "/keepers/processDepositsAndInvoicesCronSeconds",
+      "/keepers/expiredIntentsCronSeconds",
+      "/keepers/chains/0/fillQueue/cronSeconds",
+      "/agents/arbitrageurs/0/pollSeconds",
+    ])
+    expect(problemsOf(periods(0.0004))).toHaveLength(6)
+    expect(validate(parse(periods(0.001))), JSON.stringify(validate.errors)).toBe(true)
+    expect(() => parseScenario(periods(0.001), "s.yaml")).not.toThrow()
   })
 
   it("refuses a key that is a mapping or a list as an unknown key, without a Node warning on stderr", () => {

@@ -22,6 +22,17 @@ const AgentCount = Schema.Int.check(
 )
 const Seconds = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
 const PositiveSeconds = Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of seconds" }))
+/**
+ * The shortest period of what repeats (a keeper's cron, an arbitrageur's poll, a hub block, which `clearsim up`
+ * ticks): the virtual clock counts whole milliseconds, and a period under half of one never moves it, so the run
+ * repeated that event at the same millisecond forever. A range of the field, so the JSON Schema has it too.
+ */
+export const MIN_PERIOD_SECONDS = 0.001
+const PeriodSeconds = Schema.Finite.check(
+  Schema.isGreaterThanOrEqualTo(MIN_PERIOD_SECONDS, {
+    expected: `a period of at least ${MIN_PERIOD_SECONDS} s, the virtual clock's millisecond (a shorter one would repeat at one millisecond forever: the run would hang)`,
+  }),
+)
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
 const Weight = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative weight" }))
 const Dbps = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "an integer of dbps between 0 and 100000" }))
@@ -59,7 +70,7 @@ export const Horizon = Schema.Union([
 
 export const HubParameters = Schema.Struct({
   domain: Schema.optionalKey(described(ChainId, "hub domain id (default 25327)")),
-  blockTimeSeconds: Schema.optionalKey(described(PositiveSeconds, "hub block time; epochs count hub blocks (default 12)")),
+  blockTimeSeconds: Schema.optionalKey(described(PeriodSeconds, "hub block time; epochs count hub blocks (default 12)")),
   epochLength: Schema.optionalKey(described(PositiveInt, "epoch length in hub blocks (default 40)")),
   expiryTimeBufferSeconds: Schema.optionalKey(described(Seconds, "grace after ttl before an unfilled fast intent goes to the slow path (default 43200)")),
   discountExemptEpochs: Schema.optionalKey(described(NonNegativeInt, "extra epochs without discount after entry (default 0)")),
@@ -115,14 +126,14 @@ export const AssetSpec = Schema.Struct({
 const QueueThreshold = Schema.Struct({
   maxSize: Schema.optionalKey(described(PositiveInt, "dispatch once the queue holds this many items (default 1)")),
   maxAgeSeconds: Schema.optionalKey(described(Seconds, "or once its oldest item is this old (default 60)")),
-  cronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often the keeper looks (default 60; the fill queue 180)")),
+  cronSeconds: Schema.optionalKey(described(PeriodSeconds, "how often the keeper looks (default 60; the fill queue 180)")),
 })
 
 /** A chain's own threshold fields: one left out is the keepers' value for that queue. */
 const ChainQueueThreshold = Schema.Struct({
   maxSize: Schema.optionalKey(described(PositiveInt, "dispatch once the queue holds this many items (default: the keepers' maxSize for this queue)")),
   maxAgeSeconds: Schema.optionalKey(described(Seconds, "or once its oldest item is this old (default: the keepers' maxAgeSeconds for this queue)")),
-  cronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often the keeper looks (default: the keepers' cronSeconds for this queue)")),
+  cronSeconds: Schema.optionalKey(described(PeriodSeconds, "how often the keeper looks (default: the keepers' cronSeconds for this queue)")),
 })
 
 /** One chain's own thresholds: each field given replaces the keepers' default for that chain's queues. */
@@ -137,8 +148,8 @@ export const KeeperSpec = Schema.Struct({
   intentQueue: Schema.optionalKey(described(QueueThreshold, "each spoke's intent queue, dispatched to the hub (processIntentQueue)")),
   fillQueue: Schema.optionalKey(described(QueueThreshold, "each spoke's fill queue, dispatched to the hub (processFillQueue)")),
   settlementQueue: Schema.optionalKey(described(QueueThreshold, "the hub's settlement queue of each chain (processSettlementQueue)")),
-  processDepositsAndInvoicesCronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often processDepositsAndInvoices runs for every ticker (default 60)")),
-  expiredIntentsCronSeconds: Schema.optionalKey(described(PositiveSeconds, "how often expired fast-path intents are handed to the slow path (default 600)")),
+  processDepositsAndInvoicesCronSeconds: Schema.optionalKey(described(PeriodSeconds, "how often processDepositsAndInvoices runs for every ticker (default 60)")),
+  expiredIntentsCronSeconds: Schema.optionalKey(described(PeriodSeconds, "how often expired fast-path intents are handed to the slow path (default 600)")),
   chains: Schema.optionalKey(described(Schema.Array(KeeperChainSpec), "thresholds of particular chains, over the ones above (a chain once)")),
 })
 
@@ -214,7 +225,7 @@ export const ArbitrageurSpec = Schema.Struct({
   count: described(AgentCount, "arbitrageurs in the population"),
   /** Capital per arbitrageur per chain and asset, whole tokens. */
   capital: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each arbitrageur's capital, whole tokens per chain and asset: what it can deposit to buy invoices (a repaid purchase is capital again on the chain it is repaid on)"),
-  pollSeconds: Schema.optionalKey(described(PositiveSeconds, "seconds between two reads of the invoices (default 60)")),
+  pollSeconds: Schema.optionalKey(described(PeriodSeconds, "seconds between two reads of the invoices (default 60)")),
   /** Buy when the discount earned minus the fees paid (quote + protocol fee) beats this margin, bps of the purchase. */
   minDiscountBps: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), "margin over the fees the reward must beat, bps of the purchase: the cost of capital (default 0)")),
   /** Skip invoices younger than this. */
