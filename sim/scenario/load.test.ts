@@ -775,6 +775,28 @@ describe("settings without effect", () => {
   })
 })
 
+describe("a solver fee that beats no protocol fee", () => {
+  it("is told at its feeDbps (the solver would fill nothing: unprofitable), and the scenario still loads", () => {
+    const solver = (fee: number, protocolFee = "") =>
+      parseScenario(
+        valid.replace("  - symbol: USDC\n", `  - symbol: USDC\n${protocolFee}`).replace("properties:", `  solvers: [{ name: op, count: 1, feeDbps: ${fee}, inventory: [] }]\nproperties:`),
+        "w.yaml",
+      ).warnings.map((w) => [w.path, w.message])
+    const told = (fee: number, lowest: number) => [
+      [
+        "agents.solvers[0].feeDbps",
+        `${fee} does not exceed the protocol fee of any asset (USDC ${lowest} dbps): the hub repays a fill less that fee, so this solver fills nothing (every fast intent counted as unprofitable); expected above ${lowest}`,
+      ],
+    ]
+    expect(solver(0)).toEqual(told(0, 2))
+    expect(solver(2)).toEqual(told(2, 2))
+    expect(solver(3)).toEqual([])
+    expect(solver(10, "    protocolFeeDbps: 10\n")).toEqual(told(10, 10))
+    expect(solver(0, "    protocolFeeDbps: 0\n")).toEqual(told(0, 0))
+    expect(solver(1, "    protocolFeeDbps: 0\n")).toEqual([])
+  })
+})
+
 describe("initial liquidity below one unit", () => {
   it("is told at its tokens (the seed would be 0 units, which the service refuses), and the scenario still loads", () => {
     // USDC has 6 decimals on 31001 and 18 on 31002; a seed's tokens are truncated to units.

@@ -197,7 +197,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
   const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
   // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
-  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
+  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...solversNeverFilling(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), text, warnings: located(warnings) }
 }
 
@@ -324,6 +324,27 @@ export const sizesNeverSent = (spec: ScenarioSpec): InputProblem[] => {
         })
       }
     }
+  })
+  return warnings
+}
+
+/**
+ * A solver whose fee does not exceed the protocol fee of any asset: the hub repays a fill less the protocol fee of
+ * the intent's input ticker, so the solver (sim/agents/solver.ts) takes no fast intent at all, each counted as
+ * `unprofitable`. Told, not refused: a sweep over fees may go that low.
+ */
+export const solversNeverFilling = (spec: ScenarioSpec): InputProblem[] => {
+  const fees = spec.assets.map((a) => ({ symbol: a.symbol, dbps: a.protocolFeeDbps ?? HUB_DEFAULTS.protocolFeeDbps }))
+  const lowest = Math.min(...fees.map((f) => f.dbps))
+  const warnings: InputProblem[] = []
+  spec.agents.solvers?.forEach((s, i) => {
+    if (s.feeDbps > lowest) return
+    warnings.push({
+      path: `agents.solvers[${i}].feeDbps`,
+      message:
+        `${s.feeDbps} does not exceed the protocol fee of any asset (${fees.map((f) => `${f.symbol} ${f.dbps}`).join(", ")} dbps): the hub repays a fill less that fee, ` +
+        `so this solver fills nothing (every fast intent counted as unprofitable); expected above ${lowest}`,
+    })
   })
   return warnings
 }
