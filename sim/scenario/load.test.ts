@@ -797,6 +797,21 @@ describe("a solver fee that beats no protocol fee", () => {
   })
 })
 
+describe("a domain gas limit below one settlement", () => {
+  it("is told at hub.domainGasLimit (every settlement batch would revert), and the scenario still loads", () => {
+    const limited = (limit: number) => parseScenario(`hub: { domainGasLimit: ${limit} }\n${valid}`, "w.yaml").warnings.map((w) => [w.path, w.message, w.line])
+    // (40,000 + 50,000) gas, plus the 10 % buffer: 99,000 for one settlement.
+    expect(limited(98_999)).toEqual([
+      [
+        "hub.domainGasLimit",
+        "98999 is below the 99000 gas a settlement batch of one needs: every processSettlementQueue reverts (Settler_DomainBlockGasLimitReached), so the hub settles nothing on the spokes; expected at least 99000",
+        1,
+      ],
+    ])
+    expect(limited(99_000)).toEqual([])
+  })
+})
+
 describe("initial liquidity below one unit", () => {
   it("is told at its tokens (the seed would be 0 units, which the service refuses), and the scenario still loads", () => {
     // USDC has 6 decimals on 31001 and 18 on 31002; a seed's tokens are truncated to units.

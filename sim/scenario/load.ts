@@ -197,7 +197,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
   const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
   // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
-  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...solversNeverFilling(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
+  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...solversNeverFilling(spec), ...settlementsNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), text, warnings: located(warnings) }
 }
 
@@ -347,6 +347,26 @@ export const solversNeverFilling = (spec: ScenarioSpec): InputProblem[] => {
     })
   })
   return warnings
+}
+
+/**
+ * A `hub.domainGasLimit` below the gas of a settlement batch of one (the hub's gas configuration, which a scenario
+ * does not set: 99,000 by default): every `processSettlementQueue` reverts (`Settler_DomainBlockGasLimitReached`),
+ * so the hub settles nothing on any spoke. Told, not refused: a run may study just that.
+ */
+export const settlementsNeverSent = (spec: ScenarioSpec): InputProblem[] => {
+  const limit = spec.hub?.domainGasLimit
+  if (limit === undefined) return []
+  const gas = HUB_DEFAULTS.gasConfig
+  const base = gas.settlementBaseGasUnits + gas.averageGasUnitsPerSettlement
+  const one = base + Math.floor((base * gas.bufferDBPS) / 100_000)
+  if (limit >= one) return []
+  return [
+    {
+      path: "hub.domainGasLimit",
+      message: `${limit} is below the ${one} gas a settlement batch of one needs: every processSettlementQueue reverts (Settler_DomainBlockGasLimitReached), so the hub settles nothing on the spokes; expected at least ${one}`,
+    },
+  ]
 }
 
 /**
