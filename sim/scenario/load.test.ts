@@ -775,6 +775,33 @@ describe("settings without effect", () => {
   })
 })
 
+describe("a drawn size that is always 0 units", () => {
+  it("is told at the bound that makes it so, per origin chain, and the scenario still loads", () => {
+    // USDC has 6 decimals on 31001 and 18 on 31002; drawn sizes are rounded to at most 6 decimals.
+    const sized = (size: string) => parseScenario(valid.replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", `size: ${size}`), "w.yaml").warnings.map((w) => [w.path, w.message])
+    const zero = (at: string, value: string, what: string, chain: number, decimals: number) => [
+      `agents.rebalancers[0].size.${at}`,
+      `${value}, ${what}, is 0 units of USDC on chain ${chain} (${decimals} decimals; a drawn size is rounded to at most 6 decimals): every intent from there would be 0 units, refused as zeroAmount`,
+    ]
+    expect(sized('{ kind: uniform, minTokens: 0, maxTokens: "0.0000004" }')).toEqual([
+      zero("maxTokens", "0.0000004", "the largest size drawn", 31001, 6),
+      zero("maxTokens", "0.0000004", "the largest size drawn", 31002, 18),
+    ])
+    expect(sized('{ kind: uniform, minTokens: 0, maxTokens: "0.000001" }')).toEqual([])
+    expect(sized("{ kind: lognormal, medianTokens: 5, sigma: 1, maxTokens: 0 }")).toEqual([
+      zero("maxTokens", "0", "the cap", 31001, 6),
+      zero("maxTokens", "0", "the cap", 31002, 18),
+    ])
+    // A cap of 0.0000004 is 0 units of the 6-decimal USDC, but 4 * 10^11 of the 18-decimal one: sizes at the cap are sent there.
+    expect(sized('{ kind: lognormal, medianTokens: 5, sigma: 1, maxTokens: "0.0000004" }')).toEqual([zero("maxTokens", "0.0000004", "the cap", 31001, 6)])
+    expect(sized("{ kind: lognormal, medianTokens: 0, sigma: 1 }")).toEqual([
+      zero("medianTokens", "0", "the median (every size drawn is 0)", 31001, 6),
+      zero("medianTokens", "0", "the median (every size drawn is 0)", 31002, 18),
+    ])
+    expect(sized("{ kind: lognormal, medianTokens: 0.0000001, sigma: 1 }")).toEqual([])
+  })
+})
+
 describe("a solver fee that beats no protocol fee", () => {
   it("is told at its feeDbps (the solver would fill nothing: unprofitable), and the scenario still loads", () => {
     const solver = (fee: number, protocolFee = "") =>

@@ -303,7 +303,10 @@ export const loadScenario = (file: string): LoadedScenario => {
 export const sizesNeverSent = (spec: ScenarioSpec): InputProblem[] => {
   const warnings: InputProblem[] = []
   spec.agents.rebalancers?.forEach((r, i) => {
-    if (r.size.kind !== "fixed") return
+    if (r.size.kind !== "fixed") {
+      drawnSizesZero(spec, r, i, warnings)
+      return
+    }
     const tokens = r.size.tokens
     const chains = [...new Set(r.flows.map((f) => f.from))]
     for (const chain of chains) {
@@ -385,6 +388,31 @@ export const seedsNeverSent = (spec: ScenarioSpec): InputProblem[] => {
     })
   })
   return warnings
+}
+
+/**
+ * A drawn size (uniform, lognormal) whose largest value is 0 units from some origin chain: a uniform's `maxTokens`,
+ * a lognormal's cap `maxTokens`, or a lognormal's `medianTokens` of 0. The rebalancer (sim/agents/rebalancer.ts)
+ * rounds a drawn size to at most 6 decimals of the token (`unitsOf`) and sends a lognormal's draw at or above its
+ * cap at the cap rounded to the token's units: when both are 0, every intent from there is 0 units (zeroAmount).
+ */
+const drawnSizesZero = (spec: ScenarioSpec, r: RebalancerSpec, i: number, warnings: InputProblem[]): void => {
+  const size = r.size
+  if (size.kind === "fixed") return
+  const at = size.kind === "lognormal" && size.maxTokens === undefined ? "medianTokens" : "maxTokens"
+  const largest = size.kind === "uniform" ? size.maxTokens : (size.maxTokens ?? size.medianTokens)
+  if (size.kind === "lognormal" && size.maxTokens === undefined && Number(size.medianTokens) !== 0) return
+  for (const chain of new Set(r.flows.map((f) => f.from))) {
+    const decimals = assetOnChain(spec, r.asset, chain)?.decimals
+    if (decimals === undefined) continue // reported as a missing asset
+    const drawn = Math.round(Number(largest) * 10 ** Math.min(6, decimals))
+    if (drawn !== 0 || (size.kind === "lognormal" && tokensToUnitsRounded(largest, decimals) !== 0n)) continue
+    const what = size.kind === "uniform" ? "the largest size drawn" : at === "medianTokens" ? "the median (every size drawn is 0)" : "the cap"
+    warnings.push({
+      path: `agents.rebalancers[${i}].size.${at}`,
+      message: `${largest}, ${what}, is 0 units of ${r.asset} on chain ${chain} (${decimals} decimals; a drawn size is rounded to at most 6 decimals): every intent from there would be 0 units, refused as zeroAmount`,
+    })
+  }
 }
 
 /** The scenario's entry for `symbol` on `chain` (its decimals, strategy and limits), if the asset is there. */
