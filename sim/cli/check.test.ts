@@ -180,6 +180,23 @@ describe("clearsim compare", () => {
     rmSync(baselines, { recursive: true, force: true })
   })
 
+  it("check --update writes the scenario's seed, not the older baseline's", async () => {
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-update-seed-"))
+    const quickstart = readFileSync(join(import.meta.dirname, "..", "..", "scenarios", "quickstart.yaml"), "utf8")
+    const file = join(baselines, "seeded.yaml")
+    writeFileSync(file, quickstart)
+    await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    const path = join(baselines, "quickstart.json")
+    expect(JSON.parse(readFileSync(path, "utf8")).seed).toBe(1)
+    // The scenario's seed is edited, and the baseline rewritten: it is now a run of seed 2, as `clearsim run` makes.
+    writeFileSync(file, quickstart.replace("seed: 1\n", "seed: 2\n"))
+    await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    const rewritten = JSON.parse(readFileSync(path, "utf8"))
+    expect(rewritten.seed).toBe(2)
+    expect(rewritten.traceHash).toBe((await runScenario(loadScenario(file), { seed: 2, backend: "memory" })).report.traceHash)
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
   it("check exits 2, not 1, when a baseline could not be checked even if another regressed", async () => {
     const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-unchecked-"))
     const file = join(dir, "compare-me.yaml")

@@ -200,7 +200,9 @@ const checkTargets = async (
   let traceChanges = 0
   /** Trace hashes made by another function than the baseline's (an older clearsim): not comparable. */
   let otherFunction = 0
-  const seedOf = (target: (typeof targets)[number]) => target.baseline?.seed ?? target.loaded.spec.seed ?? 1
+  // A check runs the baseline's seed; --update writes the scenario's (an edited `seed:` is an intended change, and a
+  // baseline naming the file's hash but an older seed would describe no run of that file).
+  const seedOf = (target: (typeof targets)[number]) => (options.update ? undefined : target.baseline?.seed) ?? target.loaded.spec.seed ?? 1
   // With --jobs, the runs start now, in children; their reports come in order.
   // Each child is given the scenario's text read here: a file edited while the runs go changes none of them.
   const reportOf = options.children?.start(targets.map((target) => ({ file: target.file, text: target.loaded.text, seed: seedOf(target), name: target.loaded.spec.name })))
