@@ -824,6 +824,25 @@ describe("a solver fee that beats no protocol fee", () => {
   })
 })
 
+describe("amounts that do not cover the asset's fixedFeeTokens", () => {
+  it("are told for a fixed size and an initial liquidity seed (refused as InvalidAmount), and the scenario still loads", () => {
+    // USDC has 6 decimals on 31001 and 18 on 31002.
+    const withFee = (fee: string, size: string, seeds: string) =>
+      parseScenario(
+        `${valid.replace("  - symbol: USDC\n", `  - symbol: USDC\n    fixedFeeTokens: ${fee}\n`).replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", `size: { kind: fixed, tokens: ${size} }`)}initialLiquidity: [${seeds}]\n`,
+        "w.yaml",
+      ).warnings.map((w) => [w.path, w.message])
+    expect(withFee("100", "100", '{ chain: 31001, asset: USDC, tokens: 100 }, { chain: 31002, asset: USDC, tokens: "100.000001" }')).toEqual([
+      ["agents.rebalancers[0].size.tokens", "100 does not exceed the fixedFeeTokens 100 of USDC (the API's quote fee) on chain 31001: every intent from there would leave nothing once the fee is taken, refused as InvalidAmount"],
+      ["agents.rebalancers[0].size.tokens", "100 does not exceed the fixedFeeTokens 100 of USDC (the API's quote fee) on chain 31002: every intent from there would leave nothing once the fee is taken, refused as InvalidAmount"],
+      ["initialLiquidity[0].tokens", "100 does not exceed the fixedFeeTokens 100 of USDC (the API's quote fee) on chain 31001: the seed would leave nothing once the fee is taken, refused as InvalidAmount"],
+    ])
+    // Above the fee in units: 100.0000001 is 100,000,000 units of the 6-decimal USDC (refused there), more on the 18-decimal one.
+    expect(withFee("100", '"100.0000001"', '{ chain: 31002, asset: USDC, tokens: "100.0000001" }').map(([path]) => path)).toEqual(["agents.rebalancers[0].size.tokens"])
+    expect(withFee('"99.99"', "100", "{ chain: 31001, asset: USDC, tokens: 100 }")).toEqual([])
+  })
+})
+
 describe("a domain gas limit below one settlement", () => {
   it("is told at hub.domainGasLimit (every settlement batch would revert), and the scenario still loads", () => {
     const limited = (limit: number) => parseScenario(`hub: { domainGasLimit: ${limit} }\n${valid}`, "w.yaml").warnings.map((w) => [w.path, w.message, w.line])

@@ -319,6 +319,12 @@ export const sizesNeverSent = (spec: ScenarioSpec): InputProblem[] => {
         warnings.push({ path: `agents.rebalancers[${i}].size.tokens`, message: `${tokens} is below half a unit ${at}: every intent from there would be 0 units, refused as zeroAmount` })
       } else if (units > ACCOUNT_FUNDING_TOKENS * 10n ** BigInt(decimals)) {
         warnings.push({ path: `agents.rebalancers[${i}].size.tokens`, message: `${tokens} exceeds the ${ACCOUNT_FUNDING_TOKENS} whole tokens ${at} each account is funded with: no intent from there can be paid` })
+      } else if (units <= fixedFeeUnits(spec, r.asset, decimals)) {
+        const fee = spec.assets.find((a) => a.symbol === r.asset)?.fixedFeeTokens
+        warnings.push({
+          path: `agents.rebalancers[${i}].size.tokens`,
+          message: `${tokens} does not exceed the fixedFeeTokens ${fee} of ${r.asset} (the API's quote fee) on chain ${chain}: every intent from there would leave nothing once the fee is taken, refused as InvalidAmount`,
+        })
       } else if (r.balanceTokens !== undefined && units > tokensToUnits(r.balanceTokens, decimals)) {
         const budget = tokensToUnits(r.balanceTokens, decimals)
         warnings.push({
@@ -381,7 +387,17 @@ export const seedsNeverSent = (spec: ScenarioSpec): InputProblem[] => {
   const warnings: InputProblem[] = []
   spec.initialLiquidity?.forEach((l, i) => {
     const decimals = assetOnChain(spec, l.asset, l.chain)?.decimals
-    if (decimals === undefined || tokensToUnits(l.tokens, decimals) > 0n) return
+    if (decimals === undefined) return
+    const units = tokensToUnits(l.tokens, decimals)
+    if (units > 0n) {
+      if (units > fixedFeeUnits(spec, l.asset, decimals)) return
+      const fee = spec.assets.find((a) => a.symbol === l.asset)?.fixedFeeTokens
+      warnings.push({
+        path: `initialLiquidity[${i}].tokens`,
+        message: `${l.tokens} does not exceed the fixedFeeTokens ${fee} of ${l.asset} (the API's quote fee) on chain ${l.chain}: the seed would leave nothing once the fee is taken, refused as InvalidAmount`,
+      })
+      return
+    }
     warnings.push({
       path: `initialLiquidity[${i}].tokens`,
       message: `${l.tokens} is below one unit of ${l.asset} on chain ${l.chain} (${decimals} decimals): the seed would be 0 units, refused as InvalidAmount (expected at least ${decimals === 0 ? "1" : `0.${"0".repeat(decimals - 1)}1`})`,
@@ -413,6 +429,12 @@ const drawnSizesZero = (spec: ScenarioSpec, r: RebalancerSpec, i: number, warnin
       message: `${largest}, ${what}, is 0 units of ${r.asset} on chain ${chain} (${decimals} decimals; a drawn size is rounded to at most 6 decimals): every intent from there would be 0 units, refused as zeroAmount`,
     })
   }
+}
+
+/** An asset's `fixedFeeTokens` (the API's quote fee, 0 by default) in units of `decimals`, as the quotes take it. */
+const fixedFeeUnits = (spec: ScenarioSpec, symbol: string, decimals: number): bigint => {
+  const fee = spec.assets.find((a) => a.symbol === symbol)?.fixedFeeTokens
+  return fee === undefined ? 0n : tokensToUnits(fee, decimals)
 }
 
 /** The scenario's entry for `symbol` on `chain` (its decimals, strategy and limits), if the asset is there. */
