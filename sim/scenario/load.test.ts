@@ -327,6 +327,17 @@ ${lines}`
     expect(problemsOf(withOutages("      - { domain: 25327, kind: halt, fromSeconds: 100, toSeconds: 200 }\n      - { domain: 25327, kind: pause, fromSeconds: 50, toSeconds: 99.9996 }\n"))).toEqual([
       expect.objectContaining({ path: "transport.faults.outages[1].toSeconds", message: expect.stringContaining("the hub's pause would end at 99.9996 s, inside its halt from 100 s to 200 s") }),
     ])
+    // A window within one millisecond covers none: it held nothing (a pause of it paused and unpaused the hub at one instant).
+    const empty = withOutages("      - { domain: 25327, kind: pause, fromSeconds: 300.0001, toSeconds: 300.0004 }\n      - { domain: 31001, kind: halt, fromSeconds: 400.0001, toSeconds: 400.001 }\n")
+    expect(problemsOf(empty)).toEqual([
+      expect.objectContaining({
+        path: "transport.faults.outages[0].toSeconds",
+        message: "the pause of 25327 from 300.0001 s to 300.0004 s covers no whole millisecond of the virtual clock (a window runs from the first millisecond at or after its start to the last before its end; expected toSeconds above 300.001)",
+      }),
+      expect.objectContaining({ path: "transport.faults.outages[1].toSeconds", message: expect.stringContaining("the halt of 31001 from 400.0001 s to 400.001 s covers no whole millisecond") }),
+    ])
+    // One millisecond is a window: 400,001 ms.
+    expect(() => parseScenario(empty.replace("toSeconds: 300.0004", "toSeconds: 300.0011").replace("toSeconds: 400.001 ", "toSeconds: 400.0011 "), "s.yaml")).not.toThrow()
   })
 
   it("reports YAML syntax errors with their line", () => {

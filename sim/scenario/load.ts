@@ -705,6 +705,14 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   spec.transport?.faults?.outages?.forEach((o, i) => {
     if (!isDomain(o.domain)) problems.push({ path: `transport.faults.outages[${i}].domain`, message: `domain ${o.domain} is neither a chain nor the hub (expected ${domains})` })
     if (o.toSeconds <= o.fromSeconds) problems.push({ path: `transport.faults.outages[${i}].toSeconds`, message: `outage of ${o.domain} ends before it starts (expected toSeconds > fromSeconds ${o.fromSeconds})` })
+    // On the milliseconds the transport and the world act on: a window within one millisecond holds nothing (and a
+    // pause of it was a pause and an unpause at the same instant).
+    else if (outageMs(o.toSeconds) <= outageMs(o.fromSeconds)) {
+      problems.push({
+        path: `transport.faults.outages[${i}].toSeconds`,
+        message: `the ${o.kind} of ${o.domain} from ${o.fromSeconds} s to ${o.toSeconds} s covers no whole millisecond of the virtual clock (a window runs from the first millisecond at or after its start to the last before its end; expected toSeconds above ${outageMs(o.fromSeconds) / 1000})`,
+      })
+    }
     if (o.kind === "pause" && o.domain !== hubDomain && isDomain(o.domain)) {
       problems.push({ path: `transport.faults.outages[${i}].domain`, message: `a pause applies to the hub only: domain ${o.domain} is a chain (expected the hub domain ${hubDomain}, or kind partition or halt)` })
     }
