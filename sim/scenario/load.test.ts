@@ -755,6 +755,11 @@ describe("settings without effect", () => {
       .replace("  - symbol: USDC\n", "  - symbol: USDC\n    priceUsd: 1\n")
       .replace("  - symbol: USDT\n", "  - symbol: USDT\n    priceUsd: 1\n")
     expect(parseScenario(quiet, "w.yaml").warnings).toEqual([])
+    // An xERC20-first settlement order for an asset that is no xERC20 anywhere is the default order.
+    const xerc20First = (strategy: string) =>
+      parseScenario(quiet.replace("  - symbol: USDC\n", "  - symbol: USDC\n    prioritizedStrategy: xerc20\n").replace("{ chain: 31002, decimals: 18 }", `{ chain: 31002, decimals: 18, strategy: ${strategy} }`), "w.yaml").warnings.map((w) => [w.path, w.message])
+    expect(xerc20First("default")).toEqual([["assets[0].prioritizedStrategy", 'xerc20 has no effect: USDC has no chain with strategy xerc20, so the hub settles it as with "default"']])
+    expect(xerc20First("xerc20")).toEqual([])
     // An entry whose queues are empty sets nothing either.
     const empty = quiet.replace("keepers: { chains: [{ chain: 31001, fillQueue: { maxSize: 2 } }] }", "keepers: { chains: [{ chain: 31001, intentQueue: {} }] }")
     expect(parseScenario(empty, "w.yaml").warnings.map((w) => w.path)).toEqual(["keepers.chains[0]"])

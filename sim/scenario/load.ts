@@ -226,6 +226,12 @@ export const settingsWithoutEffect = (spec: ScenarioSpec): InputProblem[] => {
       }
     }
   })
+  // The hub tries an xERC20 destination first (settler.ts): with none on any chain, its order is the default one.
+  spec.assets.forEach((a, i) => {
+    if (a.prioritizedStrategy === "xerc20" && !a.chains.some((c) => c.strategy === "xerc20")) {
+      warnings.push({ path: `assets[${i}].prioritizedStrategy`, message: `xerc20 has no effect: ${a.symbol} has no chain with strategy xerc20, so the hub settles it as with "default"` })
+    }
+  })
   const setsSomething = (threshold: object | undefined) => threshold !== undefined && Object.keys(threshold).length > 0
   spec.keepers?.chains?.forEach((k, i) => {
     if (!setsSomething(k.intentQueue) && !setsSomething(k.fillQueue) && !setsSomething(k.settlementQueue)) {
