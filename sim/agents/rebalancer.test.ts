@@ -232,6 +232,18 @@ describe("a rebalancer's sizes", () => {
     expect(await run("{ kind: fixed, tokens: 0.0000004 }", "1")).toEqual([{}, { zeroAmount: 1 }])
   })
 
+  it("past the largest double are that double, refused, not a stopped run (a lognormal of σ 1000, a uniform's max of 401 digits)", async () => {
+    // e^(1000·z) overflows for z above 0.71: about a quarter of the draws were Infinity ("Cannot convert Infinity to
+    // a BigInt"); 0 · Infinity, with a median of 0, was NaN. Every intent is accounted for: sent or refused.
+    const six = "[30, 60, 90, 120, 150, 180]"
+    const huge = `"1${"0".repeat(400)}"`
+    const [actions, rejections] = await run("{ kind: lognormal, medianTokens: 5, sigma: 1000 }", huge, six)
+    expect(Object.values({ ...actions, ...rejections }).reduce((a, b) => a + b, 0)).toBe(6)
+    expect(rejections).toHaveProperty("quote:InvalidAmount")
+    expect(await run("{ kind: lognormal, medianTokens: 0, sigma: 1000 }", "1", six)).toEqual([{}, { zeroAmount: 6 }])
+    expect(await run(`{ kind: uniform, minTokens: ${huge}, maxTokens: ${huge} }`, huge, "[30]")).toEqual([{}, { "quote:InvalidAmount": 1 }])
+  })
+
   it("drawn from a lognormal are capped at maxTokens: a median of 1,000 capped at 100 sends 100 each, three in a budget of 300", async () => {
     // sigma 0.5: a draw under 100 is 4.6 standard deviations below the median (odds about 2 · 10^-6).
     expect(await run("{ kind: lognormal, medianTokens: 1000, sigma: 0.5, maxTokens: 100 }", "300", "[30, 90, 150, 210]")).toEqual([{ basic: 3 }, { budgetExhausted: 1 }])

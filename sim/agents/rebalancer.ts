@@ -24,11 +24,14 @@ const sampleUnits = (spec: SizeSpec, rng: Rng, decimals: number, written: Writte
   switch (spec.kind) {
     case "fixed":
       return written.fixed!
-    case "uniform":
-      return unitsOf(Number(spec.minTokens) + (Number(spec.maxTokens) - Number(spec.minTokens)) * rng.float(), decimals)
+    case "uniform": {
+      const min = finiteTokens(Number(spec.minTokens))
+      return unitsOf(min + (finiteTokens(Number(spec.maxTokens)) - min) * rng.float(), decimals)
+    }
     case "lognormal": {
-      const x = rng.lognormal(Number(spec.medianTokens), spec.sigma)
-      return spec.maxTokens !== undefined && x >= Number(spec.maxTokens) ? written.cap! : unitsOf(x, decimals)
+      // A median of 0 is 0 whatever the factor: 0 · e^(σz) is NaN in doubles when e^(σz) overflows (a large σ).
+      const x = finiteTokens(rng.lognormal(finiteTokens(Number(spec.medianTokens)), spec.sigma))
+      return spec.maxTokens !== undefined && x >= Number(spec.maxTokens) ? written.cap! : unitsOf(Number.isNaN(x) ? 0 : x, decimals)
     }
   }
 }
@@ -47,11 +50,20 @@ const writtenUnitsOf = (spec: SizeSpec, decimals: number): WrittenUnits => ({
 const POW10: bigint[] = []
 const pow10 = (e: number): bigint => (POW10[e] ??= 10n ** BigInt(e))
 
+/**
+ * Tokens past the largest double (a lognormal draw whose e^(σz) overflows, a decimal string of 309 digits) as the
+ * largest double: a size no account can pay, refused as such, where Infinity stopped the run ("Cannot convert
+ * Infinity to a BigInt"). Finite values are as they are.
+ */
+const finiteTokens = (tokens: number): number => (tokens > Number.MAX_VALUE ? Number.MAX_VALUE : tokens)
+
 /** Whole tokens (a float from a distribution) to units, rounded to at most 6 decimals. */
 const unitsOf = (tokens: number, decimals: number): bigint => {
   const digits = Math.min(6, decimals)
   const scale = 10 ** digits
   const scaled = Math.round(tokens * scale)
+  // Past 10^302 tokens the product overflows; a double that large has no fraction to round.
+  if (scaled === Infinity) return tokensToUnits(tokens, decimals)
   // Below 10^15 the shortest decimal form of scaled / scale is exactly `scaled` shifted by `digits` places
   // (decimals of at most 15 significant digits survive a round trip through a double): the same units as
   // `tokensToUnits`, without formatting and parsing the number.
