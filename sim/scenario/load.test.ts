@@ -231,7 +231,7 @@ transport:
     ])
   })
 
-  it("rejects fewer solver repayment chains than the hub's minSolverSupportedDomains", () => {
+  it("rejects fewer solver repayment chains than the hub's minSolverSupportedDomains", async () => {
     const withSolver = (repayment: string, hub = "") =>
       `${hub}${valid}  solvers:
     - { name: op, count: 1, feeDbps: 20, inventory: [], repaymentChains: ${repayment} }
@@ -243,12 +243,20 @@ transport:
     // A chain twice: the hub refuses the list (the solver ran unregistered, a revert in the report); it is not two.
     expect(problemsOf(withSolver("[31001, 31001]"))).toEqual([
       expect.objectContaining({
-        path: "agents.solvers[0].repaymentChains[1]",
+        path: "agents.solvers[0].repaymentChains",
         line: 22,
-        column: 82,
-        message: "chain 31001 is listed twice (the hub refuses a list that names a domain twice: UsersManager_SetUserSupportedDomains_DuplicatedDomain; expected each chain once)",
+        column: 74,
+        message: "Expected each chain once (the hub refuses a list that names a domain twice: UsersManager_SetUserSupportedDomains_DuplicatedDomain), got [31001,31001]",
       }),
     ])
+    // The JSON Schema has it too (uniqueItems): an editor flags it as the loader does.
+    const { parse } = await import("yaml")
+    const { Ajv2020 } = await import("ajv/dist/2020.js")
+    const { scenarioJsonSchema } = await import("./jsonSchema.ts")
+    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(scenarioJsonSchema())
+    expect(validate(parse(withSolver("[31001, 31001]")))).toBe(false)
+    expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: "/agents/solvers/0/repaymentChains", keyword: "uniqueItems" }))
+    expect(validate(parse(withSolver("[31001, 31002]")))).toBe(true)
     expect(() => parseScenario(withSolver("[31002]", "hub: { minSolverSupportedDomains: 1 }\n"), "s.yaml")).not.toThrow()
     // By default a solver registers every chain: here two, fewer than the hub would take.
     const byDefault = (hub: string) =>

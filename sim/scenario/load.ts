@@ -614,18 +614,9 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   spec.agents.solvers?.forEach((s, i) => {
     agentName(`agents.solvers[${i}].name`, s.name)
     s.inventory.forEach((inv, j) => assetOn(`agents.solvers[${i}].inventory[${j}]`, inv.asset, inv.chain))
-    const repayment = new Set<number>()
+    // Each chain once: the schema refuses a duplicate, which would count twice towards minSolverSupportedDomains below.
     s.repaymentChains?.forEach((c, j) => {
       if (!chainIds.has(c)) problems.push({ path: `agents.solvers[${i}].repaymentChains[${j}]`, message: `chain ${c} is not in chains` })
-      // The hub refuses the whole list (UsersManager_SetUserSupportedDomains_DuplicatedDomain): the solver would
-      // run unregistered, and a duplicate would count twice towards minSolverSupportedDomains below.
-      else if (repayment.has(c)) {
-        problems.push({
-          path: `agents.solvers[${i}].repaymentChains[${j}]`,
-          message: `chain ${c} is listed twice (the hub refuses a list that names a domain twice: UsersManager_SetUserSupportedDomains_DuplicatedDomain; expected each chain once)`,
-        })
-      }
-      repayment.add(c)
     })
     const minDomains = spec.hub?.minSolverSupportedDomains ?? HUB_DEFAULTS.minSolverSupportedDomains
     if (s.repaymentChains !== undefined && s.repaymentChains.length < minDomains) {

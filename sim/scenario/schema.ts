@@ -215,7 +215,13 @@ export const SolverSpec = Schema.Struct({
   /** Most intents one solver fills per hour. */
   capacityPerHour: Schema.optionalKey(described(PositiveInt, "most intents one solver fills per hour, a whole number; past it, capacity (default: no limit)")),
   /** Repayment domains (setUserSupportedDomains); default every chain. */
-  repaymentChains: Schema.optionalKey(described(Schema.Array(ChainId), "domains the hub repays this solver on (setUserSupportedDomains; default every chain)")),
+  repaymentChains: Schema.optionalKey(
+    described(
+      // The hub refuses a list that names a domain twice (UsersManager_SetUserSupportedDomains_DuplicatedDomain): the solver ran unregistered.
+      Schema.Array(ChainId).check(Schema.isUnique({ expected: "each chain once (the hub refuses a list that names a domain twice: UsersManager_SetUserSupportedDomains_DuplicatedDomain)" })),
+      "domains the hub repays this solver on, each once (setUserSupportedDomains; default every chain)",
+    ),
+  ),
   /** Rebalance when inventory on a chain falls below this share of its start. */
   rebalanceBelowShare: Schema.optionalKey(described(Probability, "rebalance, through a netting intent from the richest chain, when a chain's inventory falls below this share of its start, or when a fill fails for lack of inventory there (default: never)")),
 })
