@@ -867,6 +867,29 @@ describe("amounts that do not cover the asset's fixedFeeTokens", () => {
   })
 })
 
+describe("netting ratio properties of xERC20 assets", () => {
+  it("are told when they can have no value (an asset that is an xERC20 on every chain, a run of such assets only), and the scenario still loads", () => {
+    const xerc20 = (strategy2: string, withUsdt: boolean) =>
+      valid
+        .replace("{ chain: 31001, decimals: 6 }", "{ chain: 31001, decimals: 6, strategy: xerc20 }")
+        .replace("{ chain: 31002, decimals: 18 }", `{ chain: 31002, decimals: 18, strategy: ${strategy2} }`)
+        .replace("agents:\n", withUsdt ? "  - symbol: USDT\n    chains: [{ chain: 31001, decimals: 6 }, { chain: 31002, decimals: 6 }]\nagents:\n" : "agents:\n")
+        .replace("  - nettingRatio >= 0.5\n", "  - nettingRatio >= 0.5\n  - asset.USDC.nettingRatio >= 0.5\n  - netting.ratio > 0\n  - asset.USDC.settledShare > 0\n")
+    const told = (text: string) => parseScenario(text, "w.yaml").warnings.filter((w) => w.path.startsWith("properties")).map((w) => [w.path, w.message])
+    const none = 'is an xERC20 on every chain, burnt and minted, never held in custody, so it has no netting ratio; the property fails with "no samples"'
+    const overall = 'has no value: every asset is an xERC20 on every chain, burnt and minted, never held in custody, so the run has no netting ratio; the property fails with "no samples"'
+    expect(told(xerc20("xerc20", false))).toEqual([
+      ["properties[0]", `nettingRatio ${overall}`],
+      ["properties[1]", `asset.USDC.nettingRatio has no value: USDC ${none}`],
+      ["properties[2]", `netting.ratio ${overall}`],
+    ])
+    // With a default-strategy asset beside it, the overall ratio has a value.
+    expect(told(xerc20("xerc20", true))).toEqual([["properties[1]", `asset.USDC.nettingRatio has no value: USDC ${none}`]])
+    // An xERC20 on one chain only is held in custody on the other.
+    expect(told(xerc20("default", false))).toEqual([])
+  })
+})
+
 describe("a domain gas limit below one settlement", () => {
   it("is told at hub.domainGasLimit (every settlement batch would revert), and the scenario still loads", () => {
     const limited = (limit: number) => parseScenario(`hub: { domainGasLimit: ${limit} }\n${valid}`, "w.yaml").warnings.map((w) => [w.path, w.message, w.line])

@@ -197,7 +197,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
   const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
   // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
-  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...solversNeverFilling(spec), ...settlementsNeverSent(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
+  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...solversNeverFilling(spec), ...settlementsNeverSent(spec), ...propertiesWithoutValue(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), text, warnings: located(warnings) }
 }
 
@@ -382,6 +382,34 @@ export const settlementsNeverSent = (spec: ScenarioSpec): InputProblem[] => {
       message: `${limit} is below the ${one} gas a settlement batch of one needs: every processSettlementQueue reverts (Settler_DomainBlockGasLimitReached), so the hub settles nothing on the spokes; expected at least ${one}`,
     },
   ]
+}
+
+/**
+ * Netting ratio properties that can have no value: an asset that is an xERC20 on every chain is burnt and minted,
+ * never held in custody, so it has no netting ratio (`asset.<S>.nettingRatio`), and a scenario of such assets only
+ * has none overall (`nettingRatio`, `netting.ratio`). Such a property fails every run with "no samples". Told, not
+ * refused: it is the run's verdict to give.
+ */
+export const propertiesWithoutValue = (spec: ScenarioSpec): InputProblem[] => {
+  const xerc20Only = new Set(spec.assets.filter((a) => a.chains.every((c) => c.strategy === "xerc20")).map((a) => a.symbol))
+  const allXerc20 = spec.assets.every((a) => xerc20Only.has(a.symbol))
+  const warnings: InputProblem[] = []
+  spec.properties?.forEach((property, i) => {
+    if (typeof property !== "string") return
+    let metric: string
+    try {
+      metric = parseComparison(property).metric
+    } catch {
+      return // refused above
+    }
+    const symbol = /^asset\.(.+)\.nettingRatio$/u.exec(metric)?.[1]
+    if (symbol !== undefined && xerc20Only.has(symbol)) {
+      warnings.push({ path: `properties[${i}]`, message: `${metric} has no value: ${symbol} is an xERC20 on every chain, burnt and minted, never held in custody, so it has no netting ratio; the property fails with "no samples"` })
+    } else if ((metric === "nettingRatio" || metric === "netting.ratio") && allXerc20) {
+      warnings.push({ path: `properties[${i}]`, message: `${metric} has no value: every asset is an xERC20 on every chain, burnt and minted, never held in custody, so the run has no netting ratio; the property fails with "no samples"` })
+    }
+  })
+  return warnings
 }
 
 /**
