@@ -9,7 +9,7 @@ import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
 import { type EpochSeries, type MetricColumn, type SeriesInput, timeseriesOf } from "../metrics/timeseries.ts"
-import { agentIntentCounts, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, type RunReport, runSummary, totalText, verdictText } from "./report.ts"
+import { agentIntentCounts, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, ratio4Text, type RunReport, runSummary, totalText, verdictText } from "./report.ts"
 
 export type { SeriesRow } from "../metrics/timeseries.ts"
 
@@ -38,10 +38,17 @@ interface ChartSpec {
    * tokens do not share an axis.
    */
   readonly perTicker?: boolean
+  /**
+   * The legend's number (default `legendNumber`): the netting ratio's is `ratio4Text`, truncated as the page's
+   * headline gives it, since rounding to four significant digits shows 0.699988 as 0.7 (beside a failing
+   * `nettingRatio >= 0.7`). Called inside a function: report.ts imports this module, so its exports are not yet
+   * defined when this table is made.
+   */
+  readonly legendValue?: (value: number) => string
 }
 
 const CHARTS: readonly ChartSpec[] = [
-  { title: "Netting ratio", unit: "share of user volume settled from custody that other users' intents covered", metrics: ["nettingRatio", "nettingRatioEpoch"], label: (m) => (m === "nettingRatio" ? "cumulative" : "this epoch") },
+  { title: "Netting ratio", unit: "share of user volume settled from custody that other users' intents covered", metrics: ["nettingRatio", "nettingRatioEpoch"], label: (m) => (m === "nettingRatio" ? "cumulative" : "this epoch"), legendValue: (v) => ratio4Text(v) },
   { title: "User latency", unit: "seconds, percentiles of the intents paid in the epoch", metrics: ["p50LatencySeconds", "p90LatencySeconds", "p99LatencySeconds"], label: (m) => m.slice(0, 3) },
   {
     title: "Settlement latency",
@@ -240,7 +247,7 @@ const agentNumber = format(",.6~f")
  * The lines' colours and names, each with its value in the last epoch it has, named when it is older than the chart's
  * latest (a series that stopped earlier than the others; per-epoch figures all end before the run's last epoch).
  */
-const legend = (lines: readonly Line[]): string => {
+const legend = (lines: readonly Line[], valueText: (value: number) => string = legendNumber): string => {
   const lastOf = (l: Line): readonly [epoch: number, value: number] | undefined => {
     const n = l.epochs.length
     return n === 0 ? undefined : [l.epochs[n - 1]!, l.values[n - 1]!]
@@ -250,7 +257,7 @@ const legend = (lines: readonly Line[]): string => {
     .map((l, i) => {
       const last = lastOf(l)
       const when = last === undefined || last[0] === lastEpoch ? "" : ` (epoch ${last[0]})`
-      const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(legendNumber(last[1]))}${when}</span>`
+      const value = last === undefined ? "" : ` <span class="muted">${escapeHtml(valueText(last[1]))}${when}</span>`
       return `<li><span class="swatch" style="background:${PALETTE[i % PALETTE.length]}"></span>${escapeHtml(l.name)}${value}</li>`
     })
     .join("")}</ul>`
@@ -335,12 +342,12 @@ export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
     out.push(`</table>`)
   }
   out.push(`<h2>Per epoch</h2><div class="charts">`)
-  const figure = (title: string, unit: string, lines: readonly Line[]): string => {
+  const figure = (title: string, unit: string, lines: readonly Line[], legendValue?: (value: number) => string): string => {
     const caption = `<figcaption>${escapeHtml(title)} <span class="muted">(${escapeHtml(unit)})</span></figcaption>`
     // A chart whose every value is 0 (no fast intents, no discount) says so in a line instead.
     const body = lines.every((l) => allZero(l.values))
       ? `<p class="muted">0 in every epoch of this run (${lines.map((l) => escapeHtml(l.name)).join(", ")}).</p>`
-      : `${lineChartSvg(lines, unit, r.epochs)}${legend(lines)}`
+      : `${lineChartSvg(lines, unit, r.epochs)}${legend(lines, legendValue)}`
     return `<figure>${caption}${body}</figure>`
   }
   const chartMetrics = CHARTS.map((spec) => metricsOf(spec, series))
@@ -349,7 +356,7 @@ export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
     const lines = linesOf(spec, chartMetrics[c]!, columns)
     if (lines.length === 0) continue
     if (spec.perTicker !== true) {
-      out.push(figure(spec.title, spec.unit, lines))
+      out.push(figure(spec.title, spec.unit, lines, spec.legendValue))
       continue
     }
     // Line names are `<ticker>.<chain>` here (a ticker may contain dots, a chain id does not): one chart per

@@ -501,6 +501,16 @@ describe("report figures on hand-made reports", () => {
     expect(html).toContain(`</span>USDC <span class="muted">0</span></li><li><span class="swatch" style="background:#f28e2b"></span>WETH <span class="muted">4</span></li>`)
   })
 
+  it("gives the netting ratio's legend truncated, as the headline: 0.699988 is 0.6999, not 0.7", () => {
+    const rows = [0, 1].flatMap((epoch) => [
+      { run: 0, seed: 1, epoch, metric: "nettingRatio", value: [0.5, 0.699988][epoch]! },
+      { run: 0, seed: 1, epoch, metric: "nettingRatioEpoch", value: [0.5, 0.99996][epoch]! },
+    ])
+    const html = renderHtml({ ...minimalReport(), epochs: { first: 0, last: 1, count: 2 } } as unknown as RunReport, rows)
+    expect(html).toContain(`</span>cumulative <span class="muted">0.6999</span></li>`)
+    expect(html).toContain(`</span>this epoch <span class="muted">0.9999</span></li>`)
+  })
+
   it("writes timeseries.csv with its header alone when there are no rows, and a newline after each row", () => {
     expect(renderTimeseriesCsv([])).toBe("run,seed,epoch,metric,value\n")
     expect(renderTimeseriesCsv([{ run: 0, seed: 1, epoch: 2, metric: "m", value: 0.5 }])).toBe("run,seed,epoch,metric,value\n0,1,2,m,0.5\n")
