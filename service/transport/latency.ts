@@ -22,14 +22,25 @@ const Sigma = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 20 }, 
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
 
 export const LatencySpec = Schema.Union([
-  Schema.Struct({ kind: Schema.Literal("fixed"), seconds: NonNegative }),
-  Schema.Struct({ kind: Schema.Literal("uniform"), minSeconds: NonNegative, maxSeconds: NonNegative }),
+  Schema.Struct({ kind: Schema.Literal("fixed").annotate({ description: "always the same delay" }), seconds: NonNegative.annotate({ description: "the delay, seconds" }) }),
+  Schema.Struct({
+    kind: Schema.Literal("uniform").annotate({ description: "a delay drawn uniformly between two bounds" }),
+    minSeconds: NonNegative.annotate({ description: "the shortest delay, seconds" }),
+    maxSeconds: NonNegative.annotate({ description: "the longest delay, seconds (at least minSeconds)" }),
+  }),
   /** Lognormal with a median and shape σ (heavy right tail, like real relayers). */
-  Schema.Struct({ kind: Schema.Literal("lognormal"), medianSeconds: NonNegative, sigma: Sigma, maxSeconds: Schema.optionalKey(NonNegative) }),
+  Schema.Struct({
+    kind: Schema.Literal("lognormal").annotate({ description: "a delay drawn from a lognormal distribution (a heavy right tail)" }),
+    medianSeconds: NonNegative.annotate({ description: "the median delay, seconds" }),
+    sigma: Sigma.annotate({ description: "the shape σ, 0 to 20 (0: every delay is the median)" }),
+    maxSeconds: Schema.optionalKey(NonNegative.annotate({ description: "a cap on the delay, seconds (default: none)" })),
+  }),
   /** Piecewise-linear inverse CDF through observed quantiles, e.g. [{q:0,seconds:20},{q:0.5,seconds:60},{q:1,seconds:600}]. */
   Schema.Struct({
-    kind: Schema.Literal("empirical"),
-    quantiles: Schema.Array(Schema.Struct({ q: Probability, seconds: NonNegative })).check(
+    kind: Schema.Literal("empirical").annotate({ description: "a delay interpolated between observed quantiles" }),
+    quantiles: Schema.Array(
+      Schema.Struct({ q: Probability.annotate({ description: "the quantile, 0 to 1" }), seconds: NonNegative.annotate({ description: "the delay at that quantile, seconds" }) }),
+    ).check(
       Schema.makeFilter(
         (qs: readonly { q: number; seconds: number }[]) =>
           qs.length >= 2 &&

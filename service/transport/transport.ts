@@ -16,7 +16,7 @@ const Seconds = TransportSeconds
 const Domain = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff_ffff }, { expected: "a domain id (uint32)" }))
 
 export const OutageSpec = Schema.Struct({
-  domain: Domain,
+  domain: Domain.annotate({ description: "the chain id, or the hub's domain (hub.domain, default 25327), the outage is of" }),
   /**
    * `partition`: messages to and from the domain wait; `halt`: the chain also stops producing blocks; `pause`
    * (hub domain only): the hub's owner pauses the hub at `fromSeconds` and unpauses it at `toSeconds` (both are
@@ -27,8 +27,8 @@ export const OutageSpec = Schema.Struct({
     description:
       "partition: messages sent from the domain during the window leave when it ends (one it sent before the window began is on its way and arrives), and messages arriving at it during the window, whenever sent, wait until it ends; halt: the chain also produces no blocks; pause (hub domain only): the hub is paused by its owner from fromSeconds to toSeconds (pause/unpause inputs in the trace), refusing deliveries (retried after redeliveryDelaySeconds) and reverting processSettlementQueue, handleExpiredIntents and returnUnsupportedIntent",
   }),
-  fromSeconds: Seconds,
-  toSeconds: Seconds,
+  fromSeconds: Seconds.annotate({ description: "when the window starts, seconds from the run's start (its first whole millisecond at or after it)" }),
+  toSeconds: Seconds.annotate({ description: "when the window ends, after fromSeconds (its last whole millisecond before it)" }),
 })
 export type OutageSpec = typeof OutageSpec.Type
 
@@ -41,9 +41,9 @@ export const TransportSpec = Schema.Struct({
       Schema.Struct({
         from: Domain.annotate({ description: "a chain id or the hub's domain (hub.domain, default 25327): one end of the route" }),
         to: Domain.annotate({ description: "the other end: the hub's domain for spoke→hub messages, a chain id for hub→spoke ones" }),
-        latency: LatencySpec,
+        latency: LatencySpec.annotate({ description: "this route's latency: fixed, uniform, lognormal or empirical quantiles" }),
       }),
-    ),
+    ).annotate({ description: "latencies of particular routes, one direction between a chain and the hub each, over the latency above" }),
   ),
   faults: Schema.optionalKey(
     Schema.Struct({
@@ -53,7 +53,7 @@ export const TransportSpec = Schema.Struct({
       reorderProbability: Schema.optionalKey(Probability.annotate({ description: "chance a message is held up to reorderWindowSeconds more (default 0)" })),
       reorderWindowSeconds: Schema.optionalKey(Seconds.annotate({ description: "the most a reordered message is held (default 60)" })),
       outages: Schema.optionalKey(Schema.Array(OutageSpec).annotate({ description: "windows of partition, chain halt or hub pause" })),
-    }),
+    }).annotate({ description: "faults drawn from the seed: drops, duplicates, reordering, and outages (default: none)" }),
   ),
 })
 export type TransportSpec = typeof TransportSpec.Type

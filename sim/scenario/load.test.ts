@@ -642,6 +642,28 @@ describe("scenario JSON Schema", () => {
     expect(committed).toBe(renderScenarioJsonSchema())
   })
 
+  it("describes every field (what an editor shows on hover), but an empirical latency's quantiles, whose custom check the generator drops with its annotations", async () => {
+    const { scenarioJsonSchema } = await import("./jsonSchema.ts")
+    const undescribed: string[] = []
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}/${i}`))
+      if (typeof node !== "object" || node === null) return
+      const schema = node as Record<string, unknown>
+      if (schema["type"] === "object" && typeof schema["properties"] === "object") {
+        for (const [key, field] of Object.entries(schema["properties"] as Record<string, Record<string, unknown>>)) {
+          if (field["description"] === undefined && field["$ref"] === undefined) undescribed.push(`${path}.${key}`)
+        }
+      }
+      for (const [key, value] of Object.entries(schema)) walk(value, `${path}/${key}`)
+    }
+    walk(scenarioJsonSchema(), "")
+    expect(undescribed).toEqual([
+      "/properties/transport/properties/latency/anyOf/3.quantiles",
+      "/properties/transport/properties/routes/items/properties/latency/anyOf/3.quantiles",
+      "/properties/agents/properties/solvers/items/properties/reactionSeconds/anyOf/3.quantiles",
+    ])
+  })
+
   it("accepts every shipped scenario and, as the loader does, refuses a misspelt key (an editor flags what a run would)", async () => {
     const { readdirSync, readFileSync } = await import("node:fs")
     const { parse } = await import("yaml")

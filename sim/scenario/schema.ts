@@ -52,6 +52,14 @@ export const TokenAmount = Schema.Union([
 ]).annotate({ expected: "a non-negative amount of tokens, as a number or a decimal string" })
 export type TokenAmount = typeof TokenAmount.Type
 
+/** An amount of an asset on a chain, in whole tokens (a solver's inventory, an arbitrageur's capital, a seed). */
+const ChainAssetTokens = (what: string) =>
+  Schema.Struct({
+    chain: described(ChainId, "the chain (one of chains[].id)"),
+    asset: described(Symbol, "the asset (one of assets[].symbol), configured on that chain"),
+    tokens: described(TokenAmount, what),
+  })
+
 /**
  * A price in USD of one whole token, as a number or a decimal string (`"0.9998"`), above 0: kept exact (an integer
  * over a power of ten, `sim/metrics/valuation.ts`), never a float in the arithmetic.
@@ -63,9 +71,9 @@ export const PriceUsd = Schema.Union([
 export type PriceUsd = typeof PriceUsd.Type
 
 export const Horizon = Schema.Union([
-  Schema.Struct({ epochs: PositiveInt }),
-  Schema.Struct({ hours: Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of hours" })) }),
-  Schema.Struct({ seconds: PositiveSeconds }),
+  Schema.Struct({ epochs: described(PositiveInt, "hub epochs the run covers (epochLength hub blocks each)") }),
+  Schema.Struct({ hours: described(Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of hours" })), "virtual hours the run covers") }),
+  Schema.Struct({ seconds: described(PositiveSeconds, "virtual seconds the run covers") }),
 ])
 
 export const HubParameters = Schema.Struct({
@@ -155,21 +163,36 @@ export const KeeperSpec = Schema.Struct({
 
 export const Arrival = Schema.Union([
   /** Exactly at these times (seconds from the start), taken in time order (the loader sorts them), cycling over the population's agents. */
-  Schema.Struct({ kind: Schema.Literal("scripted"), atSeconds: Schema.Array(Seconds).check(Schema.isMinLength(1, { expected: "at least one time" })) }),
-  Schema.Struct({ kind: Schema.Literal("poisson"), perHour: Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive rate" })) }),
+  Schema.Struct({
+    kind: described(Schema.Literal("scripted"), "intents at the times listed"),
+    atSeconds: described(Schema.Array(Seconds).check(Schema.isMinLength(1, { expected: "at least one time" })), "seconds from the start, one intent each (taken in time order, the agents sending them in turn)"),
+  }),
+  Schema.Struct({
+    kind: described(Schema.Literal("poisson"), "intents at random times, a Poisson process"),
+    perHour: described(Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive rate" })), "intents per hour on average, for the whole population"),
+  }),
   /** Bursts of `size` intents every `everySeconds` on average (Poisson bursts), spread over `spreadSeconds`. */
   Schema.Struct({
-    kind: Schema.Literal("bursty"),
-    everySeconds: PositiveSeconds,
-    size: PositiveInt,
-    spreadSeconds: Schema.optionalKey(Seconds),
+    kind: described(Schema.Literal("bursty"), "bursts of intents at random times"),
+    everySeconds: described(PositiveSeconds, "seconds between two bursts on average (Poisson)"),
+    size: described(PositiveInt, "intents in a burst"),
+    spreadSeconds: Schema.optionalKey(described(Seconds, "seconds a burst's intents are spread over (default 60)")),
   }),
 ])
 
 export const SizeSpec = Schema.Union([
-  Schema.Struct({ kind: Schema.Literal("fixed"), tokens: TokenAmount }),
-  Schema.Struct({ kind: Schema.Literal("uniform"), minTokens: TokenAmount, maxTokens: TokenAmount }),
-  Schema.Struct({ kind: Schema.Literal("lognormal"), medianTokens: TokenAmount, sigma: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), maxTokens: Schema.optionalKey(TokenAmount) }),
+  Schema.Struct({ kind: described(Schema.Literal("fixed"), "every intent of one size"), tokens: described(TokenAmount, "the size, whole tokens") }),
+  Schema.Struct({
+    kind: described(Schema.Literal("uniform"), "sizes drawn uniformly between two bounds"),
+    minTokens: described(TokenAmount, "the smallest size, whole tokens"),
+    maxTokens: described(TokenAmount, "the largest size, whole tokens (at least minTokens)"),
+  }),
+  Schema.Struct({
+    kind: described(Schema.Literal("lognormal"), "sizes drawn from a lognormal distribution"),
+    medianTokens: described(TokenAmount, "the median size, whole tokens"),
+    sigma: described(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), "the shape σ (0: every size is the median)"),
+    maxTokens: Schema.optionalKey(described(TokenAmount, "a cap: a larger draw is sent at it, whole tokens (default: none)")),
+  }),
 ])
 
 export const RebalancerSpec = Schema.Struct({
@@ -178,7 +201,7 @@ export const RebalancerSpec = Schema.Struct({
   asset: described(Symbol, "the asset it moves"),
   arrival: described(Arrival, "when its intents come: poisson (perHour, the population's total), bursty, or scripted times (taken in time order, the agents sending them in turn)"),
   flows: described(
-    Schema.Array(Schema.Struct({ from: ChainId, to: ChainId, weight: Schema.optionalKey(described(Weight, "relative weight of this flow (default 1)")) })).check(
+    Schema.Array(Schema.Struct({ from: described(ChainId, "the origin chain"), to: described(ChainId, "the destination chain (another chain)"), weight: Schema.optionalKey(described(Weight, "relative weight of this flow (default 1)")) })).check(
       Schema.isMinLength(1, { expected: "at least one flow" }),
     ),
     "origin → destination chains, each intent drawn by weight",
@@ -187,7 +210,11 @@ export const RebalancerSpec = Schema.Struct({
   /** Path mix of the population's intents; an xERC20 asset always takes the xERC20 route. */
   paths: Schema.optionalKey(
     described(
-      Schema.Struct({ basic: Schema.optionalKey(Weight), fast: Schema.optionalKey(Weight), swap: Schema.optionalKey(Weight) }),
+      Schema.Struct({
+        basic: Schema.optionalKey(described(Weight, "relative weight of basic (netting) intents")),
+        fast: Schema.optionalKey(described(Weight, "relative weight of fast-path intents, filled by solvers")),
+        swap: Schema.optionalKey(described(Weight, "relative weight of fast-path swaps into swapTo")),
+      }),
       "weights of the paths its intents take (default: all basic; a path left out here weighs 0); an xERC20 asset always takes the basic route (burn and mint)",
     ),
   ),
@@ -209,7 +236,7 @@ export const SolverSpec = Schema.Struct({
   name: described(PopulationName, "the population's name"),
   count: described(AgentCount, "solvers in the population"),
   /** Virtual-balance inventory per chain and asset, whole tokens. */
-  inventory: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each solver's inventory, whole tokens per chain and asset, deposited on the spokes at the start"),
+  inventory: described(Schema.Array(ChainAssetTokens("whole tokens each solver of the population deposits there at the start")), "each solver's inventory, whole tokens per chain and asset, deposited on the spokes at the start"),
   feeDbps: described(Dbps, "its fee: it fills intents whose maxFee is at least this; it must exceed the ticker's total protocol fee, or the solver fills nothing (unprofitable)"),
   reactionSeconds: Schema.optionalKey(described(LatencySpec, "delay from seeing an intent to sending its fill (default: a fixed 5 s)")),
   /** Most intents one solver fills per hour. */
@@ -230,7 +257,7 @@ export const ArbitrageurSpec = Schema.Struct({
   name: described(PopulationName, "the population's name"),
   count: described(AgentCount, "arbitrageurs in the population"),
   /** Capital per arbitrageur per chain and asset, whole tokens. */
-  capital: described(Schema.Array(Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })), "each arbitrageur's capital, whole tokens per chain and asset: what it can deposit to buy invoices (a repaid purchase is capital again on the chain it is repaid on)"),
+  capital: described(Schema.Array(ChainAssetTokens("whole tokens each arbitrageur of the population may spend there")), "each arbitrageur's capital, whole tokens per chain and asset: what it can deposit to buy invoices (a repaid purchase is capital again on the chain it is repaid on)"),
   pollSeconds: Schema.optionalKey(described(PeriodSeconds, "seconds between two reads of the invoices (default 60)")),
   /** Buy when the discount earned minus the fees paid (quote + protocol fee) beats this margin, bps of the purchase. */
   minDiscountBps: Schema.optionalKey(described(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), "margin over the fees the reward must beat, bps of the purchase: the cost of capital (default 0)")),
@@ -238,7 +265,7 @@ export const ArbitrageurSpec = Schema.Struct({
   minInvoiceAgeSeconds: Schema.optionalKey(described(Seconds, "skip invoices younger than this (default 1)")),
 })
 
-export const InitialLiquidity = Schema.Struct({ chain: ChainId, asset: Symbol, tokens: TokenAmount })
+export const InitialLiquidity = ChainAssetTokens("whole tokens left in hub custody on that chain (one fast-path intent to itself that nothing fills)")
 
 export const Property = Schema.Union([
   described(
@@ -262,7 +289,7 @@ export const ScenarioTransport = Schema.Struct({
 })
 
 export const ScenarioSpec = Schema.Struct({
-  name: Name,
+  name: described(Name, "the scenario's name: its report's title and its output directory, reports/out/<name>/"),
   description: Schema.optionalKey(described(Schema.String, "one line shown under the report's title")),
   // An integer past 2^53 - 1 is not exact as a JavaScript number: the bound says so next to "Expected an integer".
   seed: Schema.optionalKey(
