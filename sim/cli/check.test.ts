@@ -197,6 +197,25 @@ describe("clearsim compare", () => {
     rmSync(baselines, { recursive: true, force: true })
   })
 
+  it("check says a baseline's scenario that is not valid is not valid, not that it cannot be read", async () => {
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-invalid-"))
+    const file = join(baselines, "compare-me.yaml")
+    writeFileSync(file, scenario)
+    await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    writeFileSync(file, `${scenario}bogusKey: 1\n`)
+    const warnings: string[] = []
+    const invalid = await checkScenarios({ scenarios: [], baselineDir: baselines, update: false, kpisOnly: false, warn: (line) => warnings.push(line) })
+    expect(warnings.join("\n")).toContain("its scenario file is not valid")
+    expect(invalid.output).toBe("0 scenarios checked: 0 with regressions, 0 with a changed trace hash; 1 baseline not checked (its scenario is not valid, above)")
+    expect(invalid.exitCode).toBe(2)
+    // One unreadable, one invalid: both said.
+    const good = JSON.parse(readFileSync(join(baselines, "compare-me.json"), "utf8"))
+    writeFileSync(join(baselines, "gone.json"), JSON.stringify({ ...good, scenario: "gone", file: "gone.yaml" }))
+    const both = await checkScenarios({ scenarios: [], baselineDir: baselines, update: false, kpisOnly: false })
+    expect(both.output).toBe("0 scenarios checked: 0 with regressions, 0 with a changed trace hash; 2 baselines not checked (their scenarios cannot be read or are not valid, above)")
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
   it("check exits 2, not 1, when a baseline could not be checked even if another regressed", async () => {
     const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-unchecked-"))
     const file = join(dir, "compare-me.yaml")

@@ -29,6 +29,12 @@ export const DEFAULT_BASELINE_DIR = join("reports", "baseline")
 
 class CheckInputError extends Error {
   override readonly name = "CheckInputError"
+  /** For a baseline's scenario file: whether it was read but is not a valid scenario (else it cannot be read). */
+  readonly invalidScenario: boolean
+  constructor(message: string, invalidScenario = false) {
+    super(message)
+    this.invalidScenario = invalidScenario
+  }
 }
 
 const baselinePath = (dir: string, scenario: string): string => join(dir, `${scenario}.json`)
@@ -68,7 +74,7 @@ const scenarioOfBaseline = (baselinePath: string, file: string): LoadedScenario 
     if (error instanceof ScenarioError && error.unreadable) {
       throw new CheckInputError(`${baselinePath}: its scenario file ${file} cannot be read: ${error.problems[0]?.message ?? ""}`)
     }
-    if (error instanceof ScenarioError) throw new CheckInputError(`${baselinePath}: its scenario file is not valid: ${error.message}`)
+    if (error instanceof ScenarioError) throw new CheckInputError(`${baselinePath}: its scenario file is not valid: ${error.message}`, true)
     throw error
   }
 }
@@ -142,7 +148,7 @@ export const checkScenarios = async (options: {
     log(text)
   }
   /** Baselines left out, with why (their scenario file cannot be read). */
-  const unchecked: string[] = []
+  const unchecked: CheckInputError[] = []
   // Scenarios to run (each loaded once), with the seed of its baseline (or its own seed when writing a new one).
   const targets: { file: string; loaded: LoadedScenario; baseline: Baseline | undefined; baselineFile?: string }[] =
     options.scenarios.length > 0
@@ -165,7 +171,7 @@ export const checkScenarios = async (options: {
             return [{ file, loaded: scenarioOfBaseline(path, file), baseline, baselineFile: path }]
           } catch (error) {
             if (!(error instanceof CheckInputError)) throw error
-            unchecked.push(error.message)
+            unchecked.push(error)
             warn(`clearsim check: ${error.message}`)
             return []
           }
@@ -191,7 +197,7 @@ export const checkScenarios = async (options: {
 const checkTargets = async (
   options: Parameters<typeof checkScenarios>[0],
   targets: readonly { readonly file: string; readonly loaded: LoadedScenario; readonly baseline: Baseline | undefined; readonly baselineFile?: string }[],
-  unchecked: readonly string[],
+  unchecked: readonly CheckInputError[],
   out: readonly string[],
   say: (text: string) => void,
 ): Promise<CheckOutcome> => {
@@ -232,7 +238,11 @@ const checkTargets = async (
       say(`  note: ${target.file} is not the file this baseline was written from (hash ${written.slice(0, 10)}… then, ${String(current.scenarioHash).slice(0, 10)}… now): a change may come from the edit`)
     }
   }
-  const uncheckedText = unchecked.length === 0 ? "" : `; ${unchecked.length} baseline${unchecked.length === 1 ? "" : "s"} not checked (${unchecked.length === 1 ? "its scenario cannot" : "their scenarios cannot"} be read, above)`
+  // Why, as the lines above say: a scenario file that cannot be read, or one read that is not a valid scenario.
+  const invalid = unchecked.filter((e) => e.invalidScenario).length
+  const why = (one: boolean) =>
+    invalid === 0 ? `${one ? "its scenario cannot" : "their scenarios cannot"} be read` : invalid === unchecked.length ? `${one ? "its scenario is" : "their scenarios are"} not valid` : "their scenarios cannot be read or are not valid"
+  const uncheckedText = unchecked.length === 0 ? "" : `; ${unchecked.length} baseline${unchecked.length === 1 ? "" : "s"} not checked (${why(unchecked.length === 1)}, above)`
   if (options.update) {
     if (unchecked.length > 0) say(`baselines written${uncheckedText}`)
     return { output: out.join("\n"), exitCode: unchecked.length > 0 ? 2 : 0 }
