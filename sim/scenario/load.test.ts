@@ -790,6 +790,13 @@ describe("settings without effect", () => {
       parseScenario(quiet.replace("  - symbol: USDC\n", "  - symbol: USDC\n    prioritizedStrategy: xerc20\n").replace("{ chain: 31002, decimals: 18 }", `{ chain: 31002, decimals: 18, strategy: ${strategy} }`), "w.yaml").warnings.map((w) => [w.path, w.message])
     expect(xerc20First("default")).toEqual([["assets[0].prioritizedStrategy", 'xerc20 has no effect: USDC has no chain with strategy xerc20, so the hub settles it as with "default"']])
     expect(xerc20First("xerc20")).toEqual([])
+    // Reorders with a window of 0 hold nothing.
+    const noWindow = (window: string) =>
+      parseScenario(quiet.replace("reorderProbability: 0.1", `reorderProbability: 0.1, reorderWindowSeconds: ${window}`).replace("reorderWindowSeconds: 90, ", ""), "w.yaml").warnings.map((w) => [w.path, w.message])
+    expect(noWindow("0")).toEqual([
+      ["transport.faults.reorderProbability", "has no effect with a reorderWindowSeconds of 0: a reordered message is held up to that window more, so none is held (each is still counted as reordered)"],
+    ])
+    expect(noWindow("0.001")).toEqual([])
     // An entry whose queues are empty sets nothing either.
     const empty = quiet.replace("keepers: { chains: [{ chain: 31001, fillQueue: { maxSize: 2 } }] }", "keepers: { chains: [{ chain: 31001, intentQueue: {} }] }")
     expect(parseScenario(empty, "w.yaml").warnings.map((w) => w.path)).toEqual(["keepers.chains[0]"])

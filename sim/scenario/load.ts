@@ -212,6 +212,10 @@ export const settingsWithoutEffect = (spec: ScenarioSpec): InputProblem[] => {
   if (faults?.reorderWindowSeconds !== undefined && !((faults.reorderProbability ?? 0) > 0)) {
     warnings.push({ path: "transport.faults.reorderWindowSeconds", message: "has no effect without a reorderProbability above 0" })
   }
+  // A reordered message is held a draw of up to the window more: a window of 0 holds none (they are counted, though).
+  if (faults?.reorderWindowSeconds === 0 && (faults.reorderProbability ?? 0) > 0) {
+    warnings.push({ path: "transport.faults.reorderProbability", message: "has no effect with a reorderWindowSeconds of 0: a reordered message is held up to that window more, so none is held (each is still counted as reordered)" })
+  }
   const hubDomain = spec.hub?.domain ?? HUB_DEFAULTS.hubDomain
   const hubPaused = faults?.outages?.some((o) => o.kind === "pause" && o.domain === hubDomain) ?? false
   if (faults?.redeliveryDelaySeconds !== undefined && !((faults.dropProbability ?? 0) > 0) && !hubPaused) {
