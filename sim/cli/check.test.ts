@@ -216,6 +216,23 @@ describe("clearsim compare", () => {
     rmSync(baselines, { recursive: true, force: true })
   })
 
+  it("check refuses a scenario's baseline file that is of another scenario, unless --update rewrites it", async () => {
+    const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-other-"))
+    const file = join(baselines, "compare-me.yaml")
+    writeFileSync(file, scenario)
+    await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    const path = join(baselines, "compare-me.json")
+    const good = JSON.parse(readFileSync(path, "utf8"))
+    writeFileSync(path, JSON.stringify({ ...good, scenario: "something-else", seed: 9 }))
+    await expect(checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: false })).rejects.toThrow(
+      `${file}: the baseline ${path} is of scenario "something-else", not "compare-me" (rewrite it with --update, or compare the two reports with clearsim compare)`,
+    )
+    const rewritten = await checkScenarios({ scenarios: [file], baselineDir: baselines, update: true, kpisOnly: false })
+    expect(rewritten.exitCode).toBe(0)
+    expect(JSON.parse(readFileSync(path, "utf8"))).toMatchObject({ scenario: "compare-me", seed: 3 })
+    rmSync(baselines, { recursive: true, force: true })
+  })
+
   it("check exits 2, not 1, when a baseline could not be checked even if another regressed", async () => {
     const baselines = mkdtempSync(join(tmpdir(), "clearsim-check-unchecked-"))
     const file = join(dir, "compare-me.yaml")

@@ -162,6 +162,11 @@ export const checkScenarios = async (options: {
           }
           const baseline = existsSync(path) ? readBaseline(path) : undefined
           if (baseline === undefined && !options.update) throw new CheckInputError(`${file}: no baseline at ${path} (write it with --update)`)
+          // A baseline file of another scenario (copied or renamed by hand) would be run at its seed and compared
+          // as if it were this scenario's: every figure "changed", the trace hash with them.
+          if (baseline !== undefined && !options.update && baseline.scenario !== loaded.spec.name) {
+            throw new CheckInputError(`${file}: the baseline ${path} is of scenario "${baseline.scenario}", not "${loaded.spec.name}" (rewrite it with --update, or compare the two reports with clearsim compare)`)
+          }
           return { file, loaded, baseline }
         })
       : baselinesIn(options.baselineDir).flatMap(({ path, baseline }) => {
