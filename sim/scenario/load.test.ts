@@ -90,7 +90,14 @@ describe("scenario files", () => {
 
   it("checks references between fields", () => {
     const problems = problemsOf(valid.replace("{ from: 31002, to: 31001 }", "{ from: 31003, to: 31001 }"))
-    expect(problems).toEqual([expect.objectContaining({ path: "agents.rebalancers[0].flows[1].from", message: "asset USDC is not configured on chain 31003", line: 19 })])
+    expect(problems).toEqual([expect.objectContaining({ path: "agents.rebalancers[0].flows[1].from", message: "chain 31003 is not in chains", line: 19 })])
+    // A chain the scenario lacks is named as such, at either end of a flow, not as a chain without the asset.
+    expect(problemsOf(valid.replace("{ from: 31002, to: 31001 }", "{ from: 31002, to: 31003 }"))).toEqual([
+      expect.objectContaining({ path: "agents.rebalancers[0].flows[1].to", message: "chain 31003 is not in chains", line: 19 }),
+    ])
+    // A chain of the scenario without the asset is that.
+    const third = valid.replace("  - { id: 31002 }\n", "  - { id: 31002 }\n  - { id: 31003 }\n").replace("{ from: 31002, to: 31001 }", "{ from: 31003, to: 31001 }")
+    expect(problemsOf(third)).toEqual([expect.objectContaining({ path: "agents.rebalancers[0].flows[1].from", message: "asset USDC is not configured on chain 31003" })])
   })
 
   it("checks that transport routes are between a declared chain and the hub", () => {
@@ -987,7 +994,7 @@ initialLiquidity: [{ chain: 31003, asset: USDC, tokens: 1 }]
     expect(pathsAndMessages(agents)).toEqual([
       ["agents.solvers[0].repaymentChains[1]", "chain 31003 is not in chains"],
       ["agents.arbitrageurs[0].capital[0]", "asset DAI is not in assets"],
-      ["initialLiquidity[0]", "asset USDC is not configured on chain 31003"],
+      ["initialLiquidity[0]", "chain 31003 is not in chains"],
     ])
   })
 

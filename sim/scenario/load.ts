@@ -623,7 +623,9 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   }
   const assetOn = (path: string, symbol: string, chain: number) => {
     const on = assets.get(symbol)
-    if (on === undefined) problems.push({ path, message: `asset ${symbol} is not in assets` })
+    // A chain the scenario lacks is named as such (its asset is not there either, but that is not the mistake).
+    if (!chainIds.has(chain)) problems.push({ path, message: `chain ${chain} is not in chains` })
+    else if (on === undefined) problems.push({ path, message: `asset ${symbol} is not in assets` })
     else if (!on.has(chain)) problems.push({ path, message: `asset ${symbol} is not configured on chain ${chain}` })
   }
   spec.agents.rebalancers?.forEach((r, i) => {
@@ -634,7 +636,8 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
       // An unknown asset is reported once, above, not again for each flow.
       if (!assets.has(r.asset)) return
       assetOn(`agents.rebalancers[${i}].flows[${j}].from`, r.asset, f.from)
-      if (!assets.get(r.asset)!.has(f.to)) problems.push({ path: `agents.rebalancers[${i}].flows[${j}].to`, message: missingOnDestination(spec, r, f) })
+      if (!chainIds.has(f.to)) problems.push({ path: `agents.rebalancers[${i}].flows[${j}].to`, message: `chain ${f.to} is not in chains` })
+      else if (!assets.get(r.asset)!.has(f.to)) problems.push({ path: `agents.rebalancers[${i}].flows[${j}].to`, message: missingOnDestination(spec, r, f) })
     })
   })
   const keeperChains = new Set<number>()
