@@ -299,8 +299,11 @@ export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
   out.push(
     `<p class="muted">seed ${r.seed}, run ${r.run}, backend ${escapeHtml(r.backend)}, clearsim ${escapeHtml(r.version)}, ${r.epochs.count} epochs (${r.epochs.first}–${r.epochs.last}), ${r.horizonSeconds} s of virtual time in ${r.wallSeconds.toFixed(1)} s; trace hash <code>${escapeHtml(r.traceHash)}</code></p>`,
   )
-  /** `part of whole (share)`, the share a dash when there is no whole. */
-  const ofTotal = (part: number, whole: number): string => `${part} of ${whole} (${whole === 0 ? "–" : format(".1%")(part / whole)})`
+  /**
+   * `part of whole (share)`, the share a dash when there is no whole. The percentage is truncated, as the page's
+   * ratios are: 9,999 of 10,000 is 99.9 %, not the 100.0 % rounding gave beside a failing `settledShare >= 1`.
+   */
+  const ofTotal = (part: number, whole: number): string => `${part} of ${whole} (${whole === 0 ? "–" : `${(Math.floor((part * 1000) / whole) / 10).toFixed(1)}%`})`
   const sendingAssets = Object.entries(r.intents.byTicker ?? {}).filter(([, c]) => c.created > 0)
   const agentIntents = agentIntentCounts(r)
   const kpis: [string, string][] = [

@@ -458,7 +458,7 @@ describe("report figures on hand-made reports", () => {
       kpi("settlement latency p99", "69 s"),
       kpi("users&#39; intents settled", "6 of 8 (75.0%)"),
       kpi("USDC intents settled", "4 of 5 (80.0%)"),
-      kpi("WETH intents settled", "2 of 3 (66.7%)"),
+      kpi("WETH intents settled", "2 of 3 (66.6%)"),
       kpi("receivers paid", "7 of 8 (87.5%)"),
       kpi("agents&#39; own intents settled", "2 of 2 (100.0%)"),
     ]) {
@@ -499,6 +499,13 @@ describe("report figures on hand-made reports", () => {
     // USDC's queue stayed empty, WETH's did not: the chart is drawn, with both lines.
     expect(html).not.toContain("0 in every epoch of this run (USDC, WETH)")
     expect(html).toContain(`</span>USDC <span class="muted">0</span></li><li><span class="swatch" style="background:#f28e2b"></span>WETH <span class="muted">4</span></li>`)
+  })
+
+  it("gives the headline's shares truncated: 9,999 of 10,000 settled is 99.9 %, not 100.0 %", () => {
+    const r = minimalReport()
+    const html = renderHtml({ ...r, intents: { ...r.intents, created: 10_000, settled: 9_999 }, latency: { ...r.latency, count: 10_000 } } as unknown as RunReport, [])
+    expect(html).toContain("9999 of 10000 (99.9%)")
+    expect(html).toContain("10000 of 10000 (100.0%)")
   })
 
   it("gives the netting ratio's legend truncated, as the headline: 0.699988 is 0.6999, not 0.7", () => {
