@@ -1,8 +1,9 @@
 /**
  * The `clearsim` command. Exit codes: 0 success; 1 what a command checks failed (properties, a regression, a
  * changed trace hash, a conservation violation) or an unexpected error; 2 a usage error (`cli/userErrors.ts`) or
- * a standard output that cannot be written (a full disk); 141 when standard output's reader went away (EPIPE:
- * `clearsim hub replay trace.jsonl | head -1`), silently, as a Unix tool that SIGPIPE stops.
+ * a standard output that cannot be written (a full disk); 130 when interrupted (Ctrl-C, SIGTERM); 141 when standard
+ * output's reader went away (EPIPE: `clearsim hub replay trace.jsonl | head -1`), silently, as a Unix tool that SIGPIPE
+ * stops.
  */
 // The two modules by their paths: the package's index loads every module it has (its redis client among them).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -126,7 +127,7 @@ const hub = Command.make("hub").pipe(Command.withDescription("Hub engine tools")
 
 const clearsim = Command.make("clearsim").pipe(
   Command.withDescription(
-    "Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service. Exit codes: 0 success; 1 failing properties, a regression, a changed trace hash, a conservation violation or an unexpected error; 2 a usage error (a bad flag, argument, input file or output path) or a standard output or error that cannot be written; 141 when the reader of either went away (as SIGPIPE)",
+    "Deterministic multi-chain simulation and load-test harness for a cross-chain intent clearing service. Exit codes: 0 success; 1 failing properties, a regression, a changed trace hash, a conservation violation or an unexpected error; 2 a usage error (a bad flag, argument, input file or output path) or a standard output or error that cannot be written; 130 when interrupted (Ctrl-C, SIGTERM); 141 when the reader of either went away (as SIGPIPE)",
   ),
   Command.withSubcommands([runCommand, checkCommand, compareCommand, upCommand, hub, replayCommand("replay"), schemaCommand]),
 )

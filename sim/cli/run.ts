@@ -126,7 +126,7 @@ const progressLine = (label: string) => {
 
 const summary = (r: RunReport, dir: string): string => {
   const lines = [
-    `${r.scenario.name} seed ${r.seed} on ${r.backend}: ${r.passed ? "PASS" : "FAIL"} (${r.wallSeconds.toFixed(1)} s wall, ${r.epochs.count} epochs)`,
+    `${r.scenario.name} seed ${r.seed} on ${r.backend}: ${r.passed ? "PASS" : "FAIL"} (${r.wallSeconds.toFixed(1)} s wall, ${r.epochs.count} ${r.epochs.count === 1 ? "epoch" : "epochs"})`,
     `  user intents ${r.intents.created} created, ${r.intents.settled} settled, ${r.latency.count} receivers paid${agentIntentsSuffix(r)}; netting ratio ${nettingRatioText(r)}${r.netting.unit === "USD" && r.netting.totalVolume !== "0" ? " (by USD value)" : ""}; discount paid ${totalText(r.discounts.paid, r.discounts.unit)} (${r.discounts.paidBps} bps of volume settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `, ${r.discounts.paidBpsOfInvoices} bps of invoices`})`,
     `  latency p50/p90/p99/max ${[r.latency.p50, r.latency.p90, r.latency.p99, r.latency.max].map((x) => (x === null ? "–" : `${Math.round(x)}s`)).join(" / ")} (user), settlement p99 ${r.latency.settlement.p99 === null ? "–" : `${Math.round(r.latency.settlement.p99)}s`}`,
     `  trace hash ${r.traceHash}`,

@@ -297,7 +297,7 @@ export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
   out.push(`<h1>${escapeHtml(r.scenario.name)}: ${verdict}</h1>`)
   if (r.scenario.description !== undefined) out.push(`<p>${escapeHtml(r.scenario.description)}</p>`)
   out.push(
-    `<p class="muted">seed ${r.seed}, run ${r.run}, backend ${escapeHtml(r.backend)}, clearsim ${escapeHtml(r.version)}, ${r.epochs.count} epochs (${r.epochs.first}–${r.epochs.last}), ${r.horizonSeconds} s of virtual time in ${r.wallSeconds.toFixed(1)} s; trace hash <code>${escapeHtml(r.traceHash)}</code></p>`,
+    `<p class="muted">seed ${r.seed}, run ${r.run}, backend ${escapeHtml(r.backend)}, clearsim ${escapeHtml(r.version)}, ${r.epochs.count} ${r.epochs.count === 1 ? "epoch" : "epochs"} (${r.epochs.first}–${r.epochs.last}), ${r.horizonSeconds} s of virtual time in ${r.wallSeconds.toFixed(1)} s; trace hash <code>${escapeHtml(r.traceHash)}</code></p>`,
   )
   /**
    * `part of whole (share)`, the share a dash when there is no whole. The percentage is truncated, as the page's

@@ -171,6 +171,12 @@ describe("report files of a run", () => {
     expect(renderMarkdown(report)).toContain(" bps of the 1,267,513.1763 tokens the hub settled)")
   })
 
+  it("says 1 epoch, not 1 epochs, in report.html's header", () => {
+    const one = { ...minimalReport(), epochs: { first: 7, last: 7, count: 1 } } as unknown as RunReport
+    expect(renderHtml(one, [])).toContain(", 1 epoch (7–7), ")
+    expect(renderHtml({ ...one, epochs: { first: 7, last: 8, count: 2 } } as unknown as RunReport, [])).toContain(", 2 epochs (7–8), ")
+  })
+
   it("shows a netting ratio of 0 of 0 as a dash, in report.md, report.html and the KPI", () => {
     const base = minimalReport() as unknown as RunReport
     expect(nettingRatioText(base)).toBe("–")

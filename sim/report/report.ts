@@ -415,7 +415,6 @@ export const firstFailingEpochText = (p: Pick<PropertyResult, "name" | "firstFai
   return ownLatencies ? `${p.firstFailingEpoch} (each epoch's own latencies)` : String(p.firstFailingEpoch)
 }
 
-/** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
 /**
  * A ratio of report.json (6 decimals, truncated) shown to 4 decimals, truncated as well: what is shown never
  * overstates the value properties are judged on (0.699988 is 0.6999, where rounding showed 0.7000 beside a failing
@@ -423,6 +422,7 @@ export const firstFailingEpochText = (p: Pick<PropertyResult, "name" | "firstFai
  */
 export const ratio4Text = (ratio: number): string => (Math.floor(Math.round(ratio * 1e6) / 100) / 1e4).toFixed(4)
 
+/** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
 export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : ratio4Text(r.netting.ratio))
 
 export const renderMarkdown = (r: RunReport): string => {
