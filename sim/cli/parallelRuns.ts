@@ -122,8 +122,9 @@ export const tellParentRunCompleted: Effect.Effect<void> = Effect.callback<void>
 /**
  * `--jobs`'s default: 1, the runs one after another in one process. Not the machine's cores: a child costs its
  * start and a cold JIT (a small scenario's run took 7.4 s of CPU in a child against 4.3 s warm in process), so on
- * two shared CPUs `--runs 4` of five-chain-mixed took 30-35 s at 2 jobs against 19-23 s at 1; and N runs of a
- * large scenario at once hold N times its memory (stress-1m: 1.7 GB each).
+ * two shared CPUs `--runs 4` of five-chain-mixed took 30-35 s at 2 jobs against 19-23 s at 1, and on two that ran
+ * apart (2026-11-29) 10.2-10.5 s against 7.2-7.9 s; and N runs of a large scenario at once hold N times its memory
+ * (stress-1m: 1.7 GB each).
  */
 export const DEFAULT_JOBS = 1
 
