@@ -285,7 +285,7 @@ describe("clearsim compare", () => {
 
   it("a report path that is a directory: one line, exit 2", async () => {
     const refused = await compare([dir, write("a.json", report)])
-    expect(refused.err).toMatch(new RegExp(`^clearsim compare: ${dir}: cannot read a report or a baseline \\(EISDIR`))
+    expect(refused.err).toMatch(new RegExp(`^clearsim compare: ${dir}: cannot read a report or a baseline: illegal operation on a directory \\(EISDIR\\)$`, "m"))
     expect(refused.err).not.toContain("\n    at ")
     expect(process.exitCode).toBe(2)
   })
@@ -303,7 +303,7 @@ describe("clearsim compare", () => {
       new UsageError(`--baseline-dir ${baselines}: cannot write the baseline ${join(baselines, "compare-me.json")}: it is a directory, not a file`),
     )
     // Checking (no --update) reads the baseline: a directory there is one it cannot read.
-    await expect(checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: false, ...said })).rejects.toThrow(/compare-me\.json: cannot read a baseline \(EISDIR/)
+    await expect(checkScenarios({ scenarios: [file], baselineDir: baselines, update: false, kpisOnly: false, ...said })).rejects.toThrow(/compare-me\.json: cannot read a baseline: illegal operation on a directory \(EISDIR\)$/)
     // A directory among the baselines of a directory checked whole is named as one.
     await expect(checkScenarios({ scenarios: [], baselineDir: baselines, update: true, kpisOnly: false, ...said })).rejects.toThrow(
       `${join(baselines, "compare-me.json")}: expected a baseline file, but it is a directory`,

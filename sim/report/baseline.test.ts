@@ -238,7 +238,7 @@ describe("clearsim check and compare", () => {
     writeFileSync(path, "{")
     const broken = run()
     expect(broken.status).toBe(2)
-    expect(broken.stderr).toContain(`clearsim check: ${path}: cannot read a baseline`)
+    expect(broken.stderr).toContain(`clearsim check: ${path}: cannot read a baseline: not JSON: `)
     // A baseline whose scenario file is gone is named with it, and the others are still checked (exit 2).
     const gone = join(dir, "gone.json")
     writeFileSync(path, JSON.stringify(good))
@@ -290,6 +290,6 @@ describe("clearsim check and compare", () => {
     // A device that never ends is refused once past the limit, not read until memory runs out.
     const endless = compare("/dev/zero", a)
     expect(endless.status).toBe(2)
-    expect(endless.stderr).toBe(`clearsim compare: /dev/zero: cannot read a report or a baseline (more than ${MAX_JSON_FILE_BYTES / 2 ** 20} MiB)\n`)
+    expect(endless.stderr).toBe(`clearsim compare: /dev/zero: cannot read a report or a baseline: more than ${MAX_JSON_FILE_BYTES / 2 ** 20} MiB\n`)
   })
 })

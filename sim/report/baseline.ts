@@ -16,7 +16,7 @@ import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
 import type { TotalUnit } from "../metrics/valuation.ts"
 import type { RunReport } from "./report.ts"
 import { metricsOf } from "./report.ts"
-import { FileTooLargeError, readFileBounded } from "../files.ts"
+import { FileTooLargeError, readFileBounded, systemErrorText } from "../files.ts"
 
 export interface KpiSpec {
   readonly name: string
@@ -157,8 +157,18 @@ export const readJsonFile = (path: string, what: string): unknown => {
     // A byte-order mark (some editors write one) is not JSON, and not content either.
     return JSON.parse(readFileBounded(path, MAX_JSON_FILE_BYTES).toString("utf8").replace(/^\uFEFF/, ""))
   } catch (error) {
-    const reason = error instanceof FileTooLargeError ? `more than ${MAX_JSON_FILE_BYTES / 2 ** 20} MiB` : error instanceof Error ? error.message : String(error)
-    throw new BaselineFileError(`${path}: cannot read ${what} (${reason})`)
+    // As `run` says of a scenario file: "it is a directory (EISDIR)", not Node's "illegal operation on a directory, read".
+    const reason =
+      error instanceof FileTooLargeError
+        ? `more than ${MAX_JSON_FILE_BYTES / 2 ** 20} MiB`
+        : typeof (error as NodeJS.ErrnoException | undefined)?.code === "string"
+          ? systemErrorText(error as NodeJS.ErrnoException)
+          : error instanceof SyntaxError
+            ? `not JSON: ${error.message}`
+            : error instanceof Error
+              ? error.message
+              : String(error)
+    throw new BaselineFileError(`${path}: cannot read ${what}: ${reason}`)
   }
 }
 
