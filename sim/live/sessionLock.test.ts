@@ -3,7 +3,7 @@
  * session killed outright is taken over; released, it is gone. (Two real sessions: sim/cli/up.test.ts.)
  */
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -54,4 +54,49 @@ describe("claimOutputDir", () => {
       rmSync(lockFile, { force: true })
     }
   })
+
+  it("gives a directory to one session only when several claim it at once, a claim left behind there or not", async () => {
+    // Each worker (a process whose command line names clearsim) claims the same directories, each holding a claim of
+    // a process that no longer runs, and keeps what it got until all are done. Created with `wx` and then written,
+    // a claim was empty for a moment, taken for one left behind by another worker, and two workers took over the
+    // same stale claim (one removing the other's): directories claimed twice, and raw EEXIST errors.
+    const base = mkdtempSync(join(tmpdir(), "clearsim-lock-race-"))
+    const gone = spawnSync("true").pid
+    const n = 150
+    for (let k = 0; k < n; k++) {
+      mkdirSync(join(base, String(k)))
+      writeFileSync(join(base, String(k), SESSION_LOCK_FILE), `${gone}\n`)
+    }
+    const startAt = Date.now() + 1500
+    const worker = `
+      const { claimOutputDir } = await import(${JSON.stringify(new URL("./sessionLock.ts", import.meta.url).href)})
+      while (Date.now() < ${startAt}) {}
+      const got = []
+      for (let k = 0; k < ${n}; k++) {
+        try {
+          if ("release" in claimOutputDir(${JSON.stringify(base)} + "/" + k)) got.push(k)
+        } catch (error) {
+          got.push("error " + error.message)
+        }
+      }
+      process.stdout.write(JSON.stringify(got))
+      setTimeout(() => {}, 1500)
+    `
+    try {
+      const outs = await Promise.all(
+        Array.from({ length: 6 }, () => {
+          const child = spawn(process.execPath, ["--input-type=module", "-e", worker, "clearsim"], { stdio: ["ignore", "pipe", "inherit"] })
+          let text = ""
+          child.stdout.on("data", (data) => (text += data))
+          return new Promise<unknown[]>((resolve) => child.on("exit", () => resolve(JSON.parse(text) as unknown[])))
+        }),
+      )
+      const claims = outs.flat()
+      expect(claims.filter((c) => typeof c !== "number")).toEqual([])
+      expect(claims.length).toBe(n)
+      expect(new Set(claims).size).toBe(n)
+    } finally {
+      rmSync(base, { recursive: true, force: true })
+    }
+  }, 30_000)
 })

@@ -6,7 +6,7 @@
  * exclusively, with its pid, and removes it when it ends. A file left by a session killed outright (its pid no
  * longer a running clearsim) is taken over.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { linkSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 /** The claim's file in the output directory: the pid of the session writing there (removed at its end). */
@@ -33,12 +33,70 @@ const isRunningClearsim = (pid: number): boolean => {
   }
 }
 
-const holderOf = (path: string): number | undefined => {
+/** The claim's file's text, `undefined` when there is none (or it cannot be read). */
+const readClaim = (path: string): string | undefined => {
   try {
-    const pid = Number(readFileSync(path, "utf8").trim())
-    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined
+    return readFileSync(path, "utf8")
   } catch {
     return undefined
+  }
+}
+
+const pidOf = (text: string | undefined): number | undefined => {
+  const pid = Number(text?.trim() || Number.NaN)
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined
+}
+
+const holderOf = (path: string): number | undefined => pidOf(readClaim(path))
+
+/**
+ * Creates the claim's file with this process's pid in it, in one step: the pid is written to a file of this
+ * process's own, which is then linked at `path` (which fails if `path` exists). Created with `wx` and written
+ * after, the file was empty for a moment, and another session reading it then took it for one left behind.
+ * Where hard links cannot be made, `wx` it is.
+ */
+const create = (path: string): boolean => {
+  const own = `${path}.${process.pid}.tmp`
+  writeFileSync(own, `${process.pid}\n`)
+  try {
+    linkSync(own, path)
+    return true
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") return false
+    if (codeOf(error) !== "EPERM" && codeOf(error) !== "ENOTSUP" && codeOf(error) !== "ENOSYS") throw error
+  } finally {
+    rmSync(own, { force: true })
+  }
+  try {
+    writeFileSync(path, `${process.pid}\n`, { flag: "wx" })
+    return true
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") return false
+    throw error
+  }
+}
+
+/**
+ * Removes the claim's file if it still reads `seen` (one left behind), holding `<file>.takeover` meanwhile: only
+ * one session at a time may remove a claim, so two that found the same stale one cannot both take it over (the
+ * later one removing the claim the first made). A guard older than a few seconds was left by a session killed in
+ * those few instructions: removed.
+ */
+const removeStale = (path: string, seen: string): void => {
+  const guard = `${path}.takeover`
+  if (!create(guard)) {
+    try {
+      if (Date.now() - statSync(guard).mtimeMs > 5000) rmSync(guard, { force: true })
+    } catch {
+      // gone meanwhile
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1) // the other session's takeover, a moment
+    return
+  }
+  try {
+    if (readClaim(path) === seen) rmSync(path, { force: true })
+  } finally {
+    rmSync(guard, { force: true })
   }
 }
 
@@ -48,9 +106,8 @@ const holderOf = (path: string): number | undefined => {
  */
 export const claimOutputDir = (dir: string): SessionLock | { readonly heldBy: number } => {
   const path = join(dir, SESSION_LOCK_FILE)
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(path, `${process.pid}\n`, { flag: "wx" })
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    if (create(path)) {
       let released = false
       return {
         release: () => {
@@ -59,12 +116,15 @@ export const claimOutputDir = (dir: string): SessionLock | { readonly heldBy: nu
           if (holderOf(path) === process.pid) rmSync(path, { force: true })
         },
       }
-    } catch (error) {
-      if (codeOf(error) !== "EEXIST" || attempt > 0) throw error
     }
-    const holder = holderOf(path)
+    const seen = readClaim(path)
+    if (seen === undefined) continue // released meanwhile
+    const holder = pidOf(seen)
     if (holder !== undefined && holder !== process.pid && isRunningClearsim(holder)) return { heldBy: holder }
     // Left by a session that did not end (killed outright), or unreadable: taken over.
-    rmSync(path, { force: true })
+    removeStale(path, seen)
   }
+  const holder = holderOf(path)
+  if (holder !== undefined) return { heldBy: holder }
+  throw new Error(`${path}: cannot be created (it keeps changing)`)
 }
