@@ -395,5 +395,8 @@ export const startApiServer = async (service: ClearingService | ClearingDeps, op
   return { url: httpUrlOf(host, port), port, service: clearing, close }
 }
 
+/** `host:port`, an IPv6 address in brackets (`[::1]:8080`), as URLs and messages write it. */
+export const hostPortText = (host: string, port: number): string => `${host.includes(":") ? `[${host}]` : host}:${port}`
+
 /** `http://host:port`, an IPv6 address in brackets (`http://[::1]:8080`: `http://::1:8080` is no URL). */
-export const httpUrlOf = (host: string, port: number): string => `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+export const httpUrlOf = (host: string, port: number): string => `http://${hostPortText(host, port)}`

@@ -149,7 +149,7 @@ export const checkScenarios = async (options: {
   }
   /** Baselines left out, with why (their scenario file cannot be read). */
   const unchecked: CheckInputError[] = []
-  // Scenarios to run (each loaded once), with the seed of its baseline (or its own seed when writing a new one).
+  // Scenarios to run (each loaded once), with their baselines: a check runs the baseline's seed, `--update` the scenario's own (`seedOf`).
   const targets: { file: string; loaded: LoadedScenario; baseline: Baseline | undefined; baselineFile?: string }[] =
     options.scenarios.length > 0
       ? options.scenarios.map((file) => {

@@ -24,7 +24,7 @@ import { createWriteStream, fstatSync, statSync, writeFileSync, type WriteStream
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { finished } from "node:stream/promises"
-import { type ApiServer, httpUrlOf, startApiServer } from "../../service/api/server.ts"
+import { type ApiServer, hostPortText, startApiServer } from "../../service/api/server.ts"
 import type { HubTransactionResult } from "../../service/api/hubRpc.ts"
 import type { Address, Hex } from "../../service/domain/hex.ts"
 import { lineTrace } from "../../service/hub/inputLines.ts"
@@ -143,8 +143,6 @@ export interface Devnet {
   stop(): Promise<DevnetSession>
 }
 
-/** `host:port`, an IPv6 address in brackets (`[::1]:8080`). */
-const hostPort = (host: string, port: number): string => `${host.includes(":") ? `[${host}]` : host}:${port}`
 
 /** The API port is taken (or the host cannot be bound): a user error, reported before anything starts. */
 export class DevnetListenError extends Error {
@@ -155,8 +153,8 @@ export class DevnetListenError extends Error {
   constructor(host: string, port: number, code: string) {
     super(
       code === "EADDRINUSE"
-        ? `--port: ${hostPort(host, port)} is already in use (another clearsim up?); pass another --port, or --port 0 for a free one`
-        : `--host/--port: cannot listen on ${hostPort(host, port)} (${code})`,
+        ? `--port: ${hostPortText(host, port)} is already in use (another clearsim up?); pass another --port, or --port 0 for a free one`
+        : `--host/--port: cannot listen on ${hostPortText(host, port)} (${code})`,
     )
     this.host = host
     this.port = port
@@ -243,7 +241,7 @@ export const startDevnet = async (options: DevnetOptions): Promise<Devnet> => {
       throw error
     }
     const api = server
-    const info = describe(spec.name, seed, plan, world.hub.state.epochLengthBlocks, spokes, pool, apiUrlOf(options.host, api.port), options)
+    const info = describe(spec.name, seed, plan, world.hub.state.epochLengthBlocks, spokes, pool, api.url, options)
     writeFileSync(join(options.outDir, "devnet.json"), `${JSON.stringify(info, null, 2)}\n`)
 
     const startedWall = wallClockMs()
@@ -320,12 +318,6 @@ const closeTrace = async (stream: WriteStream, last?: string): Promise<void> => 
   stream.end(last)
   await finished(stream).catch(() => undefined)
 }
-
-/**
- * The URL clients reach the API at when it listens on `host:port`: an IPv6 address goes in brackets (RFC 3986),
- * `http://[::1]:8080`, since `http://::1:8080` is no URL (fetch, curl and wallets refuse it).
- */
-export const apiUrlOf = (host: string, port: number): string => httpUrlOf(host, port)
 
 /**
  * The pool's chain an event's error is about (the `chainId` of a chain error, or of one of its causes) when that
