@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { claimOutputDir, SESSION_LOCK_FILE } from "./sessionLock.ts"
+import { claimOutputDir, isRunningClearsim, SESSION_LOCK_FILE } from "./sessionLock.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "clearsim-lock-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -38,6 +38,20 @@ describe("claimOutputDir", () => {
       expect("release" in claim).toBe(true)
       if ("release" in claim) claim.release()
     } finally {
+      other.kill()
+    }
+  })
+
+  it.runIf(process.platform === "linux")("knows a clearsim by its command line: clearsim in it, or the CLI's module run directly", () => {
+    // `node sim/cli.ts up` from a folder not named clearsim (the argument is all /proc shows of it here).
+    // (A shell, not this Node: the project's Node lies under the project's folder, which may be named clearsim.)
+    const direct = spawn("sh", ["-c", "sleep 30; true", "sim/cli.ts", "up"])
+    const other = spawn("sh", ["-c", "sleep 30; true", "other.ts"])
+    try {
+      expect(isRunningClearsim(direct.pid!)).toBe(true)
+      expect(isRunningClearsim(other.pid!)).toBe(false)
+    } finally {
+      direct.kill()
       other.kill()
     }
   })

@@ -19,15 +19,19 @@ export interface SessionLock {
 
 const codeOf = (error: unknown): unknown => (error as { code?: unknown } | null)?.code
 
-/** Whether `pid` is a running clearsim (on Linux, from its command line; elsewhere, any running process). */
-const isRunningClearsim = (pid: number): boolean => {
+/**
+ * Whether `pid` is a running clearsim (on Linux, from its command line: `clearsim` in it, as `bin/clearsim.js` and a
+ * project folder named so give, or the CLI's own module, `sim/cli.ts`, run directly; elsewhere, any running process).
+ */
+export const isRunningClearsim = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
   } catch (error) {
     if (codeOf(error) !== "EPERM") return false
   }
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("clearsim")
+    const commandLine = readFileSync(`/proc/${pid}/cmdline`, "utf8")
+    return commandLine.includes("clearsim") || commandLine.includes("sim/cli.ts")
   } catch {
     return true // no /proc: that it runs is all there is to know
   }
