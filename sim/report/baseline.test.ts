@@ -3,7 +3,7 @@
  * commands end to end (real runs of the quickstart scenario, real files, the CLI's exit codes).
  */
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -187,6 +187,56 @@ describe("compareBaselines", () => {
     writeFileSync(path, JSON.stringify({ ...base, traceHash: 5 }))
     expect(() => readBaseline(path)).toThrow(`${path}: not a clearsim baseline: traceHash: Expected a trace hash: 0x and 64 lowercase hex digits, as a string, got 5`)
   })
+
+  it("refuses figures no run gives, naming the file, each field at fault and what it takes", () => {
+    const path = join(tmp, "impossible.json")
+    const refused = (edit: (b: Record<string, any>) => void, text?: (json: string) => string): string => {
+      const b = structuredClone(base) as Record<string, any>
+      edit(b)
+      const json = JSON.stringify(b)
+      writeFileSync(path, text === undefined ? json : text(json))
+      try {
+        readBaseline(path)
+      } catch (error) {
+        return (error as Error).message
+      }
+      return "accepted"
+    }
+    const head = `${path}: not a clearsim baseline: `
+    expect(refused((b) => (b.kpis.hubReverts = -3))).toBe(`${head}kpis.hubReverts: Expected a non-negative integer, got -3`)
+    expect(refused((b) => (b.kpis.spokeReverts = 1.5))).toBe(`${head}kpis.spokeReverts: Expected an integer, got 1.5`)
+    expect(refused((b) => (b.counts.intentsCreated = -1))).toBe(`${head}counts.intentsCreated: Expected a non-negative integer, got -1`)
+    expect(refused((b) => (b.kpis.nettingRatio = 1.2))).toBe(`${head}kpis.nettingRatio: Expected a ratio from 0 to 1, got 1.2`)
+    expect(refused((b) => (b.kpis.settledShare = -0.1))).toBe(`${head}kpis.settledShare: Expected a ratio from 0 to 1, got -0.1`)
+    expect(refused((b) => (b.kpis.discountPaidBps = -0.5))).toBe(`${head}kpis.discountPaidBps: Expected a non-negative number of bps, got -0.5`)
+    expect(refused((b) => (b.kpis.p99LatencySeconds = -1))).toBe(`${head}kpis.p99LatencySeconds: Expected a non-negative number of seconds, got -1`)
+    // A number as a string ("NaN" above all) is not a number; nor is JSON's 1e999, which reads as Infinity.
+    expect(refused((b) => (b.kpis.p50LatencySeconds = "NaN"))).toBe(`${head}kpis.p50LatencySeconds: Expected a non-negative number of seconds or null, got "NaN"`)
+    expect(refused((b) => (b.counts.invoicesSettled = "10"))).toBe(`${head}counts.invoicesSettled: Expected a non-negative integer as a number, got "10"`)
+    expect(refused(() => {}, (json) => json.replace('"p90LatencySeconds":200', '"p90LatencySeconds":1e999'))).toBe(`${head}kpis.p90LatencySeconds: Expected a finite number, got Infinity`)
+    // Every KPI and count is recorded (null where the run had no value): one missing is not taken for "no value".
+    expect(refused((b) => delete b.kpis.hubReverts)).toBe(`${head}kpis.hubReverts: Missing key: expected a non-negative integer as a number`)
+    expect(refused((b) => delete b.counts.intentsSettled)).toBe(`${head}counts.intentsSettled: Missing key: expected a non-negative integer as a number`)
+    // Values possible alone but not together: more settled than created, percentiles out of order.
+    expect(refused((b) => (b.counts.intentsSettled = 101))).toBe(`${head}counts.intentsSettled: Expected a number of intents settled of at most counts.intentsCreated (100), got 101`)
+    expect(refused((b) => (b.counts.invoicesSettled = 11))).toBe(`${head}counts.invoicesSettled: Expected a number of invoices settled of at most counts.invoicesCreated (10), got 11`)
+    expect(refused((b) => (b.kpis.p90LatencySeconds = 2000))).toBe(`${head}kpis.p90LatencySeconds: Expected a latency of at most kpis.p99LatencySeconds (1000), got 2000`)
+    expect(refused((b) => (b.scenarioHash = "abc"))).toBe(`${head}scenarioHash: Expected a scenario file's hash: 0x and 64 lowercase hex digits, got "abc"`)
+    // Every problem at once, in one line.
+    expect(refused((b) => ((b.kpis.hubReverts = -1), (b.counts.invoicesCreated = 0.5)))).toBe(`${head}kpis.hubReverts: Expected a non-negative integer, got -1; counts.invoicesCreated: Expected an integer, got 0.5`)
+    // The bounds themselves, and null where a run can have no value, are taken.
+    const bounds = { ...base.kpis, nettingRatio: 0, settledShare: 1, discountPaidBps: 0, p50LatencySeconds: 0, p90LatencySeconds: 0, p99LatencySeconds: 0, p99SettlementLatencySeconds: 0, hubReverts: 0, spokeReverts: 0 }
+    expect(refused((b) => ((b.kpis = bounds), (b.counts = { intentsCreated: 0, intentsSettled: 0, invoicesCreated: 0, invoicesSettled: 0 })))).toBe("accepted")
+    const nulls = { ...base.kpis, nettingRatio: null, settledShare: null, discountPaidBps: null, p50LatencySeconds: null, p90LatencySeconds: null, p99LatencySeconds: null, p99SettlementLatencySeconds: null }
+    expect(refused((b) => (b.kpis = nulls))).toBe("accepted")
+  })
+
+  it("reads every committed baseline", () => {
+    const dir = join(root, "reports", "baseline")
+    const files = readdirSync(dir).filter((name) => name.endsWith(".json"))
+    expect(files.length).toBeGreaterThan(0)
+    for (const name of files) expect(readBaseline(join(dir, name)).scenario, name).toBe(name.replace(/\.json$/, ""))
+  })
 })
 
 describe("clearsim check and compare", () => {
@@ -281,8 +331,16 @@ describe("clearsim check and compare", () => {
     const refused = compare(a, broken)
     expect(refused.status).toBe(2)
     expect(refused.stderr).toBe(
-      `clearsim compare: ${broken}: not a clearsim report.json: scenario: Expected an object { name, hash }, got "x"; netting: Expected an object { ratio, totalVolume, unit }, got 5; intents: Missing key: expected an object { created, settled, byPath }; latency.p99: Expected a number or null, got "abc"\n`,
+      `clearsim compare: ${broken}: not a clearsim report.json: scenario: Expected an object { name, hash }, got "x"; netting: Expected an object { ratio, totalVolume, unit }, got 5; intents: Missing key: expected an object { created, settled, byPath }; latency.p99: Expected a non-negative number of seconds or null, got "abc"\n`,
     )
+    // Figures no run gives are refused as a baseline's are: a negative latency, more intents settled than created.
+    const impossible = join(tmp, "x/impossible.json")
+    writeFileSync(impossible, JSON.stringify({ ...report, latency: { ...report.latency, p50: -1 }, intents: { ...report.intents, settled: report.intents.created + 1 } }))
+    const impossibleRefused = compare(impossible, a)
+    expect(impossibleRefused.status).toBe(2)
+    expect(impossibleRefused.stderr).toBe(`clearsim compare: ${impossible}: not a clearsim report.json: latency.p50: Expected a non-negative number of seconds, got -1\n`)
+    writeFileSync(impossible, JSON.stringify({ ...report, intents: { ...report.intents, settled: report.intents.created + 1 } }))
+    expect(compare(impossible, a).stderr).toBe(`clearsim compare: ${impossible}: not a clearsim report.json: intents.settled: Expected a number of intents settled of at most intents.created (${report.intents.created}), got ${report.intents.created + 1}\n`)
     // A byte-order mark before the JSON is read past.
     writeFileSync(join(tmp, "x/bom.json"), `\uFEFF${JSON.stringify(report)}`)
     expect(compare(a, join(tmp, "x/bom.json")).status).toBe(0)

@@ -11,7 +11,7 @@
  * not comparable rather than as a change of behaviour: the baseline is to be rewritten.
  */
 import * as Schema from "effect/Schema"
-import { decodeWithProblems, formatProblems } from "../../service/domain/schemas.ts"
+import { decodeWithProblems, formatProblems, type InputProblem } from "../../service/domain/schemas.ts"
 import { LEGACY_TRACE_HASH_ALGORITHM } from "../../service/hub/trace.ts"
 import type { TotalUnit } from "../metrics/valuation.ts"
 import type { RunReport } from "./report.ts"
@@ -42,8 +42,6 @@ export const KPIS: readonly KpiSpec[] = [
 /** Counted, not judged: a change is shown but is neither better nor worse. */
 export const COUNTS: readonly string[] = ["intentsCreated", "intentsSettled", "invoicesCreated", "invoicesSettled"]
 
-const Kpis = Schema.Record(Schema.String, Schema.NullOr(Schema.Number))
-
 /** A run seed: what `--seed` and a scenario's `seed` accept. */
 const Seed = Schema.Int.check(
   Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }),
@@ -54,8 +52,38 @@ const Seed = Schema.Int.check(
 const TraceHash = Schema.String.check(Schema.isPattern(/^0x[0-9a-f]{64}$/u, { expected: "a trace hash: 0x and 64 lowercase hex digits" }))
 /** A share (netting ratio): a number from 0 to 1. */
 const Share = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a ratio from 0 to 1" }))
+/** A count of things (intents, invoices, reverts). */
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }))
+/** A discount rate in basis points. */
+const Bps = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of bps" }))
+/** A latency. */
+const Latency = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of seconds" }))
 
-export const Baseline = Schema.Struct({
+/**
+ * A baseline's KPIs (`KPIS`), as `baselineOf` records them: every one is there (null: the run had no value for it,
+ * as no user volume netted or no intent paid), and each within what a run can give: ratios from 0 to 1, a discount
+ * and latencies not below 0 (finite: JSON's 1e999 reads as Infinity), reverts whole and not below 0. A baseline that
+ * says otherwise (edited by hand, or not written by clearsim) is refused naming the field rather than compared: a
+ * hubReverts of -3 would make a run's 0 reverts a regression no change could fix.
+ */
+const BaselineKpis = Schema.Struct({
+  nettingRatio: Schema.NullOr(Share),
+  settledShare: Schema.NullOr(Share),
+  discountPaidBps: Schema.NullOr(Bps),
+  p50LatencySeconds: Schema.NullOr(Latency),
+  p90LatencySeconds: Schema.NullOr(Latency),
+  p99LatencySeconds: Schema.NullOr(Latency),
+  p99SettlementLatencySeconds: Schema.NullOr(Latency),
+  hubReverts: Count,
+  spokeReverts: Count,
+})
+/** A baseline's counts (`COUNTS`): every one there, whole and not below 0. */
+const BaselineCounts = Schema.Struct({ intentsCreated: Count, intentsSettled: Count, invoicesCreated: Count, invoicesSettled: Count })
+
+/** The keccak256 hash of a scenario file's bytes, as report.json's `scenario.hash`. */
+const ScenarioHash = Schema.String.check(Schema.isPattern(/^0x[0-9a-f]{64}$/u, { expected: "a scenario file's hash: 0x and 64 lowercase hex digits" }))
+
+export const BaselineSchema = Schema.Struct({
   scenario: Schema.String,
   /**
    * The scenario file, relative to the baseline file's directory (`../../scenarios/quickstart.yaml`), so that
@@ -64,7 +92,7 @@ export const Baseline = Schema.Struct({
    */
   file: Schema.String,
   /** keccak256 of the scenario file's bytes when the baseline was written (absent in older baselines). */
-  scenarioHash: Schema.optionalKey(Schema.String),
+  scenarioHash: Schema.optionalKey(ScenarioHash),
   seed: Seed,
   backend: Schema.Literals(["memory", "anvil"]),
   /** clearsim's version when the baseline was written (informational). */
@@ -77,15 +105,21 @@ export const Baseline = Schema.Struct({
    * `netting.unit`): USD when the scenario prices its assets, tokens otherwise. Absent in older baselines: tokens.
    */
   unit: Schema.optionalKey(Schema.Literals(["USD", "tokens"])),
-  kpis: Kpis,
-  counts: Kpis,
+  kpis: BaselineKpis,
+  counts: BaselineCounts,
   /** Property name → passed. */
   properties: Schema.Record(Schema.String, Schema.Boolean),
 })
-export type Baseline = typeof Baseline.Type
+/**
+ * A baseline as `compareBaselines` takes it: its KPIs and counts by name (`KPIS`, `COUNTS`; a name missing is no
+ * value), read from a file (`readBaseline`, which requires every one) or made from a report (`baselineOf`).
+ */
+export type Baseline = Omit<typeof BaselineSchema.Type, "kpis" | "counts"> & {
+  readonly kpis: Readonly<Record<string, number | null>>
+  readonly counts: Readonly<Record<string, number | null>>
+}
 
-const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }))
-const Seconds = Schema.NullOr(Schema.Number)
+const Seconds = Schema.NullOr(Latency)
 const Summary = Schema.Struct({ p50: Seconds, p90: Seconds, p99: Seconds, max: Seconds })
 const byPath = <S extends Schema.Top>(item: S) => Schema.Struct({ basic: item, fast: item, swap: item, xerc20: item })
 
@@ -102,17 +136,35 @@ export const ReportKpiFields = Schema.Struct({
   traceHash: TraceHash,
   traceHashAlgorithm: Schema.optionalKey(Schema.String),
   netting: Schema.Struct({ ratio: Share, totalVolume: Schema.String, unit: Schema.optionalKey(Schema.Literals(["USD", "tokens"])) }),
-  discounts: Schema.Struct({ paidBps: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative number of bps" })), settledVolume: Schema.optionalKey(Schema.String), invoicesCreated: Count, invoicesSettled: Count }),
+  discounts: Schema.Struct({ paidBps: Bps, settledVolume: Schema.optionalKey(Schema.String), invoicesCreated: Count, invoicesSettled: Count }),
   intents: Schema.Struct({ created: Count, settled: Count, byPath: byPath(Schema.Struct({ created: Count, settled: Count })) }),
   latency: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary), settlement: Schema.Struct({ ...Summary.fields, byPath: byPath(Summary) }) }),
   world: Schema.Struct({ hubReverts: Count, spokeReverts: Count }),
   properties: Schema.Array(Schema.Struct({ name: Schema.String, pass: Schema.Boolean })),
 })
 
+/**
+ * What no run gives, though each value alone is possible: more intents or invoices settled than were created (a
+ * run counts only those it created), user latency percentiles out of order (p50 above p90, p90 above p99).
+ */
+const impossibleTogether = (pairs: readonly (readonly [low: string, lowValue: number | null, high: string, highValue: number | null, what: string])[]): InputProblem[] =>
+  pairs.flatMap(([low, lowValue, high, highValue, what]) =>
+    lowValue !== null && highValue !== null && lowValue > highValue ? [{ path: low, message: `Expected ${what} of at most ${high} (${highValue}), got ${lowValue}` }] : [],
+  )
+
 /** Checks a report.json's value (`path` names it in the error) has the parts a baseline is made of. */
 export const checkReportKpiFields = (path: string, data: unknown): RunReport => {
   const decoded = decodeWithProblems(ReportKpiFields, data)
-  if (!decoded.ok) throw new BaselineFileError(`${path}: not a clearsim report.json: ${formatProblems(decoded.problems)}`)
+  const problems = decoded.ok
+    ? impossibleTogether([
+        ["intents.settled", decoded.value.intents.settled, "intents.created", decoded.value.intents.created, "a number of intents settled"],
+        ["discounts.invoicesSettled", decoded.value.discounts.invoicesSettled, "discounts.invoicesCreated", decoded.value.discounts.invoicesCreated, "a number of invoices settled"],
+        ["latency.p50", decoded.value.latency.p50, "latency.p90", decoded.value.latency.p90, "a latency"],
+        ["latency.p90", decoded.value.latency.p90, "latency.p99", decoded.value.latency.p99, "a latency"],
+        ["latency.p99", decoded.value.latency.p99, "latency.max", decoded.value.latency.max, "a latency"],
+      ])
+    : decoded.problems
+  if (problems.length > 0) throw new BaselineFileError(`${path}: not a clearsim report.json: ${formatProblems(problems)}`)
   return data as RunReport
 }
 
@@ -172,10 +224,21 @@ export const readJsonFile = (path: string, what: string): unknown => {
   }
 }
 
-/** Reads and validates a baseline file; errors name the file and what was expected. */
+/**
+ * Reads and validates a baseline file: each field as `BaselineSchema` says, and values no run gives together
+ * (`impossibleTogether`) refused too. Errors name the file, every field path at fault and what was expected.
+ */
 export const readBaseline = (path: string): Baseline => {
-  const decoded = decodeWithProblems(Baseline, readJsonFile(path, "a baseline"))
-  if (!decoded.ok) throw new BaselineFileError(`${path}: not a clearsim baseline: ${formatProblems(decoded.problems)}`)
+  const decoded = decodeWithProblems(BaselineSchema, readJsonFile(path, "a baseline"))
+  const problems = decoded.ok
+    ? impossibleTogether([
+        ["counts.intentsSettled", decoded.value.counts.intentsSettled, "counts.intentsCreated", decoded.value.counts.intentsCreated, "a number of intents settled"],
+        ["counts.invoicesSettled", decoded.value.counts.invoicesSettled, "counts.invoicesCreated", decoded.value.counts.invoicesCreated, "a number of invoices settled"],
+        ["kpis.p50LatencySeconds", decoded.value.kpis.p50LatencySeconds, "kpis.p90LatencySeconds", decoded.value.kpis.p90LatencySeconds, "a latency"],
+        ["kpis.p90LatencySeconds", decoded.value.kpis.p90LatencySeconds, "kpis.p99LatencySeconds", decoded.value.kpis.p99LatencySeconds, "a latency"],
+      ])
+    : decoded.problems
+  if (!decoded.ok || problems.length > 0) throw new BaselineFileError(`${path}: not a clearsim baseline: ${formatProblems(problems)}`)
   return decoded.value
 }
 
