@@ -21,6 +21,11 @@ const NonNegative = TransportSeconds
 const Sigma = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 20 }, { expected: "a shape σ between 0 and 20" }))
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
 
+/** What an empirical latency's points must be; the JSON Schema checks all but their order, which it cannot compare. */
+const EMPIRICAL_QUANTILES_DESCRIPTION =
+  "observed points of the delay: at least two, the first at q 0 and the last at q 1, q strictly increasing and seconds non-decreasing from one point to the next " +
+  "(the loader checks the order; an editor's JSON Schema cannot compare two points, so it only checks the count, the first and the point at q 1)"
+
 export const LatencySpec = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("fixed").annotate({ description: "always the same delay" }), seconds: NonNegative.annotate({ description: "the delay, seconds" }) }),
   Schema.Struct({
@@ -40,16 +45,28 @@ export const LatencySpec = Schema.Union([
     kind: Schema.Literal("empirical").annotate({ description: "a delay interpolated between observed quantiles" }),
     quantiles: Schema.Array(
       Schema.Struct({ q: Probability.annotate({ description: "the quantile, 0 to 1" }), seconds: NonNegative.annotate({ description: "the delay at that quantile, seconds" }) }),
-    ).check(
-      Schema.makeFilter(
-        (qs: readonly { q: number; seconds: number }[]) =>
-          qs.length >= 2 &&
-          qs[0]!.q === 0 &&
-          qs.at(-1)!.q === 1 &&
-          qs.every((p, i) => i === 0 || (p.q > qs[i - 1]!.q && p.seconds >= qs[i - 1]!.seconds)),
-        { expected: "at least two points, q from 0 to 1 strictly increasing, seconds non-decreasing" },
+    )
+      .annotate({ description: EMPIRICAL_QUANTILES_DESCRIPTION })
+      .check(
+        Schema.makeFilter(
+          (qs: readonly { q: number; seconds: number }[]) =>
+            qs.length >= 2 &&
+            qs[0]!.q === 0 &&
+            qs.at(-1)!.q === 1 &&
+            qs.every((p, i) => i === 0 || (p.q > qs[i - 1]!.q && p.seconds >= qs[i - 1]!.seconds)),
+          {
+            expected: "at least two points, q from 0 to 1 strictly increasing, seconds non-decreasing",
+            // What JSON Schema can say of the rule, for editors: two points or more, the first at q 0, one at q 1 (the
+            // last, once the points increase); the order between points it cannot compare, so the description says it.
+            toJsonSchema: () => ({
+              minItems: 2,
+              prefixItems: [{ properties: { q: { const: 0 } } }],
+              contains: { properties: { q: { const: 1 } }, required: ["q"] },
+              maxContains: 1,
+            }),
+          },
+        ),
       ),
-    ),
   }),
 ])
 export type LatencySpec = typeof LatencySpec.Type

@@ -13,7 +13,8 @@ import { LatencySpec, sampleLatencySeconds, TransportSeconds, type UniformSource
 
 const Probability = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { expected: "a probability between 0 and 1" }))
 const Seconds = TransportSeconds
-const Domain = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 0xffff_ffff }, { expected: "a domain id (uint32)" }))
+/** A chain id or the hub's domain: a positive uint32 (no chain and no hub has domain 0: a route or an outage of 0 would do nothing). */
+const Domain = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 0xffff_ffff }, { expected: "a domain id (a positive uint32: a chain id or the hub's domain)" }))
 
 export const OutageSpec = Schema.Struct({
   domain: Domain.annotate({ description: "the chain id, or the hub's domain (hub.domain, default 25327), the outage is of" }),

@@ -20,7 +20,8 @@ export const scenarioJsonSchema = (): Record<string, unknown> => {
 /**
  * Objects with named properties take no others (`additionalProperties: false`), as the loader refuses an unknown
  * key: an editor then flags `duplicateProbabilty` as the loader would. (The generator leaves them open; maps keyed
- * by name, whose `additionalProperties` is a schema, are left as they are.)
+ * by name, whose `additionalProperties` is a schema, are left as they are.) Numbers without a maximum get the
+ * largest double as one: an infinity is refused, as the loader refuses it. A field's description is on the field.
  */
 const closeObjects = (node: unknown): unknown => {
   if (Array.isArray(node)) return node.map(closeObjects)
@@ -29,6 +30,17 @@ const closeObjects = (node: unknown): unknown => {
   for (const [key, value] of Object.entries(node)) out[key] = closeObjects(value)
   // Only object schemas (`type: "object"`), not the map of a schema's properties (a scenario has a field named `properties`).
   if (out["type"] === "object" && "properties" in out && (out["additionalProperties"] === undefined || out["additionalProperties"] === true)) out["additionalProperties"] = false
+  // A description the generator left on a check it could not inline (in `allOf`) goes on the field, where editors show it.
+  if (out["description"] === undefined && Array.isArray(out["allOf"])) {
+    const described = (out["allOf"] as Record<string, unknown>[]).find((check) => typeof check["description"] === "string")
+    if (described !== undefined) {
+      out["description"] = described["description"]
+      delete described["description"]
+    }
+  }
+  // Every number of a scenario is finite (Schema.Finite, or an integer): the loader refuses YAML's `.inf`, which JSON
+  // Schema's `type: "number"` takes. JSON has no infinity to exclude, but the largest double as a maximum refuses it.
+  if (out["type"] === "number" && out["maximum"] === undefined && out["exclusiveMaximum"] === undefined) out["maximum"] = Number.MAX_VALUE
   return out
 }
 

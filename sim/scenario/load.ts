@@ -15,7 +15,7 @@ import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { assetMetricNames, knownMetricNames, METRIC_NAMES, populationMetricNames } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
 import { horizonSeconds as horizonSecondsOf } from "../world/plan.ts"
-import { ACCOUNT_FUNDING_TOKENS, MAX_TOKEN_DECIMALS, type RebalancerSpec, ScenarioSpec } from "./schema.ts"
+import { ACCOUNT_FUNDING_TOKENS, MAX_HORIZON_SECONDS, MAX_TOKEN_DECIMALS, OBJECT_MEMBERS, type RebalancerSpec, ScenarioSpec } from "./schema.ts"
 import { scriptedInTimeOrder, timelineWarnings } from "./timeline.ts"
 
 export class ScenarioError extends Error {
@@ -537,18 +537,12 @@ const checkFunding = (spec: ScenarioSpec, problems: InputProblem[]): void => {
   check("the initial liquidity", spec.initialLiquidity ?? [], (j) => `initialLiquidity[${j}].tokens`)
 }
 
-/**
- * Names every JavaScript object has (`toString`, `constructor`, `__proto__`, ...): an asset symbol is a key of the
- * spokes' token tables and of report.json's objects by asset, where such a name is taken already (the run stopped
- * with "token symbol toString is given twice" and a stack trace).
- */
-const OBJECT_MEMBERS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype))
+/** Names every JavaScript object has, which an asset symbol cannot be (`OBJECT_MEMBERS` in schema.ts). */
+const OBJECT_MEMBER_NAMES: ReadonlySet<string> = new Set(OBJECT_MEMBERS)
 
 /** The shortest period of what repeats: a range of those fields in the schema (`schema.ts`). */
 export { MIN_PERIOD_SECONDS } from "./schema.ts"
 
-/** The longest horizon: virtual milliseconds stay exact integers in a double. */
-const MAX_HORIZON_SECONDS = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
 
 /** Checks between fields: every reference to a chain or asset exists, names are unique, limits fit the strategy. */
 const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
@@ -576,7 +570,7 @@ const checkReferences = (spec: ScenarioSpec): InputProblem[] => {
   const assets = new Map<string, Set<number>>()
   spec.assets.forEach((a, i) => {
     if (assets.has(a.symbol)) problems.push({ path: `assets[${i}].symbol`, message: `asset ${a.symbol} is listed twice` })
-    if (OBJECT_MEMBERS.has(a.symbol)) {
+    if (OBJECT_MEMBER_NAMES.has(a.symbol)) {
       problems.push({ path: `assets[${i}].symbol`, message: `${a.symbol} is the name of a member every JavaScript object has (Object.prototype.${a.symbol}), which tables keyed by symbol cannot hold: expected another symbol` })
     }
     const on = new Set<number>()

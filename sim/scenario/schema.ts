@@ -10,8 +10,23 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { LatencySpec } from "../../service/transport/latency.ts"
 import { TransportSpec } from "../../service/transport/transport.ts"
+import { COVERAGE_PREDICATES } from "../metrics/properties.ts"
 
 const described = <S extends Schema.Top>(schema: S, description: string): S => schema.annotate({ description }) as S
+
+/**
+ * A rule the loader checks after decoding (`checkReferences` in load.ts, whose message names the scenario's values
+ * and places), given to editors as the JSON Schema `fragment` that says it: the check itself takes every value here,
+ * so each problem is still told once, by the loader, as before.
+ */
+const forEditors = <T>(fragment: Record<string, unknown>) => Schema.makeFilter((_: T) => true, { toJsonSchema: () => fragment })
+
+/**
+ * Names every JavaScript object has (`toString`, `constructor`, `__proto__`, ...): an asset symbol is a key of the
+ * spokes' token tables and of report.json's objects by asset, where such a name is taken already (the run stopped
+ * with "token symbol toString is given twice" and a stack trace). The loader refuses them as symbols.
+ */
+export const OBJECT_MEMBERS: readonly string[] = Object.getOwnPropertyNames(Object.prototype)
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0, { expected: "a positive integer" }))
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0, { expected: "a non-negative integer" }))
@@ -70,10 +85,33 @@ export const PriceUsd = Schema.Union([
 ]).annotate({ expected: "a positive price in USD, as a number or a decimal string" })
 export type PriceUsd = typeof PriceUsd.Type
 
+/** The longest horizon: virtual milliseconds stay exact integers in a double (and timestamps fit uint48 seconds). */
+export const MAX_HORIZON_SECONDS = Math.floor(Number.MAX_SAFE_INTEGER / 1000)
+
+/** At most `maximum` (JSON Schema's `maximum`), told of a finite number only: an infinity is told once, as not finite. */
+const finiteAtMost = (maximum: number, expected: string) =>
+  Schema.makeFilter((n: number) => !Number.isFinite(n) || n <= maximum, { expected, toJsonSchema: () => ({ maximum }) })
+
+/**
+ * A horizon in seconds or hours has its bound as a range of the field, so the JSON Schema has it too; one in epochs
+ * is bounded by the loader (its seconds depend on the hub's epochLength and blockTimeSeconds), which its description says.
+ */
 export const Horizon = Schema.Union([
-  Schema.Struct({ epochs: described(PositiveInt, "hub epochs the run covers (epochLength hub blocks each)") }),
-  Schema.Struct({ hours: described(Schema.Finite.check(Schema.isGreaterThan(0, { expected: "a positive number of hours" })), "virtual hours the run covers") }),
-  Schema.Struct({ seconds: described(PositiveSeconds, "virtual seconds the run covers") }),
+  Schema.Struct({
+    epochs: described(PositiveInt, `hub epochs the run covers (epochLength hub blocks each); in all at most ${MAX_HORIZON_SECONDS} s of virtual time (epochs × epochLength × blockTimeSeconds)`),
+  }),
+  Schema.Struct({
+    hours: described(
+      Schema.Finite.check(
+        Schema.isGreaterThan(0, { expected: "a positive number of hours" }),
+        finiteAtMost(MAX_HORIZON_SECONDS / 3600, `a number of hours virtual time can count (at most ${MAX_HORIZON_SECONDS} s, about 2.5 billion hours or 285,000 years)`),
+      ),
+      "virtual hours the run covers",
+    ),
+  }),
+  Schema.Struct({
+    seconds: described(PositiveSeconds.check(finiteAtMost(MAX_HORIZON_SECONDS, `a number of seconds virtual time can count (at most ${MAX_HORIZON_SECONDS} s, about 285,000 years)`)), "virtual seconds the run covers"),
+  }),
 ])
 
 export const HubParameters = Schema.Struct({
@@ -109,10 +147,15 @@ export const AssetOnChain = Schema.Struct({
   /** xERC20 only: the bridge's mint and burn limits (whole tokens per day, replenished linearly). */
   mintLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may mint per day, replenished linearly (default 10^30 token units)")),
   burnLimit: Schema.optionalKey(described(TokenAmount, "xERC20 only: whole tokens the bridge may burn per day, replenished linearly (default 10^30 token units)")),
-})
+}).check(
+  forEditors({
+    if: { properties: { strategy: { const: "xerc20" } }, required: ["strategy"] },
+    else: { properties: { mintLimit: false, burnLimit: false } },
+  }),
+)
 
 export const AssetSpec = Schema.Struct({
-  symbol: described(Symbol, "the asset's symbol, its ticker at the hub (agents and properties name it)"),
+  symbol: described(Symbol.check(forEditors({ not: { enum: OBJECT_MEMBERS } })), "the asset's symbol, its ticker at the hub (agents and properties name it; not a member every JavaScript object has, such as toString)"),
   discountPerEpochDbps: Schema.optionalKey(described(Dbps, "an invoice's discount grows by this each epoch (default 3)")),
   maxDiscountDbps: Schema.optionalKey(described(Dbps, "cap of an invoice's discount (default 12)")),
   prioritizedStrategy: Schema.optionalKey(described(Schema.Literals(["default", "xerc20"]), "settlement strategy the hub tries first (default \"default\")")),
@@ -203,8 +246,10 @@ export const RebalancerSpec = Schema.Struct({
   flows: described(
     Schema.Array(Schema.Struct({ from: described(ChainId, "the origin chain"), to: described(ChainId, "the destination chain (another chain)"), weight: Schema.optionalKey(described(Weight, "relative weight of this flow (default 1)")) })).check(
       Schema.isMinLength(1, { expected: "at least one flow" }),
+      // One flow at least with a positive weight (left out, it is 1).
+      forEditors({ contains: { anyOf: [{ not: { required: ["weight"] } }, { properties: { weight: { exclusiveMinimum: 0 } }, required: ["weight"] }] } }),
     ),
-    "origin → destination chains, each intent drawn by weight",
+    "origin → destination chains, each intent drawn by weight (one at least with a positive weight)",
   ),
   size: described(SizeSpec, "intent size in whole tokens: fixed, uniform or lognormal"),
   /** Path mix of the population's intents; an xERC20 asset always takes the xERC20 route. */
@@ -214,8 +259,11 @@ export const RebalancerSpec = Schema.Struct({
         basic: Schema.optionalKey(described(Weight, "relative weight of basic (netting) intents")),
         fast: Schema.optionalKey(described(Weight, "relative weight of fast-path intents, filled by solvers")),
         swap: Schema.optionalKey(described(Weight, "relative weight of fast-path swaps into swapTo")),
-      }),
-      "weights of the paths its intents take (default: all basic; a path left out here weighs 0); an xERC20 asset always takes the basic route (burn and mint)",
+      }).check(
+        // One path at least with a positive weight.
+        forEditors({ anyOf: (["basic", "fast", "swap"] as const).map((path) => ({ properties: { [path]: { exclusiveMinimum: 0 } }, required: [path] })) }),
+      ),
+      "weights of the paths its intents take, one at least above 0 (default: all basic; a path left out here weighs 0); an xERC20 asset always takes the basic route (burn and mint)",
     ),
   ),
   swapTo: Schema.optionalKey(
@@ -274,7 +322,7 @@ export const Property = Schema.Union([
     ),
     "a metric compared with a number, e.g. nettingRatio >= 0.5, latency.p99 <= 3600 or population.usdc-users.latency.p99 <= 600",
   ),
-  Schema.Struct({ coverage: described(Schema.String, "a coverage predicate, e.g. maxDiscountReached") }),
+  Schema.Struct({ coverage: described(Schema.String.check(forEditors({ enum: Object.keys(COVERAGE_PREDICATES) })), "a coverage predicate, e.g. maxDiscountReached") }),
 ])
 
 /** The latency of every route when the scenario gives none (no `transport` section, or one without `latency`). */
