@@ -8,6 +8,7 @@
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { createServer, type AddressInfo } from "node:net"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { DEVNET_FILES, type DevnetSession } from "../live/devnet.ts"
@@ -133,6 +134,47 @@ describe("clearsim up that never comes up", () => {
     const gone = Date.now() + 5_000
     while ([...anvils].some(running) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100))
     expect([...anvils].filter(running)).toEqual([])
+  }, 60_000)
+})
+
+describe("clearsim up whose start fails while a stop request is handled", () => {
+  it("reports the start's own failure (its API port taken meanwhile) with its exit code, not as a stop (130)", async () => {
+    // Was: "SIGTERM: stopped while starting; the devnet did not come up", exit 130: the port's error was not said.
+    // The stop request is a SIGTERM forwarded by a parent bin/clearsim.js (as to `up` run in a child process): it
+    // kills no chain, so the start goes on to listen on the port, which the test took meanwhile.
+    const base = mkdtempSync(join(tmpdir(), "clearsim-up-stop-failed-"))
+    dirs.push(base)
+    const out = join(base, "new", "out")
+    const taker = createServer()
+    const port = await new Promise<number>((resolve) => taker.listen(0, "127.0.0.1", () => resolve((taker.address() as AddressInfo).port)))
+    await new Promise<void>((resolve) => taker.close(() => resolve()))
+    const child = spawn(process.execPath, [bin, "up", scenario, "--port", String(port), "--no-agents", "--accounts", "1", "--out", out], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      env: { ...process.env, CLEARSIM_CHILD: "1" },
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    try {
+      const deadline = Date.now() + 30_000
+      while (descendants(child.pid!, "anvil").length === 0 && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5))
+      expect(descendants(child.pid!, "anvil").length, stderr).toBeGreaterThan(0) // past the port's probe, starting the chains
+      await new Promise<void>((resolve) => taker.listen(port, "127.0.0.1", resolve))
+      child.send({ clearsimForwardedSignal: "SIGTERM" })
+      expect(await exited, stdout + stderr).toBe(2)
+      expect(stderr).toContain("SIGTERM: stopping; the devnet is still starting")
+      expect(stderr).toContain("SIGTERM: the start failed before it could be stopped; why follows\n")
+      expect(stderr).toContain(`clearsim: --port: 127.0.0.1:${port} is already in use (another clearsim up?); pass another --port, or --port 0 for a free one\n`)
+      expect(stderr).not.toContain("stopped while starting")
+      expect(stdout).not.toContain("Ctrl-C stops it")
+    } finally {
+      child.kill("SIGKILL") // nothing left by a failing test
+      await new Promise<void>((resolve) => taker.close(() => resolve()))
+    }
+    expect(readdirSync(base)).toEqual([])
   }, 60_000)
 })
 

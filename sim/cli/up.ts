@@ -134,9 +134,10 @@ export const stopRequests = (onRequest: (signal: NodeJS.Signals, n: number) => v
  * Runs the devnet until a signal, stops it, prints the session and exits the process with `stopExitCode` (0; 1 on a
  * hub conservation violation; 2 when a file of the stop could not be written, which the summary names), or 1 when
  * the shutdown failed. A second stop request forces the exit (the chain pool's exit handler still kills anvil). A failure to
- * start rejects, for the command to report (which then removes what the start wrote), unless a stop request came
- * during the start (which stopped the chains under it): that start is abandoned (`abandon`) and the process exits
- * 130; so does a second stop request while the devnet is starting.
+ * start rejects, for the command to report (which then removes what the start wrote), unless it failed because a
+ * signal received during the start stopped the chains under it (`isChainGoneFailure`): that start is abandoned
+ * (`abandon`) and the process exits 130; so does a second stop request while the devnet is starting. A failure of
+ * the start's own (not a chain gone) is reported even when a stop request came meanwhile.
  *
  * A standard output that fails (its reader went away: `clearsim up | head -2`; a full disk) does not stop the
  * devnet, unlike other commands, which `sim/cli.ts` interrupts then (this one runs uninterruptible): users' clients
@@ -151,8 +152,10 @@ type DevnetModule = typeof import("../live/devnet.ts")
 let devnetModule: DevnetModule | undefined
 const loadDevnet = async (): Promise<DevnetModule> => (devnetModule ??= await import("../live/devnet.ts"))
 
-const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions, abandon: () => void): Promise<never> => {
+const runUp = async ({ startDevnet, isChainGoneFailure }: DevnetModule, options: DevnetOptions, abandon: () => void): Promise<never> => {
   let received: NodeJS.Signals | undefined
+  // Whether a signal reached this process itself (the chain pool's handler then killed the chains), not only forwarded.
+  let direct = false
   let wake: (() => void) | undefined
   let up = false
   const requests = stopRequests((signal, n) => {
@@ -170,7 +173,12 @@ const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions, aban
   // the start then fails (a deployment's transaction finds no chain). That failure is the stop's doing, not an error
   // to report (it was a viem stack with the calldata of a contract, exit 1, after a SIGHUP; SIGINT and SIGTERM hid
   // it by interrupting the command): the start is abandoned and the process exits 130, as a second signal makes it.
-  for (const name of SIGNALS) process.on(name, requests.direct)
+  for (const name of SIGNALS) {
+    process.on(name, (signal: NodeJS.Signals) => {
+      direct = true
+      requests.direct(signal)
+    })
+  }
   process.on(FORWARDED_SIGNAL_EVENT, requests.forwarded)
   // The start takes seconds, minutes with many --accounts (each is funded with every token on every chain): said
   // on standard error, so that a terminal is not left blank meanwhile and standard output keeps the start-up text.
@@ -181,6 +189,13 @@ const runUp = async ({ startDevnet }: DevnetModule, options: DevnetOptions, aban
     devnet = await startDevnet(options)
   } catch (error) {
     if (received === undefined) throw error
+    // Only a chain gone under the start (killed by the pool's handler of a signal received here) is the stop's
+    // doing; any other failure (the API's port taken meanwhile, a file that cannot be written) would have failed the
+    // start all the same, and is reported as it is, with its exit code. It was reported as a stop, exit 130.
+    if (!(direct && isChainGoneFailure(error))) {
+      process.stderr.write(`${time()} ${received}: the start failed before it could be stopped; why follows\n`)
+      throw error
+    }
     process.stderr.write(`${time()} ${received}: stopped while starting; the devnet did not come up\n`)
     abandon()
     process.exit(130)

@@ -30,7 +30,7 @@ import type { Address, Hex } from "../../service/domain/hex.ts"
 import { lineTrace } from "../../service/hub/inputLines.ts"
 import { encodeEndLine } from "../../service/hub/replay.ts"
 import { type AnvilSpokeChain, createAnvilSpokes, type SpokesShape } from "../../service/spoke/spoke.ts"
-import { ChainPool, TEST_MNEMONIC } from "../chains/index.ts"
+import { ChainPool, ChainStartError, ChainStoppedError, TEST_MNEMONIC } from "../chains/index.ts"
 import { REPORT_FILES, reportFileTexts, type RunReport } from "../report/report.ts"
 import { assembleRun, buildRunResult, HUB_ADDRESS, measureInFlight, type RunAssembly } from "../run.ts"
 import type { LoadedScenario } from "../scenario/load.ts"
@@ -336,6 +336,22 @@ const exitedChain = (pool: ChainPool, error: unknown): { readonly chainId: numbe
     }
   }
   return undefined
+}
+
+/**
+ * Whether a failed start failed because a chain went away under it: an anvil that did not start or exited (killed),
+ * or a call that found its chain stopped or its connection refused or cut. A signal this process receives during the
+ * start kills the chains (the chain pool's handler), and the start then fails so: `clearsim up` takes such a failure
+ * for the stop's doing. Any other failure (the API's port taken meanwhile, a file that cannot be written, a
+ * transaction that reverted) is the start's own, and is reported as such.
+ */
+export const isChainGoneFailure = (error: unknown): boolean => {
+  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof ChainStoppedError || e instanceof ChainStartError) return true
+    const code = (e as { code?: unknown }).code
+    if (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "UND_ERR_SOCKET") return true
+  }
+  return false
 }
 
 /** Listens on `host:port` and closes at once: a `DevnetListenError` if that cannot be done. */
