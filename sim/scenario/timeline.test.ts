@@ -1,6 +1,6 @@
 /**
- * The loader against the horizon: a run expected to make millions of intents, scripted times out of order or after
- * the horizon, outages that start after it. Told as warnings (the scenario loads), with the path in the file.
+ * The loader against the horizon: a run expected to make millions of intents, scripted times out of order, after
+ * the horizon or at it, outages that start after it or at it. Told as warnings (the scenario loads), with the path in the file.
  */
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
@@ -130,25 +130,64 @@ describe("scripted times", () => {
     expect(await hash("[400, 60, 200]")).toBe(await hash("[60, 200, 400]"))
   })
 
-  it("after the horizon are told at the first of them, with how many: they are never sent; one at the horizon itself is sent", () => {
+  it("after the horizon are told at the first of them, with how many: they are never sent; one at the horizon itself is sent, and told apart", () => {
     expect(warningsOf("{ seconds: 600 }", rebalancers(population("users", "{ kind: scripted, atSeconds: [60, 900, 600, 601, 30] }", 1)))).toEqual([
       ["agents.rebalancers[0].arrival.atSeconds[1]", "900 s and 1 more of these times are after the horizon (600 s): the run ends first, so these intents are never sent"],
+      [
+        "agents.rebalancers[0].arrival.atSeconds[2]",
+        "600 s is the horizon itself (600 s), the run's last millisecond: its intent is sent, then the run stops, so it is counted as created but never reaches the hub nor settles (in flight in the report)",
+      ],
     ])
     expect(warningsOf("{ hours: 0.5 }", rebalancers(population("a", "{ kind: poisson, perHour: 1 }"), population("b", "{ kind: scripted, atSeconds: [1800.0004, 1800.0006] }", 1)))).toEqual([
       ["agents.rebalancers[1].arrival.atSeconds[1]", "1800.0006 s is after the horizon (0.5 h (1,800 s)): the run ends first, so this intent is never sent"],
+      [
+        "agents.rebalancers[1].arrival.atSeconds[0]",
+        "1800.0004 s is the horizon itself (0.5 h (1,800 s)), the run's last millisecond: its intent is sent, then the run stops, so it is counted as created but never reaches the hub nor settles (in flight in the report)",
+      ],
     ])
   })
 })
 
+describe("a scripted time at the horizon itself", () => {
+  it("is told at the first of them, with how many: the intent is sent at the run's last millisecond, then the run stops", async () => {
+    // 599.9996 s is the horizon's millisecond too (the scheduler rounds to milliseconds); 599.9994 s the one before.
+    const rest = `transport: { latency: { kind: fixed, seconds: 0 } }\n${rebalancers(population("users", "{ kind: scripted, atSeconds: [30, 599.9994, 600, 599.9996] }", 1))}`
+    expect(warningsOf("{ seconds: 600 }", rest)).toEqual([
+      [
+        "agents.rebalancers[0].arrival.atSeconds[2]",
+        "600 s and 1 more of these times are the horizon itself (600 s), the run's last millisecond: their intents are sent, then the run stops, so they are counted as created but never reach the hub nor settle (in flight in the report)",
+      ],
+    ])
+    // As told: the run counts the two at the horizon as created, and the hub never hears of them, even with no latency.
+    const atHorizon = twoChainUsdc("at-horizon", "{ seconds: 600 }", `transport: { latency: { kind: fixed, seconds: 0 } }\n${rebalancers(population("users", "{ kind: scripted, atSeconds: [600, 599.9996] }", 1))}`)
+    const { report } = await runScenario(atHorizon, { seed: 1, backend: "memory" })
+    expect([report.intents.created, report.intents.settled, report.hubInputs]).toEqual([2, 0, expect.any(Number)])
+    const { report: none } = await runScenario(twoChainUsdc("none", "{ seconds: 600 }", "transport: { latency: { kind: fixed, seconds: 0 } }\nagents: {}"), { seed: 1, backend: "memory" })
+    // No input of theirs reached the hub: as many hub inputs as a run without them.
+    expect(report.hubInputs).toBe(none.hubInputs)
+  })
+})
+
 describe("an outage that starts after the horizon", () => {
-  it("is told at its fromSeconds: it never happens; one starting at the horizon itself is not", () => {
+  it("is told at its fromSeconds: it never happens; one starting at the horizon itself is told apart (it begins as the run stops)", () => {
     const outages = (list: string) => warningsOf("{ seconds: 600 }", `transport:\n  faults:\n    outages: [${list}]\n${rebalancers(population("users", "{ kind: poisson, perHour: 60 }"))}`)
     expect(outages("{ domain: 31002, kind: partition, fromSeconds: 100, toSeconds: 700 }, { domain: 31001, kind: halt, fromSeconds: 600.5, toSeconds: 900 }, { domain: 25327, kind: pause, fromSeconds: 1200, toSeconds: 1300 }")).toEqual([
       ["transport.faults.outages[1].fromSeconds", "the halt of chain 31001 starts at 600.5 s, after the horizon (600 s): the run ends first, so it never happens"],
       ["transport.faults.outages[2].fromSeconds", "the pause of the hub starts at 1200 s, after the horizon (600 s): the run ends first, so it never happens"],
     ])
-    // At the horizon's millisecond the world still acts on it; from the next one (600.0004 s starts at 600,001 ms), never.
-    expect(outages("{ domain: 31002, kind: partition, fromSeconds: 600, toSeconds: 700 }")).toEqual([])
+    // At the horizon's millisecond the world still acts on it, and the run stops right then (told apart); from the
+    // next one (600.0004 s starts at 600,001 ms), never.
+    expect(outages("{ domain: 31002, kind: partition, fromSeconds: 600, toSeconds: 700 }, { domain: 25327, kind: pause, fromSeconds: 599.9995, toSeconds: 700 }")).toEqual([
+      [
+        "transport.faults.outages[0].fromSeconds",
+        "the partition of chain 31002 starts at 600 s, the horizon itself (600 s), the run's last millisecond: the run stops as it begins, so it holds back no message, block or delivery of the run",
+      ],
+      [
+        "transport.faults.outages[1].fromSeconds",
+        "the pause of the hub starts at 599.9995 s, the horizon itself (600 s), the run's last millisecond: the run stops as it begins, so it holds back no message, block or delivery of the run",
+      ],
+    ])
+    expect(outages("{ domain: 31002, kind: partition, fromSeconds: 599.999, toSeconds: 700 }")).toEqual([])
     expect(outages("{ domain: 31002, kind: partition, fromSeconds: 600.0004, toSeconds: 700 }").map(([path]) => path)).toEqual(["transport.faults.outages[0].fromSeconds"])
   })
 })

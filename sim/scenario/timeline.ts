@@ -26,6 +26,12 @@ export const LARGE_RUN_EPOCHS = 1_000_000
 /** Whether a scripted time (seconds) is after the horizon: the scheduler runs events up to the horizon's millisecond, inclusive. */
 const afterHorizon = (seconds: number, horizonSeconds: number): boolean => Math.round(seconds * 1000) > horizonSeconds * 1000
 
+/**
+ * Whether a scripted time (seconds) is at the horizon's millisecond: the last the scheduler runs, after which the run
+ * stops (an intent sent then is counted as created but never reaches the hub).
+ */
+const atHorizon = (seconds: number, horizonSeconds: number): boolean => !afterHorizon(seconds, horizonSeconds) && Math.round(seconds * 1000) === Math.floor(horizonSeconds * 1000)
+
 /** Intents one population's arrivals make over `horizonSeconds`, on average (scripted: exactly, those in the horizon). */
 export const expectedArrivals = (arrival: ArrivalSpec, horizonSeconds: number): number => {
   switch (arrival.kind) {
@@ -111,8 +117,8 @@ const manyEpochs = (spec: ScenarioSpec, horizonSeconds: number, horizon: string)
 /**
  * The warnings of a scenario's timeline: more than `LARGE_RUN_EPOCHS` epochs (at `horizon`, with their cost and how
  * to have fewer), more than `LARGE_RUN_INTENTS` intents expected (at `horizon`, with each population's share, rate
- * and the horizon), scripted times after the horizon (at the first such time of each
- * population) and outages that start after it (at their `fromSeconds`). Paths are those of the file as written.
+ * and the horizon), scripted times after the horizon or at it (at the first such time of each population) and
+ * outages that start after it or at it (at their `fromSeconds`). Paths are those of the file as written.
  */
 export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
   const warnings: InputProblem[] = []
@@ -146,11 +152,32 @@ export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
       message: `${r.arrival.atSeconds[first]} s ${more} after the horizon (${horizon}): the run ends first, so ${late.length === 1 ? "this intent is" : "these intents are"} never sent`,
     })
   })
+  spec.agents.rebalancers?.forEach((r, i) => {
+    if (r.arrival.kind !== "scripted") return
+    const last = r.arrival.atSeconds.flatMap((t, j) => (atHorizon(t, horizonSeconds) ? [j] : []))
+    const first = last[0]
+    if (first === undefined) return
+    const more = last.length === 1 ? "is" : `and ${last.length - 1} more of these times are`
+    warnings.push({
+      path: `agents.rebalancers[${i}].arrival.atSeconds[${first}]`,
+      message:
+        `${r.arrival.atSeconds[first]} s ${more} the horizon itself (${horizon}), the run's last millisecond: ${last.length === 1 ? "its intent is" : "their intents are"} sent, ` +
+        `then the run stops, so ${last.length === 1 ? "it is" : "they are"} counted as created but never ${last.length === 1 ? "reaches" : "reach"} the hub nor settle${last.length === 1 ? "s" : ""} (in flight in the report)`,
+    })
+  })
   const hubDomain = spec.hub?.domain ?? HUB_DEFAULTS.hubDomain
   spec.transport?.faults?.outages?.forEach((o, i) => {
-    // On the millisecond the world acts on (`outageMs`): a window starting at the horizon itself still begins.
-    if (!(outageMs(o.fromSeconds) > horizonSeconds * 1000)) return
     const what = o.domain === hubDomain ? "the hub" : `chain ${o.domain}`
+    // On the millisecond the world acts on (`outageMs`): a window starting at the horizon itself still begins, and
+    // the run stops right then.
+    const startMs = outageMs(o.fromSeconds)
+    if (startMs === Math.floor(horizonSeconds * 1000)) {
+      warnings.push({
+        path: `transport.faults.outages[${i}].fromSeconds`,
+        message: `the ${o.kind} of ${what} starts at ${o.fromSeconds} s, the horizon itself (${horizon}), the run's last millisecond: the run stops as it begins, so it holds back no message, block or delivery of the run`,
+      })
+    }
+    if (!(startMs > horizonSeconds * 1000)) return
     warnings.push({
       path: `transport.faults.outages[${i}].fromSeconds`,
       message: `the ${o.kind} of ${what} starts at ${o.fromSeconds} s, after the horizon (${horizon}): the run ends first, so it never happens`,
