@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import { Command } from "effect/cli"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { TWO_USERS_USDC, twoChainUsdcText } from "../scenario/testing.ts"
+import { latencyText, type RunReport } from "../report/report.ts"
 import { rerunCommandLine, runCommand } from "./run.ts"
 
 // Two quiet chains, a few minutes, three runs from seed 5, and a property no run can meet.
@@ -269,11 +270,29 @@ describe("clearsim run", () => {
     try {
       const result = await run([join(import.meta.dirname, "../../scenarios/one-sided-drain.yaml"), "--out", dir])
       const report = JSON.parse(readFileSync(join(dir, "report.json"), "utf8")) as { latency: { byPopulation: Record<string, { p99: number }> } }
-      const p99 = (name: string) => Math.round(report.latency.byPopulation[name]!.p99)
+      const p99 = (name: string) => report.latency.byPopulation[name]!.p99
       expect(result.out).toContain(`  p99 by population (creation to paid): drainers ${p99("drainers")}s, mm (arbitrageur) ${p99("mm")}s\n  trace hash `)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  it("shows latencies to the millisecond, as the property lines and report.md do: a failing p99 bound never reads as met", async () => {
+    dir = mkdtempSync(join(tmpdir(), "clearsim-run-latency-"))
+    // The quickstart's p99 is 497.44 s: a bound of 497 fails, which a summary rounding to "497s" seemed to contradict.
+    const file = join(dir, "quickstart.yaml")
+    writeFileSync(file, readFileSync(join(import.meta.dirname, "../../scenarios/quickstart.yaml"), "utf8").replace(/^properties:\n/m, "properties:\n  - p99LatencySeconds <= 497\n"))
+    const r = await run([file, "--chains", "memory", "--out", join(dir, "out")])
+    expect(process.exitCode).toBe(1)
+    const report = JSON.parse(readFileSync(join(dir, "out", "report.json"), "utf8")) as RunReport
+    expect([report.latency.p50, report.latency.p90, report.latency.p99, report.latency.max, report.latency.settlement.p99]).toEqual([128, 216, 497.44, 1840, 496.64])
+    expect(r.out).toContain("  latency p50/p90/p99/max 128s / 216s / 497.44s / 1840s (user), settlement p99 496.64s\n")
+    expect(r.out).toContain("  p99 by population (creation to paid): users 481.64s, xt-bridgers 1023.52s\n")
+    expect(r.out).toContain("  FAILED p99LatencySeconds <= 497 (value 497.44)\n")
+    // report.md's table gives the same figures.
+    expect(readFileSync(join(dir, "out", "report.md"), "utf8")).toContain("| all | 508 | 497 | 492 | 128 | 216 | 497.44 | 1840 | ")
+    // To the millisecond, trailing zeros dropped; no value is a dash.
+    expect([latencyText(0.0004), latencyText(0.001), latencyText(688.479999999999), latencyText(12.5), latencyText(3600), latencyText(null)]).toEqual(["0s", "0.001s", "688.48s", "12.5s", "3600s", "–"])
   })
 })
 

@@ -14,7 +14,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
-import { agentIntentsSuffix, firstFailingEpochText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, totalText, writeReportFiles, type RunReport } from "../report/report.ts"
+import { agentIntentsSuffix, firstFailingEpochText, latencyText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, totalText, writeReportFiles, type RunReport } from "../report/report.ts"
 import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
 import { isReplaceFilesError, isSymbolicLink, systemErrorText } from "../files.ts"
 import { type Backend, runScenario } from "../run.ts"
@@ -128,12 +128,12 @@ const summary = (r: RunReport, dir: string): string => {
   const lines = [
     `${r.scenario.name} seed ${r.seed} on ${r.backend}: ${r.passed ? "PASS" : "FAIL"} (${r.wallSeconds.toFixed(1)} s wall, ${r.epochs.count} ${r.epochs.count === 1 ? "epoch" : "epochs"})`,
     `  user intents ${r.intents.created} created, ${r.intents.settled} settled, ${r.latency.count} receivers paid${agentIntentsSuffix(r)}; netting ratio ${nettingRatioText(r)}${r.netting.unit === "USD" && r.netting.totalVolume !== "0" ? " (by USD value)" : ""}; discount paid ${totalText(r.discounts.paid, r.discounts.unit)} (${r.discounts.paidBps} bps of volume settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `, ${r.discounts.paidBpsOfInvoices} bps of invoices`})`,
-    `  latency p50/p90/p99/max ${[r.latency.p50, r.latency.p90, r.latency.p99, r.latency.max].map((x) => (x === null ? "–" : `${Math.round(x)}s`)).join(" / ")} (user), settlement p99 ${r.latency.settlement.p99 === null ? "–" : `${Math.round(r.latency.settlement.p99)}s`}`,
+    `  latency p50/p90/p99/max ${[r.latency.p50, r.latency.p90, r.latency.p99, r.latency.max].map(latencyText).join(" / ")} (user), settlement p99 ${latencyText(r.latency.settlement.p99)}`,
     `  trace hash ${r.traceHash}`,
   ]
   // With more than one population paid, each one's p99: users' latency apart from the agents' own intents.
   const paid = populationLatencyRows(r).filter((p) => p.user.p99 !== null)
-  if (paid.length > 1) lines.splice(3, 0, `  p99 by population (creation to paid): ${paid.map((p) => `${p.label} ${Math.round(p.user.p99!)}s`).join(", ")}`)
+  if (paid.length > 1) lines.splice(3, 0, `  p99 by population (creation to paid): ${paid.map((p) => `${p.label} ${latencyText(p.user.p99)}`).join(", ")}`)
   for (const p of r.properties.filter((p) => !p.pass)) {
     lines.push(`  FAILED ${p.name}${p.value === undefined ? "" : ` (value ${p.value})`}${p.firstFailingEpoch === undefined ? "" : `, failing since epoch ${firstFailingEpochText(p)}`}${p.reason === undefined ? "" : `: ${p.reason}`}`)
   }

@@ -388,6 +388,13 @@ export const buildMetricsSection = (metrics: MetricsCollector) => {
 const cell = (v: number | null): string => (v === null ? "–" : String(v))
 
 /**
+ * A latency as `clearsim run`'s summary shows it: seconds to the millisecond, trailing zeros dropped ("497.44s",
+ * "128s", "0.001s"; "–" for no value): the value report.json, report.md, the property lines and `check`'s diffs give,
+ * so that `p99 497.44s` is never shown beside `p99LatencySeconds <= 497` failing with 497.44, as a rounded "497s" was.
+ */
+export const latencyText = (seconds: number | null | undefined): string => (seconds === null || seconds === undefined ? "–" : `${toMilliseconds(seconds)}s`)
+
+/**
  * Text from a scenario file as Markdown shows it literally (a description is text, not markup): HTML's `<`, `>` and
  * `&` as entities; the characters of emphasis, strikethrough, code, links and tables escaped; each line's indentation
  * dropped (it would make code) and what would start a heading, a list, a quote or a rule at a line's start escaped.
