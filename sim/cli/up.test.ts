@@ -215,6 +215,47 @@ describe("clearsim up on an output directory another clearsim up is writing into
   }, 60_000)
 })
 
+describe("clearsim up restarted into the output directory of a previous session", () => {
+  it("removes the previous session's files as it starts, and says so: mid-session the directory holds no report that is not of its trace", async () => {
+    // Was: the previous session's report.*, timeseries.csv and session.json stayed next to the new session's trace
+    // (and its devnet.json next to the new one's start) until the new session stopped.
+    const out = mkdtempSync(join(tmpdir(), "clearsim-up-restarted-"))
+    dirs.push(out)
+    const session = async (during: (output: string) => void): Promise<string> => {
+      const child = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+      let output = ""
+      child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
+      child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+      try {
+        const deadline = Date.now() + 30_000
+        while (!output.includes("Ctrl-C stops it") && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50))
+        expect(output).toContain("Ctrl-C stops it")
+        during(output)
+        child.kill("SIGINT")
+        expect(await exited, output).toBe(0)
+      } finally {
+        child.kill("SIGKILL") // nothing left by a failing test
+      }
+      return output
+    }
+    const reportFiles = ["report.json", "report.md", "report.html", "timeseries.csv", "session.json"]
+    const first = await session(() => undefined)
+    expect(first).not.toContain("removed the previous session's")
+    const firstSession = readFileSync(join(out, "session.json"), "utf8")
+    await session((output) => {
+      expect(output).toContain(`clearsim up: removed the previous session's devnet.json, trace.jsonl, report.json, report.md, report.html, timeseries.csv, session.json from ${out}; this session writes its own there\n`)
+      expect(reportFiles.filter((name) => existsSync(join(out, name)))).toEqual([])
+      const apiUrl = /^API {10}(\S+)/m.exec(output)?.[1]
+      expect(JSON.parse(readFileSync(join(out, "devnet.json"), "utf8")).apiUrl).toBe(apiUrl)
+    })
+    expect(reportFiles.filter((name) => existsSync(join(out, name)))).toEqual(reportFiles)
+    expect(readFileSync(join(out, "session.json"), "utf8")).not.toBe(firstSession)
+    const replay = spawnSync(process.execPath, [bin, "hub", "replay", join(out, "trace.jsonl")], { cwd: root, encoding: "utf8", timeout: 30_000 })
+    expect(replay.status, replay.stderr).toBe(0)
+  }, 90_000)
+})
+
 describe("clearsim up's stop summary", () => {
   const session = (traceError?: DevnetSession["traceError"]): DevnetSession =>
     ({

@@ -1,11 +1,11 @@
 /**
  * `clearsim up [scenario.yaml] [--port 8080] [--host 127.0.0.1] [--no-agents] [--accounts 5] [--seed N] [--out DIR]`:
- * a live local devnet in real time (`sim/live/devnet.ts`) until SIGINT/SIGTERM/SIGHUP, then a clean shutdown
+ * (the files a previous session left in DIR removed first) a live local devnet in real time (`sim/live/devnet.ts`) until SIGINT/SIGTERM/SIGHUP, then a clean shutdown
  * (API server, scheduler, chains), the trace and a report of the session in DIR, and exit 0 (1 on a hub conservation violation; 141 or 2 when its
  * standard output failed during the session, see `runUp`; 2 when a file of the stop could not be written). The wall-clock time of log lines comes from the
  * real-time adapter.
  */
-import { existsSync, rmSync } from "node:fs"
+import { existsSync, lstatSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Console from "effect/Console"
@@ -215,6 +215,26 @@ const runUp = async ({ startDevnet, isChainGoneFailure }: DevnetModule, options:
   }
 }
 
+/**
+ * Removes the files of `files` that a previous session left in `dir` (its devnet.json, trace, report, session.json),
+ * and returns their names. Left there until this session's stop overwrote them, they were read mid-session as this
+ * session's: a report that did not match the trace next to it, a devnet.json with another session's URLs.
+ */
+export const removePreviousSession = (dir: string, files: readonly string[]): string[] => {
+  const removed: string[] = []
+  for (const name of files) {
+    const path = join(dir, name)
+    try {
+      lstatSync(path)
+    } catch {
+      continue // none
+    }
+    rmSync(path, { force: true })
+    removed.push(name)
+  }
+  return removed
+}
+
 /** `up`'s scenario argument when none is given. */
 const DEFAULT_UP_SCENARIO = "scenarios/quickstart.yaml"
 
@@ -297,6 +317,10 @@ export const upCommand = Command.make(
             }
             lock = claim
             process.once("exit", claim.release)
+            // Only now that the directory is this session's: what a previous session left there goes, said on the
+            // start's output, so that the directory never holds one session's report next to another's trace.
+            const removed = removePreviousSession(options.outDir, devnet.DEVNET_FILES)
+            if (removed.length > 0) process.stderr.write(`clearsim up: removed the previous session's ${removed.join(", ")} from ${options.outDir}; this session writes its own there\n`)
           },
           catch: (error) => error,
         })
