@@ -1003,6 +1003,55 @@ describe("netting ratio properties of xERC20 assets", () => {
   })
 })
 
+describe("path latency properties without a sender", () => {
+  /** `valid` (USDC on both chains, its users sending basic intents only) with these paths and properties. */
+  const withPaths = (paths: string | undefined, properties: readonly string[]) =>
+    valid
+      .replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", `size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }${paths === undefined ? "" : `\n      paths: ${paths}`}`)
+      .replace("  - nettingRatio >= 0.5\n  - { coverage: invoiceCreated }\n", properties.map((p) => `  - ${p}\n`).join(""))
+  const told = (text: string) => parseScenario(text, "w.yaml").warnings.filter((w) => w.path.startsWith("properties")).map((w) => [w.path, w.message])
+  const latencies = ["latency.fast.p99 <= 600", "latency.settlement.swap.max <= 7200", "latency.xerc20.p50 <= 600", "latency.basic.p90 <= 7200", "latency.p99 <= 7200"]
+  const tail = `and a path's latencies are of rebalancers' intents only; the property fails with "no samples"`
+
+  it("are told at the property when no rebalancer sends on the path (a weight of 0 or left out), and the scenario still loads", () => {
+    const fast = `latency.fast.p99 has no value: no rebalancer sends fast-path intents (none has a fast weight in paths and a flow from a chain where its asset is not an xERC20, nor a swap weight and such a flow to a chain without another asset to swap into, which sends the swap as a fast intent), ${tail}`
+    const swap = `latency.settlement.swap.max has no value: no rebalancer sends swaps (none has a swap weight in paths and a flow from a chain where its asset is not an xERC20 to a chain with another asset to swap into), ${tail}`
+    const xerc20 = `latency.xerc20.p50 has no value: no rebalancer sends xERC20 intents (none has a flow from a chain where its asset is an xERC20), ${tail}`
+    expect(told(withPaths(undefined, latencies))).toEqual([
+      ["properties[0]", fast],
+      ["properties[1]", swap],
+      ["properties[2]", xerc20],
+    ])
+    expect(told(withPaths("{ basic: 1, fast: 0 }", latencies)).map(([path]) => path)).toEqual(["properties[0]", "properties[1]", "properties[2]"])
+    // Fast intents refused a fast path fall back to basic: a fast weight alone sends on both.
+    expect(told(withPaths("{ fast: 1 }", latencies)).map(([path]) => path)).toEqual(["properties[1]", "properties[2]"])
+    // Swaps with no second asset on the destination are sent as fast intents (the loader refuses swaps no flow can make).
+    // (USDT on 31002 only: the flow to 31002 swaps, the one to 31001 sends a fast intent, which may fall back to basic.)
+    const withUsdt = (text: string) => text.replace("agents:\n", "  - symbol: USDT\n    chains: [{ chain: 31002, decimals: 6 }]\nagents:\n")
+    expect(told(withUsdt(withPaths("{ swap: 1 }", latencies))).map(([path]) => path)).toEqual(["properties[2]"])
+    expect(told(withUsdt(withPaths("{ swap: 1 }", latencies)).replace("{ from: 31002, to: 31001 }", "{ from: 31002, to: 31001, weight: 0 }")).map(([path]) => path)).toEqual([
+      "properties[0]",
+      "properties[2]",
+      "properties[3]",
+    ])
+    // USDC an xERC20 on 31001: its flow from there takes the xERC20 route; a flow of weight 0 sends nothing.
+    const xerc20From31001 = withPaths(undefined, latencies).replace("      - { chain: 31001, decimals: 6 }", "      - { chain: 31001, decimals: 6, strategy: xerc20 }")
+    expect(told(xerc20From31001).map(([path]) => path)).toEqual(["properties[0]", "properties[1]"])
+    expect(told(xerc20From31001.replace("{ from: 31001, to: 31002 }", "{ from: 31001, to: 31002, weight: 0 }")).map(([path]) => path)).toEqual(["properties[0]", "properties[1]", "properties[2]"])
+  })
+
+  it("fail the run with no samples, as told", async () => {
+    const { runScenario } = await import("../run.ts")
+    const loaded = parseScenario(withPaths(undefined, ["latency.fast.p99 <= 600", "latency.basic.max <= 7200"]).replace("horizon: { hours: 2 }", "horizon: { hours: 1 }"), "w.yaml")
+    const { report } = await runScenario(loaded, { seed: 7, backend: "memory" })
+    expect(report.intents.created).toBeGreaterThan(10)
+    const [fast, basic] = report.properties
+    expect([fast?.pass, fast?.reason]).toEqual([false, "no samples: the run produced no value for latency.fast.p99"])
+    // The path its users send on has its latencies.
+    expect(basic?.value).toBeGreaterThan(0)
+  })
+})
+
 describe("a domain gas limit below one settlement", () => {
   it("is told at hub.domainGasLimit (every settlement batch would revert), and the scenario still loads", () => {
     const limited = (limit: number) => parseScenario(`hub: { domainGasLimit: ${limit} }\n${valid}`, "w.yaml").warnings.map((w) => [w.path, w.message, w.line])

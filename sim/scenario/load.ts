@@ -11,6 +11,7 @@ import { MAX_XERC20_LIMIT, tokensToUnits, tokensToUnitsRounded } from "../../ser
 import { decodeWithProblems, type InputProblem, pathKeys } from "../../service/domain/schemas.ts"
 import type { LatencySpec } from "../../service/transport/latency.ts"
 import { inOutageWindow, MIN_REFUSAL_RETRY_SECONDS, outageMs } from "../../service/transport/transport.ts"
+import type { IntentPath } from "../metrics/collector.ts"
 import { COVERAGE_PREDICATES, parseComparison } from "../metrics/properties.ts"
 import { assetMetricNames, knownMetricNames, METRIC_NAMES, populationMetricNames } from "../report/report.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
@@ -391,12 +392,15 @@ export const settlementsNeverSent = (spec: ScenarioSpec): InputProblem[] => {
 /**
  * Netting ratio properties that can have no value: an asset that is an xERC20 on every chain is burnt and minted,
  * never held in custody, so it has no netting ratio (`asset.<S>.nettingRatio`), and a scenario of such assets only
- * has none overall (`nettingRatio`, `netting.ratio`). Such a property fails every run with "no samples". Told, not
- * refused: it is the run's verdict to give.
+ * has none overall (`nettingRatio`, `netting.ratio`). A path's latency (`latency.<path>.<q>`,
+ * `latency.settlement.<path>.<q>`) has samples of users' intents only, the rebalancers' (`sim/metrics/collector.ts`):
+ * none when no rebalancer sends on that path. Such a property fails every run with "no samples". Told, not refused:
+ * it is the run's verdict to give.
  */
 export const propertiesWithoutValue = (spec: ScenarioSpec): InputProblem[] => {
   const xerc20Only = new Set(spec.assets.filter((a) => a.chains.every((c) => c.strategy === "xerc20")).map((a) => a.symbol))
   const allXerc20 = spec.assets.every((a) => xerc20Only.has(a.symbol))
+  const sentPaths = pathsSent(spec)
   const warnings: InputProblem[] = []
   spec.properties?.forEach((property, i) => {
     if (typeof property !== "string") return
@@ -407,13 +411,47 @@ export const propertiesWithoutValue = (spec: ScenarioSpec): InputProblem[] => {
       return // refused above
     }
     const symbol = /^asset\.(.+)\.nettingRatio$/u.exec(metric)?.[1]
-    if (symbol !== undefined && xerc20Only.has(symbol)) {
+    const path = /^latency\.(?:settlement\.)?(basic|fast|swap|xerc20)\.(?:p50|p90|p99|max)$/u.exec(metric)?.[1] as IntentPath | undefined
+    if (path !== undefined && !sentPaths.has(path)) {
+      warnings.push({ path: `properties[${i}]`, message: `${metric} has no value: ${NO_SENDER[path]}, and a path's latencies are of rebalancers' intents only; the property fails with "no samples"` })
+    } else if (symbol !== undefined && xerc20Only.has(symbol)) {
       warnings.push({ path: `properties[${i}]`, message: `${metric} has no value: ${symbol} is an xERC20 on every chain, burnt and minted, never held in custody, so it has no netting ratio; the property fails with "no samples"` })
     } else if ((metric === "nettingRatio" || metric === "netting.ratio") && allXerc20) {
       warnings.push({ path: `properties[${i}]`, message: `${metric} has no value: every asset is an xERC20 on every chain, burnt and minted, never held in custody, so the run has no netting ratio; the property fails with "no samples"` })
     }
   })
   return warnings
+}
+
+/** Why no rebalancer sends on a path, as `pathsSent` decides it. */
+const NO_SENDER: Readonly<Record<IntentPath, string>> = {
+  basic: "no rebalancer sends basic intents (none has a flow from a chain where its asset is not an xERC20 with a basic weight in paths, paths left out being all basic, nor a fast intent to fall back to basic when the fast path is refused)",
+  fast: "no rebalancer sends fast-path intents (none has a fast weight in paths and a flow from a chain where its asset is not an xERC20, nor a swap weight and such a flow to a chain without another asset to swap into, which sends the swap as a fast intent)",
+  swap: "no rebalancer sends swaps (none has a swap weight in paths and a flow from a chain where its asset is not an xERC20 to a chain with another asset to swap into)",
+  xerc20: "no rebalancer sends xERC20 intents (none has a flow from a chain where its asset is an xERC20)",
+}
+
+/**
+ * The paths some rebalancer may send on (sim/agents/rebalancer.ts), over its flows of positive weight: an intent from
+ * a chain where the asset is an xERC20 takes the xERC20 route; from elsewhere, a path drawn by the weights (all basic
+ * without paths), a swap without an asset to swap into on the destination sent as a fast intent, and a fast intent
+ * refused a fast path sent as a basic one.
+ */
+const pathsSent = (spec: ScenarioSpec): Set<IntentPath> => {
+  const sent = new Set<IntentPath>()
+  for (const r of spec.agents.rebalancers ?? []) {
+    const flows = r.flows.filter((f) => (f.weight ?? 1) > 0)
+    if (flows.some((f) => assetOnChain(spec, r.asset, f.from)?.strategy === "xerc20")) sent.add("xerc20")
+    const others = flows.filter((f) => (assetOnChain(spec, r.asset, f.from)?.strategy ?? "default") === "default")
+    if (others.length === 0) continue
+    const weight = (path: "basic" | "fast" | "swap") => (r.paths === undefined ? (path === "basic" ? 1 : 0) : (r.paths[path] ?? 0))
+    const swaps = weight("swap") > 0
+    if (swaps && others.some((f) => swapTarget(spec, r, f.to) !== undefined)) sent.add("swap")
+    const fast = weight("fast") > 0 || (swaps && others.some((f) => swapTarget(spec, r, f.to) === undefined))
+    if (fast) sent.add("fast")
+    if (weight("basic") > 0 || fast) sent.add("basic")
+  }
+  return sent
 }
 
 /**
