@@ -6,13 +6,13 @@
 import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApiServer, startApiServer } from "../service/api/server.ts"
 import { makeTestService } from "../service/api/testing.ts"
-import { findOnPath, k6CommandLine, parseLoadtestArgs, preflight, UsageError } from "./run.ts"
+import { findOnPath, k6CommandLine, parseLoadtestArgs, preflight, UsageError, WATCHDOG_NAME } from "./run.ts"
 
 const root = join(import.meta.dirname, "..")
 let dir: string
@@ -57,6 +57,29 @@ const runner = (args: readonly string[], path: string, env: Record<string, strin
   })
 
 const emptyDir = () => mkdtempSync(join(dir, "empty-"))
+
+/** Whether `pid` runs (exists and is not a zombie). */
+const running = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
+  } catch {
+    return false
+  }
+}
+
+/** The pids of the running watchdogs of k6's process group `group` (Linux /proc). */
+const watchdogsOf = (group: number): number[] =>
+  readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").join(" ").includes(`${WATCHDOG_NAME} ${group}`) && running(Number(name))
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
 
 describe("npm run loadtest", () => {
   it("without k6 on PATH: exit 1, how to install k6, and that clearsim up must be running", async () => {
@@ -129,7 +152,7 @@ describe("npm run loadtest", () => {
 if [ "$1" = "version" ]; then echo "k6 v1.3.0 (commit/fake, go1.24.4, linux/amd64)"; exit 0; fi
 n=0
 trap 'n=$((n+1))' INT
-: > "$FAKE_K6_STARTED"
+echo $$ > "$FAKE_K6_STARTED"
 i=0
 while [ $i -lt 100 ]; do
   sleep 0.05
@@ -155,17 +178,39 @@ exit 0
       const deadline = Date.now() + 20_000
       while (!existsSync(marker) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 20))
       expect(existsSync(marker)).toBe(true)
-      return { child, exited }
+      return { child, exited, k6: Number(readFileSync(marker, "utf8").trim()) }
     }
 
     it.skipIf(process.platform === "win32")("a SIGINT to the runner alone (a supervisor's, kill -INT): k6 gets it and stops", async () => {
       // Was: the runner ignored SIGINT (for a terminal's Ctrl-C, which reached k6 directly): k6 ran on to its end.
-      const { child, exited } = await started("alone")
+      const { child, exited, k6 } = await started("alone")
       try {
         child.kill("SIGINT")
         expect(await exited).toBe(41)
       } finally {
         child.kill("SIGKILL")
+      }
+      expect(watchdogsOf(k6)).toEqual([]) // k6 done, its watchdog killed by the runner
+    }, 30_000)
+
+    it.skipIf(process.platform === "win32")("a runner killed outright (SIGKILL): k6 is stopped (its watchdog sends its group SIGTERM), and the watchdog ends", async () => {
+      // Was: k6, in a process group of its own, ran on to its end with nobody to stop it.
+      const { child, exited, k6 } = await started("killed")
+      expect(watchdogsOf(k6)).toHaveLength(1)
+      try {
+        child.kill("SIGKILL")
+        await exited
+        const deadline = Date.now() + 3_000
+        while (running(k6) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        expect(running(k6)).toBe(false)
+        while (watchdogsOf(k6).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        expect(watchdogsOf(k6)).toEqual([])
+      } finally {
+        try {
+          process.kill(-k6, "SIGKILL") // nothing left by a failing test
+        } catch {
+          // gone
+        }
       }
     }, 30_000)
 

@@ -4,7 +4,7 @@
  * passed on to k6 once each. When k6 is missing it
  * says how to install it; when nothing answers at the base URL it says to start `npm run up` first.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { accessSync, constants, statSync } from "node:fs"
 import { constants as os } from "node:os"
 import { delimiter, join } from "node:path"
@@ -175,6 +175,33 @@ export const preflight = async (baseUrl: string): Promise<string | undefined> =>
   }
 }
 
+/**
+ * The watchdog's script: it waits for the end of its standard input, a pipe from the runner that the kernel closes
+ * when the runner ends, however it ends, then sends SIGTERM to k6's process group, `$1` (k6 stops as on a Ctrl-C:
+ * gracefully, its summary printed). Nothing is ever written to the pipe.
+ */
+export const WATCHDOG_SCRIPT = 'read -r _ || :; kill -TERM -"$1" 2>/dev/null'
+/** The watchdog's `$0`, which names it in process lists. */
+export const WATCHDOG_NAME = "clearsim-k6-watchdog"
+
+/**
+ * Starts the watchdog of k6's process group `group` (k6's pid): a shell in a process group of its own (a terminal's
+ * Ctrl-C is not for it) blocked on a read, so no CPU and a shell's memory while k6 runs. k6 runs in a group of its
+ * own so that the runner can pass signals on; a runner killed outright passed nothing, and k6 ran on to its end,
+ * its load going on with nobody to stop it. (Linux's parent-death signal would do it without a process, but Node
+ * cannot set it for a child.) The runner kills the watchdog when k6 exits. Without a shell, no watchdog.
+ */
+const startWatchdog = (group: number): ChildProcess | undefined => {
+  try {
+    const watchdog = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT, WATCHDOG_NAME, String(group)], { stdio: ["pipe", "ignore", "ignore"], detached: true })
+    watchdog.on("error", () => undefined) // no /bin/sh: no watchdog
+    watchdog.stdin?.on("error", () => undefined) // its end gone (the watchdog killed): nothing to write anyway
+    return watchdog
+  } catch {
+    return undefined
+  }
+}
+
 const main = async (): Promise<number> => {
   let args: LoadtestArgs | "help"
   try {
@@ -219,6 +246,9 @@ const main = async (): Promise<number> => {
   process.on("exit", () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
   })
+  // Nor does one killed outright (SIGKILL, the OOM killer), which runs no handler: a watchdog stops k6 then.
+  const watchdog = ownGroup && child.pid !== undefined ? startWatchdog(child.pid) : undefined
+  child.on("exit", () => watchdog?.kill("SIGKILL"))
   return new Promise<number>((resolve) => {
     child.on("error", (error) => {
       process.stderr.write(`could not run ${k6}: ${error.message}\n`)
