@@ -1052,6 +1052,63 @@ describe("path latency properties without a sender", () => {
   })
 })
 
+describe("xERC20 settings a run cannot use", () => {
+  /** `valid` with USDC an xERC20 on 31001 (these fields added) and on 31002 too when `both`. */
+  const xerc20 = (fields: string, both = false) =>
+    valid
+      .replace("      - { chain: 31001, decimals: 6 }", `      - { chain: 31001, decimals: 6, strategy: xerc20${fields} }`)
+      .replace("      - { chain: 31002, decimals: 18 }", both ? "      - { chain: 31002, decimals: 18, strategy: xerc20 }" : "      - { chain: 31002, decimals: 18 }")
+  const told = (text: string) => parseScenario(text, "w.yaml").warnings.map((w) => [w.path, w.message])
+  const reverts = "every intent from there would revert (XERC20Module_HandleBurnStrategy_InsufficientBurningLimit)"
+
+  it("tell a burnLimit that holds no intent's burn on a chain users send from: 0 units, or below a fixed size less its fees", () => {
+    expect(told(xerc20(", burnLimit: 0"))).toEqual([
+      ["assets[0].chains[0].burnLimit", `0 is 0 units of USDC on chain 31001 (6 decimals): nothing can be burnt there, where users sends USDC from, so ${reverts}; expected a limit above 0, or no flow from chain 31001`],
+    ])
+    expect(told(xerc20(', burnLimit: "0.0000004"')).map(([path]) => path)).toEqual(["assets[0].chains[0].burnLimit"])
+    // No flow of weight from there: nothing to burn.
+    expect(told(xerc20(", burnLimit: 0").replace("{ from: 31001, to: 31002 }", "{ from: 31001, to: 31002, weight: 0 }"))).toEqual([])
+    // A fixed size of 100: a limit of 99 holds none (100 less at most 10 bps of fees is 99.9); 99.95, it may.
+    const fixed = (limit: string) => told(xerc20(`, burnLimit: ${limit}`).replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", "size: { kind: fixed, tokens: 100 }"))
+    expect(fixed("99")).toEqual([
+      [
+        "assets[0].chains[0].burnLimit",
+        `99 tokens of USDC on chain 31001 is less than each intent of users from there burns (its fixed size, 100 tokens, less the quote's fees): the limit, replenished up to itself, never holds one, so ${reverts}; expected a limit of at least 100`,
+      ],
+    ])
+    expect(fixed("99.95")).toEqual([])
+    expect(fixed("100")).toEqual([])
+  })
+
+  it("burn nothing in a run, as told: every intent from the chain reverts", async () => {
+    const { runScenario } = await import("../run.ts")
+    const text = xerc20(", burnLimit: 0").replace("horizon: { hours: 2 }", "horizon: { hours: 1 }").replace("{ from: 31002, to: 31001 }", "{ from: 31001, to: 31002 }")
+    const { report } = await runScenario(parseScenario(text, "w.yaml"), { seed: 7, backend: "memory" })
+    const users = report.agents.find((a) => a.population === "users")!
+    expect([report.intents.created, Object.keys(users.rejections)]).toEqual([0, ["XERC20Module_HandleBurnStrategy_InsufficientBurningLimit"]])
+  })
+
+  it("tell a solver's inventory of an asset that is an xERC20 on every chain (no fast path: never used); not where a default-strategy chain sends fast intents to it", async () => {
+    const solver = `  solvers:\n    - { name: op, count: 1, feeDbps: 20, inventory: [{ chain: 31002, asset: USDC, tokens: 10000 }] }\nproperties:`
+    const withSolver = (text: string) => text.replace("properties:", solver)
+    expect(told(withSolver(xerc20("", true)).replace("  - nettingRatio >= 0.5\n", ""))).toEqual([
+      [
+        "agents.solvers[0].inventory[0]",
+        "USDC is an xERC20 on every chain: its intents are burnt and minted, never on the fast path, so no intent is filled from this inventory (deposited on chain 31002, it stays idle); expected an asset with a default-strategy chain that sends fast intents",
+      ],
+    ])
+    // USDC an xERC20 on 31002 only: fast intents from 31001 to it are filled from the inventory there.
+    const mixed = withSolver(valid.replace("      - { chain: 31002, decimals: 18 }", "      - { chain: 31002, decimals: 18, strategy: xerc20 }"))
+      .replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", "size: { kind: fixed, tokens: 100 }\n      paths: { fast: 1 }")
+      .replace("{ from: 31002, to: 31001 }", "{ from: 31001, to: 31002 }")
+      .replace("horizon: { hours: 2 }", "horizon: { hours: 1 }")
+    expect(told(mixed)).toEqual([])
+    const { runScenario } = await import("../run.ts")
+    const { report } = await runScenario(parseScenario(mixed, "w.yaml"), { seed: 7, backend: "memory" })
+    expect(report.agents.find((a) => a.population === "op")?.actions["fill"]).toBeGreaterThan(10)
+  })
+})
+
 describe("a domain gas limit below one settlement", () => {
   it("is told at hub.domainGasLimit (every settlement batch would revert), and the scenario still loads", () => {
     const limited = (limit: number) => parseScenario(`hub: { domainGasLimit: ${limit} }\n${valid}`, "w.yaml").warnings.map((w) => [w.path, w.message, w.line])

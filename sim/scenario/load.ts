@@ -198,7 +198,7 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
   if (crossProblems.length > 0) throw new ScenarioError(file, located(crossProblems))
   const { spec, warnings: orderWarnings } = scriptedInTimeOrder(decoded.value)
   // Paths of the file as written: the timeline's warnings name scripted times by their place before sorting.
-  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...solversNeverFilling(spec), ...settlementsNeverSent(spec), ...propertiesWithoutValue(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
+  const warnings = [...settingsWithoutEffect(spec), ...unpricedTotals(spec), ...sizesNeverSent(spec), ...seedsNeverSent(spec), ...solversNeverFilling(spec), ...settlementsNeverSent(spec), ...xerc20SettingsUnused(spec), ...propertiesWithoutValue(spec), ...orderWarnings, ...timelineWarnings(decoded.value)]
   return { file, spec, scenarioHash: keccak256Bytes(new TextEncoder().encode(text)), text, warnings: located(warnings) }
 }
 
@@ -364,6 +364,61 @@ export const solversNeverFilling = (spec: ScenarioSpec): InputProblem[] => {
       message:
         `${s.feeDbps} does not exceed the protocol fee of any asset (${fees.map((f) => `${f.symbol} ${f.dbps}`).join(", ")} dbps): the hub repays a fill less that fee, ` +
         `so this solver fills nothing (every fast intent counted as unprofitable); expected above ${lowest}`,
+    })
+  })
+  return warnings
+}
+
+/**
+ * xERC20 settings a run cannot use. A `burnLimit` on a chain users send the asset from that holds no intent's burn:
+ * an intent from there burns its amount within the limit (`XERC20Module.handleBurnStrategy`), so with a limit of 0
+ * units, or one below what each intent of a fixed size burns at least (its size less the quote's largest fees, the
+ * fixed fee and `maxVariableFeeBps`), every intent from there reverts
+ * (`XERC20Module_HandleBurnStrategy_InsufficientBurningLimit`, among the population's rejections). A solver's
+ * inventory of an asset that is an xERC20 on every chain: such an asset has no fast path (its intents are burnt and
+ * minted), so no intent is filled from it and it stays deposited, idle (on a chain where the asset is an xERC20 and
+ * a default-strategy chain sends fast intents to it, the inventory fills them: no warning). Told, not refused.
+ */
+export const xerc20SettingsUnused = (spec: ScenarioSpec): InputProblem[] => {
+  const warnings: InputProblem[] = []
+  spec.assets.forEach((a, i) => {
+    a.chains.forEach((c, j) => {
+      if (c.strategy !== "xerc20" || c.burnLimit === undefined) return
+      const limit = tokensToUnits(c.burnLimit, c.decimals)
+      const senders = (spec.agents.rebalancers ?? []).filter((r) => r.asset === a.symbol && r.flows.some((f) => f.from === c.chain && (f.weight ?? 1) > 0))
+      if (senders.length === 0) return
+      const names = senders.map((r) => r.name).join(", ")
+      const reverts = `every intent from there would revert (XERC20Module_HandleBurnStrategy_InsufficientBurningLimit)`
+      if (limit === 0n) {
+        warnings.push({
+          path: `assets[${i}].chains[${j}].burnLimit`,
+          message: `${c.burnLimit} is 0 units of ${a.symbol} on chain ${c.chain} (${c.decimals} decimals): nothing can be burnt there, where ${names} send${senders.length === 1 ? "s" : ""} ${a.symbol} from, so ${reverts}; expected a limit above 0, or no flow from chain ${c.chain}`,
+        })
+        return
+      }
+      const asset = spec.assets[i]!
+      const variableBps = asset.maxVariableFeeBps ?? 10
+      for (const r of senders) {
+        if (r.size.kind !== "fixed") continue
+        const size = tokensToUnitsRounded(r.size.tokens, c.decimals)
+        // The least an intent burns: its size less the largest fees the quote may take from it.
+        const least = size - fixedFeeUnits(spec, a.symbol, c.decimals) - (size * BigInt(Math.ceil(variableBps * 100))) / 1_000_000n
+        if (least <= limit) continue
+        warnings.push({
+          path: `assets[${i}].chains[${j}].burnLimit`,
+          message: `${c.burnLimit} tokens of ${a.symbol} on chain ${c.chain} is less than each intent of ${r.name} from there burns (its fixed size, ${r.size.tokens} tokens, less the quote's fees): the limit, replenished up to itself, never holds one, so ${reverts}; expected a limit of at least ${r.size.tokens}`,
+        })
+      }
+    })
+  })
+  const xerc20Only = new Set(spec.assets.filter((a) => a.chains.every((c) => c.strategy === "xerc20")).map((a) => a.symbol))
+  spec.agents.solvers?.forEach((s, i) => {
+    s.inventory.forEach((inv, j) => {
+      if (!xerc20Only.has(inv.asset)) return
+      warnings.push({
+        path: `agents.solvers[${i}].inventory[${j}]`,
+        message: `${inv.asset} is an xERC20 on every chain: its intents are burnt and minted, never on the fast path, so no intent is filled from this inventory (deposited on chain ${inv.chain}, it stays idle); expected an asset with a default-strategy chain that sends fast intents`,
+      })
     })
   })
   return warnings
