@@ -315,6 +315,17 @@ describe("clearsim up's stop summary", () => {
   })
 })
 
+describe("clearsim up --help", () => {
+  it("gives --accounts' range, and says that --out's previous session files are removed at the start", () => {
+    // Was: "Funded dev accounts left free for you (default 5)": 1001 was refused with a range the help did not give.
+    const result = spawnSync(process.execPath, [bin, "up", "--help"], { cwd: root, encoding: "utf8", timeout: 30_000 })
+    expect(result.status, result.stderr).toBe(0)
+    const help = result.stdout.replace(/\s+/g, " ")
+    expect(help).toContain("--accounts integer Funded dev accounts left free for you, 1 to 1000 (default 5)")
+    expect(help).toContain("--out string Output directory (default reports/out/live-<scenario name>); the files a previous session left there are removed as this one starts")
+  })
+})
+
 describe("clearsim up's scenario argument", () => {
   it("defaults to the project's quickstart when the current directory has no scenarios/quickstart.yaml; a given path stays the user's", () => {
     const elsewhere = mkdtempSync(join(tmpdir(), "clearsim-up-cwd-"))

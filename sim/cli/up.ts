@@ -252,9 +252,9 @@ export const upCommand = Command.make(
     port: Flag.String("port").pipe(Flag.withMetavar("integer"), Flag.withDescription("API port (default 8080; 0 picks a free one)"), Flag.withDefault("8080")),
     host: Flag.String("host").pipe(Flag.withDescription("API host to listen on (default 127.0.0.1; the chains always listen on 127.0.0.1)"), Flag.withDefault("127.0.0.1")),
     agents: Flag.Boolean("agents").pipe(Flag.withDescription("Run the scenario's rebalancers, solvers and arbitrageurs; --no-agents leaves keepers and initial liquidity only"), Flag.withDefault(true)),
-    accounts: Flag.String("accounts").pipe(Flag.withMetavar("integer"), Flag.withDescription("Funded dev accounts left free for you (default 5)"), Flag.withDefault("5")),
+    accounts: Flag.String("accounts").pipe(Flag.withMetavar("integer"), Flag.withDescription("Funded dev accounts left free for you, 1 to 1000 (default 5)"), Flag.withDefault("5")),
     seed: Flag.String("seed").pipe(Flag.withMetavar("integer"), Flag.withDescription("Seed of the agents' and transport's randomness, a non-negative integer (default: the scenario's, else 1)"), Flag.optional),
-    out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>)"), Flag.optional),
+    out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>); the files a previous session left there are removed as this one starts"), Flag.optional),
   },
   Effect.fn(
     function* ({ scenario, port: portText, host: hostText, agents, accounts: accountsText, seed, out }) {
