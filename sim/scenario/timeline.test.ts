@@ -168,6 +168,24 @@ describe("a scripted time at the horizon itself", () => {
   })
 })
 
+describe("a chain whose block time is longer than the horizon", () => {
+  it("is told at its blockTimeSeconds: it mines no block in the run; one of exactly the horizon mines at its last millisecond, and is not told", async () => {
+    // Users sending from 31001 only: their intents are created when 31001 mines them.
+    const slow = (seconds: number) => twoChainUsdc("slow-chain", "{ seconds: 600 }", rebalancers(population("users", "{ kind: poisson, perHour: 120 }", 2)), { blockTimeSeconds: [seconds] })
+    expect(slow(601).warnings.map((w) => [w.path, w.message])).toEqual([
+      [
+        "chains[0].blockTimeSeconds",
+        "601 s is longer than the horizon (600 s): chain 31001 mines its first block after the run ends, so nothing sent there (its users' intents, fills, deposits, settlements from the hub) is ever included; expected a block time under the horizon",
+      ],
+    ])
+    expect(slow(600).warnings).toEqual([])
+    // As told: no block, no intent created; a block at the horizon's millisecond does create them.
+    const created = async (seconds: number) => (await runScenario(slow(seconds), { seed: 1, backend: "memory" })).report.intents.created
+    expect(await created(601)).toBe(0)
+    expect(await created(600)).toBeGreaterThan(0)
+  })
+})
+
 describe("an outage that starts after the horizon", () => {
   it("is told at its fromSeconds: it never happens; one starting at the horizon itself is told apart (it begins as the run stops)", () => {
     const outages = (list: string) => warningsOf("{ seconds: 600 }", `transport:\n  faults:\n    outages: [${list}]\n${rebalancers(population("users", "{ kind: poisson, perHour: 60 }"))}`)

@@ -117,8 +117,9 @@ const manyEpochs = (spec: ScenarioSpec, horizonSeconds: number, horizon: string)
 /**
  * The warnings of a scenario's timeline: more than `LARGE_RUN_EPOCHS` epochs (at `horizon`, with their cost and how
  * to have fewer), more than `LARGE_RUN_INTENTS` intents expected (at `horizon`, with each population's share, rate
- * and the horizon), scripted times after the horizon or at it (at the first such time of each population) and
- * outages that start after it or at it (at their `fromSeconds`). Paths are those of the file as written.
+ * and the horizon), scripted times after the horizon or at it (at the first such time of each population), chains
+ * whose first block comes after it (at their `blockTimeSeconds`) and outages that start after it or at it (at their
+ * `fromSeconds`). Paths are those of the file as written.
  */
 export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
   const warnings: InputProblem[] = []
@@ -163,6 +164,18 @@ export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
       message:
         `${r.arrival.atSeconds[first]} s ${more} the horizon itself (${horizon}), the run's last millisecond: ${last.length === 1 ? "its intent is" : "their intents are"} sent, ` +
         `then the run stops, so ${last.length === 1 ? "it is" : "they are"} counted as created but never ${last.length === 1 ? "reaches" : "reach"} the hub nor settle${last.length === 1 ? "s" : ""} (in flight in the report)`,
+    })
+  })
+  // A chain mines its first block one block time after the start (whole seconds, `World.startChains`): past the
+  // horizon, it mines none in the run.
+  spec.chains.forEach((c, i) => {
+    const blockSeconds = Math.max(1, Math.round(c.blockTimeSeconds ?? 2))
+    if (!(blockSeconds * 1000 > Math.floor(horizonSeconds * 1000))) return
+    warnings.push({
+      path: `chains[${i}].blockTimeSeconds`,
+      message:
+        `${c.blockTimeSeconds} s is longer than the horizon (${horizon}): chain ${c.id} mines its first block after the run ends, ` +
+        `so nothing sent there (its users' intents, fills, deposits, settlements from the hub) is ever included; expected a block time under the horizon`,
     })
   })
   const hubDomain = spec.hub?.domain ?? HUB_DEFAULTS.hubDomain
