@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ChainPool } from "../../sim/chains/pool.ts"
 import type { AnvilSpokeChain, AnvilSpokeChainOptions } from "./anvil/chain.ts"
+import type { DeployAnvilSpokesOptions } from "./anvil/deploy.ts"
 import { planSpokeLayout, type SpokesConfig } from "./layout.ts"
 import { MemorySpokeChain, type MemorySpokeChainOptions } from "./memory/chain.ts"
 import type { SpokeBackend, SpokeChain } from "./types.ts"
@@ -28,6 +29,7 @@ export * from "./types.ts"
 // Types only: the anvil backend's modules are loaded when `createAnvilSpokes` runs (its errors: `./anvil/chain.ts`, `./anvil/deploy.ts`).
 export type { AnvilSpokeChain } from "./anvil/chain.ts"
 export type { AnvilSpokeChainOptions, BlockTransaction } from "./anvil/chain.ts"
+export type { DeployAnvilSpokesOptions } from "./anvil/deploy.ts"
 export { MAX_XERC20_LIMIT, XERC20LimitTooHighError } from "./deploy.ts"
 export { MemorySpokeChain } from "./memory/chain.ts"
 export type { MemorySpokeChainOptions } from "./memory/chain.ts"
@@ -82,10 +84,11 @@ export const createAnvilSpokes = async (
   pool: ChainPool,
   config: SpokesConfig,
   options: AnvilSpokeChainOptions = {},
+  deployOptions: DeployAnvilSpokesOptions = {},
 ): Promise<SpokesShape<AnvilSpokeChain>> => {
   // Loaded for anvil only: a memory run loads neither the deployment code nor viem's clients, prool and its process tools.
   const { deployAnvilSpokes } = await import("./anvil/deploy.ts")
-  return makeSpokes("anvil", await deployAnvilSpokes(pool, config, options))
+  return makeSpokes("anvil", await deployAnvilSpokes(pool, config, options, deployOptions))
 }
 
 /** Deploying the spoke contracts failed (a reverted step, a layout mismatch, an RPC error); `cause` says which. */

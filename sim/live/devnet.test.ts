@@ -310,6 +310,31 @@ describe("clearsim up", () => {
     }
   }, 60_000)
 
+  it("funds many accounts many to a block: with 1,000 user accounts, every account holds its tokens on every chain a few blocks after the contracts", async () => {
+    // Was: one funding mint per block (the layout `clearsim run` keeps for its memory twin): a head past block 1,000
+    // on each chain, and minutes to start with --accounts 1000.
+    const dir = mkdtempSync(join(tmpdir(), "clearsim-up-accounts-"))
+    const devnet = await startDevnet({ loaded: loadScenario(scenario), port: 0, host: "127.0.0.1", agents: false, userAccounts: 1000, outDir: dir, statusEverySeconds: 0 })
+    try {
+      expect(devnet.info.accounts).toHaveLength(1000)
+      const funded = BigInt(devnet.info.fundingTokens)
+      for (const chain of devnet.info.chains) {
+        const client = createPublicClient({ transport: http(chain.rpcUrl, { batch: { batchSize: 200 } }) })
+        // The contracts take 5 blocks (one token), the 1,000 users', the keeper's and the agents' mints 2: the block
+        // clock has added a few since.
+        expect(await client.getBlockNumber(), `chain ${chain.chainId}`).toBeLessThan(30n)
+        for (const [symbol, token] of Object.entries(chain.contracts.tokens)) {
+          const balances = await Promise.all(devnet.info.accounts.map((account) => client.readContract({ address: token.address, abi: erc20Abi, functionName: "balanceOf", args: [account.address] })))
+          const expected = funded * 10n ** BigInt(token.decimals)
+          expect(balances.filter((balance) => balance !== expected), `${symbol} on chain ${chain.chainId}`).toEqual([])
+        }
+      }
+    } finally {
+      await devnet.stop().catch(() => undefined)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("gives URLs clients can use when the API listens on an IPv6 address (--host ::1): the address in brackets", async () => {
     // Without IPv6 on the loopback there is nothing to check.
     const ipv6 = await probeListen("::1", 0).then(

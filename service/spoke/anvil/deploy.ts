@@ -1,9 +1,10 @@
 /**
  * Deploys the spoke contracts on every chain of a `ChainPool` with `deploySpoke` (plus the optional
- * `TestCallTarget`), one transaction per block at the genesis timestamp, and checks that the result is exactly the
+ * `TestCallTarget`), one transaction per block at the genesis timestamp (funding mints many to a block if asked,
+ * `DeployAnvilSpokesOptions`), and checks that the result is exactly the
  * planned layout, so that the memory backend's addresses, intent ids and block numbers match.
  */
-import { type Chain as ViemChain, createWalletClient, http, type WalletClient, type Transport, type Account } from "viem"
+import { type Chain as ViemChain, createWalletClient, encodeFunctionData, http, type WalletClient, type Transport, type Account } from "viem"
 import { type Chain, type ChainPool, createSender, requireSuccess } from "../../../sim/chains/index.ts"
 import { type Artifacts, loadArtifacts } from "../build.ts"
 import { deploySpoke } from "../deploy.ts"
@@ -31,6 +32,20 @@ const check = (domain: number, what: string, expected: string, actual: string): 
 }
 
 const TEST_CALL_TARGET_GAS = 1_000_000n
+/** The gas limit of a funding mint (as `deploySpoke`'s). */
+const MINT_GAS = 150_000n
+
+/** How a domain's deployment is laid out in blocks. */
+export interface DeployAnvilSpokesOptions {
+  /**
+   * Funding mints per block. 1 (the default) is the layout's: one transaction per block, the head at the layout's
+   * `deploymentBlocks`, which the memory twin mirrors (cross-backend trace hashes depend on it). More sends the
+   * mints after the contracts, that many to a block (at the genesis timestamp, with the same deployer nonces: every
+   * address is the layout's), and the head ends lower: for a chain no memory twin mirrors (`clearsim up`), where
+   * funding hundreds of accounts one block each took minutes.
+   */
+  readonly fundingPerBlock?: number
+}
 
 /** Deploys one domain on `chain` and returns its `AnvilSpokeChain`. */
 export const deployAnvilSpokeChain = async (
@@ -40,8 +55,12 @@ export const deployAnvilSpokeChain = async (
   config: SpokeChainConfig,
   artifacts: Artifacts,
   options: AnvilSpokeChainOptions = {},
+  deployOptions: DeployAnvilSpokesOptions = {},
 ): Promise<AnvilSpokeChain> => {
   const layout: SpokeLayout = planSpokeLayout(hubDomain, config)
+  const fundingPerBlock = deployOptions.fundingPerBlock ?? 1
+  if (!Number.isSafeInteger(fundingPerBlock) || fundingPerBlock < 1) throw new RangeError(`fundingPerBlock: expected a positive integer, got ${fundingPerBlock}`)
+  const batchedFunding = layout.funding !== undefined && fundingPerBlock > 1 ? layout.funding : undefined
   if (chain.chainId !== config.domain) throw new SpokeLayoutMismatchError(config.domain, "the chain id", String(config.domain), String(chain.chainId))
   const deployerAccount = chain.accounts.find((account) => account.address.toLowerCase() === layout.deployer)
   if (deployerAccount === undefined) throw new UnknownSenderError(config.domain, layout.deployer)
@@ -66,7 +85,7 @@ export const deployAnvilSpokeChain = async (
     watchtower: layout.watchtower,
     tokens: config.tokens ?? [],
     gatewayFees: layout.gatewayFees,
-    ...(layout.funding === undefined ? {} : { funding: layout.funding }),
+    ...(layout.funding === undefined || batchedFunding !== undefined ? {} : { funding: layout.funding }),
     artifacts,
     mine: () => chain.mine(genesisTimestamp),
     pollingInterval: 5,
@@ -80,6 +99,27 @@ export const deployAnvilSpokeChain = async (
   for (const token of Object.values(addresses.tokens)) {
     check(config.domain, `token ${token.symbol}`, token.address, deployment.tokens[token.symbol]?.address ?? "none")
   }
+  let deploymentBlocks = layout.deploymentBlocks
+  if (batchedFunding !== undefined) {
+    // The mints `deploySpoke` would send, in its order (account by account, every token), many to a block.
+    const sender = createSender(chain)
+    const mints = batchedFunding.accounts.flatMap((account) =>
+      Object.values(deployment.tokens).map((token) => ({
+        account,
+        amount: batchedFunding.amount * 10n ** BigInt(token.decimals),
+        token: token.address,
+        abi: token.kind === "xerc20" ? artifacts.XERC20Token.abi : artifacts.TestERC20.abi,
+        functionName: token.kind === "xerc20" ? "ownerMint" : "mint",
+      })),
+    )
+    for (let from = 0; from < mints.length; from += fundingPerBlock) {
+      for (const mint of mints.slice(from, from + fundingPerBlock)) {
+        sender.queue({ from: deployerAccount, to: mint.token, data: encodeFunctionData({ abi: mint.abi, functionName: mint.functionName, args: [mint.account, mint.amount] } as never), gas: MINT_GAS, abi: mint.abi })
+      }
+      requireSuccess(await sender.flush(genesisTimestamp))
+    }
+    deploymentBlocks += Math.ceil(mints.length / fundingPerBlock) - mints.length
+  }
   if (addresses.callTarget !== undefined) {
     const sender = createSender(chain)
     sender.queue({ from: deployerAccount, data: artifacts.TestCallTarget.bytecode, gas: TEST_CALL_TARGET_GAS })
@@ -87,7 +127,7 @@ export const deployAnvilSpokeChain = async (
     check(config.domain, "the call target", addresses.callTarget, created?.contractAddress ?? "none")
   }
   const deployed = await chain.latestBlock()
-  check(config.domain, "the head block after deployment", String(layout.deploymentBlocks), String(deployed.number))
+  check(config.domain, "the head block after deployment", String(deploymentBlocks), String(deployed.number))
   return new AnvilSpokeChain(chain, layout, { number: deployed.number, timestamp: deployed.timestamp }, options)
 }
 
@@ -96,11 +136,12 @@ export const deployAnvilSpokes = async (
   pool: ChainPool,
   config: SpokesConfig,
   options: AnvilSpokeChainOptions = {},
+  deployOptions: DeployAnvilSpokesOptions = {},
 ): Promise<readonly AnvilSpokeChain[]> => {
   const artifacts = await loadArtifacts()
   return Promise.all(
     config.chains.map((chainConfig) =>
-      deployAnvilSpokeChain(pool.chain(chainConfig.domain), config.hubDomain, config.genesisTimestamp, chainConfig, artifacts, options),
+      deployAnvilSpokeChain(pool.chain(chainConfig.domain), config.hubDomain, config.genesisTimestamp, chainConfig, artifacts, options, deployOptions),
     ),
   )
 }
