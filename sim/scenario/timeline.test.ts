@@ -186,6 +186,29 @@ describe("a chain whose block time is longer than the horizon", () => {
   })
 })
 
+describe("a keeper cron longer than the horizon", () => {
+  it("is told where it is given: the keeper looks at the start only; a chain's own cron at the chain, the keepers' one only if some chain uses it", async () => {
+    const users = rebalancers(population("users", "{ kind: poisson, perHour: 120 }", 2))
+    const keepers = (body: string) => twoChainUsdc("slow-keeper", "{ seconds: 600 }", `keepers: ${body}\n${users}`)
+    const look = "s is longer than the horizon (600 s): the keeper looks at the start only, before anything is queued, and next after the run ends, so"
+    expect(keepers("{ intentQueue: { cronSeconds: 601 }, fillQueue: { cronSeconds: 600 }, processDepositsAndInvoicesCronSeconds: 1e6, expiredIntentsCronSeconds: 700 }").warnings.map((w) => [w.path, w.message])).toEqual([
+      ["keepers.intentQueue.cronSeconds", `601 ${look} no intent queue is dispatched to the hub: no intent reaches it`],
+      ["keepers.processDepositsAndInvoicesCronSeconds", `1000000 ${look} the keepers' processDepositsAndInvoices never runs in the run`],
+      ["keepers.expiredIntentsCronSeconds", `700 ${look} no expired fast-path intent is handed to the slow path`],
+    ])
+    // Both chains with their own cron: the keepers' one is used by none; a chain's own is told at the chain.
+    const both = "{ settlementQueue: { cronSeconds: 9000 }, chains: [{ chain: 31001, settlementQueue: { cronSeconds: 60 } }, { chain: 31002, settlementQueue: { cronSeconds: 900 } }] }"
+    expect(keepers(both).warnings.map((w) => [w.path, w.message])).toEqual([
+      ["keepers.chains[1].settlementQueue.cronSeconds", `900 ${look} on chain 31002, no settlement queue is dispatched from the hub: nothing is settled on the spokes`],
+    ])
+    // As told: no intent reaches the hub (as many hub inputs as a run of no users), though users send them.
+    const { report } = await runScenario(keepers("{ intentQueue: { cronSeconds: 601 } }"), { seed: 1, backend: "memory" })
+    const { report: none } = await runScenario(twoChainUsdc("no-users", "{ seconds: 600 }", "agents: {}"), { seed: 1, backend: "memory" })
+    expect(report.intents.created).toBeGreaterThan(0)
+    expect(report.hubInputs).toBe(none.hubInputs)
+  })
+})
+
 describe("an outage that starts after the horizon", () => {
   it("is told at its fromSeconds: it never happens; one starting at the horizon itself is told apart (it begins as the run stops)", () => {
     const outages = (list: string) => warningsOf("{ seconds: 600 }", `transport:\n  faults:\n    outages: [${list}]\n${rebalancers(population("users", "{ kind: poisson, perHour: 60 }"))}`)

@@ -178,6 +178,7 @@ export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
         `so nothing sent there (its users' intents, fills, deposits, settlements from the hub) is ever included; expected a block time under the horizon`,
     })
   })
+  warnings.push(...keeperCronsPastHorizon(spec, horizonSeconds, horizon))
   const hubDomain = spec.hub?.domain ?? HUB_DEFAULTS.hubDomain
   spec.transport?.faults?.outages?.forEach((o, i) => {
     const what = o.domain === hubDomain ? "the hub" : `chain ${o.domain}`
@@ -196,6 +197,43 @@ export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
       message: `the ${o.kind} of ${what} starts at ${o.fromSeconds} s, after the horizon (${horizon}): the run ends first, so it never happens`,
     })
   })
+  return warnings
+}
+
+/** What a keeper's cron does, by field: what never happens in a run when the cron is longer than the horizon. */
+const KEEPER_CRONS = {
+  intentQueue: "no intent queue is dispatched to the hub: no intent reaches it",
+  fillQueue: "no fill queue is dispatched to the hub: no fill is reported to it (solvers are never repaid)",
+  settlementQueue: "no settlement queue is dispatched from the hub: nothing is settled on the spokes",
+} as const
+
+/**
+ * Keeper crons given in the file that are longer than the horizon: a keeper looks at the start (`every(cron, 0)` in
+ * sim/agents/keepers.ts), when nothing is queued yet, and next at one cron, after the run ends. Told where the value
+ * is given (the defaults, 60 s to 600 s, are not: a short test run may leave them).
+ */
+const keeperCronsPastHorizon = (spec: ScenarioSpec, horizonSeconds: number, horizon: string): InputProblem[] => {
+  const warnings: InputProblem[] = []
+  const past = (cron: number | undefined): cron is number => cron !== undefined && cron * 1000 > Math.floor(horizonSeconds * 1000)
+  const told = (path: string, cron: number, effect: string) =>
+    warnings.push({ path, message: `${cron} s is longer than the horizon (${horizon}): the keeper looks at the start only, before anything is queued, and next after the run ends, so ${effect}` })
+  const keepers = spec.keepers
+  for (const queue of ["intentQueue", "fillQueue", "settlementQueue"] as const) {
+    const cron = keepers?.[queue]?.cronSeconds
+    // The keepers' value, used by a chain without one of its own.
+    const used = (keepers?.chains ?? []).filter((c) => c[queue]?.cronSeconds !== undefined).length < spec.chains.length
+    if (past(cron) && used) told(`keepers.${queue}.cronSeconds`, cron, KEEPER_CRONS[queue])
+    keepers?.chains?.forEach((c, i) => {
+      const own = c[queue]?.cronSeconds
+      if (past(own)) told(`keepers.chains[${i}].${queue}.cronSeconds`, own, `on chain ${c.chain}, ${KEEPER_CRONS[queue]}`)
+    })
+  }
+  if (past(keepers?.processDepositsAndInvoicesCronSeconds)) {
+    told("keepers.processDepositsAndInvoicesCronSeconds", keepers.processDepositsAndInvoicesCronSeconds, "the keepers' processDepositsAndInvoices never runs in the run")
+  }
+  if (past(keepers?.expiredIntentsCronSeconds)) {
+    told("keepers.expiredIntentsCronSeconds", keepers.expiredIntentsCronSeconds, "no expired fast-path intent is handed to the slow path")
+  }
   return warnings
 }
 
