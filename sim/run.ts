@@ -250,6 +250,51 @@ export class RunInterrupted extends Error {
   }
 }
 
+/** A chain whose anvil exited on its own during a run, as `ChainExited` tells it. */
+export interface ExitedChain {
+  readonly chainId: number
+  /** The scenario's name for it, when it gives one. */
+  readonly name?: string
+  readonly rpcUrl: string
+  readonly pid: number
+  /** "was killed by SIGKILL", "exited with code 1", "exited" (`chainExitText`). */
+  readonly how: string
+}
+
+/**
+ * A run stopped because the anvil of one of its chains (or more) exited on its own (killed, crashed): not a defect
+ * of clearsim, nor of the scenario. Says which chain (id, name, pid, RPC URL), how it ended, and when: the virtual
+ * time and the hub's epoch then, or that the run was still starting (deploying its contracts) or past its horizon.
+ * `cause` is the error the run met (a request to that chain that failed).
+ */
+export class ChainExited extends Error {
+  override readonly name = "ChainExited"
+  readonly chains: readonly ExitedChain[]
+  /** The virtual time (ms) the run was at, and the hub's epoch then; undefined while it was starting. */
+  readonly atMs: number | undefined
+  readonly epoch: number | undefined
+  readonly horizonMs: number
+  readonly seed: number
+  constructor(seed: number, chains: readonly ExitedChain[], at: { readonly atMs: number; readonly epoch: number; readonly firstEpoch: number } | undefined, horizonMs: number, cause: unknown) {
+    const each = chains.map((c) => `the anvil of chain ${c.chainId} (${c.name === undefined ? "" : `${c.name}; `}pid ${c.pid}, RPC ${c.rpcUrl}) ${c.how}`)
+    const what = each.length === 1 ? each[0]! : `${each.slice(0, -1).join(", ")} and ${each.at(-1)!}`
+    const seconds = (ms: number) => `${Math.floor(ms / 1000)} s`
+    const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th")}`
+    const when =
+      at === undefined
+        ? "while the run was starting (deploying its contracts)"
+        : at.atMs >= horizonMs
+          ? `after the run reached its horizon (${seconds(horizonMs)} of virtual time), while it read the agents' balances`
+          : `at virtual time ${seconds(at.atMs)} of ${seconds(horizonMs)}, in epoch ${at.epoch} (the run's ${ordinal(at.epoch - at.firstEpoch + 1)})`
+    super(`the run of seed ${seed} was stopped: ${what} ${when}`, { cause })
+    this.seed = seed
+    this.chains = chains
+    this.atMs = at?.atMs
+    this.epoch = at?.epoch
+    this.horizonMs = horizonMs
+  }
+}
+
 export const runScenario = async (loaded: LoadedScenario, options: RunOptions, wallClock: () => number = () => 0): Promise<RunResult> => {
   const started = wallClock()
   const spec = loaded.spec
@@ -308,6 +353,22 @@ export const runScenario = async (loaded: LoadedScenario, options: RunOptions, w
     trace?.end()
     failed = false
     return result
+  } catch (error) {
+    // A chain whose anvil exited on its own (killed, crashed) is what stopped the run: said so, with when. (Not an
+    // interrupted run's: a Ctrl-C on a terminal reaches the anvils too, and the interruption is what happened.)
+    if (pool === undefined || options.signal?.aborted === true) throw error
+    const exited = await pool.exitedOnTheirOwn(error)
+    if (exited.length === 0) throw error
+    const { chainExitText } = await import("./chains/chain.ts")
+    const names = new Map(spec.chains.map((c) => [c.id, c.name]))
+    throw new ChainExited(
+      options.seed,
+      exited.map((chain) => ({ chainId: chain.chainId, ...(names.get(chain.chainId) === undefined ? {} : { name: names.get(chain.chainId)! }), rpcUrl: chain.rpcUrl, pid: chain.pid, how: chainExitText(chain.exit) })),
+      // The first epoch is known once the world began; a failure before (none yet) is at its start.
+      finished === undefined ? undefined : { atMs: finished.nowMs, epoch: finished.hub.currentEpoch(), firstEpoch: finished.firstEpoch < 0 ? finished.hub.currentEpoch() : finished.firstEpoch },
+      plan.horizonSeconds * 1000,
+      error,
+    )
   } finally {
     finished?.close()
     try {

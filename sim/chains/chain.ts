@@ -51,6 +51,16 @@ export interface ChainParameters {
 /** Why a chain stopped answering: its pool stopped it, or its anvil exited on its own (killed, crashed). */
 export type ChainStopReason = "pool stopped" | "anvil exited"
 
+/** How an anvil process ended: its exit code, or the signal that killed it. */
+export interface ChainExit {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+/** An anvil's end in words: "was killed by SIGKILL", "exited with code 1", "exited". */
+export const chainExitText = (exit: ChainExit | undefined): string =>
+  exit?.signal != null ? `was killed by ${exit.signal}` : exit?.code != null ? `exited with code ${exit.code}` : "exited"
+
 export class Chain {
   readonly chainId: number
   readonly rpcUrl: string
@@ -68,6 +78,8 @@ export class Chain {
   /** The pool's own JSON-RPC client (keep-alive, batches). */
   readonly rpc: RpcClient
   private stopped = false
+  private reason: ChainStopReason | undefined
+  private exitStatus: ChainExit | undefined
   private version = 0
 
   constructor(parameters: ChainParameters) {
@@ -100,6 +112,16 @@ export class Chain {
 
   get isStopped(): boolean {
     return this.stopped
+  }
+
+  /** Why the chain stopped (the first reason given), or undefined while it runs. */
+  get stopReason(): ChainStopReason | undefined {
+    return this.reason
+  }
+
+  /** How its anvil ended when it exited on its own (`stopReason` "anvil exited"), when known. */
+  get exit(): ChainExit | undefined {
+    return this.exitStatus
   }
 
   /** Mines exactly one block at `timestamp` (seconds) and returns its number. */
@@ -191,11 +213,14 @@ export class Chain {
 
   /**
    * @internal Called by the pool when it stops the instance (`"pool stopped"`) or the instance exits on its own
-   * (`"anvil exited"`); later calls throw `ChainStoppedError`, and requests in flight fail saying which.
+   * (`"anvil exited"`, with how it ended); later calls throw `ChainStoppedError`, and requests in flight fail
+   * saying which. The first reason stays.
    */
-  markStopped(reason: ChainStopReason = "pool stopped"): void {
+  markStopped(reason: ChainStopReason = "pool stopped", exit?: ChainExit): void {
     if (this.stopped) return
     this.stopped = true
+    this.reason = reason
+    this.exitStatus = exit
     this.rpc.close(reason)
   }
 

@@ -2,14 +2,17 @@ import { createServer, type Server } from "node:net"
 import { parseEther } from "viem"
 import { describe, expect, test } from "vitest"
 import { deriveDevAccounts, TEST_MNEMONIC } from "./accounts.ts"
+import { chainExitText } from "./chain.ts"
 import {
   ChainStoppedError,
   InvalidChainOptionError,
+  RpcResponseError,
+  RpcTransportError,
   SnapshotNotFoundError,
   TimestampOrderError,
   UnknownChainError,
 } from "./errors.ts"
-import { ChainPool, withChainPool } from "./pool.ts"
+import { ChainPool, unreachableChainIds, withChainPool } from "./pool.ts"
 import { TEST_GENESIS_TIMESTAMP, useChains } from "./testing.ts"
 
 const T0 = TEST_GENESIS_TIMESTAMP
@@ -183,6 +186,52 @@ test("an anvil killed from outside is reported as stopped", async () => {
     await expect(victim.rpc.request("eth_blockNumber")).rejects.toThrow("the client is closed (anvil exited)")
     expect(await survivor.mine(T0 + 1n)).toBe(1n)
   })
+})
+
+test("after a failed request, tells which chains' anvils exited on their own, and how, before the pool stops them", async () => {
+  await withChainPool({ chainIds: [31338, 31339], genesisTimestamp: T0 }, async (pool) => {
+    const [victim, survivor] = pool.chains
+    if (victim === undefined || survivor === undefined) throw new Error("chains")
+    await victim.mine(T0 + 1n)
+    process.kill(victim.pid, "SIGKILL")
+    // The request fails as soon as the connection does, maybe before the exit is seen (no poll here).
+    const failure = await victim.rpc.request("eth_blockNumber").then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(failure).toBeInstanceOf(RpcTransportError)
+    const exited = await pool.exitedOnTheirOwn(failure)
+    expect(exited).toEqual([victim])
+    expect([victim.stopReason, victim.exit, chainExitText(victim.exit)]).toEqual(["anvil exited", { code: null, signal: "SIGKILL" }, "was killed by SIGKILL"])
+    expect([survivor.isStopped, survivor.stopReason]).toEqual([false, undefined])
+    // An error that names no unreachable chain waits for none, and the survivor never counts.
+    const started = performance.now()
+    expect(await pool.exitedOnTheirOwn(new Error("a defect"), 10_000)).toEqual([victim])
+    expect(performance.now() - started).toBeLessThan(1_000)
+    await pool.stop()
+    // The pool's own stop is no exit of the anvil's: the first reason stays on each.
+    expect([victim.stopReason, survivor.stopReason, survivor.exit]).toEqual(["anvil exited", "pool stopped", undefined])
+    expect(await pool.exitedOnTheirOwn(failure)).toEqual([victim])
+  })
+})
+
+test("chainExitText and unreachableChainIds: how an anvil ended, and which chains an error could not reach", () => {
+  expect([chainExitText({ code: 1, signal: null }), chainExitText({ code: null, signal: "SIGTERM" }), chainExitText(undefined)]).toEqual(["exited with code 1", "was killed by SIGTERM", "exited"])
+  const chains = [
+    { chainId: 1, rpcUrl: "http://127.0.0.1:2240" },
+    { chainId: 2, rpcUrl: "http://127.0.0.1:22400" },
+  ]
+  const transport = new RpcTransportError(2, "http://127.0.0.1:22400", "eth_getLogs", "read ECONNRESET")
+  expect(unreachableChainIds(transport, chains)).toEqual([2])
+  // Through causes, and as another library names it: by its URL (not a URL it is a prefix of).
+  expect(unreachableChainIds(new Error("spoke 2 failed", { cause: new Error("x", { cause: transport }) }), chains)).toEqual([2])
+  expect(unreachableChainIds(new Error("HTTP request failed.\n\nURL: http://127.0.0.1:22400\nDetails: fetch failed"), chains)).toEqual([2])
+  expect(unreachableChainIds(Object.assign(new Error("HTTP request failed."), { url: "http://127.0.0.1:2240" }), chains)).toEqual([1])
+  expect(unreachableChainIds(new ChainStoppedError(1, "mine"), chains)).toEqual([1])
+  // A chain that answered, however wrongly, was reached.
+  expect(unreachableChainIds(new RpcResponseError(2, "http://127.0.0.1:22400", "eth_call", -32000, "execution reverted", undefined), chains)).toEqual([])
+  expect(unreachableChainIds(new Error("conservation violated"), chains)).toEqual([])
+  expect(unreachableChainIds(undefined, chains)).toEqual([])
 })
 
 test("a stopped pool refuses work with ChainStoppedError", async () => {

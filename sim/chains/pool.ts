@@ -186,8 +186,8 @@ export class ChainPool {
     for (const [index, instance] of running.entries()) {
       const chain = pool.chains[index]
       // anvil exiting on its own (crash, external kill): later calls fail with ChainStoppedError.
-      instance.instance.on("exit", () => {
-        chain?.markStopped("anvil exited")
+      instance.instance.on("exit", (code, signal) => {
+        chain?.markStopped("anvil exited", { code, signal })
         untrackChild(instance.child)
       })
     }
@@ -215,6 +215,30 @@ export class ChainPool {
     return chain
   }
 
+  /**
+   * The chains whose anvil exited on its own (killed, crashed), for telling why `error` happened; call it before
+   * `stop()`, which stops the others. A killed anvil's connections close before its exit is seen, so a request
+   * can fail (ECONNRESET) while its chain still looks alive: the chains `error` says could not be reached
+   * (`unreachableChainIds`) are given up to `waitMs` to exit, the others none.
+   */
+  async exitedOnTheirOwn(error: unknown, waitMs = 2_000): Promise<readonly Chain[]> {
+    const named = new Set(unreachableChainIds(error, this.chains))
+    const waits = this.running.map(async (instance, index) => {
+      const chain = this.chains[index]
+      if (chain === undefined || chain.isStopped || !named.has(chain.chainId)) return
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([waitForExit(instance.child), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))])
+      clearTimeout(timer)
+    })
+    await Promise.all(waits)
+    // An exit seen by the process but not yet by prool's listener (same tick) counts too.
+    for (const [index, instance] of this.running.entries()) {
+      const { child } = instance
+      if (child.exitCode !== null || child.signalCode !== null) this.chains[index]?.markStopped("anvil exited", { code: child.exitCode, signal: child.signalCode })
+    }
+    return this.chains.filter((chain) => chain.stopReason === "anvil exited")
+  }
+
   /** Stops every anvil and waits for the processes to exit. Idempotent; safe to call from several places. */
   stop(): Promise<void> {
     this.stopping ??= Promise.all(this.running.map((instance, index) => stopInstance(instance, this.chains[index]))).then(
@@ -222,6 +246,25 @@ export class ChainPool {
     )
     return this.stopping
   }
+}
+
+/**
+ * The ids of the chains (of `chains`) that `error`, itself or through its causes, says could not be reached: an
+ * `RpcTransportError` or `ChainStoppedError` of the chain, or another error (viem's) naming its RPC URL. A chain
+ * that answered, however wrongly (an `RpcResponseError`), was reached.
+ */
+export const unreachableChainIds = (error: unknown, chains: readonly Pick<Chain, "chainId" | "rpcUrl">[]): number[] => {
+  const ids: number[] = []
+  for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 8; e = (e as { readonly cause?: unknown }).cause, depth++) {
+    const { _tag: tag, chainId, url, message } = e as { readonly _tag?: unknown; readonly chainId?: unknown; readonly url?: unknown; readonly message?: unknown }
+    if (tag === "RpcResponseError") continue
+    for (const chain of chains) {
+      const byId = (tag === "RpcTransportError" || tag === "ChainStoppedError") && chainId === chain.chainId
+      const byUrl = url === chain.rpcUrl || (typeof message === "string" && new RegExp(`${chain.rpcUrl.replace(/[.]/g, "\\.")}(?![0-9])`).test(message))
+      if ((byId || byUrl) && !ids.includes(chain.chainId)) ids.push(chain.chainId)
+    }
+  }
+  return ids
 }
 
 /** Starts a pool, runs `body`, and stops the pool whatever happens (return, throw). */

@@ -17,7 +17,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { agentIntentsSuffix, firstFailingEpochText, latencyText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, totalText, writeReportFiles, type RunReport } from "../report/report.ts"
 import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
 import { isReplaceFilesError, isSymbolicLink, systemErrorText } from "../files.ts"
-import { type Backend, runScenario } from "../run.ts"
+import { type Backend, ChainExited, runScenario } from "../run.ts"
 import { loadScenario, ScenarioError, scenarioWarningLines } from "../scenario/load.ts"
 import { DEFAULT_JOBS, JOBS_DESCRIPTION, runOfSetCommand, runOfSetOutFlag, runSetInChildren, scenarioOfSetRun, SetRunsStopped, tellParentRunCompleted } from "./parallelRuns.ts"
 import { pathWord } from "./shell.ts"
@@ -254,10 +254,13 @@ export const runCommand = Command.make(
             (againDir) =>
               Effect.tryPromise({
                 try: async (signal) => {
-                  const again = await runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: againDir, signal }, wallClock)
+                  const onProgress = progressLine(`${spec.name} seed ${runSeed} (second run, --check-determinism)`)
+                  const again = await runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: againDir, signal, onProgress }, wallClock)
                   return { again, sameInputs: await sameFileBytes(join(dir, "trace.jsonl"), join(againDir, "trace.jsonl")) }
                 },
-                catch: (error) => error,
+                // The first run completed and its files are in place: a chain lost in the second one says so.
+                catch: (error) =>
+                  error instanceof ChainExited ? new RunFailure(error, `  that was the second run of --check-determinism: the first one completed (its files: ${dir}); determinism was not checked`) : error,
               }),
             (againDir) => Effect.sync(() => rmSync(againDir, { recursive: true, force: true })),
           )
@@ -296,7 +299,7 @@ export const runCommand = Command.make(
     Effect.gen(function* () {
       // A set's run stopped with an error: its output, error included, is printed already.
       if (error instanceof SetRunsStopped) return void (process.exitCode = error.exitCode)
-      const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError)
+      const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError, (e) => e instanceof ChainExited)
       // In a child of `check --jobs`, named as `check`'s own errors are.
       yield* Console.error(`${runOfSetCommand("clearsim")}: ${message}`)
       if (error instanceof RunFailure) yield* Console.error(error.kept)

@@ -9,6 +9,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { descendants, running } from "./testing.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 const bin = join(root, "bin", "clearsim.js")
@@ -341,4 +342,54 @@ describe("clearsim run: a run that fails keeps the hub inputs it traced", () => 
     expect(link.code).toBe(2)
     expect(readdirSync(out)).toEqual(["trace.failed.jsonl"])
   })
+})
+
+describe("clearsim run: a chain whose anvil exits mid-run", () => {
+  it("says which chain's anvil stopped, when, that the run was stopped and where its trace is: two lines, no stack, exit 1, no anvil left", async () => {
+    const out = join(dir, "anvil-killed")
+    let anvils: number[] = []
+    let victim: { readonly pid: number; readonly chainId: string } | undefined
+    const r = await actWhen(
+      /seed 11: 30% of virtual time/,
+      (child) => {
+        // The anvils below this command (its re-executed child's), and only those: other runs' are not touched.
+        anvils = descendants(child.pid!, "anvil")
+        const pid = anvils[0]!
+        const chainId = /--chain-id\0(\d+)/.exec(readFileSync(`/proc/${pid}/cmdline`, "latin1"))![1]!
+        victim = { pid, chainId }
+        process.kill(pid, "SIGKILL")
+      },
+      "run",
+      "scenarios/balanced-two-chain.yaml",
+      "--chains",
+      "anvil",
+      "--out",
+      out,
+    )
+    try {
+      expect(anvils, r.stderr).toHaveLength(2)
+      expect(r.code, r.stderr).toBe(1)
+      const lines = r.stderr.trimEnd().split("\n").filter((line) => !line.includes("% of virtual time"))
+      const name = victim!.chainId === "31001" ? "alpha" : "beta"
+      const failed = join(out, "trace.failed.jsonl")
+      expect(lines, r.stderr).toHaveLength(2)
+      expect(lines[0]).toMatch(
+        new RegExp(`^clearsim: the run of seed 11 was stopped: the anvil of chain ${victim!.chainId} \\(${name}; pid ${victim!.pid}, RPC http://127\\.0\\.0\\.1:\\d+\\) was killed by SIGKILL at virtual time \\d+ s of 7200 s, in epoch \\d+ \\(the run's \\d+(st|nd|rd|th)\\)$`),
+      )
+      // Killed at 30 % or a little later: the virtual time is that of the run, not 0 nor the horizon.
+      const seconds = Number(/at virtual time (\d+) s/.exec(lines[0]!)![1])
+      expect(seconds).toBeGreaterThanOrEqual(2160)
+      expect(seconds).toBeLessThan(7200)
+      expect(lines[1]).toBe(`  the hub inputs traced up to the failure: ${failed} (replay the hub: npx clearsim hub replay ${failed})`)
+      expect(r.stderr).not.toMatch(/^\s+at /m)
+      expect(readdirSync(out)).toEqual(["trace.failed.jsonl"])
+      const replay = clearsim("hub", "replay", failed)
+      expect(replay.code, replay.stderr).toBe(0)
+      expect(replay.stderr).toContain("may be cut short")
+      // The other chain's anvil was stopped with the run.
+      expect(anvils.filter(running)).toEqual([])
+    } finally {
+      for (const pid of anvils.filter(running)) process.kill(pid, "SIGKILL") // none left by a failing test either
+    }
+  }, 90_000)
 })

@@ -1,7 +1,8 @@
 /**
  * Mistakes in a command line or in the paths it names, reported as one line without a stack trace, and exit 2.
  * Exit codes of `clearsim`: 0 success; 1 what the command checks failed (a property, a regression, a changed
- * trace hash, a conservation violation, a failed shutdown) or an unexpected error (printed with its stack);
+ * trace hash, a conservation violation, a failed shutdown), a run stopped by a chain whose anvil exited on its own
+ * (one line, no stack) or an unexpected error (printed with its stack);
  * 2 a usage error: a flag or argument `effect/cli` refuses (unknown flag, `--seed abc`, a missing argument; see
  * `withUsageExitCode`) or one the command refuses (a negative seed, an unreadable or invalid input file, an
  * output path that cannot be written).
@@ -177,10 +178,16 @@ export const inputFileError = (what: string, path: string, error: unknown, expec
 /**
  * The one line a command prints for `error` after `clearsim: ` (or `clearsim <command>: `) and its exit code:
  * usage errors (`userError` says which classes count besides `UsageError` and file-system errors) exit 2
- * without a stack; anything else is unexpected: its stack, exit 1.
+ * without a stack; failures outside clearsim that its message says all of (`toldFailure`: a chain's anvil killed
+ * during a run) exit 1 without a stack; anything else is unexpected: its stack, exit 1.
  */
-export const describeCommandError = (error: unknown, userError: (error: unknown) => boolean = () => false): { readonly message: string; readonly exitCode: 1 | 2 } => {
+export const describeCommandError = (
+  error: unknown,
+  userError: (error: unknown) => boolean = () => false,
+  toldFailure: (error: unknown) => boolean = () => false,
+): { readonly message: string; readonly exitCode: 1 | 2 } => {
   if (error instanceof UsageError || userError(error)) return { message: (error as Error).message, exitCode: USAGE_EXIT_CODE }
   if (isFsError(error)) return { message: fsErrorLine(error), exitCode: USAGE_EXIT_CODE }
+  if (toldFailure(error)) return { message: error instanceof Error ? error.message : String(error), exitCode: 1 }
   return { message: error instanceof Error ? (error.stack ?? error.message) : String(error), exitCode: 1 }
 }
