@@ -62,6 +62,17 @@ describe("RngStreams", () => {
     expect(() => top.weightedIndex([0, 0])).toThrow(/positive weight/)
   })
 
+  it("draws weights whose sum overflows a double relative to the largest: as their ratios, not always the last", () => {
+    const huge = new RngStreams(9).get("w")
+    const small = new RngStreams(9).get("w")
+    const draws = Array.from({ length: 1000 }, () => huge.weightedIndex([1.7e308, 0, 1.7e308]))
+    // The same draws as weights 1, 0, 1 (1.7e308 / 1.7e308), about half each.
+    expect(draws).toEqual(Array.from({ length: 1000 }, () => small.weightedIndex([1, 0, 1])))
+    expect(draws.filter((i) => i === 0).length).toBeGreaterThan(400)
+    expect(draws.filter((i) => i === 0).length).toBeLessThan(600)
+    expect(draws).not.toContain(1)
+  })
+
   it("draws nothing for a chance of 0", () => {
     const a = new RngStreams(5).get("c")
     const b = new RngStreams(5).get("c")

@@ -41,6 +41,12 @@ export class Rng {
   weightedIndex(weights: readonly number[]): number {
     let total = 0
     for (const w of weights) total += w
+    // Weights whose sum overflows (two of 1.7e308: Infinity) are taken relative to the largest: every draw was the
+    // last positive weight's. Finite sums are drawn as before (the same draws).
+    if (total === Number.POSITIVE_INFINITY) {
+      const largest = Math.max(...weights)
+      if (largest < Number.POSITIVE_INFINITY) return this.weightedIndex(weights.map((w) => w / largest))
+    }
     let x = this.float() * total
     let last = -1
     for (let i = 0; i < weights.length; i++) {
