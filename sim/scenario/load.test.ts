@@ -1088,7 +1088,7 @@ describe("xERC20 settings a run cannot use", () => {
     expect([report.intents.created, Object.keys(users.rejections)]).toEqual([0, ["XERC20Module_HandleBurnStrategy_InsufficientBurningLimit"]])
   })
 
-  it("tell a solver's inventory of an asset that is an xERC20 on every chain (no fast path: never used); not where a default-strategy chain sends fast intents to it", async () => {
+  it("tell a solver's inventory or an arbitrageur's capital of an asset that is an xERC20 on every chain (no fast path, no invoice: never used); not where a default-strategy chain sends fast intents to it", async () => {
     const solver = `  solvers:\n    - { name: op, count: 1, feeDbps: 20, inventory: [{ chain: 31002, asset: USDC, tokens: 10000 }] }\nproperties:`
     const withSolver = (text: string) => text.replace("properties:", solver)
     expect(told(withSolver(xerc20("", true)).replace("  - nettingRatio >= 0.5\n", ""))).toEqual([
@@ -1097,6 +1097,15 @@ describe("xERC20 settings a run cannot use", () => {
         "USDC is an xERC20 on every chain: its intents are burnt and minted, never on the fast path, so no intent is filled from this inventory (deposited on chain 31002, it stays idle); expected an asset with a default-strategy chain that sends fast intents",
       ],
     ])
+    // An arbitrageur's capital of it: no invoice to buy.
+    const arbitrageur = `  arbitrageurs:\n    - { name: mm, count: 1, capital: [{ chain: 31001, asset: USDC, tokens: 10000 }] }\nproperties:`
+    expect(told(xerc20("", true).replace("properties:", arbitrageur).replace("  - nettingRatio >= 0.5\n", ""))).toEqual([
+      [
+        "agents.arbitrageurs[0].capital[0]",
+        "USDC is an xERC20 on every chain: its intents are burnt and minted, never invoiced, so there is no invoice of it to buy and this capital on chain 31001 is never spent; expected an asset with a default-strategy chain",
+      ],
+    ])
+    expect(told(valid.replace("properties:", arbitrageur))).toEqual([])
     // USDC an xERC20 on 31002 only: fast intents from 31001 to it are filled from the inventory there.
     const mixed = withSolver(valid.replace("      - { chain: 31002, decimals: 18 }", "      - { chain: 31002, decimals: 18, strategy: xerc20 }"))
       .replace("size: { kind: lognormal, medianTokens: 1000, sigma: 0.5 }", "size: { kind: fixed, tokens: 100 }\n      paths: { fast: 1 }")

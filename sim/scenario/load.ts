@@ -377,7 +377,8 @@ export const solversNeverFilling = (spec: ScenarioSpec): InputProblem[] => {
  * (`XERC20Module_HandleBurnStrategy_InsufficientBurningLimit`, among the population's rejections). A solver's
  * inventory of an asset that is an xERC20 on every chain: such an asset has no fast path (its intents are burnt and
  * minted), so no intent is filled from it and it stays deposited, idle (on a chain where the asset is an xERC20 and
- * a default-strategy chain sends fast intents to it, the inventory fills them: no warning). Told, not refused.
+ * a default-strategy chain sends fast intents to it, the inventory fills them: no warning); an arbitrageur's capital
+ * of such an asset, which has no invoices to buy. Told, not refused.
  */
 export const xerc20SettingsUnused = (spec: ScenarioSpec): InputProblem[] => {
   const warnings: InputProblem[] = []
@@ -418,6 +419,15 @@ export const xerc20SettingsUnused = (spec: ScenarioSpec): InputProblem[] => {
       warnings.push({
         path: `agents.solvers[${i}].inventory[${j}]`,
         message: `${inv.asset} is an xERC20 on every chain: its intents are burnt and minted, never on the fast path, so no intent is filled from this inventory (deposited on chain ${inv.chain}, it stays idle); expected an asset with a default-strategy chain that sends fast intents`,
+      })
+    })
+  })
+  spec.agents.arbitrageurs?.forEach((a, i) => {
+    a.capital.forEach((c, j) => {
+      if (!xerc20Only.has(c.asset)) return
+      warnings.push({
+        path: `agents.arbitrageurs[${i}].capital[${j}]`,
+        message: `${c.asset} is an xERC20 on every chain: its intents are burnt and minted, never invoiced, so there is no invoice of it to buy and this capital on chain ${c.chain} is never spent; expected an asset with a default-strategy chain`,
       })
     })
   })
