@@ -223,10 +223,14 @@ transport:
   it("refuses a horizon virtual time cannot count: in seconds or hours at the field (a range the JSON Schema has too), in epochs at the horizon", () => {
     const horizon = (h: string) => valid.replace("horizon: { hours: 2 }", `horizon: ${h}`)
     expect(problemsOf(horizon("{ hours: 1e12 }"))).toEqual([
-      expect.objectContaining({ path: "horizon.hours", message: "Expected a number of hours virtual time can count (at most 9007199254740 s, about 2.5 billion hours or 285,000 years), got 1000000000000" }),
+      expect.objectContaining({ path: "horizon.hours", message: "Expected a horizon of at most 2501999792.983333 h (9007199254740 s, what virtual time can count: about 285,000 years), got 1000000000000" }),
     ])
     expect(problemsOf(horizon("{ seconds: 9007199254741 }"))).toEqual([
-      expect.objectContaining({ path: "horizon.seconds", message: "Expected a number of seconds virtual time can count (at most 9007199254740 s, about 285,000 years), got 9007199254741" }),
+      expect.objectContaining({ path: "horizon.seconds", message: "Expected a horizon of at most 9007199254740 s (what virtual time can count: about 285,000 years), got 9007199254741" }),
+    ])
+    // A value of another type is told the whole range, as one expectation.
+    expect(problemsOf(horizon("{ seconds: 2025-01-01 }"))).toEqual([
+      expect.objectContaining({ path: "horizon.seconds", message: 'Expected a positive number of seconds of at most 9007199254740 s (what virtual time can count: about 285,000 years), got "2025-01-01"' }),
     ])
     // An infinity is told once, as not finite.
     expect(problemsOf(horizon("{ hours: .inf }"))).toEqual([expect.objectContaining({ path: "horizon.hours", message: "Expected a finite number, got Infinity" })])

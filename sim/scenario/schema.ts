@@ -104,13 +104,13 @@ export const Horizon = Schema.Union([
     hours: described(
       Schema.Finite.check(
         Schema.isGreaterThan(0, { expected: "a positive number of hours" }),
-        finiteAtMost(MAX_HORIZON_SECONDS / 3600, `a number of hours virtual time can count (at most ${MAX_HORIZON_SECONDS} s, about 2.5 billion hours or 285,000 years)`),
+        finiteAtMost(MAX_HORIZON_SECONDS / 3600, `a horizon of at most ${MAX_HORIZON_SECONDS / 3600} h (${MAX_HORIZON_SECONDS} s, what virtual time can count: about 285,000 years)`),
       ),
       "virtual hours the run covers",
     ),
   }),
   Schema.Struct({
-    seconds: described(PositiveSeconds.check(finiteAtMost(MAX_HORIZON_SECONDS, `a number of seconds virtual time can count (at most ${MAX_HORIZON_SECONDS} s, about 285,000 years)`)), "virtual seconds the run covers"),
+    seconds: described(PositiveSeconds.check(finiteAtMost(MAX_HORIZON_SECONDS, `a horizon of at most ${MAX_HORIZON_SECONDS} s (what virtual time can count: about 285,000 years)`)), "virtual seconds the run covers"),
   }),
 ])
 
