@@ -237,6 +237,11 @@ describe("POST /intents: fast path, orders and the fee deadline", () => {
       [{ ttl: 60, isFastPath: false }, "InvalidTtl", "[1].ttl: a ttl above 0 selects the fast path, but isFastPath is false."],
       [{ ttl: 0, isFastPath: true }, "InvalidTtl", "[1].ttl: a ttl of 0 selects the basic path, but isFastPath is true"],
       [{ ttl: 600, destinations: [String(B), String(C)] }, "InvalidRoute", "[1].destinations: the fast path needs exactly one destination."],
+      // The route's own refusals name the entry too (they said "inputAsset: ..." with no entry).
+      [{ inputAsset: `0x${"ab".repeat(20)}` }, "UnsupportedAsset", `[1].inputAsset: 0x${"ab".repeat(20)} is not a supported asset on domain ${A}.`],
+      [{ destinations: ["999"] }, "UnsupportedDomain", "[1].destinations[0]: domain 999 is not supported by the hub."],
+      [{ outputAsset: `0x${"ab".repeat(20)}` }, "UnsupportedAsset", `[1].outputAsset: 0x${"ab".repeat(20)} is not a supported asset on domain ${B}.`],
+      [{ outputAsset: DAI_B, destinations: [String(B), String(C)] }, "InvalidRoute", "[1].outputAsset: an output asset needs exactly one destination."],
     ]
     for (const [over, code, message] of cases) {
       const refusal = await failure(x.service.createIntents(order(over)))

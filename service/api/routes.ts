@@ -35,24 +35,26 @@ export const resolveRoute = (
   destinations: readonly number[],
   inputAsset: Address,
   outputAsset: Address | undefined,
+  /** Prefixed to the fields failures name: an order's entry (`[1].`), so that its message says which entry. */
+  prefix = "",
 ): ResolvedRoute => {
   const state = hub.state
   const input = state.assetOn(origin, wordOf(inputAsset))
-  if (input === undefined) throw badRequest("UnsupportedAsset", `inputAsset: ${inputAsset} is not a supported asset on domain ${origin}.`)
+  if (input === undefined) throw badRequest("UnsupportedAsset", `${prefix}inputAsset: ${inputAsset} is not a supported asset on domain ${origin}.`)
   const ticker = input.ticker
   const assets = destinations.map((d, i) => {
-    if (!state.supportedDomains.has(d)) throw badRequest("UnsupportedDomain", `destinations[${i}]: domain ${d} is not supported by the hub.`)
+    if (!state.supportedDomains.has(d)) throw badRequest("UnsupportedDomain", `${prefix}destinations[${i}]: domain ${d} is not supported by the hub.`)
     const asset = ticker.assetByDomain.get(d)
-    if (asset === undefined) throw badRequest("UnsupportedAsset", `destinations[${i}]: ${ticker.config.symbol} has no asset on domain ${d}.`)
+    if (asset === undefined) throw badRequest("UnsupportedAsset", `${prefix}destinations[${i}]: ${ticker.config.symbol} has no asset on domain ${d}.`)
     return asset
   })
   let output: DomainAsset | undefined
   let invalidReason: string | undefined
   let swap = false
   if (outputAsset !== undefined) {
-    if (destinations.length !== 1) throw badRequest("InvalidRoute", "outputAsset: an output asset needs exactly one destination.")
+    if (destinations.length !== 1) throw badRequest("InvalidRoute", `${prefix}outputAsset: an output asset needs exactly one destination.`)
     const found = state.assetOn(destinations[0]!, wordOf(outputAsset))
-    if (found === undefined) throw badRequest("UnsupportedAsset", `outputAsset: ${outputAsset} is not a supported asset on domain ${destinations[0]}.`)
+    if (found === undefined) throw badRequest("UnsupportedAsset", `${prefix}outputAsset: ${outputAsset} is not a supported asset on domain ${destinations[0]}.`)
     if (found.ticker === ticker) output = found.asset
     else if (input.asset.strategy === Strategy.XERC20) {
       // A swap is a fast-path fill, and xERC20 assets take only the native route (burn and mint, ttl 0).

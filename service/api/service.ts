@@ -418,7 +418,7 @@ export class ClearingService {
       throw badRequest("InvalidTtl", `${fieldName(prefix, "ttl")}: a ttl of 0 selects the basic path, but isFastPath is true (omit ttl for the default of ${this.config.fastPathTtlSeconds} s).`)
     }
     const fast = request.isFastPath === true || (requestedTtl ?? 0) > 0
-    const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
+    const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset, prefix)
     if (route.reqType === "invalid") throw badRequest("UnsupportedSwap", `${prefix}${route.invalidReason}`)
     checkHubAmount(fieldName(prefix, "amount"), amount, route.input.decimals)
     if (route.reqType === "swap" && request.isFastPath !== true && (requestedTtl ?? 0) === 0) {
