@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { parseEther } from "viem"
 import { describe, expect, test } from "vitest"
 import { deriveDevAccounts, TEST_MNEMONIC } from "./accounts.ts"
 import { chainExitText } from "./chain.ts"
 import {
+  ChainStartError,
   ChainStoppedError,
   InvalidChainOptionError,
   RpcResponseError,
@@ -213,6 +217,20 @@ test("after a failed request, tells which chains' anvils exited on their own, an
     expect([victim.stopReason, survivor.stopReason, survivor.exit]).toEqual(["anvil exited", "pool stopped", undefined])
     expect(await pool.exitedOnTheirOwn(failure)).toEqual([victim])
   })
+})
+
+test("an anvil that exits before it answers its first request did not start: ChainStartError says how it ended", async () => {
+  // A stand-in binary: says it listens (what prool waits for), then exits with code 3 before answering anything.
+  const dir = mkdtempSync(join(tmpdir(), "clearsim-fake-anvil-"))
+  const binary = join(dir, "anvil")
+  writeFileSync(binary, '#!/bin/sh\nwhile [ "$1" != "--port" ]; do shift; done\necho "Listening on 127.0.0.1:$2"\nexit 3\n', { mode: 0o755 })
+  try {
+    const started = ChainPool.start({ chainIds: [31337], genesisTimestamp: T0, binary })
+    await expect(started).rejects.toThrow(ChainStartError)
+    await expect(started).rejects.toThrow(/^Chain 31337: anvil did not start on 127\.0\.0\.1 \(ports tried: \d+\): its process \(pid \d+\) exited with code 3 before it answered$/)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test("chainExitText and unreachableChainIds: how an anvil ended, and which chains an error could not reach", () => {

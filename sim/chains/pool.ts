@@ -12,7 +12,7 @@ import { dirname, join } from "node:path"
 import { existsSync } from "node:fs"
 import { Instance } from "prool"
 import { type DevAccount, deriveDevAccounts, TEST_MNEMONIC } from "./accounts.ts"
-import { Chain } from "./chain.ts"
+import { Chain, chainExitText } from "./chain.ts"
 import {
   AnvilBinaryNotFoundError,
   ChainStartError,
@@ -198,7 +198,10 @@ export class ChainPool {
     try {
       await Promise.all(pool.chains.map((chain) => verifyChain(chain, accounts)))
     } catch (error) {
+      // An anvil that exited between its start and the check (killed, crashed) did not start, as far as the caller knows.
+      const [gone] = await pool.exitedOnTheirOwn(error)
       await pool.stop()
+      if (gone !== undefined) throw new ChainStartError(gone.chainId, [gone.port], `its process (pid ${gone.pid}) ${chainExitText(gone.exit)} before it answered`)
       throw error
     }
     return pool
@@ -349,7 +352,10 @@ const startInstance = async (chainId: number, settings: StartSettings): Promise<
       // Lost the race for the port (someone bound it after our probe)? Then it is still taken: try the next one.
       const collided = isAddressInUse(error) || isAddressInUse(stderr) || !(await portIsFree(port))
       if (!collided) {
-        throw new ChainStartError(chainId, tried, stderr.trim() === "" ? error : `${String(error)}\n${stderr.trim()}`)
+        // prool's message may quote anvil's stderr already (once, after blank lines): each line said once, no blank ones.
+        const said = error instanceof Error ? error.message : String(error)
+        const lines = `${said}\n${stderr}`.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "")
+        throw new ChainStartError(chainId, tried, [...new Set(lines)].join("\n"))
       }
     }
   }

@@ -97,6 +97,17 @@ const keepCompletedTrace = (flag: string, error: unknown, staging: string, dir: 
   return new RunFailure(described, `  the run completed, but its files were not written (${others}); its trace is kept: ${to} (replay the hub: npx clearsim hub replay ${pathWord(to)})`)
 }
 
+/**
+ * The failures of a run that their message says all of, told without a stack (exit 1): a chain's anvil that exited
+ * during the run (`ChainExited`), or chains that could not be started (every port taken, an anvil that exited at
+ * once) or found (`ChainStartError`, `AnvilBinaryNotFoundError`: matched by tag, so that a memory run does not
+ * load the chains' modules).
+ */
+const isToldRunFailure = (error: unknown): boolean => {
+  const tag = (error as { readonly _tag?: unknown } | undefined)?._tag
+  return error instanceof ChainExited || (error instanceof Error && (tag === "ChainStartError" || tag === "AnvilBinaryNotFoundError"))
+}
+
 /** Whether two files have the same bytes (streamed: a million-intent trace is most of a gigabyte). */
 const sameFileBytes = async (a: string, b: string): Promise<boolean> => {
   const digest = async (path: string) => {
@@ -299,7 +310,7 @@ export const runCommand = Command.make(
     Effect.gen(function* () {
       // A set's run stopped with an error: its output, error included, is printed already.
       if (error instanceof SetRunsStopped) return void (process.exitCode = error.exitCode)
-      const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError, (e) => e instanceof ChainExited)
+      const { message, exitCode } = describeCommandError(error instanceof RunFailure ? error.error : error, (e) => e instanceof ScenarioError, isToldRunFailure)
       // In a child of `check --jobs`, named as `check`'s own errors are.
       yield* Console.error(`${runOfSetCommand("clearsim")}: ${message}`)
       if (error instanceof RunFailure) yield* Console.error(error.kept)

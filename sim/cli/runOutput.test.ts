@@ -392,4 +392,24 @@ describe("clearsim run: a chain whose anvil exits mid-run", () => {
       for (const pid of anvils.filter(running)) process.kill(pid, "SIGKILL") // none left by a failing test either
     }
   }, 90_000)
+
+  it("an anvil that exits before it answers, or at once with an error, is told in one line without a stack, exit 1", () => {
+    // Stand-ins for anvil (ANVIL_BINARY): one says it listens and exits, the other fails at once as a broken install would.
+    const quits = join(dir, "anvil-that-quits")
+    writeFileSync(quits, '#!/bin/sh\nwhile [ "$1" != "--port" ]; do shift; done\necho "Listening on 127.0.0.1:$2"\nexit 3\n', { mode: 0o755 })
+    const broken = join(dir, "anvil-that-fails")
+    writeFileSync(broken, '#!/bin/sh\necho "error: this anvil cannot run here" >&2\nexit 1\n', { mode: 0o755 })
+    for (const [binary, reason] of [
+      [quits, /its process \(pid \d+\) exited with code 3 before it answered/],
+      [broken, /error: this anvil cannot run here/],
+    ] as const) {
+      const out = join(dir, "anvil-not-started")
+      const r = spawnSync(process.execPath, [bin, "run", "scenarios/balanced-two-chain.yaml", "--chains", "anvil", "--out", out], { cwd: root, encoding: "utf8", timeout: 90_000, env: { ...process.env, ANVIL_BINARY: binary } })
+      expect(r.status, r.stderr).toBe(1)
+      expect(r.stderr).toMatch(/^clearsim: Chain 3100[12]: anvil did not start on 127\.0\.0\.1 \(ports tried: [\d, ]+\): /)
+      expect(r.stderr).toMatch(reason)
+      expect(r.stderr).not.toMatch(/^\s+at /m)
+      expect(existsSync(out)).toBe(false)
+    }
+  }, 90_000)
 })
