@@ -491,6 +491,142 @@ describe("pure replays reuse recorded ones", () => {
   })
 })
 
+/**
+ * A ticker whose invoices mostly list only domain 1, the one the deposits go to, with custody there that pays for
+ * many of them, no or few current-epoch deposits, discounts from none to 10 %: a replay's deposits there run out at
+ * an early invoice and the later ones are paid from custody alone.
+ * Some invoices list another domain too (the base may settle them there: a replay stops at them), or only domain 1
+ * with the base settling them there (takes of the base), or none.
+ */
+const custodyPaidHub = (rng: RandomGenerator): Hub => {
+  const [discountPerEpoch, maxDiscountDbps] = pick(rng, [[0, 0], [3, 12], [100, 100], [1000, 10_000]] as const)
+  const hub = new Hub(
+    { epochLength: EPOCH_LENGTH, tickers: [{ symbol: "T", discountPerEpoch, maxDiscountDbps, domains: [1, 10, 56].map((domain) => ({ domain, asset: word("5a", domain), decimals: 18 })) }] },
+    new CollectingSink(),
+  )
+  hub.setBlock(EPOCH * EPOCH_LENGTH, timeOf(EPOCH * EPOCH_LENGTH))
+  const state = hub.state
+  const ticker = [...state.tickers.values()][0]!
+  const count = uniformInt(rng, 10, 60)
+  const scale = pick(rng, [5, 20])
+  ticker.custodied18.set(1, amountOf(rng, pick(rng, [0, 5, count, scale * count])))
+  ticker.custodied18.set(10, amountOf(rng, 20))
+  if (chance(rng, 30)) ticker.openDepositQueue(EPOCH, 1).available18 = amountOf(rng, 4)
+  if (chance(rng, 30)) ticker.openDepositQueue(EPOCH, 10).available18 = amountOf(rng, 4)
+  for (let k = 0; k < count; k++) {
+    const ctx = new IntentContext(word("5d", k))
+    ctx.ticker = ticker
+    ctx.paymentDestinations = pick(rng, [[1], [1], [1], [1], [1], [1, 10], [10], [56], []])
+    state.contexts.set(ctx.intentId, ctx)
+    ticker.invoices.append(new InvoiceNode(ctx, word("0e", 1), EPOCH - uniformInt(rng, 0, 15), amountOf(rng, scale) + 1n, state.timestamp))
+  }
+  return hub
+}
+
+/**
+ * `computeMinAmounts`' deposits for `target` on `domain`: its shortfall rounds (`minDepositFormula` at each replay's
+ * overlay), whether it settles or not, with `replay`.
+ */
+const shortfallRounds = (target: InvoiceNode, discount: number, replay: (x: bigint) => { settled: boolean; custodied18: bigint; available18: bigint }, limit: number): bigint[] => {
+  const deposits = [0n]
+  let r = replay(0n)
+  for (let rounds = 0; !r.settled && rounds < limit; rounds++) {
+    const shortfall = minDepositFormula(target.amount18, r.custodied18, r.available18, discount)
+    if (shortfall === 0n) break
+    deposits.push(deposits[deposits.length - 1]! + shortfall)
+    r = replay(deposits[deposits.length - 1]!)
+  }
+  return deposits
+}
+
+describe("a FifoReplay that reuses recorded replays against a fresh one for each deposit", () => {
+  it("gives every replay the straightforward walk's result (a FifoReplay for it alone, which reuses nothing) and the reference's, over shortfall rounds and then deposits in any order", () => {
+    // The deposits of the shortfall rounds, as in a call, then deposits between and around them in random order
+    // (as a search's probes, and smaller ones than recorded, whose nearest recorded replay is another one), and
+    // some again. The same FifoReplay answers all of a target's deposits on a domain, reusing recorded replays.
+    const rng = xoroshiro128plus(97)
+    let replays = 0
+    for (let round = 0; round < 40; round++) {
+      const hub = round % 3 === 2 ? syntheticHub(rng) : custodyPaidHub(rng)
+      const state = hub.state
+      for (const ticker of state.tickers.values()) {
+        for (let node = ticker.invoices.head; node !== undefined; node = node.next) {
+          if (node !== ticker.invoices.tail && !chance(rng, 25)) continue
+          const discount = discountDbps(state, ticker, state.currentEpoch(), node.entryEpoch, node.ctx)
+          for (const d of ticker.config.domains) {
+            if (d.strategy !== Strategy.DEFAULT) continue
+            const fifo = new FifoReplay(hub, ticker, node)
+            const check = (x: bigint): void => {
+              const actual = fifo.replay(d.domain, x)
+              const straight = new FifoReplay(hub, ticker, node!).replay(d.domain, x)
+              expect([actual.settled, actual.custodied18, actual.available18, actual.takes], `deposit ${x} on ${d.domain}`).toEqual([straight.settled, straight.custodied18, straight.available18, straight.takes])
+              const expected = referenceReplay(hub, ticker, node!, d.domain, x)
+              expect([actual.settled, actual.custodied18, actual.available18]).toEqual([expected.settled, expected.before.custodied.get(d.domain), expected.before.available.get(d.domain)])
+              replays++
+            }
+            const rounds = shortfallRounds(node, discount, (x) => {
+              check(x)
+              return fifo.replay(d.domain, x)
+            }, 40)
+            const top = rounds[rounds.length - 1]! + node.amount18
+            const probes = Array.from({ length: 12 }, () => uniformBigInt(rng, 0n, top))
+            for (const x of [...probes, ...rounds.filter(() => chance(rng, 30)), ...probes.slice(0, 3)]) check(x)
+          }
+        }
+      }
+    }
+    expect(replays).toBeGreaterThan(20_000)
+  })
+
+  it("on a fine grid of deposits (exact thresholds and one wei below them), in rising, falling and random order", () => {
+    // Whole-unit amounts and custody, discounts of 0 or 10 %, deposits of tenths, as in the grid test above, on a
+    // queue paid from custody once the deposits run out: custody lands on the queue's thresholds exactly.
+    const rng = xoroshiro128plus(61)
+    const tenth = u(1) / 10n
+    let replays = 0
+    for (let round = 0; round < 12; round++) {
+      const discount = pick(rng, [0, 10_000])
+      const hub = new Hub(
+        { epochLength: EPOCH_LENGTH, tickers: [{ symbol: "T", discountPerEpoch: discount, maxDiscountDbps: discount, domains: [1, 10].map((domain) => ({ domain, asset: word("7a", domain), decimals: 18 })) }] },
+        new CollectingSink(),
+      )
+      hub.setBlock(EPOCH * EPOCH_LENGTH, timeOf(EPOCH * EPOCH_LENGTH))
+      const state = hub.state
+      const ticker = [...state.tickers.values()][0]!
+      ticker.custodied18.set(1, BigInt(uniformInt(rng, 5, 30)) * u(1))
+      ticker.custodied18.set(10, BigInt(uniformInt(rng, 0, 6)) * u(1))
+      const count = uniformInt(rng, 8, 25)
+      for (let k = 0; k < count; k++) {
+        const ctx = new IntentContext(word("7d", round * 100 + k))
+        ctx.ticker = ticker
+        ctx.paymentDestinations = pick(rng, [[1], [1], [1], [1, 10], [10]])
+        state.contexts.set(ctx.intentId, ctx)
+        ticker.invoices.append(new InvoiceNode(ctx, word("0e", 1), EPOCH - uniformInt(rng, 0, 1), BigInt(uniformInt(rng, 1, 5)) * u(1), state.timestamp))
+      }
+      const targets = [ticker.invoices.tail!]
+      for (let node = ticker.invoices.head; node !== undefined; node = node.next) if (chance(rng, 15)) targets.push(node)
+      for (const target of targets) {
+        const fifo = new FifoReplay(hub, ticker, target)
+        const grid = Array.from({ length: 120 }, (_, k) => BigInt(k) * tenth).flatMap((x) => (x === 0n ? [x] : [x - 1n, x]))
+        const shuffled = [...grid]
+        for (let k = shuffled.length - 1; k > 0; k--) {
+          const m = uniformInt(rng, 0, k)
+          ;[shuffled[k], shuffled[m]] = [shuffled[m]!, shuffled[k]!]
+        }
+        for (const x of [...grid, ...[...grid].reverse(), ...shuffled]) {
+          const actual = fifo.replay(1, x)
+          const straight = new FifoReplay(hub, ticker, target).replay(1, x)
+          expect([actual.settled, actual.custodied18, actual.available18, actual.takes], `deposit ${x}`).toEqual([straight.settled, straight.custodied18, straight.available18, straight.takes])
+          const expected = referenceReplay(hub, ticker, target, 1, x)
+          expect([actual.settled, actual.custodied18, actual.available18], `deposit ${x}`).toEqual([expected.settled, expected.before.custodied.get(1), expected.before.available.get(1)])
+          replays++
+        }
+      }
+    }
+    expect(replays).toBeGreaterThan(15_000)
+  })
+})
+
 describe("a FifoBase shared by the targets of a ticker", () => {
   it("gives every target the reference's answers, asked in any order, and goes on over invoices appended after it was made", () => {
     const rng = xoroshiro128plus(57)
