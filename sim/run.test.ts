@@ -24,6 +24,9 @@ describe("ChainExited", () => {
     expect(new ChainExited(11, [alpha, beta], { atMs: 7_200_000, epoch: 500_015, firstEpoch: 500_000 }, 7_200_000, cause).message).toBe(
       "the run of seed 11 was stopped: the anvil of chain 31001 (alpha; pid 4242, RPC http://127.0.0.1:20001) was killed by SIGKILL and the anvil of chain 31002 (pid 4343, RPC http://127.0.0.1:20002) exited with code 1 after the run reached its horizon (7200 s of virtual time), while it read the agents' balances",
     )
+    expect(new ChainExited(11, [alpha, { ...beta, how: alpha.how }], { atMs: 60_000, epoch: 7, firstEpoch: 7 }, 7_200_000, cause).message).toBe(
+      "the run of seed 11 was stopped: the anvils of chains 31001 (alpha; pid 4242, RPC http://127.0.0.1:20001) and 31002 (pid 4343, RPC http://127.0.0.1:20002) were killed by SIGKILL at virtual time 60 s of 7200 s, in epoch 7 (the run's 1st)",
+    )
     const nth = (n: number) => /the run's (\w+)\)$/.exec(new ChainExited(11, [alpha], { atMs: 0, epoch: n - 1, firstEpoch: 0 }, 1000, cause).message)![1]
     expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111].map(nth)).toEqual(["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "101st", "111th"])
   })

@@ -276,8 +276,13 @@ export class ChainExited extends Error {
   readonly horizonMs: number
   readonly seed: number
   constructor(seed: number, chains: readonly ExitedChain[], at: { readonly atMs: number; readonly epoch: number; readonly firstEpoch: number } | undefined, horizonMs: number, cause: unknown) {
-    const each = chains.map((c) => `the anvil of chain ${c.chainId} (${c.name === undefined ? "" : `${c.name}; `}pid ${c.pid}, RPC ${c.rpcUrl}) ${c.how}`)
-    const what = each.length === 1 ? each[0]! : `${each.slice(0, -1).join(", ")} and ${each.at(-1)!}`
+    const and = (items: readonly string[]) => (items.length === 1 ? items[0]! : `${items.slice(0, -1).join(", ")} and ${items.at(-1)!}`)
+    const chain = (c: ExitedChain) => `${c.chainId} (${c.name === undefined ? "" : `${c.name}; `}pid ${c.pid}, RPC ${c.rpcUrl})`
+    // Anvils that ended alike (`pkill -9 anvil`) are told together.
+    const what =
+      chains.length > 1 && chains.every((c) => c.how === chains[0]!.how)
+        ? `the anvils of chains ${and(chains.map(chain))} ${chains[0]!.how.replace(/^was /, "were ")}`
+        : and(chains.map((c) => `the anvil of chain ${chain(c)} ${c.how}`))
     const seconds = (ms: number) => `${Math.floor(ms / 1000)} s`
     const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : (["th", "st", "nd", "rd"][n % 10] ?? "th")}`
     const when =

@@ -219,6 +219,18 @@ test("after a failed request, tells which chains' anvils exited on their own, an
   })
 })
 
+test("anvils killed together (pkill -9 anvil) are all told, though the failed request named one", async () => {
+  await withChainPool({ chainIds: [31338, 31339, 31340], genesisTimestamp: T0 }, async (pool) => {
+    const [first, second, third] = pool.chains
+    if (first === undefined || second === undefined || third === undefined) throw new Error("chains")
+    process.kill(first.pid, "SIGKILL")
+    process.kill(second.pid, "SIGKILL")
+    const failure = await first.rpc.request("eth_blockNumber").catch((error: unknown) => error)
+    expect(await pool.exitedOnTheirOwn(failure)).toEqual([first, second])
+    expect([first.exit?.signal, second.exit?.signal, third.stopReason]).toEqual(["SIGKILL", "SIGKILL", undefined])
+  })
+})
+
 test("an anvil that exits before it answers its first request did not start: ChainStartError says how it ended", async () => {
   // A stand-in binary: says it listens (what prool waits for), then exits with code 3 before answering anything.
   const dir = mkdtempSync(join(tmpdir(), "clearsim-fake-anvil-"))

@@ -226,20 +226,27 @@ export class ChainPool {
    */
   async exitedOnTheirOwn(error: unknown, waitMs = 2_000): Promise<readonly Chain[]> {
     const named = new Set(unreachableChainIds(error, this.chains))
-    const waits = this.running.map(async (instance, index) => {
-      const chain = this.chains[index]
-      if (chain === undefined || chain.isStopped || !named.has(chain.chainId)) return
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([waitForExit(instance.child), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))])
-      clearTimeout(timer)
-    })
-    await Promise.all(waits)
-    // An exit seen by the process but not yet by prool's listener (same tick) counts too.
-    for (const [index, instance] of this.running.entries()) {
-      const { child } = instance
-      if (child.exitCode !== null || child.signalCode !== null) this.chains[index]?.markStopped("anvil exited", { code: child.exitCode, signal: child.signalCode })
+    const waitExits = (which: (chain: Chain) => boolean, ms: number) =>
+      Promise.all(
+        this.running.map(async (instance, index) => {
+          const chain = this.chains[index]
+          if (chain === undefined || chain.isStopped || !which(chain)) return
+          let timer: NodeJS.Timeout | undefined
+          await Promise.race([waitForExit(instance.child), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))])
+          clearTimeout(timer)
+        }),
+      )
+    const exited = () => {
+      // An exit seen by the process but not yet by prool's listener (same tick) counts too.
+      for (const [index, { child }] of this.running.entries()) {
+        if (child.exitCode !== null || child.signalCode !== null) this.chains[index]?.markStopped("anvil exited", { code: child.exitCode, signal: child.signalCode })
+      }
+      return this.chains.filter((chain) => chain.stopReason === "anvil exited")
     }
-    return this.chains.filter((chain) => chain.stopReason === "anvil exited")
+    await waitExits((chain) => named.has(chain.chainId), waitMs)
+    // Anvils killed together (`pkill anvil`) end within moments of each other: the others get a short grace too.
+    if (exited().length > 0) await waitExits(() => true, OTHERS_EXIT_GRACE_MS)
+    return exited()
   }
 
   /** Stops every anvil and waits for the processes to exit. Idempotent; safe to call from several places. */
@@ -398,6 +405,9 @@ const verifyChain = async (chain: Chain, accounts: readonly DevAccount[]): Promi
     )
   }
 }
+
+/** How long `exitedOnTheirOwn` waits for the other anvils once one has exited on its own. */
+const OTHERS_EXIT_GRACE_MS = 300
 
 /** How long a stopped anvil gets to exit before it is killed. */
 const STOP_GRACE_MS = 10_000
