@@ -7,7 +7,7 @@
  * This is the CLI edge: the wall clock is read here only to report elapsed time and progress.
  */
 import { createHash } from "node:crypto"
-import { createReadStream, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { createReadStream, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, relative } from "node:path"
 import * as Console from "effect/Console"
@@ -246,6 +246,11 @@ export const runCommand = Command.make(
               try: (signal) => runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: staging, signal, onProgress: progressLine(`${spec.name} seed ${runSeed}`) }, wallClock),
               catch: (error) => error,
             }).pipe(Effect.mapError((error) => keepFailedTrace(outFlag, error, staging, dir)))
+            // The directory removed or moved while the run wrote its trace there (open, so written to the end): the
+            // trace went with it, and the reports are not written beside nothing (nor the directory made again).
+            if (!existsSync(join(staging, "trace.jsonl"))) {
+              return yield* Effect.fail(new UsageError(`${outFlag} ${baseDir}: the run completed, but ${dir} was removed or moved while it ran, and the trace it was writing there with it: no file was written`))
+            }
             // Named by its final path (the staging directory is an implementation detail); the trace is kept if either fails.
             yield* Effect.try({ try: () => writeReportFiles(staging, result.report, result.timeseries), catch: (error) => keepCompletedTrace(outFlag, error, staging, dir) })
             yield* Effect.try({ try: () => publish(staging, dir, RUN_FILES), catch: (error) => keepCompletedTrace(outFlag, error, staging, dir) })

@@ -344,6 +344,18 @@ describe("clearsim run: a run that fails keeps the hub inputs it traced", () => 
   })
 })
 
+describe("clearsim run: its output directory removed during the run", () => {
+  it("says so, exit 2, and makes no directory again to write reports beside no trace", async () => {
+    const out = join(dir, "removed-during")
+    const r = await actWhen(/seed 11: 30% of virtual time/, () => rmSync(out, { recursive: true, force: true }), "run", "scenarios/balanced-two-chain.yaml", "--out", out)
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr.split("\n").filter((line) => line !== "" && !line.includes("% of virtual time"))).toEqual([
+      `clearsim: --out ${out}: the run completed, but ${out} was removed or moved while it ran, and the trace it was writing there with it: no file was written`,
+    ])
+    expect(existsSync(out)).toBe(false)
+  })
+})
+
 describe("clearsim run: a chain whose anvil exits mid-run", () => {
   it("says which chain's anvil stopped, when, that the run was stopped and where its trace is: two lines, no stack, exit 1, no anvil left", async () => {
     const out = join(dir, "anvil-killed")
