@@ -30,7 +30,8 @@ const run = async (args: readonly string[]) => {
   const err: string[] = []
   const log = vi.spyOn(console, "log").mockImplementation((...xs: unknown[]) => void out.push(xs.join(" ")))
   const error = vi.spyOn(console, "error").mockImplementation((...xs: unknown[]) => void err.push(xs.join(" ")))
-  const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true)
+  const progress: string[] = []
+  const stderr = vi.spyOn(process.stderr, "write").mockImplementation((text) => (progress.push(String(text)), true))
   try {
     await Command.runWith(runCommand, { version: "test" })(args).pipe(Effect.provide(NodeServices.layer), Effect.runPromise)
   } finally {
@@ -38,7 +39,7 @@ const run = async (args: readonly string[]) => {
     error.mockRestore()
     stderr.mockRestore()
   }
-  return { out: out.join("\n"), err: err.join("\n") }
+  return { out: out.join("\n"), err: err.join("\n"), progress: progress.join("") }
 }
 
 describe("clearsim run", () => {
@@ -56,6 +57,10 @@ describe("clearsim run", () => {
     const before = temporaries()
     const r = await run([file, "--check-determinism", "--out", join(dir, "out")])
     expect(r.out).toContain("  determinism: second run gave the same trace hash, report, time series and trace.jsonl")
+    // The second run shows its progress too (as `--jobs` passes progress lines through: "<name> ... seed S: P%").
+    expect(r.progress).toContain("always-fails seed 5: 100% of virtual time\n")
+    expect(r.progress).toContain("always-fails second run of seed 5: 100% of virtual time\n")
+    expect(r.progress.split("\n").filter((line) => line !== "").every((line) => /^.+ seed \d+: \d+% of virtual time$/.test(line))).toBe(true)
     expect(process.exitCode ?? 0).toBe(0)
     expect(temporaries()).toBe(before)
   })

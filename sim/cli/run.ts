@@ -270,7 +270,7 @@ export const runCommand = Command.make(
             (againDir) =>
               Effect.tryPromise({
                 try: async (signal) => {
-                  const onProgress = progressLine(`${spec.name} seed ${runSeed} (second run, --check-determinism)`)
+                  const onProgress = progressLine(`${spec.name} second run of seed ${runSeed}`)
                   const again = await runScenario(loaded, { seed: runSeed, run: firstRun + i, backend, outDir: againDir, signal, onProgress }, wallClock)
                   return { again, sameInputs: await sameFileBytes(join(dir, "trace.jsonl"), join(againDir, "trace.jsonl")) }
                 },
