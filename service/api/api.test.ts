@@ -1167,6 +1167,16 @@ describe("system", () => {
     expect(expectProblem(await post("/intents", { ...intentBody(), padding: "x".repeat(2_000_000) }), 413, "PayloadTooLarge").message).toBe("The request body is too large (at most 1000000 bytes).")
     // Also where the endpoint takes no body: too large is too large, not "no body".
     expectProblem(await post(`/intents/0x${"ab".repeat(32)}/return-unsupported`, { padding: "x".repeat(2_000_000) }), 413, "PayloadTooLarge")
+    // A body declared over the limit is refused from its Content-Length, before it is sent (with Expect: 100-continue, instead
+    // of "100 Continue"): the answer waited for bytes that would be refused, until Node's request timeout.
+    for (const expect100 of ["", "Expect: 100-continue\r\n"]) {
+      const declared = await firstAnswer(server.url, `POST /intents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n${expect100}\r\n{}`)
+      expect(declared).toMatch(/^HTTP\/1\.1 413 /)
+      expect(JSON.parse(declared.slice(declared.indexOf("\r\n\r\n") + 4))).toEqual({ error: "PayloadTooLarge", message: "The request body is too large (at most 1000000 bytes)." })
+    }
+    // Within the limit, Expect: 100-continue is answered "100 Continue" and the request as usual; elsewhere the path's own answer.
+    expect(await firstAnswer(server.url, "POST /routes/limits HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")).toBe("HTTP/1.1 100 Continue\r\n\r\n")
+    expect(await firstAnswer(server.url, "POST /nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n")).toMatch(/^HTTP\/1\.1 404 /)
     // The OpenAPI document lists these refusals where the server makes them: 413 on every POST, 415 where a JSON body is read.
     const doc = (await get("/openapi.json")).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> }
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -1198,6 +1208,28 @@ const rawExchange = (url: string, bytes: string): Promise<string> =>
     let answer = ""
     socket.on("data", (chunk: Buffer) => (answer += chunk.toString()))
     socket.on("close", () => resolve(answer))
+    socket.on("error", reject)
+  })
+
+/**
+ * Sends `bytes` on a TCP connection to the server of `url`, keeping it open (a body may be left unsent), and returns
+ * the first complete answer: an interim `100 Continue`, or a response with its `content-length` body. With no answer
+ * it never resolves (the test's timeout fails it).
+ */
+const firstAnswer = (url: string, bytes: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(url)
+    const socket = connect(Number(port), hostname, () => socket.write(bytes))
+    let answer = ""
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString()
+      const end = answer.indexOf("\r\n\r\n")
+      if (end < 0) return
+      const length = /^HTTP\/1\.1 1\d\d /.test(answer) ? 0 : Number(/\r\ncontent-length: (\d+)/i.exec(answer.slice(0, end))?.[1] ?? 0)
+      if (answer.length < end + 4 + length) return
+      socket.destroy()
+      resolve(answer.slice(0, end + 4 + length))
+    })
     socket.on("error", reject)
   })
 
