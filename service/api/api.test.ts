@@ -157,6 +157,12 @@ describe("POST /intents and /intents/", () => {
       // A struct by its keys, not effect's bare "object"; a string with its article.
       [{ permit2Params: 5 }, "permit2Params: Expected an object { nonce, deadline, signature }, got 5"],
       [{ permit2Params: { nonce: 5 } }, "permit2Params.nonce: Expected a string, got 5"],
+      // A fraction is told what the field takes (it was "Expected an integer"), and a value failing two checks once.
+      [{ ttl: 1.5 }, "ttl: Expected a ttl in seconds (uint48), got 1.5"],
+      [{ max_fee: 1.5 }, "max_fee: Expected a fee in dbps (0 to 100000), got 1.5"],
+      [{ maxFee: 2.5 }, "maxFee: Expected a fee in dbps (0 to 100000), got 2.5"],
+      [{ ttl: 1e300 }, "ttl: Expected a ttl in seconds (uint48), got 1e+300"],
+      [{ max_fee: -1.5 }, "max_fee: Expected a fee in dbps (0 to 100000), got -1.5"],
     ]
     const before = world.model.fingerprint()
     for (const [over, message] of cases) {

@@ -27,11 +27,16 @@ const IntegerString = pattern(/^(0|[1-9][0-9]{0,15})$/, "a non-negative integer 
 const BooleanString = Schema.Literals(["true", "false"]).annotate({ description: "true or false" })
 const Cursor = pattern(/^[0-9]{1,16}$/, "a cursor from a previous page", "Cursor returned by a previous page")
 /** `max_fee`/`maxFee`: dbps (the on-chain `_maxFee`), as a string or integer. */
+/**
+ * An integer JSON number in [minimum, maximum], every failure told as `expected` (a fraction too: effect's own
+ * integer check says only "an integer", not what the field takes).
+ */
+const boundedInt = (minimum: number, maximum: number, expected: string) => Schema.Number.check(Schema.isInt({ expected }), Schema.isBetween({ minimum, maximum }, { expected }))
 const MaxFee = Schema.Union([
   pattern(/^(0|[1-9][0-9]{0,5})$/, "a fee in dbps (0 to 100000)", "Maximum solver fee in dbps (1/100,000), 0 to 100000"),
-  Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000 }, { expected: "a fee in dbps (0 to 100000)" })),
+  boundedInt(0, 100_000, "a fee in dbps (0 to 100000)"),
 ])
-const Ttl = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 48 - 1 }, { expected: "a ttl in seconds (uint48)" })).annotate({
+const Ttl = boundedInt(0, 2 ** 48 - 1, "a ttl in seconds (uint48)").annotate({
   description: "Time to live in seconds; above 0 selects the fast path and requires a solver fee",
 })
 const Destinations = Schema.Array(DomainId).check(Schema.isMinLength(1, { expected: "at least one destination" }), Schema.isMaxLength(10, { expected: "at most 10 destinations" }))

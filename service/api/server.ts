@@ -59,8 +59,11 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
     return { path, message: text.length > 200 ? `${text.slice(0, 197)}...` : text }
   })
   // An integer past 2^53 - 1 fails as "not an integer" beside its range check, which says more: one line per field.
+  // Checks that tell their failures alike (a fraction or a value out of range, "a ttl in seconds (uint48)") say it once.
   for (let i = issues.length - 1; i >= 0; i--) {
-    if (/^Expected an integer(, got |$)/.test(issues[i]!.message) && issues.some((other, j) => j !== i && other.path === issues[i]!.path)) issues.splice(i, 1)
+    const issue = issues[i]!
+    if (/^Expected an integer(, got |$)/.test(issue.message) && issues.some((other, j) => j !== i && other.path === issue.path)) issues.splice(i, 1)
+    else if (issues.some((other, j) => j < i && other.path === issue.path && other.message === issue.message)) issues.splice(i, 1)
   }
   const first = issues[0]?.path ?? ""
   // The same code for a field whatever refused it, the schema or the service (a cursor is InvalidCursor either way).
