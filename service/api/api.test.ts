@@ -117,6 +117,11 @@ describe("POST /intents and /intents/", () => {
     }
     expect(expectProblem(await post("/intents", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
     expect(expectProblem(await post("/routes/quotes", intentBody({ to: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("to: expected the receiver's address, got the zero address.")
+    // Nor from the zero address, for which no key signs (the transaction was built, and could never be sent); nothing is written.
+    const beforeZeroSender = world.model.fingerprint()
+    expect(expectProblem(await post("/intents", intentBody({ from: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("from: expected the sender's address, got the zero address.")
+    expect(expectProblem(await post("/routes/quotes", intentBody({ from: `0x${"0".repeat(40)}` })), 400, "InvalidAddress").message).toBe("from: expected the sender's address, got the zero address.")
+    expect(world.model.fingerprint()).toBe(beforeZeroSender)
     expectProblem(await post("/intents", intentBody({ amount: "0" })), 400, "InvalidAmount")
     // A whole number past 2^53 - 1 gets its range's message alone, not also "not an integer".
     expect(expectProblem(await post("/intents", intentBody({ ttl: 1e17 })), 400, "InvalidRequest").message).toBe("Invalid request. body ttl: Expected a ttl in seconds (uint48), got 100000000000000000.")
@@ -228,6 +233,7 @@ describe("POST /intents: fast path, orders and the fee deadline", () => {
       [{ destinations: [String(B), String(B)] }, "InvalidDomain", "[1].destinations[1]: domain 10 is listed twice."],
       [{ destinations: ["0"] }, "InvalidDomain", "[1].destinations[0]: expected a chain id"],
       [{ to: `0x${"0".repeat(40)}` }, "InvalidAddress", "[1].to: expected the receiver's address, got the zero address."],
+      [{ from: `0x${"0".repeat(40)}` }, "InvalidAddress", "[1].from: expected the sender's address, got the zero address."],
       [{ to: "0x123" }, "InvalidAddress", "[1].to: expected a 0x-prefixed 20-byte address"],
       [{ from: "0x12" }, "InvalidAddress", "[1].from: expected a 0x-prefixed 20-byte address"],
       [{ inputAsset: "nope" }, "InvalidAddress", "[1].inputAsset: expected a 0x-prefixed 20-byte address"],
@@ -506,6 +512,7 @@ describe("alternative chains", () => {
       const table = await request(altServer.url, "POST", "/altchain1/create-lookup-table", { inputAsset: usdcD, user: USER })
       expect(table.body).toMatchObject({ to: usdcD, from: USER, chainId: D })
       expectProblem(await request(altServer.url, "POST", "/altchain1/create-lookup-table", { inputAsset: USDC_A, user: USER }), 400, "UnsupportedAsset")
+      expect(expectProblem(await request(altServer.url, "POST", "/altchain1/create-lookup-table", { inputAsset: usdcD, user: `0x${"0".repeat(40)}` }), 400, "InvalidAddress").message).toBe("user: expected the sender's address, got the zero address.")
       const two = await request(altServer.url, "POST", "/altchain2/intents", { ...intentBody({ origin: String(C), inputAsset: addr(alt.world.assetOf("DAI", C)) }) })
       expect(two.body).toMatchObject({ to: registry(C).feeAdapter, chainId: C })
       expectProblem(await request(altServer.url, "POST", "/altchain2/intents", intentBody()), 400, "InvalidDomain")

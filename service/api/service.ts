@@ -287,6 +287,13 @@ const parseReceiver = (field: string, value: string): Address => {
   return to
 }
 
+/** A transaction's sender: an address, not the zero address (no key signs for it, so the transaction could never be sent). */
+const parseSender = (field: string, value: string): Address => {
+  const from = parseAddress(field, value)
+  if (from === ZERO_ADDRESS) throw badRequest("InvalidAddress", `${field}: expected the sender's address, got the zero address.`)
+  return from
+}
+
 /** A `POST /intents` answer as the typed call it encodes: what to submit, where, from whom, with what native value. */
 export interface IntentCall {
   readonly chainId: number
@@ -364,7 +371,7 @@ export class ClearingService {
   createLookupTable(request: LookupTableRequest): Effect.Effect<TransactionRequest, ApiFailure> {
     return attempt(() => {
       const registry = this.altchain("altchain1")
-      const user = parseAddress("user", request.user)
+      const user = parseSender("user", request.user)
       const asset = parseAddress("inputAsset", request.inputAsset)
       if (this.hub.state.assetOn(registry.domain, addressToBytes32(asset)) === undefined) {
         throw badRequest("UnsupportedAsset", `inputAsset: ${asset} is not a supported asset on domain ${registry.domain}.`)
@@ -399,7 +406,7 @@ export class ClearingService {
     const registry = this.registryFor(family, origin, fieldName(prefix, "origin"))
     const destinations = parseDomains(fieldName(prefix, "destinations"), request.destinations)
     const to = parseReceiver(fieldName(prefix, "to"), request.to)
-    const from = parseAddress(fieldName(prefix, "from"), request.from)
+    const from = parseSender(fieldName(prefix, "from"), request.from)
     const inputAsset = parseAddress(fieldName(prefix, "inputAsset"), request.inputAsset)
     let outputAsset = parseOptionalAddress(fieldName(prefix, "outputAsset"), request.outputAsset)
     const amount = parseAmount(fieldName(prefix, "amount"), request.amount, { positive: true })
@@ -975,7 +982,7 @@ export class ClearingService {
     const outputAsset = parseOptionalAddress("outputAsset", request.outputAsset)
     const amount = parseAmount("amount", request.amount, { positive: true })
     if (request.to !== undefined) parseReceiver("to", request.to)
-    if (request.from !== undefined) parseAddress("from", request.from)
+    if (request.from !== undefined) parseSender("from", request.from)
     const route = resolveRoute(this.hub, origin, destinations, inputAsset, outputAsset)
     if (route.reqType === "invalid") return { reqType: "invalid", invalidReason: route.invalidReason! }
     checkHubAmount("amount", amount, route.input.decimals)
