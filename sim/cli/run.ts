@@ -253,14 +253,20 @@ export const runCommand = Command.make(
             }
             // Named by its final path (the staging directory is an implementation detail); the trace is kept if either fails.
             yield* Effect.try({ try: () => writeReportFiles(staging, result.report, result.timeseries), catch: (error) => keepCompletedTrace(outFlag, error, staging, dir) })
-            yield* Effect.try({ try: () => publish(staging, dir, RUN_FILES), catch: (error) => keepCompletedTrace(outFlag, error, staging, dir) })
-            // An earlier failed run's trace describes a run these files replace.
-            yield* Effect.try({ try: () => rmSync(join(dir, FAILED_TRACE), { force: true }), catch: (error) => outputFileError(outFlag, join(dir, FAILED_TRACE), error) })
+            // Once its files are in place the run has completed: a Ctrl-C from here on lets it say so (its summary)
+            // before the command stops, rather than leave complete files beside no word of them.
+            yield* Effect.uninterruptible(
+              Effect.gen(function* () {
+                yield* Effect.try({ try: () => publish(staging, dir, RUN_FILES), catch: (error) => keepCompletedTrace(outFlag, error, staging, dir) })
+                // An earlier failed run's trace describes a run these files replace.
+                yield* Effect.try({ try: () => rmSync(join(dir, FAILED_TRACE), { force: true }), catch: (error) => outputFileError(outFlag, join(dir, FAILED_TRACE), error) })
+                yield* Console.log(summary(result.report, dir))
+              }),
+            )
             return result
           }),
         )
         reports.push(result.report)
-        yield* Console.log(summary(result.report, dir))
         if (checkDeterminism) {
           // The second run writes its trace beside the system's temporary files: its hub inputs are compared too
           // (the trace hash covers the hub's events, not the inputs that made them).

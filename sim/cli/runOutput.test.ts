@@ -188,6 +188,45 @@ describe("clearsim run: the files of a run appear together, when it completes", 
     expect(readdirSync(existing)).toEqual([])
   })
 
+  it("a Ctrl-C once the run's files are in place: the run has completed, its files are whole and its summary is printed; a second run (--check-determinism) is what stops, exit 130", () => {
+    // A module for `node --import` that sends the process SIGINT right after report.json takes its final name.
+    const hook = join(dir, "late-interrupt.mjs")
+    writeFileSync(
+      hook,
+      [
+        'import fs from "node:fs"',
+        'import { syncBuiltinESMExports } from "node:module"',
+        "const { renameSync } = fs",
+        "let sent = false",
+        "fs.renameSync = function (from, to, ...rest) {",
+        "  const result = renameSync.call(this, from, to, ...rest)",
+        '  if (!sent && String(to).endsWith("/report.json")) (sent = true), process.kill(process.pid, "SIGINT")',
+        "  return result",
+        "}",
+        "syncBuiltinESMExports()",
+      ].join("\n"),
+    )
+    const whole = (out: string): void => {
+      expect(readdirSync(out).sort()).toEqual(RUN_FILES)
+      const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as { traceHash: string }
+      const replay = clearsim("hub", "replay", join(out, "trace.jsonl"))
+      expect(JSON.parse(replay.stdout.trimEnd().split("\n").at(-1)!)).toMatchObject({ kind: "summary", traceHash: report.traceHash })
+    }
+    // One run: the signal finds it completed or stops it at its end; either way the files and the summary are there.
+    const once = join(dir, "late-once")
+    const single = clearsimWith(hook, "run", "scenarios/balanced-two-chain.yaml", "--chains", "memory", "--out", once)
+    expect([0, 130], single.stderr).toContain(single.code)
+    expect(single.stdout).toContain(`trace hash 0x`)
+    whole(once)
+    // With --check-determinism the second run is interrupted: the first one's files and summary stay, exit 130.
+    const twice = join(dir, "late-twice")
+    const checked = clearsimWith(hook, "run", "scenarios/balanced-two-chain.yaml", "--chains", "memory", "--check-determinism", "--out", twice)
+    expect(checked.code, checked.stderr).toBe(130)
+    expect(checked.stdout).toContain(`trace hash 0x`)
+    expect(checked.stdout).not.toContain("determinism:")
+    whole(twice)
+  })
+
   it("a trace.jsonl that links elsewhere is replaced together with the reports or not at all: a copy through the link that fails leaves every file as it was, the run's trace kept beside them", () => {
     const out = join(dir, "linked")
     const elsewhere = join(dir, "elsewhere")
