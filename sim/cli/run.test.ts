@@ -234,12 +234,19 @@ describe("clearsim run", () => {
     const file = join(dir, "always-fails.yaml")
     writeFileSync(file, failing)
     const refused = await run([file, "--seed", String(Number.MAX_SAFE_INTEGER), "--runs", "2", "--out", join(dir, "x")])
-    expect(refused.err).toBe(`clearsim: --runs: 2 runs from seed ${Number.MAX_SAFE_INTEGER} would go past the largest seed, ${Number.MAX_SAFE_INTEGER}`)
+    expect(refused.err).toBe(`clearsim: --runs: 2 runs from seed ${Number.MAX_SAFE_INTEGER} (--seed) would go past the largest seed, ${Number.MAX_SAFE_INTEGER}: expected at most 1 run from that seed`)
     expect(process.exitCode).toBe(2)
     process.exitCode = undefined
-    // The scenario's own runs (3) from the largest seed but one: also refused, naming the scenario.
+    // The scenario's own runs (3) from the largest seed but one: also refused, naming the file and its field.
     const fromScenario = await run([file, "--seed", String(Number.MAX_SAFE_INTEGER - 1), "--out", join(dir, "y")])
-    expect(fromScenario.err).toBe(`clearsim: the scenario's runs: 3 runs from seed ${Number.MAX_SAFE_INTEGER - 1} would go past the largest seed, ${Number.MAX_SAFE_INTEGER}`)
+    expect(fromScenario.err).toBe(`clearsim: ${file}: runs: 3 runs from seed ${Number.MAX_SAFE_INTEGER - 1} (--seed) would go past the largest seed, ${Number.MAX_SAFE_INTEGER}: expected at most 2 runs from that seed`)
+    expect(process.exitCode).toBe(2)
+    process.exitCode = undefined
+    // Both from the file: was "the scenario's runs: ...", naming neither the file nor where the seed came from.
+    const both = join(dir, "both.yaml")
+    writeFileSync(both, failing.replace(/^runs: .*$/m, "").replace(/^seed: .*$/m, "") + `seed: ${Number.MAX_SAFE_INTEGER}\nruns: 3\n`)
+    const fromFile = await run([both, "--out", join(dir, "z")])
+    expect(fromFile.err).toBe(`clearsim: ${both}: runs: 3 runs from seed ${Number.MAX_SAFE_INTEGER} (the file's seed) would go past the largest seed, ${Number.MAX_SAFE_INTEGER}: expected at most 1 run from that seed`)
     expect(process.exitCode).toBe(2)
   })
 

@@ -195,8 +195,10 @@ export const runCommand = Command.make(
     const baseDir = Option.getOrUndefined(out) ?? join("reports", "out", spec.name)
     // Compared without adding: past 2^53 the sum itself would round.
     if (count - 1 > Number.MAX_SAFE_INTEGER - firstSeed) {
-      const source = Option.isSome(runs) ? "--runs" : "the scenario's runs"
-      return yield* Effect.fail(new UsageError(`${source}: ${count} runs from seed ${firstSeed} would go past the largest seed, ${Number.MAX_SAFE_INTEGER}`))
+      // Each number named where it was given: a flag, or the scenario file's field.
+      const runsSource = runsFlag !== undefined ? "--runs" : `${scenario}: runs`
+      const seedSource = seedFlag !== undefined ? "--seed" : runsFlag !== undefined ? `${scenario}'s seed` : "the file's seed"
+      return yield* Effect.fail(new UsageError(`${runsSource}: ${count} runs from seed ${firstSeed} (${seedSource}) would go past the largest seed, ${Number.MAX_SAFE_INTEGER}: expected at most ${Number.MAX_SAFE_INTEGER - firstSeed + 1} run${firstSeed === Number.MAX_SAFE_INTEGER ? "" : "s"} from that seed`))
     }
     const outFlag = runOfSetOutFlag() ?? (Option.isSome(out) ? "--out" : "the output directory")
     if (count - 1 > Number.MAX_SAFE_INTEGER - firstRun) return yield* Effect.fail(new UsageError(`--run-index: ${count} runs from run ${firstRun} would go past the largest run number, ${Number.MAX_SAFE_INTEGER}`))
