@@ -391,6 +391,15 @@ ${lines}`
     ])
   })
 
+  it("says an empty file is empty, and refuses a !!binary value at its place (was: a Buffer's JSON as the value got)", () => {
+    const empty = [{ path: "", message: "the file is empty (nothing but blank lines or comments): expected a mapping of scenario fields" }]
+    expect(problemsOf("")).toEqual(empty)
+    expect(problemsOf("\n  \n# a comment only\n")).toEqual(empty)
+    const binary = "YAML: a !!binary value (bytes), which no field takes; expected text or a number"
+    expect(problemsOf(valid.replace(/^name: .*$/m, "name: !!binary aGVsbG8="))).toEqual([{ path: "name", line: 2, column: 16, message: binary }])
+    expect(problemsOf(valid.replace("count: 4", "count: !!binary AA=="))).toEqual([{ path: "agents.rebalancers[0].count", line: 16, column: 23, message: binary }])
+  })
+
   it("refuses a tag YAML does not know at the tag, with its path (the parser only warned, and read the value as a string)", () => {
     const unknown = (tag: string) => `YAML: unknown tag ${tag}; expected no tag, or one of YAML's own (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq)`
     expect(problemsOf(`${valid}extra: !foo 5\n`)).toEqual([{ path: "extra", line: 24, column: 8, message: unknown("!foo") }])

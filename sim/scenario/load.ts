@@ -182,7 +182,18 @@ export const parseScenario = (text: string, file: string): LoadedScenario => {
       }),
     )
   }
+  if (doc.contents === null) throw new ScenarioError(file, [{ path: "", message: "the file is empty (nothing but blank lines or comments): expected a mapping of scenario fields" }])
   if (!isMap(doc.contents) && !isSeq(doc.contents)) throw new ScenarioError(file, [{ path: "", message: "expected a mapping of scenario fields" }])
+  // YAML's `!!binary` reads as bytes, which no field takes: told at the value, not as a Buffer's JSON.
+  const binaries: InputProblem[] = []
+  visit(doc, {
+    Scalar: (_, node, ancestors) => {
+      if (node.tag !== "tag:yaml.org,2002:binary") return
+      const pos = node.range === undefined || node.range === null ? undefined : lineCounter.linePos(node.range[0])
+      binaries.push({ path: nodePath(ancestors, node), ...(pos === undefined ? {} : { line: pos.line, column: pos.col }), message: "YAML: a !!binary value (bytes), which no field takes; expected text or a number" })
+    },
+  })
+  if (binaries.length > 0) throw new ScenarioError(file, binaries)
   let value: unknown
   try {
     value = doc.toJS()
