@@ -1153,6 +1153,12 @@ describe("system", () => {
     expect((await post("/routes/quotes", `  [${Array(1001).fill("1").join(",")}]`)).body).toEqual({ error: "InvalidRequest", message: "Invalid request. body: expected an array of at most 1000 items, got 1001." })
     const batch = await post("/hub/rpc", Array(1001).fill({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }))
     expect([batch.status, batch.body]).toEqual([200, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: a batch of at most 1000 requests, got 1001" } }])
+    // An array inside a body is decoded item by item with every issue: reporting them stays linear in their number
+    // (50,000 bad destinations took 35 s of the event loop once the issues were deduplicated pairwise).
+    const startedNested = performance.now()
+    const nested = await post("/intents", intentBody({ destinations: Array(50_000).fill(0) }))
+    expect(expectProblem(nested, 400, "InvalidRequest").message).toMatch(/^Invalid request\. body destinations\[0\]: Expected a chain id \(a positive uint32 as a decimal string\), got 0; .*; and \d+ more\.$/)
+    expect(performance.now() - startedNested).toBeLessThan(10_000)
     // At the limit: decoded as before (an order of 1000 is over maxOrderSize; a batch of 1000 is answered).
     expect(expectProblem(await post("/intents", Array(1000).fill(intentBody())), 400, "InvalidRequest").message).toBe("body: at most 100 intents per order, got 1000.")
     expect(((await post("/hub/rpc", Array(1000).fill({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }))).body as unknown[]).length).toBe(1000)
