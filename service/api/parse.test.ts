@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { getAddress, isAddress } from "viem"
 import { describe, expect, it } from "vitest"
-import { jsonArrayLength, parseAddress, parseAmount, parseCalldata, parseDomain, parseDomains, parseLimit, parseOptionalAddress } from "./parse.ts"
+import { jsonArrayLength, jsonLongestArray, parseAddress, parseAmount, parseCalldata, parseDomain, parseDomains, parseLimit, parseOptionalAddress, pathOfLongArray } from "./parse.ts"
 
 const accepts = (value: string): boolean => {
   try {
@@ -110,3 +110,49 @@ describe("jsonArrayLength", () => {
     for (const text of ["{}", "1", '"[1]"', "", "  ", "\u00a0[1]", "\f[1]", "x[1]"]) expect(jsonArrayLength(utf8(text)), JSON.stringify(text)).toBeUndefined()
   })
 })
+
+describe("jsonLongestArray and pathOfLongArray", () => {
+  const utf8 = (text: string) => new TextEncoder().encode(text)
+  it("count the longest array anywhere, nested ones and arrays in objects included, strings skipped", () => {
+    const cases: readonly [string, number][] = [
+      ["{}", 0],
+      ["[]", 0],
+      ["[ ]", 0],
+      ["[1,2,3]", 3],
+      ['{"a":[1,2],"b":{"c":[1,2,3,4]}}', 4],
+      ['[[1,2,3,4,5],[1]]', 5],
+      ['{"s":"[1,2,3,4,5,6]","a":[[],[]]}', 2],
+      [String.raw`["a\\",",","b"]`, 3],
+      [String.raw`["\"]\"",[1,2]]`, 2],
+      ['{"a":[{},{},{"b":[1,2,3]}]}', 3],
+    ]
+    for (const [text, longest] of cases) {
+      expect(jsonLongestArray(utf8(text)), text).toBe(longest)
+      expect(Math.max(0, ...collectLengths(JSON.parse(text))), text).toBe(longest)
+    }
+    // Deep nesting costs no recursion.
+    const deep = `${"[".repeat(200_000)}1,2${"]".repeat(200_000)}`
+    expect(jsonLongestArray(utf8(deep))).toBe(2)
+    expect(pathOfLongArray(JSON.parse(deep), 1)).toEqual({ path: `${"[0]".repeat(199_999)}`, length: 2 })
+  })
+
+  it("name the first array over the limit by its path", () => {
+    expect(pathOfLongArray([1, 2, 3], 2)).toEqual({ path: "", length: 3 })
+    expect(pathOfLongArray({ a: [1], b: { c: [1, 2, 3] }, d: [1, 2, 3, 4] }, 2)).toEqual({ path: "b.c", length: 3 })
+    expect(pathOfLongArray([{ x: [1] }, { destinations: [1, 2, 3] }], 2)).toEqual({ path: "[1].destinations", length: 3 })
+    expect(pathOfLongArray({ a: [1, 2] }, 2)).toBeUndefined()
+  })
+})
+
+const collectLengths = (value: unknown): number[] => {
+  const out: number[] = []
+  const stack = [value]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) {
+      out.push(node.length)
+      stack.push(...node)
+    } else if (typeof node === "object" && node !== null) stack.push(...Object.values(node))
+  }
+  return out
+}

@@ -199,3 +199,53 @@ export const jsonArrayLength = (bytes: Uint8Array): number | undefined => {
   }
   return empty ? 0 : commas + 1
 }
+
+/**
+ * The item count of the longest JSON array anywhere in a request body (UTF-8 bytes), nested ones included, counted
+ * as `jsonArrayLength` counts the outer one (no text decoded, no value built; a depth-indexed stack, so deep nesting
+ * costs no recursion). 0 when the body holds no array. Exact for well-formed JSON; for malformed bytes a count of no
+ * meaning, so a caller that acts on it parses first.
+ */
+export const jsonLongestArray = (bytes: Uint8Array): number => {
+  // Per open bracket: the array's commas so far, or -1 for an object; and whether the array has an item yet.
+  const commas: number[] = []
+  const filled: boolean[] = []
+  let longest = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!
+    const top = commas.length - 1
+    if (top >= 0 && commas[top]! >= 0 && !filled[top] && byte !== 0x5d && !isJsonWhitespace(byte)) filled[top] = true
+    if (byte === 0x22) {
+      for (i++; i < bytes.length && bytes[i] !== 0x22; i++) if (bytes[i] === 0x5c) i++
+    } else if (byte === 0x5b || byte === 0x7b) {
+      commas.push(byte === 0x5b ? 0 : -1)
+      filled.push(false)
+    } else if (byte === 0x5d || byte === 0x7d) {
+      const count = commas.pop()
+      const any = filled.pop()
+      if (count !== undefined && count >= 0 && any === true && count + 1 > longest) longest = count + 1
+    } else if (byte === 0x2c && top >= 0 && commas[top]! >= 0) {
+      commas[top]!++
+    }
+  }
+  return longest
+}
+
+/**
+ * The path (`destinations`, `[0].destinations`, or "" for the body itself) and length of the first array, in
+ * document order, holding more than `max` items; undefined when none does. Iterative: a deeply nested body costs no recursion.
+ */
+export const pathOfLongArray = (value: unknown, max: number): { readonly path: string; readonly length: number } | undefined => {
+  const stack: [unknown, string][] = [[value, ""]]
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!
+    if (Array.isArray(node)) {
+      if (node.length > max) return { path, length: node.length }
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${path}[${i}]`])
+    } else if (typeof node === "object" && node !== null) {
+      const entries = Object.entries(node)
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], path === "" ? entries[i]![0] : `${path}.${entries[i]![0]}`])
+    }
+  }
+  return undefined
+}

@@ -28,7 +28,7 @@ import { ApiErrors, ClearingApi } from "./api.ts"
 import { AssetsQuery, BatchesQuery, HistoryQuery, IntentsQuery, InvoicesQuery } from "./schemas.ts"
 import { BadRequest, DEFAULT_MAX_BODY_BYTES, MAX_BODY_ARRAY_ITEMS, REFUSAL_CODES } from "./errors.ts"
 import { HandlersLive } from "./handlers.ts"
-import { jsonArrayLength } from "./parse.ts"
+import { jsonArrayLength, jsonLongestArray, pathOfLongArray } from "./parse.ts"
 import { formatLeafHook, missingKeysExpected, unionsAsLeaves } from "../domain/schemas.ts"
 import { Clearing, type ClearingDeps, ClearingService } from "./service.ts"
 
@@ -159,12 +159,13 @@ const unknownParameter = (method: string, url: string): HttpServerResponse.HttpS
 }
 
 /**
- * A POST whose JSON body is an array of more than `MAX_BODY_ARRAY_ITEMS` items, refused before HttpApi decodes it:
- * the decoder checks an array's length only after every item, with every issue reported, so that 1 MB of empty
- * objects took 17 s of the event loop (every other request waiting) to be refused as an order of over 100 intents. A
- * JSON-RPC batch gets a JSON-RPC error, as geth refuses a batch over its limit. Undefined for any other request.
+ * A POST whose JSON body is, or holds, an array of more than `MAX_BODY_ARRAY_ITEMS` items, refused before HttpApi
+ * decodes it: the decoder checks an array's length only after every item, with every issue reported, so that 1 MB of
+ * empty objects took 17 s of the event loop (every other request waiting) to be refused as an order of over 100
+ * intents, and 500,000 zeros as `destinations` 5 s (no field takes more than 100 items). A JSON-RPC batch gets a
+ * JSON-RPC error, as geth refuses a batch over its limit. Undefined for any other request.
  * The body is read once (HttpApi reuses the bytes) and parsed once: its items are counted on the bytes
- * (`jsonArrayLength`: no text decoded, no value built), and only a body counted over the limit is parsed here, to
+ * (`jsonArrayLength`, `jsonLongestArray`: no text decoded, no value built), and only a body counted over the limit is parsed here, to
  * refuse well-formed JSON alone and with its exact length; every other body is parsed by HttpApi alone. (A
  * malformed body counted over the limit fails to parse here and gets HttpApi's answer, as any malformed body.)
  */
@@ -176,8 +177,11 @@ const oversizedArray = (request: HttpServerRequest.HttpServerRequest): Effect.Ef
   // Only where an endpoint reads the body: an unknown path stays a 404, another method a 405, whatever the body.
   const path = routerPath(request.url)
   if (!POST_ROUTES.some((route) => route.test(path))) return Effect.succeed(undefined)
+  // The hub's JSON-RPC decodes nothing item by item: only its batch (the body itself) is bounded.
+  const rpc = /^\/hub\/rpc$/i.test(path)
   return Effect.flatMap(request.arrayBuffer, (buffer) => {
-    const counted = jsonArrayLength(new Uint8Array(buffer))
+    const bytes = new Uint8Array(buffer)
+    const counted = rpc ? jsonArrayLength(bytes) : jsonLongestArray(bytes)
     if (counted === undefined || counted <= MAX_BODY_ARRAY_ITEMS) return Effect.succeed(undefined)
     return Effect.map(request.text, (text) => {
       let body: unknown
@@ -186,11 +190,13 @@ const oversizedArray = (request: HttpServerRequest.HttpServerRequest): Effect.Ef
       } catch {
         return undefined // HttpApi answers the malformed JSON
       }
-      if (!Array.isArray(body) || body.length <= MAX_BODY_ARRAY_ITEMS) return undefined
-      if (/^\/hub\/rpc$/i.test(path)) {
+      if (rpc) {
+        if (!Array.isArray(body) || body.length <= MAX_BODY_ARRAY_ITEMS) return undefined
         return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid request: a batch of at most ${MAX_BODY_ARRAY_ITEMS} requests, got ${body.length}` } })
       }
-      return problem(400, "InvalidRequest", `Invalid request. body: expected an array of at most ${MAX_BODY_ARRAY_ITEMS} items, got ${body.length}.`)
+      const long = pathOfLongArray(body, MAX_BODY_ARRAY_ITEMS)
+      if (long === undefined) return undefined
+      return problem(400, "InvalidRequest", `Invalid request. body${long.path === "" ? "" : ` ${long.path}`}: expected an array of at most ${MAX_BODY_ARRAY_ITEMS} items, got ${long.length}.`)
     })
   })
 }
