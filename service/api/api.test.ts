@@ -1145,16 +1145,15 @@ describe("system", () => {
 
   it("refuses an array body of over 1000 items before decoding it item by item (an order; a JSON-RPC batch as JSON-RPC)", async () => {
     // 1 MB of empty objects took 17 s of the event loop to decode with every issue, every other request waiting.
+    // (No timed assertion: the refusals below are what the bound gives; how fast, `npm run bench` measures. A
+    // regression to the quadratic decoding would show as this test running past its timeout.)
     const empties = `[${Array(300_000).fill("{}").join(",")}]`
-    const started = performance.now()
     const order = await post("/intents", empties)
     expect(expectProblem(order, 400, "InvalidRequest").message).toBe("Invalid request. body: expected an array of at most 1000 items, got 300000.")
-    expect(performance.now() - started).toBeLessThan(5_000)
     expect((await post("/routes/quotes", `  [${Array(1001).fill("1").join(",")}]`)).body).toEqual({ error: "InvalidRequest", message: "Invalid request. body: expected an array of at most 1000 items, got 1001." })
     const batch = await post("/hub/rpc", Array(1001).fill({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }))
     expect([batch.status, batch.body]).toEqual([200, { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: a batch of at most 1000 requests, got 1001" } }])
     // An array inside the body is refused alike, named by its path: 400,000 zeros as destinations took 4 s to decode.
-    const startedNested = performance.now()
     const nested = await post("/intents", intentBody({ destinations: Array(400_000).fill(0) }))
     expect(expectProblem(nested, 400, "InvalidRequest").message).toBe("Invalid request. body destinations: expected an array of at most 1000 items, got 400000.")
     expect(expectProblem(await post("/intents", [intentBody(), intentBody({ destinations: Array(1001).fill("10") })]), 400, "InvalidRequest").message).toBe(
@@ -1163,13 +1162,10 @@ describe("system", () => {
     expect(expectProblem(await post("/routes/quotes", { ...intentBody(), destinations: [], callData: "0x", permit2Params: { nonce: Array(2000).fill(1) } }), 400, "InvalidRequest").message).toBe(
       "Invalid request. body permit2Params.nonce: expected an array of at most 1000 items, got 2000.",
     )
-    expect(performance.now() - startedNested).toBeLessThan(5_000)
     // Arrays within the limit are decoded with every issue, reported in time linear in their number (an order of 50
     // entries of 1000 bad destinations each took 35 s of the event loop when the issues were deduplicated pairwise).
-    const startedIssues = performance.now()
     const issues = await post("/intents", Array(50).fill(intentBody({ destinations: Array(1000).fill(0) })))
     expect(expectProblem(issues, 400, "InvalidRequest").message).toMatch(/^Invalid request\. body \[0\]\.destinations\[0\]: Expected a chain id \(a positive uint32 as a decimal string\), got 0; .*; and \d+ more\.$/)
-    expect(performance.now() - startedIssues).toBeLessThan(10_000)
     // At the limit: decoded as before (an order of 1000 is over maxOrderSize; a batch of 1000 is answered).
     expect(expectProblem(await post("/intents", Array(1000).fill(intentBody())), 400, "InvalidRequest").message).toBe("body: at most 100 intents per order, got 1000.")
     expect(((await post("/hub/rpc", Array(1000).fill({ jsonrpc: "2.0", id: 1, method: "eth_chainId" }))).body as unknown[]).length).toBe(1000)

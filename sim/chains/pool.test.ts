@@ -208,10 +208,9 @@ test("after a failed request, tells which chains' anvils exited on their own, an
     expect(exited).toEqual([victim])
     expect([victim.stopReason, victim.exit, chainExitText(victim.exit)]).toEqual(["anvil exited", { code: null, signal: "SIGKILL" }, "was killed by SIGKILL"])
     expect([survivor.isStopped, survivor.stopReason]).toEqual([false, undefined])
-    // An error that names no unreachable chain waits for none, and the survivor never counts.
-    const started = performance.now()
-    expect(await pool.exitedOnTheirOwn(new Error("a defect"), 10_000)).toEqual([victim])
-    expect(performance.now() - started).toBeLessThan(1_000)
+    // An error that names no unreachable chain waits for none (given 10 minutes to wait, past this test's timeout: a
+    // wait would fail the test), and the survivor never counts.
+    expect(await pool.exitedOnTheirOwn(new Error("a defect"), 600_000)).toEqual([victim])
     await pool.stop()
     // The pool's own stop is no exit of the anvil's: the first reason stays on each.
     expect([victim.stopReason, survivor.stopReason, survivor.exit]).toEqual(["anvil exited", "pool stopped", undefined])
