@@ -244,6 +244,21 @@ test("an anvil that exits before it answers its first request did not start: Cha
   }
 })
 
+test("an anvil that exits before it even listens is told as one that exits before it answers: how it ended, not prool's bare 'exited'", async () => {
+  // Was: 'Failed to start process "anvil": exited'. The stand-in of the test above can land either way (prool may see
+  // its exit before its "Listening on" line); this one always ends before listening.
+  const dir = mkdtempSync(join(tmpdir(), "clearsim-fake-anvil-"))
+  const binary = join(dir, "anvil")
+  writeFileSync(binary, "#!/bin/sh\nexit 3\n", { mode: 0o755 })
+  try {
+    await expect(ChainPool.start({ chainIds: [31337], genesisTimestamp: T0, binary })).rejects.toThrow(
+      /^Chain 31337: anvil did not start on 127\.0\.0\.1 \(ports tried: \d+\): its process \(pid \d+\) exited with code 3 before it answered$/,
+    )
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test("chainExitText and unreachableChainIds: how an anvil ended, and which chains an error could not reach", () => {
   expect([chainExitText({ code: 1, signal: null }), chainExitText({ code: null, signal: "SIGTERM" }), chainExitText(undefined)]).toEqual(["exited with code 1", "was killed by SIGTERM", "exited"])
   const chains = [

@@ -352,7 +352,8 @@ const startInstance = async (chainId: number, settings: StartSettings): Promise<
       return { chainId, port, instance, child }
     } catch (error) {
       // A timed-out start leaves the process running; a failed one may still be exiting.
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+      const killedHere = child.exitCode === null && child.signalCode === null
+      if (killedHere) child.kill("SIGKILL")
       await waitForExit(child)
       await stderrClosed.catch(() => undefined)
       untrackChild(child)
@@ -360,7 +361,11 @@ const startInstance = async (chainId: number, settings: StartSettings): Promise<
       const collided = isAddressInUse(error) || isAddressInUse(stderr) || !(await portIsFree(port))
       if (!collided) {
         // prool's message may quote anvil's stderr already (once, after blank lines): each line said once, no blank ones.
-        const said = error instanceof Error ? error.message : String(error)
+        const prool = error instanceof Error ? error.message : String(error)
+        // prool's word for a process that ended before it was seen listening ('Failed to start process "anvil":
+        // exited') says neither how nor that it was anvil's own doing: said as a start whose check it failed is.
+        const exitedEarly = /^Failed to start process "[^"]*": exited\s*$/.test(prool) && !killedHere
+        const said = exitedEarly ? `its process (pid ${child.pid}) ${chainExitText({ code: child.exitCode, signal: child.signalCode })} before it answered` : prool
         const lines = `${said}\n${stderr}`.split("\n").map((line) => line.trimEnd()).filter((line) => line.trim() !== "")
         throw new ChainStartError(chainId, tried, [...new Set(lines)].join("\n"))
       }
