@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
@@ -11,6 +11,7 @@ import { loadScenario } from "../scenario/load.ts"
 import { checkScenarios, compareCommand } from "./check.ts"
 import { UsageError } from "./userErrors.ts"
 import { longRunText } from "../scenario/testing.ts"
+import { spawnCollecting } from "./testing.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 
@@ -420,18 +421,14 @@ describe("clearsim check --update interrupted", () => {
     for (const jobs of ["1", "2"]) {
       const made = join(dir, `interrupted-${jobs}`)
       const baselines = join(made, "deeper", "baselines")
-      const child = spawn(process.execPath, [bin, "check", ...long, "--update", "--jobs", jobs, "--baseline-dir", baselines], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-      let output = ""
-      child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
-      child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
-      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+      const { child, output: outputOf, exited } = spawnCollecting([bin, "check", ...long, "--update", "--jobs", jobs, "--baseline-dir", baselines], root)
       try {
         // The runs start once the directory is made (where every baseline goes is checked first).
         const deadline = Date.now() + 30_000
         while (!existsSync(baselines) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
-        expect(existsSync(baselines), output).toBe(true)
+        expect(existsSync(baselines), outputOf()).toBe(true)
         child.kill("SIGINT")
-        expect(await exited, `--jobs ${jobs}: ${output}`).toBe(130)
+        expect(await exited, `--jobs ${jobs}: ${outputOf()}`).toBe(130)
       } finally {
         child.kill("SIGKILL") // nothing left by a failing test
       }

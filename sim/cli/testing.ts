@@ -1,8 +1,10 @@
 /**
  * Process trees for the command-line tests (Linux /proc): which processes a command left below it, and whether one
- * still runs. Test support only.
+ * still runs; and a command started with its output collected. Test support only.
  */
+import { type ChildProcessByStdio, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
+import type { Readable } from "node:stream"
 
 export interface ProcessEntry {
   readonly ppid: number
@@ -54,4 +56,23 @@ export const running = (pid: number): boolean => {
   } catch {
     return false
   }
+}
+
+/** A process started by `spawnCollecting`: its standard output and error as they came, together, and its exit code. */
+export interface Collecting {
+  readonly child: ChildProcessByStdio<null, Readable, Readable>
+  /** What it wrote so far, standard output and error interleaved as they came. */
+  readonly output: () => string
+  /** Its exit code once its streams are closed (null when a signal ended it). */
+  readonly exited: Promise<number | null>
+}
+
+/** Starts `node <args>` in `cwd`, collecting its standard output and error together. */
+export const spawnCollecting = (args: readonly string[], cwd: string): Collecting => {
+  const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
+  child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+  return { child, output: () => output, exited }
 }

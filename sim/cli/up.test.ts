@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { DEVNET_FILES, type DevnetSession } from "../live/devnet.ts"
 import { SESSION_LOCK_FILE } from "../live/sessionLock.ts"
-import { descendants, running } from "./testing.ts"
+import { descendants, running, spawnCollecting } from "./testing.ts"
 import { renderSession, stopExitCode, upScenarioPath } from "./up.ts"
 
 const root = new URL("../../", import.meta.url).pathname
@@ -106,27 +106,23 @@ describe("clearsim up that never comes up", () => {
     const base = mkdtempSync(join(tmpdir(), "clearsim-up-interrupted-"))
     dirs.push(base)
     const out = join(base, "new", "deeper", "out")
-    const child = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--accounts", "1", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-    let output = ""
-    child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
-    child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+    const { child, output: outputOf, exited } = spawnCollecting([bin, "up", scenario, "--port", "0", "--accounts", "1", "--out", out], root)
     const anvils = new Set<number>()
     try {
       // Starting: the directory is made, and the chains are being started.
       const deadline = Date.now() + 30_000
       while (!(existsSync(out) && descendants(child.pid!, "anvil").length > 0) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5))
       for (const pid of descendants(child.pid!, "anvil")) anvils.add(pid)
-      expect(output).not.toContain("Ctrl-C stops it") // not up yet
+      expect(outputOf()).not.toContain("Ctrl-C stops it") // not up yet
       // Was: nothing at all until the devnet was up (minutes with many --accounts).
-      expect(output).toContain("clearsim up: starting live-smoke: 2 anvil chains, their contracts and funded accounts...\n")
+      expect(outputOf()).toContain("clearsim up: starting live-smoke: 2 anvil chains, their contracts and funded accounts...\n")
       for (let i = 0; i < signals; i++) {
         child.kill(signal)
         await new Promise((r) => setTimeout(r, 20))
       }
-      expect(await exited, output).toBe(130)
-      expect(output).toContain(`${signal}: stopping; the devnet is still starting`)
-      expect(output).not.toMatch(/Error|clearsim: /)
+      expect(await exited, outputOf()).toBe(130)
+      expect(outputOf()).toContain(`${signal}: stopping; the devnet is still starting`)
+      expect(outputOf()).not.toMatch(/Error|clearsim: /)
     } finally {
       child.kill("SIGKILL") // nothing left by a failing test
     }
@@ -184,15 +180,11 @@ describe("clearsim up on an output directory another clearsim up is writing into
     // the end line), and each overwrote the other's devnet.json, report and session.json; both stops exited 0.
     const out = mkdtempSync(join(tmpdir(), "clearsim-up-shared-"))
     dirs.push(out)
-    const first = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-    let output = ""
-    first.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
-    first.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
-    const exited = new Promise<number | null>((resolve) => first.on("close", (code) => resolve(code)))
+    const { child: first, output: outputOf, exited } = spawnCollecting([bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], root)
     try {
       const deadline = Date.now() + 30_000
-      while (!output.includes("Ctrl-C stops it") && Date.now() < deadline && first.exitCode === null) await new Promise((r) => setTimeout(r, 50))
-      expect(output).toContain("Ctrl-C stops it")
+      while (!outputOf().includes("Ctrl-C stops it") && Date.now() < deadline && first.exitCode === null) await new Promise((r) => setTimeout(r, 50))
+      expect(outputOf()).toContain("Ctrl-C stops it")
       const devnetJson = readFileSync(join(out, "devnet.json"), "utf8")
 
       const second = spawnSync(process.execPath, [bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], { cwd: root, encoding: "utf8", timeout: 30_000, killSignal: "SIGTERM" })
@@ -202,7 +194,7 @@ describe("clearsim up on an output directory another clearsim up is writing into
       expect(readFileSync(join(out, "devnet.json"), "utf8")).toBe(devnetJson)
 
       first.kill("SIGINT")
-      expect(await exited, output).toBe(0)
+      expect(await exited, outputOf()).toBe(0)
     } finally {
       first.kill("SIGKILL") // nothing left by a failing test
     }
@@ -222,22 +214,18 @@ describe("clearsim up restarted into the output directory of a previous session"
     const out = mkdtempSync(join(tmpdir(), "clearsim-up-restarted-"))
     dirs.push(out)
     const session = async (during: (output: string) => void): Promise<string> => {
-      const child = spawn(process.execPath, [bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-      let output = ""
-      child.stdout.setEncoding("utf8").on("data", (text: string) => (output += text))
-      child.stderr.setEncoding("utf8").on("data", (text: string) => (output += text))
-      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
+      const { child, output: outputOf, exited } = spawnCollecting([bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], root)
       try {
         const deadline = Date.now() + 30_000
-        while (!output.includes("Ctrl-C stops it") && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50))
-        expect(output).toContain("Ctrl-C stops it")
-        during(output)
+        while (!outputOf().includes("Ctrl-C stops it") && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50))
+        expect(outputOf()).toContain("Ctrl-C stops it")
+        during(outputOf())
         child.kill("SIGINT")
-        expect(await exited, output).toBe(0)
+        expect(await exited, outputOf()).toBe(0)
       } finally {
         child.kill("SIGKILL") // nothing left by a failing test
       }
-      return output
+      return outputOf()
     }
     const reportFiles = ["report.json", "report.md", "report.html", "timeseries.csv", "session.json"]
     const first = await session(() => undefined)
