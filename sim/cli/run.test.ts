@@ -384,7 +384,7 @@ describe("clearsim run warnings", () => {
     expect(usd.out).toContain("; netting ratio –; discount paid 0 USD (0 bps of volume settled)")
     const report = JSON.parse(readFileSync(join(dir, "priced", "report.json"), "utf8"))
     expect([report.netting.unit, report.discounts.unit]).toEqual(["USD", "USD"])
-    expect(readFileSync(join(dir, "priced", "report.md"), "utf8")).toContain("- discount paid 0 USD (0 bps of the 0 USD the hub settled)")
+    expect(readFileSync(join(dir, "priced", "report.md"), "utf8")).toContain("- discount paid 0 USD (– bps of the 0 USD the hub settled)")
     expect(readFileSync(join(dir, "priced", "report.html"), "utf8")).toContain("discount paid</span><b>0 USD</b>")
     expect(JSON.parse(readFileSync(join(dir, "unpriced", "report.json"), "utf8")).discounts.unit).toBe("tokens")
   })

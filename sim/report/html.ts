@@ -9,7 +9,7 @@ import { scaleLinear } from "d3-scale"
 import { line } from "d3-shape"
 import { PATHS } from "../metrics/collector.ts"
 import { type EpochSeries, type MetricColumn, type SeriesInput, timeseriesOf } from "../metrics/timeseries.ts"
-import { agentIntentCounts, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, ratio4Text, type RunReport, runSummary, totalText, verdictText } from "./report.ts"
+import { agentIntentCounts, discountBpsText, firstFailingEpochText, HEADLINE_INTENTS_TEXT, type LatencySummary, nettingRatioText, populationLatencyRows, ratio4Text, type RunReport, runSummary, totalText, verdictText } from "./report.ts"
 
 export type { SeriesRow } from "../metrics/timeseries.ts"
 
@@ -311,7 +311,7 @@ export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
     [r.netting.unit === "USD" ? "netting ratio (by USD value)" : "netting ratio", nettingRatioText(r)],
     // Four decimals, or six significant digits below one token (a tiny discount is not "0 tokens"); USD with prices.
     ["discount paid", totalText(r.discounts.paid, r.discounts.unit)],
-    ["discount, bps of settled volume", String(r.discounts.paidBps)],
+    ["discount, bps of settled volume", discountBpsText(r)],
     ...(r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? [] : [["discount, bps of invoices", String(r.discounts.paidBpsOfInvoices)] as [string, string]]),
     ["user latency p50 / p99 (paid)", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
     ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],

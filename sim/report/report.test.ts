@@ -12,6 +12,7 @@ import { loadScenario, parseScenario } from "../scenario/load.ts"
 import { type Line, lineChartSvg, renderHtml } from "./html.ts"
 import {
   csvNumber,
+  discountBpsText,
   firstFailingEpochText,
   formatTokens18,
   metricsOf,
@@ -184,6 +185,19 @@ describe("report files of a run", () => {
     expect(renderMarkdown(base)).toContain("- wall time 0.0 s on Node 22.23.3 (V8 12.4.254.21-node.33)")
     expect(renderHtml(base, [])).toContain(`<span class="muted">netting ratio</span><b>–</b>`)
     expect(nettingRatioText({ netting: { ...base.netting, ratio: 0.5, totalVolume: "10" } })).toBe("0.5000")
+  })
+
+  it("shows a discount rate of 0 of 0 as a dash in report.md and report.html, as properties and runs.json have no value for it", () => {
+    const base = minimalReport() as unknown as RunReport
+    expect(metricsOf(base).has("discountPaidBps")).toBe(false)
+    expect(discountBpsText(base)).toBe("–")
+    expect(renderMarkdown(base)).toContain("- discount paid 0 tokens (– bps of the 0 tokens the hub settled); invoices: 0 created, 0 settled\n")
+    expect(renderHtml(base, [])).toContain(`<span class="muted">discount, bps of settled volume</span><b>–</b>`)
+    // Volume settled with no discount is a rate of 0, not a dash.
+    const settled = { ...base, discounts: { ...base.discounts, settledVolume: "10" } }
+    expect(discountBpsText(settled)).toBe("0")
+    expect(renderMarkdown(settled)).toContain("(0 bps of the 10 tokens the hub settled)")
+    expect(renderHtml(settled, [])).toContain(`<span class="muted">discount, bps of settled volume</span><b>0</b>`)
   })
 
   it("shows a ratio to 4 decimals truncated, never above the 6-decimal value properties are judged on", () => {
@@ -449,7 +463,7 @@ describe("report figures on hand-made reports", () => {
     expect(md).toContain("(of which 2 refused by the hub and 0 by spoke gateways; any other still in flight or dropped at the end), 0 reordered, 0 held by outages, 3 refused by the paused hub and redelivered\n")
     // No invoice settled: no rate of the invoices.
     const base = minimalReport() as unknown as RunReport
-    expect(renderMarkdown({ ...base, discounts: { ...base.discounts, paidBpsOfInvoices: 0, invoicedVolume: "0" } })).toContain("(0 bps of the 0 tokens the hub settled); invoices: 0 created, 0 settled\n")
+    expect(renderMarkdown({ ...base, discounts: { ...base.discounts, paidBpsOfInvoices: 0, invoicedVolume: "0" } })).toContain("- discount paid 0 tokens (– bps of the 0 tokens the hub settled); invoices: 0 created, 0 settled\n")
   })
 
   it("writes report.html's KPIs, latency rows, property values and agents as the report's figures", () => {

@@ -432,6 +432,12 @@ export const ratio4Text = (ratio: number): string => (Math.floor(Math.round(rati
 /** The netting ratio as shown to people: "–" when no user volume was settled out of custody (0 of 0). */
 export const nettingRatioText = (r: Pick<RunReport, "netting">): string => (r.netting.totalVolume === "0" ? "–" : ratio4Text(r.netting.ratio))
 
+/**
+ * The discount in bps of the volume the hub settled as shown to people: "–" when it settled none (0 of 0, which
+ * report.json gives as `paidBps` 0 and properties, baselines and runs.json as no value), as the netting ratio's.
+ */
+export const discountBpsText = (r: Pick<RunReport, "discounts">): string => (r.discounts.settledVolume === "0" ? "–" : String(r.discounts.paidBps))
+
 export const renderMarkdown = (r: RunReport): string => {
   const lines: string[] = []
   lines.push(`# ${r.scenario.name}: ${verdictText(r)}`, "")
@@ -459,7 +465,7 @@ export const renderMarkdown = (r: RunReport): string => {
   lines.push(`- netting ratio **${nettingRatioText(r)}** (${totalText(r.netting.nettedVolume, nettingUnit)} netted of the ${totalText(r.netting.totalVolume, nettingUnit)} of user volume settled from custody)`)
   const discountUnit = r.discounts.unit
   lines.push(
-    `- discount paid ${totalText(r.discounts.paid, discountUnit)} (${r.discounts.paidBps} bps of the ${totalText(r.discounts.settledVolume, discountUnit)} the hub settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `; ${r.discounts.paidBpsOfInvoices} bps of the ${totalText(r.discounts.invoicedVolume, discountUnit)} of the invoices it was taken from`}); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
+    `- discount paid ${totalText(r.discounts.paid, discountUnit)} (${discountBpsText(r)} bps of the ${totalText(r.discounts.settledVolume, discountUnit)} the hub settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `; ${r.discounts.paidBpsOfInvoices} bps of the ${totalText(r.discounts.invoicedVolume, discountUnit)} of the invoices it was taken from`}); invoices: ${r.discounts.invoicesCreated} created, ${r.discounts.invoicesSettled} settled`,
   )
   const discounted = Object.entries(r.discounts.byTicker ?? {}).filter(([, d]) => d.invoicesSettled > 0)
   if (discounted.length > 1) {
