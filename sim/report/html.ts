@@ -313,8 +313,9 @@ export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
     ["discount paid", totalText(r.discounts.paid, r.discounts.unit)],
     ["discount, bps of settled volume", discountBpsText(r)],
     ...(r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? [] : [["discount, bps of invoices", String(r.discounts.paidBpsOfInvoices)] as [string, string]]),
-    ["user latency p50 / p99 (paid)", `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
-    ["settlement latency p99", `${cell(r.latency.settlement.p99)} s`],
+    // A dash alone when no intent was paid or settled: "– s" reads as a unit of nothing.
+    ["user latency p50 / p99 (paid)", r.latency.p50 === null || r.latency.p99 === null ? "–" : `${cell(r.latency.p50)} / ${cell(r.latency.p99)} s`],
+    ["settlement latency p99", r.latency.settlement.p99 === null ? "–" : `${cell(r.latency.settlement.p99)} s`],
     ["users' intents settled", ofTotal(r.intents.settled, r.intents.created)],
     // With several assets, each one's share: a lane stuck on one asset hides in the total.
     ...(sendingAssets.length > 1 ? sendingAssets.map(([symbol, c]): [string, string] => [`${symbol} intents settled`, ofTotal(c.settled, c.created)]) : []),

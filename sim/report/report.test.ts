@@ -200,6 +200,14 @@ describe("report files of a run", () => {
     expect(renderHtml(settled, [])).toContain(`<span class="muted">discount, bps of settled volume</span><b>0</b>`)
   })
 
+  it("shows report.html's latency KPIs of no intent paid or settled as a dash, with no unit after it", () => {
+    const base = minimalReport() as unknown as RunReport
+    const html = renderHtml(base, [])
+    expect(html).toContain(`<span class="muted">user latency p50 / p99 (paid)</span><b>–</b>`)
+    expect(html).toContain(`<span class="muted">settlement latency p99</span><b>–</b>`)
+    expect(html).not.toContain("– s<")
+  })
+
   it("shows a ratio to 4 decimals truncated, never above the 6-decimal value properties are judged on", () => {
     expect([0.699988, 0.7, 0.29, 0.57, 1, 0, 0.000099, 0.123456, 0.999999].map(ratio4Text)).toEqual(["0.6999", "0.7000", "0.2900", "0.5700", "1.0000", "0.0000", "0.0000", "0.1234", "0.9999"])
     // Every 6-decimal ratio: the text is its first 4 decimals.
