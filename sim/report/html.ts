@@ -58,7 +58,9 @@ const CHARTS: readonly ChartSpec[] = [
   },
   { title: "Open invoices by ticker", unit: "invoices", metrics: ["invoicesOpen."] },
   { title: "Deposits in the hub's deposit queues, by ticker", unit: "deposits", metrics: ["depositsQueued."] },
-  { title: "Fast-path deposits waiting for a fill, by ticker", unit: "deposits", metrics: ["depositsWaiting."] },
+  // The hub's DEPOSIT_PROCESSED intents: the initial liquidity's seeds are among them (intents with a ttl that no
+  // solver can fill, `sim/agents/liquidity.ts`), so a run without fast intents still charts them.
+  { title: "Fast-path deposits waiting for a fill, by ticker", unit: "deposits, the initial liquidity's included: it waits until it expires", metrics: ["depositsWaiting."] },
   { title: "Hub custody by chain", unit: "tokens", metrics: ["custody."], perTicker: true },
   { title: "Settlement queue depth by chain", unit: "settlements", metrics: ["settlementQueue."] },
   { title: "Spoke intent queue depth by chain", unit: "intents not yet dispatched to the hub", metrics: ["intentQueue."] },

@@ -208,6 +208,12 @@ describe("report files of a run", () => {
     expect(html).not.toContain("– s<")
   })
 
+  it("says that the deposits waiting for a fill include the initial liquidity, which a run without fast intents still has", () => {
+    const rows = [0, 1].map((epoch) => ({ run: 0, seed: 1, epoch, metric: "depositsWaiting.USDC", value: 2 }))
+    const html = renderHtml({ ...minimalReport(), epochs: { first: 0, last: 1, count: 2 } } as unknown as RunReport, rows)
+    expect(html).toContain(`<figcaption>Fast-path deposits waiting for a fill, by ticker <span class="muted">(deposits, the initial liquidity&#39;s included: it waits until it expires)</span></figcaption>`)
+  })
+
   it("shows a ratio to 4 decimals truncated, never above the 6-decimal value properties are judged on", () => {
     expect([0.699988, 0.7, 0.29, 0.57, 1, 0, 0.000099, 0.123456, 0.999999].map(ratio4Text)).toEqual(["0.6999", "0.7000", "0.2900", "0.5700", "1.0000", "0.0000", "0.0000", "0.1234", "0.9999"])
     // Every 6-decimal ratio: the text is its first 4 decimals.
