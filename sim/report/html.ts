@@ -41,20 +41,23 @@ interface ChartSpec {
   /**
    * The legend's number (default `legendNumber`): the netting ratio's is `ratio4Text`, truncated as the page's
    * headline gives it, since rounding to four significant digits shows 0.699988 as 0.7 (beside a failing
-   * `nettingRatio >= 0.7`). Called inside a function: report.ts imports this module, so its exports are not yet
-   * defined when this table is made.
+   * `nettingRatio >= 0.7`); the figures the page also gives in its KPIs and tables are written as there: latencies
+   * to the millisecond, the discount's bps to six decimals, the counts whole (the last epoch's are report.json's:
+   * 2.611011 bps and 10350 intents, not 2.611 and 10.35k). Called inside a function: report.ts imports this
+   * module, so its exports are not yet defined when this table is made.
    */
   readonly legendValue?: (value: number) => string
 }
 
 const CHARTS: readonly ChartSpec[] = [
   { title: "Netting ratio", unit: "share of user volume settled from custody that other users' intents covered", metrics: ["nettingRatio", "nettingRatioEpoch"], label: (m) => (m === "nettingRatio" ? "cumulative" : "this epoch"), legendValue: (v) => ratio4Text(v) },
-  { title: "User latency", unit: "seconds, percentiles of the intents paid in the epoch", metrics: ["p50LatencySeconds", "p90LatencySeconds", "p99LatencySeconds"], label: (m) => m.slice(0, 3) },
+  { title: "User latency", unit: "seconds, percentiles of the intents paid in the epoch", metrics: ["p50LatencySeconds", "p90LatencySeconds", "p99LatencySeconds"], label: (m) => m.slice(0, 3), legendValue: (v) => milliseconds(v) },
   {
     title: "Settlement latency",
     unit: "seconds, percentiles of the intents settled in the epoch",
     metrics: ["p50SettlementLatencySeconds", "p90SettlementLatencySeconds", "p99SettlementLatencySeconds"],
     label: (m) => m.slice(0, 3),
+    legendValue: (v) => milliseconds(v),
   },
   { title: "Open invoices by ticker", unit: "invoices", metrics: ["invoicesOpen."] },
   { title: "Deposits in the hub's deposit queues, by ticker", unit: "deposits", metrics: ["depositsQueued."] },
@@ -65,12 +68,13 @@ const CHARTS: readonly ChartSpec[] = [
   { title: "Settlement queue depth by chain", unit: "settlements", metrics: ["settlementQueue."] },
   { title: "Spoke intent queue depth by chain", unit: "intents not yet dispatched to the hub", metrics: ["intentQueue."] },
   { title: "Spoke fill queue depth by chain", unit: "fills not yet dispatched to the hub", metrics: ["fillQueue."] },
-  { title: "Discount paid", unit: "bps of settled volume, cumulative", metrics: ["discountPaidBps"], label: () => "discount" },
+  { title: "Discount paid", unit: "bps of settled volume, cumulative", metrics: ["discountPaidBps"], label: () => "discount", legendValue: (v) => String(v) },
   {
     title: "Intents",
     unit: "cumulative",
     metrics: ["intentsCreated", "intentsSettled", "invoicesCreated", "invoicesSettled"],
     label: (m) => ({ intentsCreated: "users' intents created", intentsSettled: "users' intents settled", invoicesCreated: "invoices created", invoicesSettled: "invoices settled" })[m] ?? m,
+    legendValue: (v) => String(v),
   },
 ]
 

@@ -542,6 +542,23 @@ describe("report figures on hand-made reports", () => {
     expect(html).toContain("10000 of 10000 (100.0%)")
   })
 
+  it("gives the legends of latency, discount and intents as the page's KPIs and tables give the same figures", () => {
+    const row = (epoch: number, metric: string, value: number) => ({ run: 0, seed: 1, epoch, metric, value })
+    const rows = [0, 1].flatMap((epoch) => [
+      row(epoch, "p99LatencySeconds", 289.52 + epoch * 17_560.114),
+      row(epoch, "p99SettlementLatencySeconds", 1234.567),
+      row(epoch, "discountPaidBps", 2.611011),
+      row(epoch, "intentsCreated", 10_350 + epoch),
+    ])
+    const html = renderHtml({ ...minimalReport(), epochs: { first: 0, last: 1, count: 2 } } as unknown as RunReport, rows)
+    // Latencies to the millisecond, grouped, as the latency table (not 17.85k and 1,235).
+    expect(html).toContain(`</span>p99 <span class="muted">17,849.634</span></li>`)
+    expect(html).toContain(`</span>p99 <span class="muted">1,234.567</span></li>`)
+    // The discount's bps as the KPI gives report.json's paidBps (not 2.611), the count whole (not 10.35k).
+    expect(html).toContain(`</span>discount <span class="muted">2.611011</span></li>`)
+    expect(html).toContain(`</span>users&#39; intents created <span class="muted">10351</span></li>`)
+  })
+
   it("gives the netting ratio's legend truncated, as the headline: 0.699988 is 0.6999, not 0.7", () => {
     const rows = [0, 1].flatMap((epoch) => [
       { run: 0, seed: 1, epoch, metric: "nettingRatio", value: [0.5, 0.699988][epoch]! },
