@@ -144,6 +144,36 @@ export class SpokeDeploymentError extends Error {
 
 /** Gas limits of the wiring calls, measured with a margin (no estimation round trips). */
 const CALL_GAS = { setStrategyForAsset: 100_000n, setLimits: 300_000n, mint: 150_000n } as const
+/** One funding mint: `amount` units of `token` to `account`, by the token's own mint function. */
+export interface FundingMint {
+  readonly account: Address
+  readonly token: TokenDeployment
+  readonly amount: bigint
+  readonly abi: Abi
+  readonly functionName: "mint" | "ownerMint"
+  readonly gas: bigint
+}
+
+/**
+ * The funding mints of a deployment, in the order `deploySpoke` sends them (account by account, every token):
+ * `funding.amount` whole tokens each (an xERC20 by `ownerMint`, another token by `mint`). Also for a deployment that
+ * sends them many to a block (service/spoke/anvil/deploy.ts, `fundingPerBlock`).
+ */
+export const fundingMints = (
+  funding: { readonly accounts: readonly Address[]; readonly amount: bigint } | undefined,
+  tokens: Readonly<Record<string, TokenDeployment>>,
+  artifacts: Artifacts,
+): FundingMint[] =>
+  (funding?.accounts ?? []).flatMap((account) =>
+    Object.values(tokens).map((token) => ({
+      account,
+      token,
+      amount: funding!.amount * 10n ** BigInt(token.decimals),
+      ...(token.kind === "xerc20" ? { abi: artifacts.XERC20Token.abi as Abi, functionName: "ownerMint" as const } : { abi: artifacts.TestERC20.abi as Abi, functionName: "mint" as const }),
+      gas: CALL_GAS.mint,
+    })),
+  )
+
 /** Intrinsic + calldata + code deposit + a margin for constructor storage writes. */
 const deployGas = (bytecode: string, deployedBytecode: string): bigint => {
   const creationBytes = BigInt((bytecode.length - 2) / 2)
@@ -314,13 +344,8 @@ export const deploySpoke = async (parameters: DeploySpokeParameters): Promise<De
     )
   }
 
-  for (const account of parameters.funding?.accounts ?? []) {
-    for (const token of Object.values(tokens)) {
-      const amount = parameters.funding!.amount * 10n ** BigInt(token.decimals)
-      const [abi, functionName] =
-        token.kind === "xerc20" ? [artifacts.XERC20Token.abi, "ownerMint"] : [artifacts.TestERC20.abi, "mint"]
-      await pipeline.call(`fund ${account} with ${token.symbol}`, token.address, abi, functionName, [account, amount], CALL_GAS.mint)
-    }
+  for (const mint of fundingMints(parameters.funding, tokens, artifacts)) {
+    await pipeline.call(`fund ${mint.account} with ${mint.token.symbol}`, mint.token.address, mint.abi, mint.functionName, [mint.account, mint.amount], mint.gas)
   }
 
   const blockNumber = await pipeline.finish(publicClient, parameters.pollingInterval ?? 20)

@@ -7,7 +7,7 @@
 import { type Chain as ViemChain, createWalletClient, encodeFunctionData, http, type WalletClient, type Transport, type Account } from "viem"
 import { type Chain, type ChainPool, createSender, requireSuccess } from "../../../sim/chains/index.ts"
 import { type Artifacts, loadArtifacts } from "../build.ts"
-import { deploySpoke } from "../deploy.ts"
+import { deploySpoke, fundingMints } from "../deploy.ts"
 import { planSpokeLayout, type SpokeChainConfig, type SpokeLayout, type SpokesConfig } from "../layout.ts"
 import { AnvilSpokeChain, type AnvilSpokeChainOptions, UnknownSenderError } from "./chain.ts"
 
@@ -32,8 +32,6 @@ const check = (domain: number, what: string, expected: string, actual: string): 
 }
 
 const TEST_CALL_TARGET_GAS = 1_000_000n
-/** The gas limit of a funding mint (as `deploySpoke`'s). */
-const MINT_GAS = 150_000n
 
 /** How a domain's deployment is laid out in blocks. */
 export interface DeployAnvilSpokesOptions {
@@ -101,20 +99,12 @@ export const deployAnvilSpokeChain = async (
   }
   let deploymentBlocks = layout.deploymentBlocks
   if (batchedFunding !== undefined) {
-    // The mints `deploySpoke` would send, in its order (account by account, every token), many to a block.
+    // The mints `deploySpoke` would send (`fundingMints`: its order, amounts and gas), many to a block.
     const sender = createSender(chain)
-    const mints = batchedFunding.accounts.flatMap((account) =>
-      Object.values(deployment.tokens).map((token) => ({
-        account,
-        amount: batchedFunding.amount * 10n ** BigInt(token.decimals),
-        token: token.address,
-        abi: token.kind === "xerc20" ? artifacts.XERC20Token.abi : artifacts.TestERC20.abi,
-        functionName: token.kind === "xerc20" ? "ownerMint" : "mint",
-      })),
-    )
+    const mints = fundingMints(batchedFunding, deployment.tokens, artifacts)
     for (let from = 0; from < mints.length; from += fundingPerBlock) {
       for (const mint of mints.slice(from, from + fundingPerBlock)) {
-        sender.queue({ from: deployerAccount, to: mint.token, data: encodeFunctionData({ abi: mint.abi, functionName: mint.functionName, args: [mint.account, mint.amount] } as never), gas: MINT_GAS, abi: mint.abi })
+        sender.queue({ from: deployerAccount, to: mint.token.address, data: encodeFunctionData({ abi: mint.abi, functionName: mint.functionName, args: [mint.account, mint.amount] }), gas: mint.gas, abi: mint.abi })
       }
       requireSuccess(await sender.flush(genesisTimestamp))
     }
