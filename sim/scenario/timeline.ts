@@ -7,7 +7,7 @@
 import type { InputProblem } from "../../service/domain/schemas.ts"
 import { outageMs } from "../../service/transport/transport.ts"
 import { HUB_DEFAULTS } from "../../service/hub/config.ts"
-import { horizonSeconds as horizonSecondsOf, hubTiming } from "../world/plan.ts"
+import { chainBlockSeconds, horizonSeconds as horizonSecondsOf, hubTiming } from "../world/plan.ts"
 import type { ArrivalSpec, ScenarioSpec } from "./schema.ts"
 
 /** Above this many expected intents the loader warns: five times stress-1m, minutes of run and gigabytes of memory. */
@@ -166,10 +166,10 @@ export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
         `then the run stops, so ${last.length === 1 ? "it is" : "they are"} counted as created but never ${last.length === 1 ? "reaches" : "reach"} the hub nor settle${last.length === 1 ? "s" : ""} (in flight in the report)`,
     })
   })
-  // A chain mines its first block one block time after the start (whole seconds, `World.startChains`): past the
+  // A chain mines its first block one block time after the start (`chainBlockSeconds`, as the world does): past the
   // horizon, it mines none in the run.
   spec.chains.forEach((c, i) => {
-    const blockSeconds = Math.max(1, Math.round(c.blockTimeSeconds ?? 2))
+    const blockSeconds = chainBlockSeconds(c)
     if (!(blockSeconds * 1000 > Math.floor(horizonSeconds * 1000))) return
     warnings.push({
       path: `chains[${i}].blockTimeSeconds`,

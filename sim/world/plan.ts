@@ -82,6 +82,9 @@ export const hubTiming = (scenario: ScenarioSpec): { readonly blockTimeSeconds: 
   epochLength: scenario.hub?.epochLength ?? 40,
 })
 
+/** A chain's block time as the world mines it: whole seconds, at least 1 (default 2); its first block one block time after the start. */
+export const chainBlockSeconds = (chain: { readonly blockTimeSeconds?: number | undefined }): number => Math.max(1, Math.round(chain.blockTimeSeconds ?? 2))
+
 /** The virtual seconds a scenario's horizon covers. */
 export const horizonSeconds = (scenario: ScenarioSpec): number => {
   const h = scenario.horizon

@@ -42,7 +42,7 @@ import { type Delivery, outageMs, Transport, type TransportSpec } from "../../se
 import { RngStreams } from "../rng.ts"
 import { DEFAULT_TRANSPORT_LATENCY } from "../scenario/schema.ts"
 import { Scheduler } from "../scheduler.ts"
-import type { WorldPlan } from "./plan.ts"
+import { chainBlockSeconds, type WorldPlan } from "./plan.ts"
 
 /**
  * The transaction of a receipt as the read model sees it. A memory-backend transaction's hash (`memoryTxHash`) is
@@ -258,7 +258,7 @@ export class World {
     this.trace = options.trace
     this.trace?.config(hubConfig)
     this.transport = new Transport(transportSpec, (from, to) => this.rng.get(`transport/${from}>${to}`))
-    for (const chain of plan.scenario.chains) this.blockTimes.set(chain.id, Math.max(1, Math.round(chain.blockTimeSeconds ?? 2)))
+    for (const chain of plan.scenario.chains) this.blockTimes.set(chain.id, chainBlockSeconds(chain))
     for (const p of this.hubPauses) {
       // Scheduled before anything else is: at its instant, the pause (or unpause) comes first.
       this.scheduler.at(outageMs(p.from), "hub/pause", () => this.pauseHub("pause"))
