@@ -379,6 +379,8 @@ export const renderHtml = (r: RunReport, rows: SeriesInput): string => {
     }
   }
   out.push(`</div>`)
+  // A series without rows says so under the heading rather than leave it empty.
+  if (series.length === 0) out.push(`<p class="muted">No per-epoch rows in this run: timeseries.csv has its header only.</p>`)
   if (r.agents.length > 0) {
     const fmt = (o: Record<string, number>) =>
       escapeHtml(

@@ -542,6 +542,13 @@ describe("report figures on hand-made reports", () => {
     expect(html).toContain("10000 of 10000 (100.0%)")
   })
 
+  it("says that a run without per-epoch rows has none, instead of an empty section", () => {
+    const empty = renderHtml(minimalReport() as unknown as RunReport, [])
+    expect(empty).toContain(`<h2>Per epoch</h2><div class="charts">\n</div>\n<p class="muted">No per-epoch rows in this run: timeseries.csv has its header only.</p>`)
+    const rows = [{ run: 0, seed: 1, epoch: 0, metric: "invoicesOpen.USDC", value: 1 }]
+    expect(renderHtml({ ...minimalReport(), epochs: { first: 0, last: 0, count: 1 } } as unknown as RunReport, rows)).not.toContain("No per-epoch rows")
+  })
+
   it("gives the legends of latency, discount and intents as the page's KPIs and tables give the same figures", () => {
     const row = (epoch: number, metric: string, value: number) => ({ run: 0, seed: 1, epoch, metric, value })
     const rows = [0, 1].flatMap((epoch) => [
