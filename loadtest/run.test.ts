@@ -12,6 +12,7 @@ import { dirname, join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApiServer, startApiServer } from "../service/api/server.ts"
 import { makeTestService } from "../service/api/testing.ts"
+import { running } from "../sim/cli/testing.ts"
 import { findOnPath, k6CommandLine, parseLoadtestArgs, preflight, UsageError, WATCHDOG_NAME } from "./run.ts"
 
 const root = join(import.meta.dirname, "..")
@@ -57,16 +58,6 @@ const runner = (args: readonly string[], path: string, env: Record<string, strin
   })
 
 const emptyDir = () => mkdtempSync(join(dir, "empty-"))
-
-/** Whether `pid` runs (exists and is not a zombie). */
-const running = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z"
-  } catch {
-    return false
-  }
-}
 
 /** The pids of the running watchdogs of k6's process group `group` (Linux /proc). */
 const watchdogsOf = (group: number): number[] =>
