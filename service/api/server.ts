@@ -408,16 +408,18 @@ export const startApiServer = async (service: ClearingService | ClearingDeps, op
   const fastReads = options.fastReads !== false
   const bodies = new BodyCache(4096)
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
     if (fastReads && answerFastRead(clearing, bodies, request, response)) return
     if (refuseDeclaredTooLarge(request, response, maxBodyBytes)) return
     handler(request, response)
-  })
-  // `Expect: 100-continue`: a body declared over the limit is refused instead of being asked for.
+  }
+  const server: Server = createServer({ keepAliveTimeout: 65_000 }, onRequest)
+  // `Expect: 100-continue`: a body declared over the limit is refused instead of being asked for; any other request
+  // is told to continue and answered as without the header (fast reads included), as Node does with no listener.
   server.on("checkContinue", (request: IncomingMessage, response: ServerResponse) => {
     if (refuseDeclaredTooLarge(request, response, maxBodyBytes)) return
     response.writeContinue()
-    handler(request, response)
+    onRequest(request, response)
   })
   server.on("clientError", answerClientError)
   await new Promise<void>((resolve, reject) => {
