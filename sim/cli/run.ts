@@ -14,7 +14,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
-import { agentIntentsSuffix, firstFailingEpochText, latencyText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, totalText, writeReportFiles, type RunReport } from "../report/report.ts"
+import { agentIntentsSuffix, discountBpsText, firstFailingEpochText, latencyText, nettingRatioText, populationLatencyRows, REPORT_FILES, reportDifferences, totalText, writeReportFiles, type RunReport } from "../report/report.ts"
 import { renderRunsMarkdown, runsSummaryLines, summarizeRuns } from "../report/runs.ts"
 import { isReplaceFilesError, isSymbolicLink, systemErrorText } from "../files.ts"
 import { type Backend, ChainExited, runScenario } from "../run.ts"
@@ -138,7 +138,7 @@ const progressLine = (label: string) => {
 const summary = (r: RunReport, dir: string): string => {
   const lines = [
     `${r.scenario.name} seed ${r.seed} on ${r.backend}: ${r.passed ? "PASS" : "FAIL"} (${r.wallSeconds.toFixed(1)} s wall, ${r.epochs.count} ${r.epochs.count === 1 ? "epoch" : "epochs"})`,
-    `  user intents ${r.intents.created} created, ${r.intents.settled} settled, ${r.latency.count} receivers paid${agentIntentsSuffix(r)}; netting ratio ${nettingRatioText(r)}${r.netting.unit === "USD" && r.netting.totalVolume !== "0" ? " (by USD value)" : ""}; discount paid ${totalText(r.discounts.paid, r.discounts.unit)} (${r.discounts.paidBps} bps of volume settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `, ${r.discounts.paidBpsOfInvoices} bps of invoices`})`,
+    `  user intents ${r.intents.created} created, ${r.intents.settled} settled, ${r.latency.count} receivers paid${agentIntentsSuffix(r)}; netting ratio ${nettingRatioText(r)}${r.netting.unit === "USD" && r.netting.totalVolume !== "0" ? " (by USD value)" : ""}; discount paid ${totalText(r.discounts.paid, r.discounts.unit)} (${discountBpsText(r)} bps of volume settled${r.discounts.invoicedVolume === undefined || r.discounts.invoicedVolume === "0" ? "" : `, ${r.discounts.paidBpsOfInvoices} bps of invoices`})`,
     `  latency p50/p90/p99/max ${[r.latency.p50, r.latency.p90, r.latency.p99, r.latency.max].map(latencyText).join(" / ")} (user), settlement p99 ${latencyText(r.latency.settlement.p99)}`,
     `  trace hash ${r.traceHash}`,
   ]
