@@ -60,17 +60,19 @@ export const toBadRequest = (error: HttpApiError.HttpApiSchemaError): BadRequest
   })
   // An integer past 2^53 - 1 fails as "not an integer" beside its range check, which says more: one line per field.
   // Checks that tell their failures alike (a fraction or a value out of range, "a ttl in seconds (uint48)") say it once.
-  // Linear in the issues (a body may hold 100,000 bad array items): counted by path, seen by path and message.
-  const perPath = new Map<string, number>()
-  for (const issue of all) perPath.set(issue.path, (perPath.get(issue.path) ?? 0) + 1)
+  // Linear in the issues (a body may hold 100,000 bad array items): seen by path and message, then the distinct
+  // messages counted by path, so that "not an integer" goes only beside another message (two union members that both
+  // said it, alone at their path, are told once, not dropped together, leaving "Invalid request. .").
   const seen = new Set<string>()
-  const issues = all.filter((issue) => {
-    if (/^Expected an integer(, got |$)/.test(issue.message) && perPath.get(issue.path)! > 1) return false
+  const distinct = all.filter((issue) => {
     const key = `${issue.path}\u0000${issue.message}`
     if (seen.has(key)) return false
     seen.add(key)
     return true
   })
+  const perPath = new Map<string, number>()
+  for (const issue of distinct) perPath.set(issue.path, (perPath.get(issue.path) ?? 0) + 1)
+  const issues = distinct.filter((issue) => !(/^Expected an integer(, got |$)/.test(issue.message) && perPath.get(issue.path)! > 1))
   const first = issues[0]?.path ?? ""
   // The same code for a field whatever refused it, the schema or the service (a cursor is InvalidCursor either way).
   const code =
