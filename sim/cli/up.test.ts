@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { DEVNET_FILES, type DevnetSession } from "../live/devnet.ts"
 import { SESSION_LOCK_FILE } from "../live/sessionLock.ts"
 import { descendants, running, spawnCollecting } from "./testing.ts"
-import { renderSession, stopExitCode, upScenarioPath } from "./up.ts"
+import { PREVIOUS_SESSION_DIR, renderSession, stopExitCode, upScenarioPath } from "./up.ts"
 
 const root = new URL("../../", import.meta.url).pathname
 const bin = join(root, "bin/clearsim.js")
@@ -208,7 +208,7 @@ describe("clearsim up on an output directory another clearsim up is writing into
 })
 
 describe("clearsim up restarted into the output directory of a previous session", () => {
-  it("removes the previous session's files as it starts, and says so: mid-session the directory holds no report that is not of its trace", async () => {
+  it("sets the previous session's files aside as it starts, removes them once up and says so (mid-session the directory holds no report that is not of its trace), and puts them back when its start never completes", async () => {
     // Was: the previous session's report.*, timeseries.csv and session.json stayed next to the new session's trace
     // (and its devnet.json next to the new one's start) until the new session stopped.
     const out = mkdtempSync(join(tmpdir(), "clearsim-up-restarted-"))
@@ -231,6 +231,20 @@ describe("clearsim up restarted into the output directory of a previous session"
     const first = await session(() => undefined)
     expect(first).not.toContain("removed the previous session's")
     const firstSession = readFileSync(join(out, "session.json"), "utf8")
+    // A session whose start never completes (a Ctrl-C during it) puts them back: its start removed them for nothing.
+    const before = Object.fromEntries(readdirSync(out).filter((name) => name !== SESSION_LOCK_FILE).map((name) => [name, readFileSync(join(out, name), "utf8")]))
+    const { child, output: outputOf, exited } = spawnCollecting([bin, "up", scenario, "--port", "0", "--no-agents", "--accounts", "1", "--out", out], root)
+    try {
+      const deadline = Date.now() + 30_000
+      while (!(existsSync(join(out, PREVIOUS_SESSION_DIR)) && descendants(child.pid!, "anvil").length > 0) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 5))
+      expect(reportFiles.filter((name) => existsSync(join(out, name))), outputOf()).toEqual([]) // set aside while it starts
+      child.kill("SIGINT")
+      expect(await exited, outputOf()).toBe(130)
+    } finally {
+      child.kill("SIGKILL") // nothing left by a failing test
+    }
+    expect(outputOf()).not.toContain("removed the previous session's")
+    expect(Object.fromEntries(readdirSync(out).map((name) => [name, readFileSync(join(out, name), "utf8")]))).toEqual(before)
     await session((output) => {
       expect(output).toContain(`clearsim up: removed the previous session's devnet.json, trace.jsonl, report.json, report.md, report.html, timeseries.csv, session.json from ${out}; this session writes its own there\n`)
       expect(reportFiles.filter((name) => existsSync(join(out, name)))).toEqual([])
@@ -304,13 +318,13 @@ describe("clearsim up's stop summary", () => {
 })
 
 describe("clearsim up --help", () => {
-  it("gives --accounts' range, and says that --out's previous session files are removed at the start", () => {
+  it("gives --accounts' range, and says what happens to --out's previous session files", () => {
     // Was: "Funded dev accounts left free for you (default 5)": 1001 was refused with a range the help did not give.
     const result = spawnSync(process.execPath, [bin, "up", "--help"], { cwd: root, encoding: "utf8", timeout: 30_000 })
     expect(result.status, result.stderr).toBe(0)
     const help = result.stdout.replace(/\s+/g, " ")
     expect(help).toContain("--accounts integer Funded dev accounts left free for you, 1 to 1000 (default 5)")
-    expect(help).toContain("--out string Output directory (default reports/out/live-<scenario name>); the files a previous session left there are removed as this one starts")
+    expect(help).toContain("--out string Output directory (default reports/out/live-<scenario name>); the files a previous session left there are set aside as this one starts, removed once it is up, put back if it is not")
   })
 })
 

@@ -5,7 +5,7 @@
  * standard output failed during the session, see `runUp`; 2 when a file of the stop could not be written). The wall-clock time of log lines comes from the
  * real-time adapter.
  */
-import { existsSync, lstatSync, rmSync } from "node:fs"
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Console from "effect/Console"
@@ -152,7 +152,7 @@ type DevnetModule = typeof import("../live/devnet.ts")
 let devnetModule: DevnetModule | undefined
 const loadDevnet = async (): Promise<DevnetModule> => (devnetModule ??= await import("../live/devnet.ts"))
 
-const runUp = async ({ startDevnet, isChainGoneFailure }: DevnetModule, options: DevnetOptions, abandon: () => void): Promise<never> => {
+const runUp = async ({ startDevnet, isChainGoneFailure }: DevnetModule, options: DevnetOptions, abandon: () => void, cameUp: () => void): Promise<never> => {
   let received: NodeJS.Signals | undefined
   // Whether a signal reached this process itself (the chain pool's handler then killed the chains), not only forwarded.
   let direct = false
@@ -201,6 +201,7 @@ const runUp = async ({ startDevnet, isChainGoneFailure }: DevnetModule, options:
     process.exit(130)
   }
   up = true
+  cameUp()
   process.stdout.write(`${renderDevnetInfo(devnet.info)}\n`)
   if (received === undefined) await new Promise<void>((resolve) => (wake = resolve))
   process.stdout.write(`\n${time()} ${received}: stopping (a second signal forces the exit)\n`)
@@ -215,24 +216,55 @@ const runUp = async ({ startDevnet, isChainGoneFailure }: DevnetModule, options:
   }
 }
 
+/** Where `setAsidePreviousSession` keeps a previous session's files while this one starts (in the output directory). */
+export const PREVIOUS_SESSION_DIR = ".clearsim-up-previous"
+
+/** A previous session's files set aside: `names`, then either `discard` (this session is up) or `restore` (it is not). */
+export interface SetAside {
+  readonly names: readonly string[]
+  /** Removes them: this session came up, and writes its own. */
+  readonly discard: () => void
+  /** Puts them back where they were, over what this session's start wrote there: it never came up. */
+  readonly restore: () => void
+}
+
 /**
- * Removes the files of `files` that a previous session left in `dir` (its devnet.json, trace, report, session.json),
- * and returns their names. Left there until this session's stop overwrote them, they were read mid-session as this
- * session's: a report that did not match the trace next to it, a devnet.json with another session's URLs.
+ * Moves the files of `files` that a previous session left in `dir` (its devnet.json, trace, report, session.json) into
+ * `PREVIOUS_SESSION_DIR` there. Left in place until this session's stop overwrote them, they were read mid-session as
+ * this session's: a report that did not match the trace next to it, a devnet.json with another session's URLs; removed
+ * at once, a start that then failed (a port taken, anvil missing) lost them for nothing. Called by the directory's
+ * claimant only, so a `PREVIOUS_SESSION_DIR` already there is a killed start's: what it holds is older still, and goes.
  */
-export const removePreviousSession = (dir: string, files: readonly string[]): string[] => {
-  const removed: string[] = []
-  for (const name of files) {
-    const path = join(dir, name)
+export const setAsidePreviousSession = (dir: string, files: readonly string[]): SetAside => {
+  const aside = join(dir, PREVIOUS_SESSION_DIR)
+  rmSync(aside, { recursive: true, force: true })
+  const names = files.filter((name) => {
     try {
-      lstatSync(path)
+      lstatSync(join(dir, name))
+      return true
     } catch {
-      continue // none
+      return false // none
     }
-    rmSync(path, { force: true })
-    removed.push(name)
+  })
+  if (names.length > 0) {
+    mkdirSync(aside)
+    for (const name of names) renameSync(join(dir, name), join(aside, name))
   }
-  return removed
+  let settled = names.length === 0
+  return {
+    names,
+    discard: () => {
+      if (settled) return
+      settled = true
+      rmSync(aside, { recursive: true, force: true })
+    },
+    restore: () => {
+      if (settled) return
+      settled = true
+      for (const name of names) renameSync(join(aside, name), join(dir, name))
+      rmSync(aside, { recursive: true, force: true })
+    },
+  }
 }
 
 /** `up`'s scenario argument when none is given. */
@@ -254,7 +286,7 @@ export const upCommand = Command.make(
     agents: Flag.Boolean("agents").pipe(Flag.withDescription("Run the scenario's rebalancers, solvers and arbitrageurs; --no-agents leaves keepers and initial liquidity only"), Flag.withDefault(true)),
     accounts: Flag.String("accounts").pipe(Flag.withMetavar("integer"), Flag.withDescription("Funded dev accounts left free for you, 1 to 1000 (default 5)"), Flag.withDefault("5")),
     seed: Flag.String("seed").pipe(Flag.withMetavar("integer"), Flag.withDescription("Seed of the agents' and transport's randomness, a non-negative integer (default: the scenario's, else 1)"), Flag.optional),
-    out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>); the files a previous session left there are removed as this one starts"), Flag.optional),
+    out: Flag.String("out").pipe(Flag.withDescription("Output directory (default reports/out/live-<scenario name>); the files a previous session left there are set aside as this one starts, removed once it is up, put back if it is not"), Flag.optional),
   },
   Effect.fn(
     function* ({ scenario, port: portText, host: hostText, agents, accounts: accountsText, seed, out }) {
@@ -295,7 +327,14 @@ export const upCommand = Command.make(
       // The output directory's claim (`sim/live/sessionLock.ts`): released when the process exits, and before the
       // directories made for a session that never came up are removed.
       let lock: SessionLock | undefined
+      // A previous session's files, set aside while this one starts: put back if it never comes up.
+      let previous: SetAside | undefined
       const abandon = () => {
+        try {
+          previous?.restore()
+        } catch {
+          // not movable back (changed meanwhile): they stay in PREVIOUS_SESSION_DIR
+        }
         lock?.release()
         try {
           if (created.length > 0) for (const name of devnet.DEVNET_FILES) rmSync(join(options.outDir, name), { force: true })
@@ -317,16 +356,21 @@ export const upCommand = Command.make(
             }
             lock = claim
             process.once("exit", claim.release)
-            // Only now that the directory is this session's: what a previous session left there goes, said on the
-            // start's output, so that the directory never holds one session's report next to another's trace.
-            const removed = removePreviousSession(options.outDir, devnet.DEVNET_FILES)
-            if (removed.length > 0) process.stderr.write(`clearsim up: removed the previous session's ${removed.join(", ")} from ${options.outDir}; this session writes its own there\n`)
+            // Only now that the directory is this session's: what a previous session left there is set aside, so
+            // that the directory never holds one session's report next to another's trace; removed once this session
+            // is up (`runUp`), put back if it never comes up (`abandon`).
+            previous = setAsidePreviousSession(options.outDir, devnet.DEVNET_FILES)
           },
           catch: (error) => error,
         })
         // Uninterruptible: the runtime's own SIGINT handling must not cut the shutdown short. `runUp` handles the
         // signals and exits the process once the session is written.
-        yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(devnet, options, abandon), catch: (error) => error }))
+        const cameUp = () => {
+          if (previous === undefined || previous.names.length === 0) return
+          previous.discard()
+          process.stderr.write(`clearsim up: removed the previous session's ${previous.names.join(", ")} from ${options.outDir}; this session writes its own there\n`)
+        }
+        yield* Effect.uninterruptible(Effect.tryPromise({ try: () => runUp(devnet, options, abandon, cameUp), catch: (error) => error }))
       }).pipe(Effect.ensuring(Effect.sync(abandon)))
     },
     Effect.catch((error: unknown) =>
