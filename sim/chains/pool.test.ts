@@ -276,6 +276,11 @@ test("chainExitText and unreachableChainIds: how an anvil ended, and which chain
   expect(unreachableChainIds(new RpcResponseError(2, "http://127.0.0.1:22400", "eth_call", -32000, "execution reverted", undefined), chains)).toEqual([])
   expect(unreachableChainIds(new Error("conservation violated"), chains)).toEqual([])
   expect(unreachableChainIds(undefined, chains)).toEqual([])
+  // A URL is matched as text, never as a pattern: an IPv6 host's brackets made a character class of it.
+  const v6 = [{ chainId: 3, rpcUrl: "http://[::1]:2240" }]
+  expect(unreachableChainIds(new Error("HTTP request failed.\n\nURL: http://[::1]:2240\nDetails: fetch failed"), v6)).toEqual([3])
+  expect(unreachableChainIds(new Error("URL: http://[::1]:22401, then http://[::1]:2240."), v6)).toEqual([3])
+  expect(unreachableChainIds(new Error("URL: http://[::1]:22401"), v6)).toEqual([])
 })
 
 test("a stopped pool refuses work with ChainStoppedError", async () => {

@@ -263,6 +263,15 @@ export class ChainPool {
  * `RpcTransportError` or `ChainStoppedError` of the chain, or another error (viem's) naming its RPC URL. A chain
  * that answered, however wrongly (an `RpcResponseError`), was reached.
  */
+/** Whether `text` names `url` as a whole (`http://127.0.0.1:2240` is not in `http://127.0.0.1:22401`); no pattern is made of it. */
+const mentionsUrl = (text: string, url: string): boolean => {
+  for (let at = text.indexOf(url); at !== -1; at = text.indexOf(url, at + 1)) {
+    const next = text.charCodeAt(at + url.length)
+    if (!(next >= 48 && next <= 57)) return true
+  }
+  return false
+}
+
 export const unreachableChainIds = (error: unknown, chains: readonly Pick<Chain, "chainId" | "rpcUrl">[]): number[] => {
   const ids: number[] = []
   for (let e = error, depth = 0; typeof e === "object" && e !== null && depth < 8; e = (e as { readonly cause?: unknown }).cause, depth++) {
@@ -270,7 +279,7 @@ export const unreachableChainIds = (error: unknown, chains: readonly Pick<Chain,
     if (tag === "RpcResponseError") continue
     for (const chain of chains) {
       const byId = (tag === "RpcTransportError" || tag === "ChainStoppedError") && chainId === chain.chainId
-      const byUrl = url === chain.rpcUrl || (typeof message === "string" && new RegExp(`${chain.rpcUrl.replace(/[.]/g, "\\.")}(?![0-9])`).test(message))
+      const byUrl = url === chain.rpcUrl || (typeof message === "string" && mentionsUrl(message, chain.rpcUrl))
       if ((byId || byUrl) && !ids.includes(chain.chainId)) ids.push(chain.chainId)
     }
   }
