@@ -20,4 +20,17 @@ describe("runs.json", () => {
     expect(file.summary.kpis.settledShare).toMatchObject({ runs: 2, mean: 0.978346, min: 0.978346, max: 0.978346 })
     expect(renderRunsMarkdown(file)).toContain(` | ${report.netting.ratio} | 0.978346 | `)
   })
+
+  it("says what the netting ratio and the discount's bps are by: USD value (quickstart prices its assets) or tokens", () => {
+    // Was: runs.md gave the netting ratio with no word of its unit, where report.md says "(by USD value)".
+    const usd = summarizeRuns([report])
+    expect(usd.summary.unit).toBe("USD")
+    expect(renderRunsMarkdown(usd)).toContain("The netting ratio and the discount's bps are by USD value (each asset's tokens at its priceUsd).")
+    const tokens = summarizeRuns([{ ...report, netting: { ...report.netting, unit: "tokens" } }])
+    expect(tokens.summary.unit).toBe("tokens")
+    expect(renderRunsMarkdown(tokens)).toContain("The netting ratio and the discount's bps add the assets' tokens as they are (no priceUsd).")
+    // Reports of versions before units: tokens.
+    const { unit: _, ...older } = report.netting
+    expect(summarizeRuns([{ ...report, netting: older }]).summary.unit).toBe("tokens")
+  })
 })

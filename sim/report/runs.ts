@@ -6,6 +6,7 @@
  */
 import { mean, quantileSorted, sampleStandardDeviation } from "simple-statistics"
 import { COUNTS, KPIS, recordedMetrics } from "./baseline.ts"
+import type { TotalUnit } from "../metrics/valuation.ts"
 import { markdownText, type RunReport } from "./report.ts"
 
 /** One KPI over the runs that have a value for it (a run without intents paid has no latency). */
@@ -43,6 +44,11 @@ export interface RunsSummary {
   readonly kpis: Readonly<Record<string, KpiDistribution | null>>
   /** Each property of the scenario: in how many runs it held. */
   readonly properties: Readonly<Record<string, { readonly held: number; readonly runs: number }>>
+  /**
+   * What the totals over assets, and so the netting ratio and the discount's bps, are by (report.json's
+   * `netting.unit`): `USD` when the scenario prices its assets, `tokens` when their tokens are added as they are.
+   */
+  readonly unit: TotalUnit
 }
 
 export interface RunsFile {
@@ -102,6 +108,7 @@ export const summarizeRuns = (reports: readonly RunReport[]): RunsFile => {
       seeds: { first: Math.min(...seeds), last: Math.max(...seeds) },
       kpis,
       properties,
+      unit: reports[0]!.netting.unit ?? "tokens",
     },
     runs: rows,
   }
@@ -129,7 +136,9 @@ export const renderRunsMarkdown = (file: RunsFile): string => {
   const lines = [
     `# ${markdownText(s.scenario)}: ${s.passed} of ${s.runs} runs passed`,
     "",
-    `Seeds ${s.seeds.first}–${s.seeds.last}. Each KPI over the runs that have a value for it (sd: sample standard deviation; percentiles linear, type 7).`,
+    `Seeds ${s.seeds.first}–${s.seeds.last}. Each KPI over the runs that have a value for it (sd: sample standard deviation; percentiles linear, type 7). ${
+      s.unit === "USD" ? "The netting ratio and the discount's bps are by USD value (each asset's tokens at its priceUsd)." : "The netting ratio and the discount's bps add the assets' tokens as they are (no priceUsd)."
+    }`,
     "",
     "| KPI | runs | mean | sd | p5 | p50 | p95 | min | max |",
     "|---|---|---|---|---|---|---|---|---|",
