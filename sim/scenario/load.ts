@@ -408,8 +408,7 @@ export const xerc20SettingsUnused = (spec: ScenarioSpec): InputProblem[] => {
         })
         return
       }
-      const asset = spec.assets[i]!
-      const variableBps = asset.maxVariableFeeBps ?? 10
+      const variableBps = a.maxVariableFeeBps ?? 10
       for (const r of senders) {
         if (r.size.kind !== "fixed") continue
         const size = tokensToUnitsRounded(r.size.tokens, c.decimals)
