@@ -142,30 +142,27 @@ export const timelineWarnings = (spec: ScenarioSpec): InputProblem[] => {
         `and \`clearsim run\` tells its progress in percent of virtual time (a line every 10 % when stderr is not a terminal): the first may be long in coming`,
     })
   }
-  spec.agents.rebalancers?.forEach((r, i) => {
-    if (r.arrival.kind !== "scripted") return
-    const late = r.arrival.atSeconds.flatMap((t, j) => (afterHorizon(t, horizonSeconds) ? [j] : []))
-    const first = late[0]
-    if (first === undefined) return
-    const more = late.length === 1 ? "is" : `and ${late.length - 1} more of these times are`
-    warnings.push({
-      path: `agents.rebalancers[${i}].arrival.atSeconds[${first}]`,
-      message: `${r.arrival.atSeconds[first]} s ${more} after the horizon (${horizon}): the run ends first, so ${late.length === 1 ? "this intent is" : "these intents are"} never sent`,
+  // Scripted times the run never sends (after the horizon), or sends in its last millisecond (at it): one warning per
+  // population and kind, at the first such time, counting the others.
+  const scriptedWarnings = (which: (t: number) => boolean, message: (first: number, more: string, one: boolean) => string): void =>
+    spec.agents.rebalancers?.forEach((r, i) => {
+      if (r.arrival.kind !== "scripted") return
+      const found = r.arrival.atSeconds.flatMap((t, j) => (which(t) ? [j] : []))
+      const first = found[0]
+      if (first === undefined) return
+      const more = found.length === 1 ? "is" : `and ${found.length - 1} more of these times are`
+      warnings.push({ path: `agents.rebalancers[${i}].arrival.atSeconds[${first}]`, message: message(r.arrival.atSeconds[first]!, more, found.length === 1) })
     })
-  })
-  spec.agents.rebalancers?.forEach((r, i) => {
-    if (r.arrival.kind !== "scripted") return
-    const last = r.arrival.atSeconds.flatMap((t, j) => (atHorizon(t, horizonSeconds) ? [j] : []))
-    const first = last[0]
-    if (first === undefined) return
-    const more = last.length === 1 ? "is" : `and ${last.length - 1} more of these times are`
-    warnings.push({
-      path: `agents.rebalancers[${i}].arrival.atSeconds[${first}]`,
-      message:
-        `${r.arrival.atSeconds[first]} s ${more} the horizon itself (${horizon}), the run's last millisecond: ${last.length === 1 ? "its intent is" : "their intents are"} sent, ` +
-        `then the run stops, so ${last.length === 1 ? "it is" : "they are"} counted as created but never ${last.length === 1 ? "reaches" : "reach"} the hub nor settle${last.length === 1 ? "s" : ""} (in flight in the report)`,
-    })
-  })
+  scriptedWarnings(
+    (t) => afterHorizon(t, horizonSeconds),
+    (first, more, one) => `${first} s ${more} after the horizon (${horizon}): the run ends first, so ${one ? "this intent is" : "these intents are"} never sent`,
+  )
+  scriptedWarnings(
+    (t) => atHorizon(t, horizonSeconds),
+    (first, more, one) =>
+      `${first} s ${more} the horizon itself (${horizon}), the run's last millisecond: ${one ? "its intent is" : "their intents are"} sent, ` +
+      `then the run stops, so ${one ? "it is" : "they are"} counted as created but never ${one ? "reaches" : "reach"} the hub nor settle${one ? "s" : ""} (in flight in the report)`,
+  )
   // A chain mines its first block one block time after the start (`chainBlockSeconds`, as the world does): past the
   // horizon, it mines none in the run.
   spec.chains.forEach((c, i) => {
